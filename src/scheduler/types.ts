@@ -1,0 +1,166 @@
+// The public contract of the scheduling core. The core is pure and deterministic: no I/O, no clock
+// reads (time is `ClusterSnapshot.now`), no Kubernetes client types. The controller builds a
+// snapshot from its informer caches; the simulator builds one from its own state. Both apply the
+// returned Plan.
+
+/**
+ * Resource amounts by Kubernetes resource name. Canonical units: `cpu` in millicores, `memory` and
+ * `ephemeral-storage` in bytes, every other resource (e.g. `nvidia.com/gpu`, `pods`) in whole units.
+ * A missing key means zero.
+ */
+export type Resources = Readonly<Record<string, number>>;
+
+export type TaintEffect = 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+
+export interface Taint {
+  readonly key: string;
+  readonly value?: string;
+  readonly effect: TaintEffect;
+}
+
+export interface Toleration {
+  readonly key?: string;
+  readonly operator?: 'Exists' | 'Equal';
+  readonly value?: string;
+  readonly effect?: TaintEffect;
+}
+
+export interface NodeSelectorRequirement {
+  readonly key: string;
+  readonly operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Lt';
+  readonly values?: readonly string[];
+}
+
+/** A required node-affinity term; terms are ORed, requirements within a term are ANDed. */
+export interface NodeSelectorTerm {
+  readonly matchExpressions?: readonly NodeSelectorRequirement[];
+  /** Only the `metadata.name` field is supported, as in Kubernetes. */
+  readonly matchFields?: readonly NodeSelectorRequirement[];
+}
+
+/** What a pod template says about where it may run (everything the kubelet does not check for us). */
+export interface PlacementConstraints {
+  readonly nodeSelector?: Readonly<Record<string, string>>;
+  readonly requiredNodeAffinity?: readonly NodeSelectorTerm[];
+  readonly tolerations?: readonly Toleration[];
+}
+
+export interface NodeInfo {
+  readonly name: string;
+  readonly allocatable: Resources;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly taints: readonly Taint[];
+  readonly unschedulable: boolean;
+  readonly ready: boolean;
+}
+
+/** A non-terminated pod bound to a node that is not one of the managed jobs' replicas (it still uses capacity). */
+export interface OtherPod {
+  /** `namespace/name`. */
+  readonly key: string;
+  readonly node: string;
+  readonly requests: Resources;
+}
+
+/** `PS`, `Worker`, `Chief`, `Master`, `Evaluator`, or any other key a TFJob uses. */
+export type ReplicaType = string;
+
+export interface ReplicaGroupSpec {
+  readonly type: ReplicaType;
+  /** Requests of one replica (sum of its containers, init containers taken into account by the caller). */
+  readonly requests: Resources;
+  readonly constraints: PlacementConstraints;
+}
+
+export interface FixedReplicaGroup extends ReplicaGroupSpec {
+  readonly count: number;
+}
+
+export interface WorkerGroup extends ReplicaGroupSpec {
+  readonly min: number;
+  readonly max: number;
+}
+
+export interface JobSpec {
+  /** `namespace/name`; unique, and the final tie-break everywhere. */
+  readonly key: string;
+  /** Value of the job's PriorityClass (admin-controlled); 0 when it has none. */
+  readonly priority: number;
+  /** t_j: when the job first entered the waiting queue (ms). Never reset. */
+  readonly submittedAt: number;
+  /** PS, Chief/Master, Evaluator, ...: created at admission, never scaled, never preempted. */
+  readonly fixed: readonly FixedReplicaGroup[];
+  /** The scalable `Worker` group; absent for jobs without workers. `min === max` means not elastic. */
+  readonly workers?: WorkerGroup;
+}
+
+export interface ReplicaInstance {
+  readonly type: ReplicaType;
+  readonly index: number;
+  /** Bound node, or undefined while Pending (only the `tf-operator` baseline leaves pods unbound). */
+  readonly node?: string;
+  /** When this replica was created (ms); used by the scale-in cool-down after a scale-out. */
+  readonly createdAt?: number;
+}
+
+export type JobPhase = 'waiting' | 'running' | 'finished';
+
+export interface JobState {
+  readonly spec: JobSpec;
+  readonly phase: JobPhase;
+  /** Live replicas of a running job (empty while waiting). */
+  readonly replicas: readonly ReplicaInstance[];
+}
+
+export interface ClusterSnapshot {
+  /** Current time (ms); the only clock the core knows. */
+  readonly now: number;
+  readonly nodes: readonly NodeInfo[];
+  readonly otherPods: readonly OtherPod[];
+  readonly jobs: readonly JobState[];
+}
+
+export type PolicyName = 'tf-operator' | 'gang-fifo' | 'kod2' | 'ours';
+
+export interface Admission {
+  readonly job: string;
+  /** Every replica created at admission with its node (fixed replicas plus the initial workers). */
+  readonly replicas: readonly ReplicaInstance[];
+}
+
+export interface ScaleIn {
+  readonly job: string;
+  readonly remove: readonly ReplicaInstance[];
+  /** The waiting job this preemption makes room for. */
+  readonly forJob: string;
+}
+
+export interface ScaleOut {
+  readonly job: string;
+  readonly add: readonly ReplicaInstance[];
+}
+
+/** A pending replica bound to a node (only the `tf-operator` baseline, emulating kube-scheduler). */
+export interface Binding {
+  readonly job: string;
+  readonly replica: ReplicaInstance;
+}
+
+export interface WaitingReason {
+  readonly job: string;
+  /** Effective weight used in this pass (after any starvation promotion). */
+  readonly weight: number;
+  readonly starving: boolean;
+  /** Human-readable, for Events and `kubectl describe`, e.g. "needs 2 cpu / 4Gi on one node; ...". */
+  readonly reason: string;
+}
+
+export interface Plan {
+  readonly admit: readonly Admission[];
+  readonly scaleIn: readonly ScaleIn[];
+  readonly scaleOut: readonly ScaleOut[];
+  readonly bind: readonly Binding[];
+  readonly waiting: readonly WaitingReason[];
+  /** Effective weight of every unfinished job in this pass. */
+  readonly weights: Readonly<Record<string, number>>;
+}
