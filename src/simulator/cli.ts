@@ -1,0 +1,136 @@
+// `tfjob-operator simulate`: run policies on a scenario, print the comparison, write JSON and SVG.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { PolicyName } from '../scheduler/types.ts';
+import { listScenarioNames, loadScenario, ScenarioError } from '../workloads/scenario.ts';
+import type { SchedulePass } from './engine.ts';
+import { scenarioCharts } from './charts.ts';
+import { BASELINE, comparisonTable, runDocuments, toJson } from './report.ts';
+import { runScenario } from './run.ts';
+
+export const POLICIES: readonly PolicyName[] = ['tf-operator', 'gang-fifo', 'kod2', 'ours'];
+
+const OPTIONS = {
+  scenario: { type: 'string' },
+  policy: { type: 'string', default: 'all' },
+  json: { type: 'string' },
+  svg: { type: 'string' },
+  seed: { type: 'string', default: '1' },
+  quiet: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+function usage(): string {
+  return [
+    'usage: tfjob-operator simulate --scenario <name|file> [options]',
+    '',
+    'Simulates scheduling policies with the real scheduling core on a scenario and prints the',
+    'figures of docs/benchmark.md §3 side by side, with ratios to the lower bounds and to tf-operator.',
+    '',
+    'options:',
+    '  --scenario <name|file>  scenario name from scenarios/ or a path to a scenario YAML (required)',
+    `  --policy <p>            ${POLICIES.join(' | ')} | all (default: all)`,
+    '                          tf-operator is always simulated too, as the reference for the ratios',
+    '  --json FILE             write the run documents: one object for one policy, an array for all',
+    '  --svg DIR               write JCT CDF, utilisation and queue-length charts to DIR',
+    '  --seed N                seed for the scenario rate jitter (default: 1)',
+    '  --quiet                 no progress lines on stderr',
+    '  -h, --help              this help',
+    '',
+    `scenarios: ${listScenarioNames().join(', ')}`,
+  ].join('\n');
+}
+
+export interface CliDependencies {
+  /** The scheduling pass of a policy; the real core unless a test injects another. */
+  readonly passFor: (policy: PolicyName) => SchedulePass;
+  /** What the JSON records as the scheduler configuration. */
+  readonly schedulerConfig: unknown;
+}
+
+class UsageError extends Error {}
+
+function parsePolicies(value: string): PolicyName[] {
+  if (value === 'all') return [...POLICIES];
+  const policy = POLICIES.find((p) => p === value);
+  if (policy === undefined) throw new UsageError(`--policy must be one of ${POLICIES.join(', ')}, all; got "${value}"`);
+  return [policy];
+}
+
+function parseSeed(value: string): number {
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(Number(value))) {
+    throw new UsageError(`--seed must be a non-negative integer; got "${value}"`);
+  }
+  return Number(value);
+}
+
+async function loadCore(): Promise<CliDependencies> {
+  const core = await import('./core.ts');
+  return { passFor: core.corePass, schedulerConfig: core.SCHEDULER_CONFIG };
+}
+
+export async function main(argv: string[], dependencies?: CliDependencies): Promise<number> {
+  let args;
+  let policies: PolicyName[];
+  let seed: number;
+  try {
+    args = parseArgs({ args: argv, options: OPTIONS, allowPositionals: false, strict: true }).values;
+    if (args.help) {
+      console.log(usage());
+      return 0;
+    }
+    if (args.scenario === undefined) throw new UsageError('--scenario is required');
+    policies = parsePolicies(args.policy);
+    seed = parseSeed(args.seed);
+  } catch (error) {
+    console.error(`simulate: ${error instanceof Error ? error.message : String(error)}\n\n${usage()}`);
+    return 2;
+  }
+
+  let scenario;
+  try {
+    scenario = loadScenario(args.scenario, seed);
+  } catch (error) {
+    if (error instanceof ScenarioError) {
+      console.error(`simulate: ${error.message}`);
+      return 2;
+    }
+    throw error;
+  }
+
+  const deps = dependencies ?? (await loadCore());
+  const simulated: PolicyName[] = policies.includes(BASELINE) ? policies : [BASELINE, ...policies];
+  let lastReport = Date.now();
+  const scenarioRun = runScenario(scenario, {
+    policies: simulated,
+    passFor: deps.passFor,
+    onEvent: (policy, status) => {
+      if (args.quiet || Date.now() - lastReport < 2000) return;
+      lastReport = Date.now();
+      console.error(
+        `simulate ${scenario.definition.name} ${policy}: t=${(status.now / 3600).toFixed(2)}h of ` +
+          `${(status.horizon / 3600).toFixed(2)}h horizon, ${status.finished}/${status.total} jobs finished, ${status.events} events`,
+      );
+    },
+  });
+  const baseline = scenarioRun.runs.find((r) => r.policy === BASELINE);
+  console.log(comparisonTable(scenarioRun, baseline));
+
+  const documents = runDocuments(scenarioRun, deps.schedulerConfig, baseline).filter((doc) => policies.includes(doc.policy));
+  if (args.json !== undefined) {
+    mkdirSync(dirname(args.json), { recursive: true });
+    writeFileSync(args.json, toJson(documents.length === 1 ? documents[0] : documents));
+    console.error(`simulate: wrote ${args.json}`);
+  }
+  if (args.svg !== undefined) {
+    mkdirSync(args.svg, { recursive: true });
+    for (const [file, svg] of scenarioCharts(scenarioRun)) writeFileSync(join(args.svg, file), svg);
+    console.error(`simulate: wrote charts to ${args.svg}`);
+  }
+  const unconverged = scenarioRun.runs.filter((r) => r.result.unconvergedEvents > 0);
+  for (const r of unconverged) {
+    console.error(`simulate: warning: ${r.policy} still changed its plan after the pass limit at ${r.result.unconvergedEvents} events`);
+  }
+  return 0;
+}

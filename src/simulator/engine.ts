@@ -1,0 +1,269 @@
+// Discrete-event simulation of one policy on one scenario. Events are arrivals, job completions,
+// replicas finishing their start-up, and a periodic tick (the core's starvation aging and
+// cool-downs read the clock only when asked). At every event the scheduling core is called on a
+// snapshot and its Plan applied, again until it has nothing more to do; then every job's progress
+// rate is recomputed from where its ready replicas run, and time jumps to the next event.
+import type { ClusterSnapshot, Plan, Resources } from '../scheduler/types.ts';
+import type { ClusterShape, WorkloadJob } from '../workloads/model.ts';
+import { addResources } from '../workloads/resources.ts';
+import { progressRate } from '../workloads/throughput.ts';
+import type { SimJob } from './state.ts';
+import { ClusterState } from './state.ts';
+
+/** One scheduling pass of the core with the policy and config already chosen. */
+export type SchedulePass = (snapshot: ClusterSnapshot) => Plan;
+
+export interface SimulationOptions {
+  readonly cluster: ClusterShape;
+  readonly jobs: readonly WorkloadJob[];
+  readonly schedule: SchedulePass;
+  readonly startupSeconds: number;
+  readonly tickSeconds: number;
+  readonly horizonSeconds: number;
+  /** Passes per event before giving up on convergence (the core admits ≤ 1 job per pass via preemption). */
+  readonly maxPassesPerEvent?: number;
+  readonly onEvent?: (status: ProgressStatus) => void;
+}
+
+export interface ProgressStatus {
+  readonly now: number;
+  readonly horizon: number;
+  readonly finished: number;
+  readonly total: number;
+  readonly events: number;
+}
+
+/** The cluster between this sample's time and the next one's. */
+export interface TimelineSample {
+  readonly t: number;
+  /** Requests of all bound pods. */
+  readonly allocated: Resources;
+  /** Requests of bound pods whose job is progressing. */
+  readonly useful: Resources;
+  readonly waitingJobs: number;
+  readonly runningJobs: number;
+  /** Created but unbound pods (only the tf-operator baseline has any). */
+  readonly pendingPods: number;
+}
+
+export interface JobOutcome {
+  readonly name: string;
+  readonly label: string;
+  readonly submitted: number;
+  readonly started: number | null;
+  readonly finished: number | null;
+  readonly jct: number | null;
+  readonly waited: number | null;
+  readonly workersMin: number | null;
+  readonly workersMax: number | null;
+  readonly preemptedWorkers: number;
+  readonly scaleOuts: number;
+}
+
+export interface SimulationResult {
+  readonly jobs: readonly JobOutcome[];
+  readonly timeline: readonly TimelineSample[];
+  readonly capacity: Resources;
+  /** First submission. */
+  readonly start: number;
+  /** Last completion, or the horizon when a job is unfinished. */
+  readonly end: number;
+  readonly horizon: number;
+  readonly pods: { readonly created: number; readonly deleted: number; readonly succeeded: number };
+  readonly events: number;
+  readonly passes: number;
+  /** Events after which the core still had work to do at `maxPassesPerEvent` (should be 0). */
+  readonly unconvergedEvents: number;
+}
+
+/** Relative slack for "this job is done" and "these events coincide": absorbs float drift only. */
+const EPSILON = 1e-9;
+
+export function simulate(options: SimulationOptions): SimulationResult {
+  return new Simulation(options).run();
+}
+
+class Simulation {
+  private readonly options: SimulationOptions;
+  private readonly state: ClusterState;
+  private readonly timeline: TimelineSample[] = [];
+  private now = 0;
+  private events = 0;
+  private passes = 0;
+  private unconvergedEvents = 0;
+  private readonly arrivals: SimJob[];
+  private nextArrival = 0;
+
+  constructor(options: SimulationOptions) {
+    this.options = options;
+    this.state = new ClusterState(options.cluster, options.jobs);
+    this.arrivals = [...this.state.jobs].sort((a, b) => a.workload.submitSeconds - b.workload.submitSeconds);
+  }
+
+  run(): SimulationResult {
+    const { horizonSeconds } = this.options;
+    const start = this.arrivals[0]?.workload.submitSeconds ?? 0;
+    this.now = Math.min(start, horizonSeconds);
+    while (this.unfinished() > 0) {
+      const next = this.nextEventTime();
+      if (next > horizonSeconds) {
+        this.advanceTo(horizonSeconds);
+        break;
+      }
+      this.advanceTo(next);
+      this.admitArrivals();
+      this.schedule();
+      this.updateRates();
+      this.record();
+      this.events += 1;
+      this.options.onEvent?.({
+        now: this.now,
+        horizon: horizonSeconds,
+        finished: this.state.jobs.length - this.unfinished(),
+        total: this.state.jobs.length,
+        events: this.events,
+      });
+    }
+    const end = this.unfinished() > 0 ? horizonSeconds : this.now;
+    this.record();
+    return {
+      jobs: this.state.jobs.map((job) => outcome(job)),
+      timeline: this.timeline,
+      capacity: this.state.capacity,
+      start,
+      end,
+      horizon: horizonSeconds,
+      pods: { ...this.state.pods },
+      events: this.events,
+      passes: this.passes,
+      unconvergedEvents: this.unconvergedEvents,
+    };
+  }
+
+  private unfinished(): number {
+    return this.state.jobs.filter((j) => j.phase !== 'finished').length;
+  }
+
+  private nextEventTime(): number {
+    let next = Number.POSITIVE_INFINITY;
+    const arrival = this.arrivals[this.nextArrival];
+    if (arrival !== undefined) next = arrival.workload.submitSeconds;
+    const { startupSeconds, tickSeconds } = this.options;
+    let anyActive = false;
+    for (const job of this.state.jobs) {
+      if (job.phase === 'waiting') anyActive = true;
+      if (job.phase !== 'running') continue;
+      anyActive = true;
+      if (job.rate > 0) next = Math.min(next, this.now + job.remaining / job.rate);
+      for (const r of job.replicas.values()) {
+        if (r.boundAt !== undefined && r.boundAt + startupSeconds > this.now) next = Math.min(next, r.boundAt + startupSeconds);
+      }
+    }
+    // Ticks only matter while some job is waiting or running; otherwise jump to the next arrival.
+    if (anyActive) next = Math.min(next, (Math.floor(this.now / tickSeconds + EPSILON) + 1) * tickSeconds);
+    return next;
+  }
+
+  /** Moves the clock, crediting progress; jobs whose work is done by then finish at their exact time. */
+  private advanceTo(t: number): void {
+    const dt = t - this.now;
+    for (const job of this.state.jobs) {
+      if (job.phase !== 'running' || job.rate <= 0) continue;
+      const finishAt = this.now + job.remaining / job.rate;
+      if (finishAt <= t + EPSILON * Math.max(1, t)) {
+        this.state.finish(job, Math.min(finishAt, t));
+      } else {
+        job.remaining -= job.rate * dt;
+      }
+    }
+    this.now = t;
+  }
+
+  private admitArrivals(): void {
+    for (let job = this.arrivals[this.nextArrival]; job !== undefined; job = this.arrivals[this.nextArrival]) {
+      if (job.workload.submitSeconds > this.now) break;
+      job.phase = 'waiting';
+      this.nextArrival += 1;
+    }
+  }
+
+  private schedule(): void {
+    const maxPasses = this.options.maxPassesPerEvent ?? 32;
+    for (let pass = 0; pass < maxPasses; pass++) {
+      const plan = this.options.schedule(this.state.snapshot(this.now));
+      this.passes += 1;
+      if (plan.admit.length + plan.scaleIn.length + plan.scaleOut.length + plan.bind.length === 0) return;
+      this.state.apply(plan, this.now);
+      this.observeWorkers();
+    }
+    this.unconvergedEvents += 1;
+  }
+
+  private observeWorkers(): void {
+    for (const job of this.state.jobs) {
+      if (job.phase !== 'running' || job.started === undefined) continue;
+      const workers = this.state.boundWorkerCount(job);
+      job.workersMin = Math.min(job.workersMin ?? workers, workers);
+      job.workersMax = Math.max(job.workersMax ?? workers, workers);
+    }
+  }
+
+  private updateRates(): void {
+    for (const job of this.state.jobs) {
+      if (job.phase !== 'running') continue;
+      job.rate = progressRate(job.workload, this.state.readyPlacement(job, this.now, this.options.startupSeconds));
+    }
+  }
+
+  private record(): void {
+    let useful: Resources = {};
+    let waitingJobs = 0;
+    let runningJobs = 0;
+    let pendingPods = 0;
+    for (const job of this.state.jobs) {
+      if (job.phase === 'waiting') waitingJobs += 1;
+      if (job.phase !== 'running') continue;
+      runningJobs += 1;
+      if (job.rate > 0) useful = addResources(useful, this.state.heldBy(job));
+      for (const r of job.replicas.values()) if (r.node === undefined) pendingPods += 1;
+    }
+    const sample: TimelineSample = { t: this.now, allocated: this.state.allocated(), useful, waitingJobs, runningJobs, pendingPods };
+    const last = this.timeline.at(-1);
+    // Several records at one instant: only the last state lasts for a non-zero time.
+    if (last?.t === this.now) this.timeline[this.timeline.length - 1] = sample;
+    // A tick that changed nothing adds no information to a step function.
+    else if (last === undefined || !sameState(last, sample)) this.timeline.push(sample);
+  }
+}
+
+function sameResources(a: Resources, b: Resources): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...keys].every((k) => (a[k] ?? 0) === (b[k] ?? 0));
+}
+
+function sameState(a: TimelineSample, b: TimelineSample): boolean {
+  return (
+    a.waitingJobs === b.waitingJobs &&
+    a.runningJobs === b.runningJobs &&
+    a.pendingPods === b.pendingPods &&
+    sameResources(a.allocated, b.allocated) &&
+    sameResources(a.useful, b.useful)
+  );
+}
+
+function outcome(job: SimJob): JobOutcome {
+  const submitted = job.workload.submitSeconds;
+  return {
+    name: job.workload.name,
+    label: job.workload.label,
+    submitted,
+    started: job.started ?? null,
+    finished: job.finished ?? null,
+    jct: job.finished === undefined ? null : job.finished - submitted,
+    waited: job.started === undefined ? null : job.started - submitted,
+    workersMin: job.workersMin ?? null,
+    workersMax: job.workersMax ?? null,
+    preemptedWorkers: job.preemptedWorkers,
+    scaleOuts: job.scaleOuts,
+  };
+}

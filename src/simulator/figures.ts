@@ -1,0 +1,99 @@
+// The figures of benchmark.md §3 for one run, computed from its job outcomes and timeline.
+import type { Resources } from '../scheduler/types.ts';
+import type { LowerBounds } from './bounds.ts';
+import type { SimulationResult } from './engine.ts';
+import type { Distribution } from './stats.ts';
+import { distribution, timeWeightedMean } from './stats.ts';
+
+export interface Summary {
+  readonly jobs: number;
+  readonly finished: number;
+  readonly unfinished: number;
+  /** JCT of finished jobs. */
+  readonly jct: Distribution | null;
+  /** JCT with every unfinished job counted as finishing at the horizon. */
+  readonly jctInclUnfinished: Distribution | null;
+  /** Time of the last completion since the scenario's time 0; null when a job is unfinished. */
+  readonly makespan: number | null;
+  /** Submission → first pod bound, over jobs that started. */
+  readonly waiting: { readonly mean: number; readonly max: number } | null;
+  readonly neverStarted: number;
+  /** Time-weighted mean share of each resource's capacity, from the first arrival to the end of the run. */
+  readonly utilisation: { readonly allocated: Resources; readonly useful: Resources };
+  readonly meanQueue: { readonly waitingJobs: number; readonly pendingPods: number };
+  readonly preemptedWorkers: number;
+  readonly scaleOuts: number;
+  readonly pods: { readonly created: number; readonly deleted: number; readonly succeeded: number };
+  readonly lowerBounds: {
+    readonly meanIdealJct: number;
+    readonly makespan: number;
+    readonly arrivalBound: number;
+    readonly workBound: number;
+    readonly workBoundResource: string;
+  };
+  /** Run / bound; ≥ 1 by construction except for float noise. */
+  readonly toLowerBound: {
+    readonly meanJct: number | null;
+    readonly meanJctInclUnfinished: number | null;
+    /** Mean over finished jobs of JCT / that job's ideal JCT. */
+    readonly meanSlowdown: number | null;
+    readonly makespan: number | null;
+  };
+  readonly window: { readonly start: number; readonly end: number; readonly horizon: number };
+  readonly engine: { readonly events: number; readonly passes: number; readonly unconvergedEvents: number };
+}
+
+function shares(capacity: Resources, pick: (sample: SimulationResult['timeline'][number]) => Resources, result: SimulationResult): Resources {
+  const out: Record<string, number> = {};
+  for (const [name, total] of Object.entries(capacity)) {
+    if (total <= 0) continue;
+    out[name] = timeWeightedMean(result.timeline, result.start, result.end, (s) => (pick(s)[name] ?? 0) / total);
+  }
+  return out;
+}
+
+export function summarize(result: SimulationResult, bounds: LowerBounds): Summary {
+  const finished = result.jobs.filter((j) => j.jct !== null);
+  const unfinished = result.jobs.length - finished.length;
+  const jct = distribution(finished.map((j) => j.jct!));
+  const jctInclUnfinished = distribution(result.jobs.map((j) => j.jct ?? result.horizon - j.submitted));
+  const waits = result.jobs.flatMap((j) => (j.waited === null ? [] : [j.waited]));
+  const slowdowns = finished.map((j) => j.jct! / bounds.idealJct[j.name]!);
+  const makespan = unfinished === 0 ? Math.max(...finished.map((j) => j.finished!)) : null;
+  return {
+    jobs: result.jobs.length,
+    finished: finished.length,
+    unfinished,
+    jct,
+    jctInclUnfinished,
+    makespan,
+    waiting: waits.length === 0 ? null : { mean: waits.reduce((s, w) => s + w, 0) / waits.length, max: Math.max(...waits) },
+    neverStarted: result.jobs.length - waits.length,
+    utilisation: {
+      allocated: shares(result.capacity, (s) => s.allocated, result),
+      useful: shares(result.capacity, (s) => s.useful, result),
+    },
+    meanQueue: {
+      waitingJobs: timeWeightedMean(result.timeline, result.start, result.end, (s) => s.waitingJobs),
+      pendingPods: timeWeightedMean(result.timeline, result.start, result.end, (s) => s.pendingPods),
+    },
+    preemptedWorkers: result.jobs.reduce((sum, j) => sum + j.preemptedWorkers, 0),
+    scaleOuts: result.jobs.reduce((sum, j) => sum + j.scaleOuts, 0),
+    pods: result.pods,
+    lowerBounds: {
+      meanIdealJct: bounds.meanIdealJct,
+      makespan: bounds.makespan,
+      arrivalBound: bounds.arrivalBound,
+      workBound: bounds.workBound,
+      workBoundResource: bounds.workBoundResource,
+    },
+    toLowerBound: {
+      meanJct: jct === null ? null : jct.mean / bounds.meanIdealJct,
+      meanJctInclUnfinished: jctInclUnfinished === null ? null : jctInclUnfinished.mean / bounds.meanIdealJct,
+      meanSlowdown: slowdowns.length === 0 ? null : slowdowns.reduce((s, v) => s + v, 0) / slowdowns.length,
+      makespan: makespan === null ? null : makespan / bounds.makespan,
+    },
+    window: { start: result.start, end: result.end, horizon: result.horizon },
+    engine: { events: result.events, passes: result.passes, unconvergedEvents: result.unconvergedEvents },
+  };
+}

@@ -1,0 +1,47 @@
+// Runs one scenario under several policies with the same bounds and horizon.
+import type { PolicyName } from '../scheduler/types.ts';
+import type { Scenario } from '../workloads/scenario.ts';
+import type { LowerBounds } from './bounds.ts';
+import type { ProgressStatus, SchedulePass, SimulationResult } from './engine.ts';
+import type { Summary } from './figures.ts';
+import { lowerBounds } from './bounds.ts';
+import { simulate } from './engine.ts';
+import { summarize } from './figures.ts';
+
+export interface PolicyRun {
+  readonly policy: PolicyName;
+  readonly result: SimulationResult;
+  readonly summary: Summary;
+}
+
+export interface ScenarioRun {
+  readonly scenario: Scenario;
+  readonly bounds: LowerBounds;
+  readonly horizon: number;
+  readonly runs: readonly PolicyRun[];
+}
+
+export interface RunOptions {
+  readonly policies: readonly PolicyName[];
+  readonly passFor: (policy: PolicyName) => SchedulePass;
+  readonly onEvent?: (policy: PolicyName, status: ProgressStatus) => void;
+}
+
+export function runScenario(scenario: Scenario, options: RunOptions): ScenarioRun {
+  const { definition } = scenario;
+  const bounds = lowerBounds(scenario.jobs, scenario.cluster, definition.startupSeconds);
+  const horizon = definition.horizonFactor * bounds.makespan;
+  const runs = options.policies.map((policy): PolicyRun => {
+    const result = simulate({
+      cluster: scenario.cluster,
+      jobs: scenario.jobs,
+      schedule: options.passFor(policy),
+      startupSeconds: definition.startupSeconds,
+      tickSeconds: definition.tickSeconds,
+      horizonSeconds: horizon,
+      onEvent: options.onEvent === undefined ? undefined : (status) => options.onEvent?.(policy, status),
+    });
+    return { policy, result, summary: summarize(result, bounds) };
+  });
+  return { scenario, bounds, horizon, runs };
+}

@@ -1,0 +1,104 @@
+// The scenario file format (scenarios/*.yaml), validated with zod so a typo is reported with the
+// field it is in instead of surfacing as NaN deep inside a run.
+import { z } from 'zod';
+
+const QUANTITY_PATTERN = /^[0-9]+(\.[0-9]+)?(m|k|M|G|T|P|Ki|Mi|Gi|Ti|Pi)?$/;
+
+const quantity = z.union([
+  z.number().nonnegative(),
+  z.string().regex(QUANTITY_PATTERN, 'expected a Kubernetes quantity such as "10", "500m" or "32Gi"'),
+]);
+
+/** Resource name → quantity, e.g. `{ cpu: "2", memory: 4Gi, nvidia.com/gpu: 1 }`. */
+const resourceList = z.record(z.string().min(1), quantity);
+
+const cluster = z.strictObject({
+  /** Number of identical worker nodes, named node-0 … node-(n−1). */
+  nodes: z.int().positive(),
+  allocatable: resourceList,
+});
+
+const common = {
+  name: z.string().min(1),
+  description: z.string().optional(),
+  cluster,
+  /** Seconds from a replica being bound until it contributes (container start, graph build, data load). */
+  startupSeconds: z.number().nonnegative(),
+  /** Period of the scheduling tick that drives starvation aging and cool-downs. */
+  tickSeconds: z.number().positive(),
+  /** Horizon = horizonFactor × makespan lower bound (benchmark.md §3: 4). */
+  horizonFactor: z.number().min(1).default(4),
+  /** Each job's per-worker rate is scaled by 1 ± rateJitter (uniform, from --seed); 0 = none. */
+  rateJitter: z.number().min(0).max(0.5).default(0),
+};
+
+export const KOD2_BATCH_SIZES = ['8', '16', '32', '64', '128'] as const;
+
+/** One value per batch size of the paper (all five are required). */
+const perBatch = <T extends z.ZodType>(value: T) => z.record(z.enum(KOD2_BATCH_SIZES), value);
+
+const kod2Model = z.strictObject({
+  name: z.string().min(1),
+  epochs: z.number().positive(),
+  worker: resourceList,
+  ps: resourceList,
+  workerImagesPerSecond: perBatch(z.number().positive()),
+  remotePenalty: perBatch(z.number().min(0).lt(1)),
+  psCapacityImagesPerSecond: perBatch(z.number().positive()),
+});
+
+const workerRange = z
+  .strictObject({ min: z.int().positive(), max: z.int().positive() })
+  .refine((w) => w.min <= w.max, { message: 'min must not exceed max', path: ['min'] });
+
+export const kod2PaperScenario = z.strictObject({
+  kind: z.literal('kod2-paper'),
+  ...common,
+  batchSize: z.union([z.literal(8), z.literal(16), z.literal(32), z.literal(64), z.literal(128)]),
+  datasetImages: z.int().positive(),
+  arrivals: z.strictObject({
+    count: z.int().positive(),
+    intervalSeconds: z.number().nonnegative(),
+    firstSeconds: z.number().nonnegative().default(0),
+  }),
+  psPerJob: z.int().positive(),
+  workers: workerRange,
+  /** Submitted in this order, cycling. */
+  models: z.array(kod2Model).min(1),
+});
+
+export const phillyScenario = z.strictObject({
+  kind: z.literal('philly'),
+  ...common,
+  /** workload-N.csv, relative to the scenario file that names it. */
+  workload: z.string().min(1),
+  /** Folder holding <app>/placements.csv, scalability.csv, validation-<batch>.csv. */
+  apps: z.string().min(1),
+  ps: resourceList,
+  worker: resourceList,
+  /** quarter: ceil(max/4) (the benchmark's rule); one and max are the sensitivity runs. */
+  minWorkers: z.enum(['quarter', 'one', 'max']),
+  maxEpochs: z.record(z.string().min(1), z.int().positive()),
+  /** Largest per-step local batch by app; larger local batches are gradient accumulation. */
+  maxLocalBatch: z.record(z.string().min(1), z.int().positive()).default({}),
+});
+
+export const scenarioSchema = z.discriminatedUnion('kind', [kod2PaperScenario, phillyScenario]);
+
+export type ScenarioDefinition = z.infer<typeof scenarioSchema>;
+export type Kod2PaperScenario = z.infer<typeof kod2PaperScenario>;
+export type PhillyScenario = z.infer<typeof phillyScenario>;
+export type Kod2Model = z.infer<typeof kod2Model>;
+
+/** Every issue as `field "a.b[2].c": message`, one per line. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const path = issue.path.reduce<string>((acc, key) => {
+        if (typeof key === 'number') return `${acc}[${key}]`;
+        return acc === '' ? String(key) : `${acc}.${String(key)}`;
+      }, '');
+      return `  field "${path === '' ? '(top level)' : path}": ${issue.message}`;
+    })
+    .join('\n');
+}
