@@ -23,7 +23,7 @@ function lerpStep(a: StepTime, b: StepTime, f: number): StepTime {
 export function interpolateInBatch(samples: readonly StepSample[], localBatch: number): StepTime {
   const first = samples[0];
   if (first === undefined) throw new Error('no step-time samples');
-  if (localBatch <= first.localBatch || samples.length === 1) return first;
+  if (localBatch <= first.localBatch || samples.length === 1) return { stepTime: first.stepTime, syncTime: first.syncTime };
   let upper = samples.findIndex((s) => s.localBatch >= localBatch);
   if (upper === -1) upper = samples.length - 1;
   const lo = samples[upper - 1]!;
