@@ -29,3 +29,38 @@ export const ANNOTATION_MAX_WORKERS = `${OUR_PREFIX}/max-workers`;
 export const DEFAULT_CONTAINER_NAME = 'tensorflow';
 export const DEFAULT_PORT_NAME = 'tfjob-port';
 export const DEFAULT_PORT = 2222;
+
+/** Kubernetes kind/plural of the list type, for clients that build list requests. */
+export const LIST_KIND = 'TFJobList';
+/** Name of the CustomResourceDefinition object. */
+export const CRD_NAME = `${PLURAL}.${GROUP}`;
+
+/** `job-role` label value put on the replica that leads the job (Chief/Master, or Worker 0 without them). */
+export const JOB_ROLE_MASTER = 'master';
+
+/**
+ * Pre-v1.6 label keys (kubeflow/common <= v0.4.3). v1.6+ no longer emits them; the old `kubeflow-tfjob`
+ * SDK still selects pods by them, so the pod builder can add them on request (off by default).
+ */
+export const LEGACY_LABEL_GROUP_NAME = 'group-name';
+export const LEGACY_LABEL_JOB_NAME = 'job-name';
+export const LEGACY_LABEL_REPLICA_TYPE = 'replica-type';
+export const LEGACY_LABEL_REPLICA_INDEX = 'replica-index';
+export const LEGACY_LABEL_JOB_ROLE = 'job-role';
+
+/** Environment variable of the `tensorflow` container carrying the cluster layout. */
+export const ENV_TF_CONFIG = 'TF_CONFIG';
+/** Operator environment variable appended (after `.svc`) to every host in TF_CONFIG, as in tf-operator. */
+export const ENV_CUSTOM_CLUSTER_DOMAIN = 'CUSTOM_CLUSTER_DOMAIN';
+
+/**
+ * Set on a pod (before deleting it) when the operator removes it on purpose: a scale-in to make room
+ * for another job (`preemption`) or to shrink an elastic job (`scale-in`). The status logic then never
+ * counts the pod's termination as a replica failure, which tf-operator would (issue #2124).
+ */
+export const ANNOTATION_REMOVAL = `${OUR_PREFIX}/removal`;
+export const REMOVAL_PREEMPTION = 'preemption';
+export const REMOVAL_SCALE_IN = 'scale-in';
+
+/** On our CRD: which upstream CRD its schema was generated from (hack/gen-crd.ts). */
+export const ANNOTATION_CRD_GENERATED_FROM = `${OUR_PREFIX}/generated-from`;

@@ -1,0 +1,161 @@
+// zod schemas of the TFJob fields the controller reads. They check shapes only (types, integers,
+// objects); value rules (known replica types, policies, containers) live in validation.ts so that a
+// job coming from a cluster with the upstream CRD gets the same, field-named, verdict as admission
+// gives on ours. The pod template stays loose: the apiserver validated it against the full
+// PodTemplateSpec schema, and pods are built from a deep copy of it.
+
+import type { PodTemplateSpec as V1PodTemplateSpec } from './k8s-types.ts';
+import { z } from 'zod';
+
+/**
+ * Optional field. Absent and JSON `null` mean the same to Go's decoder (nil pointer), so both parse
+ * to `undefined` (a preprocess rather than a transform keeps the key optional in the inferred type).
+ */
+function opt<T extends z.ZodType>(schema: T) {
+  return z.preprocess((v) => (v === null ? undefined : v), schema.optional());
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const int32 = z.int32();
+/** Go int64 fields; JSON numbers beyond 2^53 cannot be represented exactly anyway. */
+const int64 = z.int();
+
+/** `resource.Quantity` (int-or-string). */
+const Quantity = z.union([z.string(), z.number()]);
+
+export const PodTemplateSpecSchema = z.custom<V1PodTemplateSpec>(isPlainObject, { message: 'expected object' });
+
+export const ReplicaSpecSchema = z.object({
+  replicas: opt(int32),
+  template: opt(PodTemplateSpecSchema),
+  restartPolicy: opt(z.string()),
+});
+
+export const SchedulingPolicySchema = z.object({
+  minAvailable: opt(int32),
+  queue: opt(z.string()),
+  minResources: opt(z.record(z.string(), Quantity)),
+  priorityClass: opt(z.string()),
+  scheduleTimeoutSeconds: opt(int32),
+});
+
+export const RunPolicySchema = z.object({
+  cleanPodPolicy: opt(z.string()),
+  ttlSecondsAfterFinished: opt(int32),
+  activeDeadlineSeconds: opt(int64),
+  backoffLimit: opt(int32),
+  schedulingPolicy: opt(SchedulingPolicySchema),
+  suspend: opt(z.boolean()),
+  /** v1.9 field: a job managed by another controller (e.g. Kueue MultiKueue) is left alone. */
+  managedBy: opt(z.string()),
+});
+
+/** Ours: elastic bounds of the `Worker` replica type (see docs/tfjob-extensions.md). */
+export const ElasticPolicySchema = z.object({
+  minReplicas: opt(int32),
+  maxReplicas: opt(int32),
+});
+
+export const TFJobSpecSchema = z.object({
+  runPolicy: opt(RunPolicySchema),
+  successPolicy: opt(z.string()),
+  // Not `z.record(z.enum(...))`: unknown keys must reach validation.ts to be reported by name.
+  // Optional here so that its absence is reported by validation.ts with tf-operator's message.
+  tfReplicaSpecs: opt(z.record(z.string(), opt(ReplicaSpecSchema))),
+  enableDynamicWorker: opt(z.boolean()),
+  elasticPolicy: opt(ElasticPolicySchema),
+});
+
+export const JobConditionSchema = z.looseObject({
+  type: z.string(),
+  status: z.string(),
+  reason: opt(z.string()),
+  message: opt(z.string()),
+  lastUpdateTime: opt(z.string()),
+  lastTransitionTime: opt(z.string()),
+});
+
+export const ReplicaStatusSchema = z.looseObject({
+  active: opt(int32),
+  succeeded: opt(int32),
+  failed: opt(int32),
+  labelSelector: opt(z.unknown()),
+  selector: opt(z.string()),
+});
+
+export const QUEUE_WAITING = 'Waiting';
+export const QUEUE_RUNNING = 'Running';
+export const QUEUE_FINISHED = 'Finished';
+export const QUEUE_STATES = [QUEUE_WAITING, QUEUE_RUNNING, QUEUE_FINISHED] as const;
+
+export const WorkerCountsSchema = z.object({
+  current: opt(int32),
+  min: opt(int32),
+  max: opt(int32),
+});
+
+/** Ours: the scheduling core's view of the job (`status.scheduling`). */
+export const SchedulingStatusSchema = z.object({
+  queue: opt(z.enum(QUEUE_STATES)),
+  /** Effective weight in (0, 1), as a decimal string (Kubernetes API conventions avoid floats). */
+  weight: opt(z.union([z.string(), z.number()])),
+  /** First time the job entered the waiting queue; never reset (the paper's t_j). */
+  enqueueTime: opt(z.string()),
+  workers: opt(WorkerCountsSchema),
+  /** `current/min/max`, for the printer column. */
+  workersSummary: opt(z.string()),
+  reason: opt(z.string()),
+  message: opt(z.string()),
+  starving: opt(z.boolean()),
+  preemptions: opt(int32),
+  scaleOuts: opt(int32),
+  lastScaleTime: opt(z.string()),
+});
+
+export const JobStatusSchema = z.looseObject({
+  conditions: opt(z.array(JobConditionSchema)),
+  replicaStatuses: opt(z.record(z.string(), ReplicaStatusSchema)),
+  startTime: opt(z.string()),
+  completionTime: opt(z.string()),
+  lastReconcileTime: opt(z.string()),
+  scheduling: opt(SchedulingStatusSchema),
+  /** Ours: pods the operator deleted and recreated after they failed, per replica type (backoffLimit). */
+  podRecreations: opt(z.record(z.string(), int32)),
+});
+
+export const ObjectMetaSchema = z.looseObject({
+  name: z.string(),
+  namespace: opt(z.string()),
+  uid: opt(z.string()),
+  generation: opt(z.int()),
+  resourceVersion: opt(z.string()),
+  creationTimestamp: opt(z.union([z.string(), z.date()])),
+  deletionTimestamp: opt(z.union([z.string(), z.date()])),
+  labels: opt(z.record(z.string(), z.string())),
+  annotations: opt(z.record(z.string(), z.string())),
+});
+
+export const TFJobSchema = z.looseObject({
+  apiVersion: opt(z.string()),
+  kind: opt(z.string()),
+  metadata: ObjectMetaSchema,
+  spec: opt(TFJobSpecSchema),
+  status: opt(JobStatusSchema),
+});
+
+export type ReplicaSpec = z.infer<typeof ReplicaSpecSchema>;
+export type SchedulingPolicy = z.infer<typeof SchedulingPolicySchema>;
+export type RunPolicy = z.infer<typeof RunPolicySchema>;
+export type ElasticPolicy = z.infer<typeof ElasticPolicySchema>;
+export type TFJobSpec = z.infer<typeof TFJobSpecSchema>;
+export type JobCondition = z.infer<typeof JobConditionSchema>;
+export type ReplicaStatus = z.infer<typeof ReplicaStatusSchema>;
+export type WorkerCounts = z.infer<typeof WorkerCountsSchema>;
+export type SchedulingStatus = z.infer<typeof SchedulingStatusSchema>;
+export type QueueState = (typeof QUEUE_STATES)[number];
+export type JobStatus = z.infer<typeof JobStatusSchema>;
+export type ObjectMeta = z.infer<typeof ObjectMetaSchema>;
+export type TFJob = z.infer<typeof TFJobSchema>;
