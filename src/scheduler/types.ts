@@ -79,6 +79,13 @@ export interface FixedReplicaGroup extends ReplicaGroupSpec {
 export interface WorkerGroup extends ReplicaGroupSpec {
   readonly min: number;
   readonly max: number;
+  /**
+   * Optional scaling curve, declared by the job or measured by the operator: element i is the
+   * job's throughput (any unit, e.g. steps/s) with i + 1 workers. When present, the `ours` policy
+   * stops scaling out where one more worker adds less than `kneeMinMarginalGain` × the one-worker
+   * throughput. Counts beyond the curve's end are not limited by it.
+   */
+  readonly scalingCurve?: readonly number[];
 }
 
 export interface JobSpec {

@@ -1,0 +1,306 @@
+// The cluster model of one pass: idle resources per node and the indexes that keep a pass cheap.
+//
+// idle(n) = allocatable(n) − requests of every bound replica of the managed running jobs on n
+//           − requests of every other pod on n                                (scheduling.md §5.4)
+//
+// Indexes, each maintained on every change (`adjust`):
+// - `order`: node indices by decreasing idle score, the "most idle first" order of the placement
+//   rule (§4.1). Kept sorted incrementally: a change moves one node, never re-sorts all of them.
+// - per-resource upper bounds of the largest idle amount on any ready node: a replica that does not
+//   fit the bounds fits nowhere, which rejects most attempts in a full cluster in O(R).
+// - per-resource sums of positive idle over ready nodes: a job whose total exceeds them cannot be
+//   placed however it is split.
+// - `epoch`, bumped on every change: results computed at an epoch stay valid while it is unchanged.
+// Feasibility (taints, selectors, affinity) depends only on node and constraints, so it is computed
+// once per distinct constraint set and pass as a per-node mask (`FeasibilityMasks`).
+
+import { constraintsKey, nodeFeasibility } from './feasibility.ts';
+import type { InfeasibleReason } from './feasibility.ts';
+import { fitsAt } from './resource-vector.ts';
+import type { ResourceIndex } from './resource-vector.ts';
+import type { ClusterSnapshot, NodeInfo, PlacementConstraints, Resources } from './types.ts';
+
+export interface FeasibilityMask {
+  readonly id: number;
+  /** 1 where a replica with these constraints may run (resources aside). */
+  readonly feasible: Uint8Array;
+  readonly feasibleCount: number;
+  /** How many nodes each rule ruled out, for explanations. */
+  readonly excluded: Readonly<Partial<Record<InfeasibleReason, number>>>;
+}
+
+const NO_CONSTRAINTS_KEY = '';
+const keyCache = new WeakMap<PlacementConstraints, string>();
+
+function keyOf(c: PlacementConstraints): string {
+  if (c.nodeSelector === undefined && c.requiredNodeAffinity === undefined && (c.tolerations?.length ?? 0) === 0) {
+    return NO_CONSTRAINTS_KEY;
+  }
+  // Callers usually share one constraints object per pod template; remember its key.
+  let k = keyCache.get(c);
+  if (k === undefined) {
+    k = constraintsKey(c);
+    keyCache.set(c, k);
+  }
+  return k;
+}
+
+/** Per-pass registry of feasibility masks, computed lazily on first use. */
+export class FeasibilityMasks {
+  readonly #nodes: readonly NodeInfo[];
+  readonly #ids = new Map<string, number>();
+  readonly #constraints: PlacementConstraints[] = [];
+  readonly #masks: (FeasibilityMask | undefined)[] = [];
+
+  constructor(nodes: readonly NodeInfo[]) {
+    this.#nodes = nodes;
+  }
+
+  idFor(c: PlacementConstraints): number {
+    const key = keyOf(c);
+    let id = this.#ids.get(key);
+    if (id === undefined) {
+      id = this.#constraints.length;
+      this.#ids.set(key, id);
+      this.#constraints.push(c);
+      this.#masks.push(undefined);
+    }
+    return id;
+  }
+
+  get(id: number): FeasibilityMask {
+    let m = this.#masks[id];
+    if (m === undefined) {
+      const c = this.#constraints[id]!;
+      const feasible = new Uint8Array(this.#nodes.length);
+      const excluded: Partial<Record<InfeasibleReason, number>> = {};
+      let count = 0;
+      for (let n = 0; n < this.#nodes.length; n++) {
+        const why = nodeFeasibility(this.#nodes[n]!, c);
+        if (why === undefined) {
+          feasible[n] = 1;
+          count++;
+        } else {
+          excluded[why] = (excluded[why] ?? 0) + 1;
+        }
+      }
+      m = { id, feasible, feasibleCount: count, excluded };
+      this.#masks[id] = m;
+    }
+    return m;
+  }
+}
+
+/** Nodes of a snapshot in canonical (name) order, so input order never changes a decision. */
+export function canonicalNodes(snapshot: ClusterSnapshot): NodeInfo[] {
+  return [...snapshot.nodes].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** Every resource name the pass can meet, so all vectors share one layout. */
+export function collectResourceNames(snapshot: ClusterSnapshot): Set<string> {
+  const names = new Set<string>();
+  for (const n of snapshot.nodes) for (const k of Object.keys(n.allocatable)) names.add(k);
+  for (const p of snapshot.otherPods) for (const k of Object.keys(p.requests)) names.add(k);
+  for (const j of snapshot.jobs) {
+    for (const g of j.spec.fixed) for (const k of Object.keys(g.requests)) names.add(k);
+    if (j.spec.workers !== undefined) for (const k of Object.keys(j.spec.workers.requests)) names.add(k);
+  }
+  return names;
+}
+
+/** A pod's requests to subtract from a node (its vector and node index). */
+export interface BoundLoad {
+  readonly node: number;
+  readonly vec: Float64Array;
+}
+
+export class ClusterState {
+  readonly dims: ResourceIndex;
+  /** Resource count per node: vectors of node n live at [n·R, (n+1)·R). */
+  readonly R: number;
+  readonly nodes: readonly NodeInfo[];
+  readonly nodeIndex: ReadonlyMap<string, number>;
+  readonly masks: FeasibilityMasks;
+  readonly alloc: Float64Array;
+  readonly idle: Float64Array;
+  /** Cluster-wide allocatable per resource (every node, ready or not: it must not churn). */
+  readonly total: Float64Array;
+  /** 1/total for resources that score "idleness" (all but pods), 0 otherwise. */
+  readonly #scoreWeight: Float64Array;
+  readonly ready: Uint8Array;
+  readonly score: Float64Array;
+  /** Node indices, most idle first; ties by name (= index). NotReady nodes last. */
+  readonly order: Int32Array;
+  readonly #pos: Int32Array;
+  readonly #maxIdle: Float64Array;
+  #maxIdleDirty = false;
+  readonly #freeSum: Float64Array;
+  epoch = 0;
+
+  constructor(dims: ResourceIndex, nodes: readonly NodeInfo[], masks: FeasibilityMasks, loads: Iterable<BoundLoad>) {
+    this.dims = dims;
+    this.R = dims.size;
+    this.nodes = nodes;
+    this.masks = masks;
+    const N = nodes.length;
+    const R = this.R;
+    this.nodeIndex = new Map(nodes.map((n, i) => [n.name, i]));
+    this.alloc = new Float64Array(N * R);
+    this.idle = new Float64Array(N * R);
+    this.total = new Float64Array(R);
+    this.ready = new Uint8Array(N);
+    for (let n = 0; n < N; n++) {
+      const node = nodes[n]!;
+      this.alloc.set(dims.nodeAllocatable(node.allocatable), n * R);
+      this.ready[n] = node.ready ? 1 : 0;
+      for (let r = 0; r < R; r++) {
+        const a = this.alloc[n * R + r]!;
+        if (Number.isFinite(a)) this.total[r]! += a;
+      }
+    }
+    this.idle.set(this.alloc);
+    for (const load of loads) {
+      for (let r = 0; r < R; r++) this.idle[load.node * R + r]! -= load.vec[r]!;
+    }
+    this.#scoreWeight = new Float64Array(R);
+    for (let r = 0; r < R; r++) {
+      const t = this.total[r]!;
+      if (r !== dims.podsDim && t > 0) this.#scoreWeight[r] = 1 / t;
+    }
+    this.score = new Float64Array(N);
+    for (let n = 0; n < N; n++) this.score[n] = this.#computeScore(n);
+    this.order = Int32Array.from({ length: N }, (_, i) => i).sort((a, b) => this.#compareNodes(a, b));
+    this.#pos = new Int32Array(N);
+    for (let i = 0; i < N; i++) this.#pos[this.order[i]!] = i;
+    this.#maxIdle = new Float64Array(R);
+    this.#freeSum = new Float64Array(R);
+    this.#recomputeMax();
+    for (let n = 0; n < N; n++) {
+      if (this.ready[n] === 0) continue;
+      for (let r = 0; r < R; r++) this.#freeSum[r]! += Math.max(0, this.idle[n * R + r]!);
+    }
+  }
+
+  /**
+   * "How idle" a node is, one number to order nodes by: the sum over resources of idle / cluster
+   * total. Normalising by the cluster total makes cpu (millicores), memory (bytes) and GPUs
+   * (units) comparable, weights scarce resources more, and is the same on every node, so a node
+   * with more idle of everything always ranks higher.
+   */
+  #computeScore(n: number): number {
+    if (this.ready[n] === 0) return Number.NEGATIVE_INFINITY;
+    let s = 0;
+    const base = n * this.R;
+    for (let r = 0; r < this.R; r++) s += this.idle[base + r]! * this.#scoreWeight[r]!;
+    return s;
+  }
+
+  #compareNodes(a: number, b: number): number {
+    const sa = this.score[a]!;
+    const sb = this.score[b]!;
+    if (sa !== sb) return sa > sb ? -1 : 1;
+    return a - b;
+  }
+
+  #recomputeMax(): void {
+    this.#maxIdle.fill(Number.NEGATIVE_INFINITY);
+    const R = this.R;
+    for (let n = 0; n < this.nodes.length; n++) {
+      if (this.ready[n] === 0) continue;
+      for (let r = 0; r < R; r++) {
+        const x = this.idle[n * R + r]!;
+        if (x > this.#maxIdle[r]!) this.#maxIdle[r] = x;
+      }
+    }
+    this.#maxIdleDirty = false;
+  }
+
+  /**
+   * Changes a node's idle resources by `sign` × `vec` (−1 to place a replica, +1 to free one) and
+   * keeps every index consistent.
+   */
+  adjust(n: number, vec: Float64Array, sign: 1 | -1): void {
+    const R = this.R;
+    const base = n * R;
+    const isReady = this.ready[n] === 1;
+    for (let r = 0; r < R; r++) {
+      const d = vec[r]! * sign;
+      if (d === 0) continue;
+      const before = this.idle[base + r]!;
+      const after = before + d;
+      this.idle[base + r] = after;
+      // Unlimited dimensions (a node without a pod-count limit) change no index.
+      if (!isReady || !Number.isFinite(before)) continue;
+      this.#freeSum[r]! += Math.max(0, after) - Math.max(0, before);
+      if (d > 0) {
+        if (after > this.#maxIdle[r]!) this.#maxIdle[r] = after;
+      } else if (before >= this.#maxIdle[r]!) {
+        // The node may have held the maximum; recompute lazily, only if a fast check needs it.
+        this.#maxIdleDirty = true;
+      }
+    }
+    this.epoch++;
+    this.#reposition(n);
+  }
+
+  #reposition(n: number): void {
+    this.score[n] = this.#computeScore(n);
+    let p = this.#pos[n]!;
+    const order = this.order;
+    while (p > 0 && this.#compareNodes(n, order[p - 1]!) < 0) {
+      const other = order[p - 1]!;
+      order[p] = other;
+      this.#pos[other] = p;
+      p--;
+    }
+    while (p < order.length - 1 && this.#compareNodes(n, order[p + 1]!) > 0) {
+      const other = order[p + 1]!;
+      order[p] = other;
+      this.#pos[other] = p;
+      p++;
+    }
+    order[p] = n;
+    this.#pos[n] = p;
+  }
+
+  fits(n: number, vec: Float64Array): boolean {
+    return fitsAt(vec, this.idle, n * this.R);
+  }
+
+  /**
+   * Exact per-resource maximum idle over ready nodes (recomputed only after the node holding a
+   * maximum lost some). A vector that exceeds it in any positive resource fits on no node.
+   */
+  maxIdle(): Float64Array {
+    if (this.#maxIdleDirty) this.#recomputeMax();
+    return this.#maxIdle;
+  }
+
+  fitsSomewhereBound(vec: Float64Array): boolean {
+    return fitsAt(vec, this.maxIdle(), 0);
+  }
+
+  /** Whether a total demand is at most the free capacity summed over ready nodes. */
+  withinFreeSum(total: Float64Array): boolean {
+    return fitsAt(total, this.#freeSum, 0);
+  }
+
+  idleOf(n: number): Resources {
+    return this.dims.toResources(this.idle, n * this.R);
+  }
+
+  freeTotal(): Resources {
+    return this.dims.toResources(this.#freeSum);
+  }
+
+  /** The most idle ready node on which `mask` allows a replica, if any. */
+  mostIdleFeasible(maskId: number): number | undefined {
+    const feasible = this.masks.get(maskId).feasible;
+    for (let i = 0; i < this.order.length; i++) {
+      const n = this.order[i]!;
+      if (this.ready[n] === 0) return undefined;
+      if (feasible[n] === 1) return n;
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,171 @@
+// Scheduler configuration: every tunable of the core, its default, and a zod schema so the operator
+// can validate what a user writes (a partial object; missing fields take the defaults below).
+
+import { z } from 'zod';
+
+/** Constants of the weight heuristic (scheduling.md §2, §5.1); see `weight.ts` for the formula. */
+export interface WeightConfig {
+  /**
+   * s, the slope of the logit: ω'_j = s · (γ · ln(1 + m_j) − ln(share_j / share₀)). Larger spreads
+   * weights further towards 0 and 1. 2.5 spreads the kod2-paper and Philly job mixes over roughly
+   * (0.05, 0.95) without pinning any of them to the ends (test/unit/scheduler/weight.test.ts).
+   */
+  readonly slope: number;
+  /**
+   * γ, how much a larger minimum worker count raises the weight. Below 1 on purpose: for identical
+   * workers share_j grows about linearly in m_j, so with γ < 1 a bigger job of the same kind still
+   * ranks lower (the paper's "fewer resources first"), while between two jobs of equal demand the
+   * one split into more workers ranks higher (the paper's "more workers train faster").
+   */
+  readonly workerExponent: number;
+  /**
+   * share₀, the cluster share (sum over resources of request / cluster allocatable) of a job whose
+   * heuristic weight is exactly 0.5. 0.1 sits in the middle (in log scale) of both reference
+   * workloads: kod2-paper jobs take 8–30% of 3 nodes, Philly jobs 4–50% of 16 nodes.
+   */
+  readonly referenceShare: number;
+}
+
+/**
+ * Improvements of the `ours` policy over faithful KOD2 (scheduling.md §6). The `kod2` policy ignores
+ * these and always runs with every one of them off, so ablations only need `ours` with toggles.
+ */
+export interface ImprovementToggles {
+  /** Scale-out visits nodes hosting the job's PS first, then the most idle nodes (the paper walks nodes in name order). */
+  readonly scaleOutPrefersPsNodes: boolean;
+  /** Workers younger than `scaleOutCooldownMs` are not preempted by a waiting job of the same class (hysteresis). */
+  readonly cooldown: boolean;
+  /** Scale-out stops at the knee of a job's declared `WorkerGroup.scalingCurve`. */
+  readonly scalingKnee: boolean;
+  /** After a successful scale-in, workers whose removal turned out unnecessary for the placement are kept. */
+  readonly pruneNeedlessPreemption: boolean;
+  /** Scale-in visits a victim's nodes that the waiting job can use before nodes it cannot. */
+  readonly preemptOnUsableNodesFirst: boolean;
+  /**
+   * When the head of the waiting queue cannot be admitted and is not starving, other waiting jobs
+   * that fit without preemption are admitted (Algorithm 1 otherwise admits nothing else that pass).
+   * Never while the head is starving: that reservation is what bounds its wait.
+   */
+  readonly backfillWhenHeadBlocked: boolean;
+  /**
+   * Repeat Algorithm 1's admission step (lines 5–30) until it admits nothing before scaling out, so
+   * a burst of arrivals is admitted in one pass instead of scale-out filling the cluster between them.
+   */
+  readonly admitUntilBlocked: boolean;
+}
+
+export interface SchedulerConfig {
+  /**
+   * STARVELIMIT (ms): a waiting job whose wait since t_j reaches this is starving: it ranks above
+   * every non-starving job of its priority class, starving jobs rank among themselves by t_j, and it
+   * may preempt every running job of its class down to their minimum (`starvation.ts` states the
+   * bound). 30 min: long enough that on hour-scale training jobs it fires only on genuine
+   * starvation, so the weight heuristic still orders normal traffic. `Infinity` disables aging
+   * (only for experiments: the bound is then void).
+   */
+  readonly starveLimitMs: number;
+  readonly weight: WeightConfig;
+  /** Hysteresis (`ours`): a worker younger than this is not removed by a same-class scale-in. 60 s. */
+  readonly scaleOutCooldownMs: number;
+  /**
+   * Scaling knee (`ours`): an extra worker is added only while it adds at least this fraction of
+   * the throughput one worker alone achieves, per the job's `WorkerGroup.scalingCurve`. 0.25.
+   */
+  readonly kneeMinMarginalGain: number;
+  readonly improvements: ImprovementToggles;
+}
+
+export const DEFAULT_WEIGHT_CONFIG: WeightConfig = {
+  slope: 2.5,
+  workerExponent: 0.5,
+  referenceShare: 0.1,
+};
+
+export const DEFAULT_IMPROVEMENTS: ImprovementToggles = {
+  scaleOutPrefersPsNodes: true,
+  cooldown: true,
+  scalingKnee: true,
+  pruneNeedlessPreemption: true,
+  preemptOnUsableNodesFirst: true,
+  backfillWhenHeadBlocked: true,
+  admitUntilBlocked: true,
+};
+
+/** Every improvement off: what the `kod2` policy runs with, whatever the user configured. */
+export const NO_IMPROVEMENTS: ImprovementToggles = {
+  scaleOutPrefersPsNodes: false,
+  cooldown: false,
+  scalingKnee: false,
+  pruneNeedlessPreemption: false,
+  preemptOnUsableNodesFirst: false,
+  backfillWhenHeadBlocked: false,
+  admitUntilBlocked: false,
+};
+
+export const DEFAULT_SCHEDULER_CONFIG: SchedulerConfig = {
+  starveLimitMs: 30 * 60_000,
+  weight: DEFAULT_WEIGHT_CONFIG,
+  scaleOutCooldownMs: 60_000,
+  kneeMinMarginalGain: 0.25,
+  improvements: DEFAULT_IMPROVEMENTS,
+};
+
+const weightSchema = z
+  .object({
+    slope: z.number().positive().default(DEFAULT_WEIGHT_CONFIG.slope),
+    workerExponent: z.number().nonnegative().default(DEFAULT_WEIGHT_CONFIG.workerExponent),
+    referenceShare: z.number().positive().default(DEFAULT_WEIGHT_CONFIG.referenceShare),
+  })
+  .strict();
+
+const improvementsSchema = z
+  .object({
+    scaleOutPrefersPsNodes: z.boolean().default(DEFAULT_IMPROVEMENTS.scaleOutPrefersPsNodes),
+    cooldown: z.boolean().default(DEFAULT_IMPROVEMENTS.cooldown),
+    scalingKnee: z.boolean().default(DEFAULT_IMPROVEMENTS.scalingKnee),
+    pruneNeedlessPreemption: z.boolean().default(DEFAULT_IMPROVEMENTS.pruneNeedlessPreemption),
+    preemptOnUsableNodesFirst: z.boolean().default(DEFAULT_IMPROVEMENTS.preemptOnUsableNodesFirst),
+    backfillWhenHeadBlocked: z.boolean().default(DEFAULT_IMPROVEMENTS.backfillWhenHeadBlocked),
+    admitUntilBlocked: z.boolean().default(DEFAULT_IMPROVEMENTS.admitUntilBlocked),
+  })
+  .strict();
+
+/**
+ * Validates a user-written, possibly partial configuration and fills in the defaults. Unknown keys
+ * are rejected so that a typo does not silently leave a default in place.
+ */
+export const schedulerConfigSchema = z
+  .object({
+    starveLimitMs: z.number().positive().default(DEFAULT_SCHEDULER_CONFIG.starveLimitMs),
+    weight: weightSchema.prefault({}),
+    scaleOutCooldownMs: z.number().nonnegative().default(DEFAULT_SCHEDULER_CONFIG.scaleOutCooldownMs),
+    kneeMinMarginalGain: z.number().nonnegative().default(DEFAULT_SCHEDULER_CONFIG.kneeMinMarginalGain),
+    improvements: improvementsSchema.prefault({}),
+  })
+  .strict();
+
+export type SchedulerConfigInput = z.input<typeof schedulerConfigSchema>;
+
+/** Parses user input (throws a ZodError naming the offending field). */
+export function parseSchedulerConfig(input: unknown): SchedulerConfig {
+  return schedulerConfigSchema.parse(input ?? {});
+}
+
+/** A partial configuration in code (tests, simulator): nested objects are merged, not replaced. */
+export interface SchedulerConfigOverrides {
+  readonly starveLimitMs?: number;
+  readonly weight?: Partial<WeightConfig>;
+  readonly scaleOutCooldownMs?: number;
+  readonly kneeMinMarginalGain?: number;
+  readonly improvements?: Partial<ImprovementToggles>;
+}
+
+export function resolveSchedulerConfig(overrides: SchedulerConfigOverrides = {}): SchedulerConfig {
+  return {
+    starveLimitMs: overrides.starveLimitMs ?? DEFAULT_SCHEDULER_CONFIG.starveLimitMs,
+    weight: { ...DEFAULT_WEIGHT_CONFIG, ...overrides.weight },
+    scaleOutCooldownMs: overrides.scaleOutCooldownMs ?? DEFAULT_SCHEDULER_CONFIG.scaleOutCooldownMs,
+    kneeMinMarginalGain: overrides.kneeMinMarginalGain ?? DEFAULT_SCHEDULER_CONFIG.kneeMinMarginalGain,
+    improvements: { ...DEFAULT_IMPROVEMENTS, ...overrides.improvements },
+  };
+}

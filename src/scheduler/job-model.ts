@@ -1,0 +1,208 @@
+// Jobs as one pass sees them: specs compiled to resource vectors and feasibility masks, replicas
+// of running jobs resolved to node indices, and each job's rank. Built once per pass from the
+// snapshot, in canonical order, so the order of the snapshot's arrays never matters.
+
+import type { SchedulerConfig } from './config.ts';
+import { ClusterState, canonicalNodes, collectResourceNames, FeasibilityMasks } from './cluster-state.ts';
+import type { BoundLoad } from './cluster-state.ts';
+import { ResourceIndex, vectorKey } from './resource-vector.ts';
+import { effectiveLogit, isStarving } from './starvation.ts';
+import type { ClusterSnapshot, JobState, ReplicaInstance, Resources } from './types.ts';
+import { clusterAllocatable, compareRank, jobWeight, minimumRequests, sigmoid } from './weight.ts';
+import type { RankKey } from './weight.ts';
+
+/** One replica group compiled for the pass. */
+export interface CompiledGroup {
+  readonly type: string;
+  readonly requests: Resources;
+  readonly vec: Float64Array;
+  readonly maskId: number;
+  /** Fixed groups: their replica count. Worker group: the minimum. */
+  readonly count: number;
+  /** Cache key of (requests, constraints). */
+  readonly shapeKey: string;
+}
+
+export interface CompiledWorkers extends CompiledGroup {
+  readonly min: number;
+  readonly max: number;
+  readonly scalingCurve: readonly number[] | undefined;
+}
+
+export interface CompiledJob extends RankKey {
+  readonly state: JobState;
+  /** Fixed groups in canonical order: PS first (placed first, so workers join it), then by type. */
+  readonly fixed: readonly CompiledGroup[];
+  readonly workers: CompiledWorkers | undefined;
+  readonly minRequests: Resources;
+  /** Heuristic logit and weight, before starvation. */
+  readonly baseLogit: number;
+  readonly baseWeight: number;
+  readonly starving: boolean;
+  /** Weight used in this pass: 1 when starving. */
+  readonly weight: number;
+  /** Identifies the job's shape (groups, counts, constraints) for per-pass caches. */
+  readonly signature: string;
+}
+
+export function isPsType(type: string): boolean {
+  return type.toLowerCase() === 'ps';
+}
+
+/** A live replica of a running job. `node` is -1 while Pending or when its node is gone. */
+export interface LiveReplica {
+  readonly type: string;
+  readonly index: number;
+  readonly node: number;
+  readonly createdAt: number | undefined;
+}
+
+/** A running job and the changes this pass has made to it so far. */
+export interface RunningJob {
+  readonly job: CompiledJob;
+  readonly fixedReplicas: readonly LiveReplica[];
+  /** Current workers by ascending index (scale-in and scale-out update it). */
+  workers: LiveReplica[];
+  /** Nodes hosting the job's PS replicas (all fixed replicas' nodes when it has no PS). */
+  readonly anchorNodes: ReadonlySet<number>;
+  /** Worker indices removed in this pass: never reused in the same pass (their pods are still being deleted). */
+  readonly removedIndices: Set<number>;
+  scaledInThisPass: boolean;
+  readonly admittedThisPass: boolean;
+}
+
+export interface PassModel {
+  readonly now: number;
+  readonly config: SchedulerConfig;
+  readonly state: ClusterState;
+  /** Every unfinished job by key. */
+  readonly jobs: ReadonlyMap<string, CompiledJob>;
+  /** Waiting jobs by rank, highest first. */
+  readonly waiting: readonly CompiledJob[];
+  /** Running jobs in key order. */
+  readonly running: RunningJob[];
+  readonly runningByKey: Map<string, RunningJob>;
+  /** Allocatable minus other pods, no managed job: for "can this ever fit" (built on first use). */
+  emptyCluster(): ClusterState;
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function compareReplicas(a: { type: string; index: number }, b: { type: string; index: number }): number {
+  return compareStrings(a.type, b.type) || a.index - b.index;
+}
+
+function compileJob(js: JobState, dims: ResourceIndex, masks: FeasibilityMasks, clusterTotal: Resources, now: number, config: SchedulerConfig): CompiledJob {
+  const spec = js.spec;
+  const compileGroup = (type: string, requests: Resources, constraints: Parameters<FeasibilityMasks['idFor']>[0], count: number): CompiledGroup => {
+    const vec = dims.podRequests(requests);
+    const maskId = masks.idFor(constraints);
+    return { type, requests, vec, maskId, count, shapeKey: `${vectorKey(vec)}@${maskId}` };
+  };
+  const fixed = [...spec.fixed]
+    .filter((g) => g.count > 0)
+    .sort((a, b) => Number(isPsType(b.type)) - Number(isPsType(a.type)) || compareStrings(a.type, b.type))
+    .map((g) => compileGroup(g.type, g.requests, g.constraints, g.count));
+  let workers: CompiledWorkers | undefined;
+  if (spec.workers !== undefined) {
+    const w = spec.workers;
+    const min = Math.max(0, w.min);
+    const max = Math.max(min, w.max);
+    workers = { ...compileGroup(w.type, w.requests, w.constraints, min), min, max, scalingCurve: w.scalingCurve };
+  }
+  const weight = jobWeight(spec, clusterTotal, config.weight);
+  const starving = js.phase === 'waiting' && isStarving(spec, now, config);
+  const logit = effectiveLogit(weight.logit, starving);
+  const signature = [...fixed, ...(workers === undefined ? [] : [workers])].map((g) => `${g.type}:${g.shapeKey}x${g.count}`).join('|');
+  return {
+    state: js,
+    key: spec.key,
+    priority: spec.priority,
+    submittedAt: spec.submittedAt,
+    logit,
+    fixed,
+    workers,
+    minRequests: minimumRequests(spec),
+    baseLogit: weight.logit,
+    baseWeight: weight.weight,
+    starving,
+    weight: sigmoid(logit),
+    signature,
+  };
+}
+
+function liveReplicas(js: JobState, nodeIndex: ReadonlyMap<string, number>): LiveReplica[] {
+  return [...js.replicas]
+    .map((r: ReplicaInstance) => ({
+      type: r.type,
+      index: r.index,
+      node: r.node === undefined ? -1 : (nodeIndex.get(r.node) ?? -1),
+      createdAt: r.createdAt,
+    }))
+    .sort(compareReplicas);
+}
+
+/** Builds the model of one pass. Never mutates the snapshot. */
+export function buildPassModel(snapshot: ClusterSnapshot, config: SchedulerConfig): PassModel {
+  const nodes = canonicalNodes(snapshot);
+  const dims = new ResourceIndex(collectResourceNames(snapshot));
+  const masks = new FeasibilityMasks(nodes);
+  const clusterTotal = clusterAllocatable(nodes);
+  const nodeIndex = new Map(nodes.map((n, i) => [n.name, i]));
+
+  const unfinished = snapshot.jobs.filter((j) => j.phase !== 'finished').sort((a, b) => compareStrings(a.spec.key, b.spec.key));
+  const jobs = new Map<string, CompiledJob>();
+  for (const js of unfinished) jobs.set(js.spec.key, compileJob(js, dims, masks, clusterTotal, snapshot.now, config));
+
+  const otherLoads: BoundLoad[] = [];
+  for (const p of [...snapshot.otherPods].sort((a, b) => compareStrings(a.key, b.key))) {
+    const n = nodeIndex.get(p.node);
+    if (n !== undefined) otherLoads.push({ node: n, vec: dims.podRequests(p.requests) });
+  }
+
+  const loads: BoundLoad[] = [...otherLoads];
+  const running: RunningJob[] = [];
+  for (const job of jobs.values()) {
+    if (job.state.phase !== 'running') continue;
+    const groupVec = new Map<string, Float64Array>(job.fixed.map((g) => [g.type, g.vec]));
+    if (job.workers !== undefined) groupVec.set(job.workers.type, job.workers.vec);
+    const replicas = liveReplicas(job.state, nodeIndex);
+    const workerType = job.workers?.type;
+    const fixedReplicas: LiveReplica[] = [];
+    const workers: LiveReplica[] = [];
+    for (const r of replicas) {
+      const vec = groupVec.get(r.type);
+      // A replica of a type the spec no longer has holds resources we cannot know: count nothing.
+      if (r.node >= 0 && vec !== undefined) loads.push({ node: r.node, vec });
+      if (r.type === workerType) workers.push(r);
+      else fixedReplicas.push(r);
+    }
+    const ps = fixedReplicas.filter((r) => isPsType(r.type) && r.node >= 0);
+    const anchors = new Set((ps.length > 0 ? ps : fixedReplicas.filter((r) => r.node >= 0)).map((r) => r.node));
+    running.push({
+      job,
+      fixedReplicas,
+      workers,
+      anchorNodes: anchors,
+      removedIndices: new Set(),
+      scaledInThisPass: false,
+      admittedThisPass: false,
+    });
+  }
+
+  const state = new ClusterState(dims, nodes, masks, loads);
+  let empty: ClusterState | undefined;
+  const waiting = [...jobs.values()].filter((j) => j.state.phase === 'waiting').sort(compareRank);
+  return {
+    now: snapshot.now,
+    config,
+    state,
+    jobs,
+    waiting,
+    running,
+    runningByKey: new Map(running.map((r) => [r.job.key, r])),
+    emptyCluster: () => (empty ??= new ClusterState(dims, nodes, masks, otherLoads)),
+  };
+}

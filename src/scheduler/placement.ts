@@ -1,0 +1,161 @@
+// The placement rule (paper §4.1, scheduling.md §4.1): put a job's replicas on as few nodes as
+// possible to cut PS↔worker gRPC traffic.
+//   1. If one node can hold every replica (and every replica's constraints allow it), use it; the
+//      most idle such node.
+//   2. Otherwise walk nodes from the most idle down and put on each node as many of the remaining
+//      replicas as fit there, PS first, so the PS and as many workers as possible share a node.
+// "The job fits" (Algorithm 1's "idle resources ≥ min resources required", §5.3) means exactly
+// that this rule finds a placement: a real per-node packing, never a comparison of sums. The rule
+// is a greedy heuristic, so it may miss a packing an exhaustive search would find; being the same
+// test everywhere (admission, scale-in, explanations) keeps every decision consistent with it.
+
+import type { ClusterState } from './cluster-state.ts';
+import type { CompiledGroup, CompiledJob } from './job-model.ts';
+import { fitsAt } from './resource-vector.ts';
+
+export interface PlacementItem {
+  readonly group: CompiledGroup;
+  readonly count: number;
+}
+
+/** Node index of every replica, per item, in item order. */
+export type Placement = readonly (readonly number[])[];
+
+export type PlacementFailure =
+  /** No node passes the group's constraints at all. */
+  | { readonly kind: 'no-feasible-node'; readonly group: CompiledGroup }
+  /** Not enough room on the feasible nodes: `placed` of `count` replicas of `group` found a place. */
+  | { readonly kind: 'insufficient'; readonly group: CompiledGroup; readonly placed: number; readonly count: number };
+
+export type PlacementOutcome = { readonly ok: true; readonly placement: Placement } | { readonly ok: false; readonly failure: PlacementFailure };
+
+/** The minimum configuration: every fixed replica and the minimum workers. */
+export function minimumItems(job: CompiledJob): PlacementItem[] {
+  const items: PlacementItem[] = job.fixed.map((g) => ({ group: g, count: g.count }));
+  if (job.workers !== undefined && job.workers.min > 0) items.push({ group: job.workers, count: job.workers.min });
+  return items;
+}
+
+/** The maximum configuration (gang admission, tf-operator): every fixed replica and the maximum workers. */
+export function maximumItems(job: CompiledJob): PlacementItem[] {
+  const items: PlacementItem[] = job.fixed.map((g) => ({ group: g, count: g.count }));
+  if (job.workers !== undefined && job.workers.max > 0) items.push({ group: job.workers, count: job.workers.max });
+  return items;
+}
+
+// Results are cached per state, job shape and epoch: the same shape on an unchanged cluster gets the
+// same answer, and in a full cluster most waiting jobs share a few shapes and all fail.
+const cache = new WeakMap<ClusterState, Map<string, { epoch: number; outcome: PlacementOutcome }>>();
+
+function cacheFor(state: ClusterState): Map<string, { epoch: number; outcome: PlacementOutcome }> {
+  let c = cache.get(state);
+  if (c === undefined) {
+    c = new Map();
+    cache.set(state, c);
+  }
+  return c;
+}
+
+/**
+ * Finds a placement of `items` on the current idle resources of `state` without changing them.
+ * `cacheKey` (e.g. the job's signature plus "min"/"max") enables memoisation.
+ */
+export function findPlacement(state: ClusterState, items: readonly PlacementItem[], cacheKey?: string): PlacementOutcome {
+  if (cacheKey !== undefined) {
+    const hit = cacheFor(state).get(cacheKey);
+    if (hit !== undefined && hit.epoch === state.epoch) return hit.outcome;
+  }
+  const outcome = computePlacement(state, items);
+  if (cacheKey !== undefined) cacheFor(state).set(cacheKey, { epoch: state.epoch, outcome });
+  return outcome;
+}
+
+function computePlacement(state: ClusterState, items: readonly PlacementItem[]): PlacementOutcome {
+  const R = state.R;
+  const live = items.filter((it) => it.count > 0);
+  if (live.length === 0) return { ok: true, placement: items.map(() => []) };
+  const feasible = live.map((it) => state.masks.get(it.group.maskId));
+  for (let i = 0; i < live.length; i++) {
+    if (feasible[i]!.feasibleCount === 0) return { ok: false, failure: { kind: 'no-feasible-node', group: live[i]!.group } };
+  }
+  const total = new Float64Array(R);
+  for (const it of live) for (let r = 0; r < R; r++) total[r]! += it.group.vec[r]! * it.count;
+
+  // Cheap necessary conditions first: each replica must fit the largest idle amounts, and all of
+  // them the summed free capacity.
+  const maxIdle = state.maxIdle();
+  for (const it of live) {
+    if (!fitsAt(it.group.vec, maxIdle, 0)) return { ok: false, failure: { kind: 'insufficient', group: it.group, placed: 0, count: it.count } };
+  }
+  const order = state.order;
+  const N = order.length;
+  const fitsTotalSomewhere = fitsAt(total, maxIdle, 0);
+
+  // Rule 1: one node for everything, the most idle that can.
+  if (fitsTotalSomewhere) {
+    for (let k = 0; k < N; k++) {
+      const n = order[k]!;
+      if (state.ready[n] === 0) break; // NotReady nodes sort last
+      let allowed = true;
+      for (const m of feasible) {
+        if (m.feasible[n] === 0) {
+          allowed = false;
+          break;
+        }
+      }
+      if (allowed && state.fits(n, total)) return { ok: true, placement: items.map((it) => new Array<number>(it.count).fill(n)) };
+    }
+  }
+  if (live.length === 1 && live[0]!.count === 1) {
+    return { ok: false, failure: { kind: 'insufficient', group: live[0]!.group, placed: 0, count: 1 } };
+  }
+  if (!state.withinFreeSum(total)) return insufficient(live, new Array<number>(live.length).fill(0));
+
+  // Rule 2: most idle nodes first, as many remaining replicas on each as fit, in item order (PS first).
+  const remaining = live.map((it) => it.count);
+  const placedNodes: number[][] = live.map(() => []);
+  let left = live.reduce((s, it) => s + it.count, 0);
+  const scratch = new Float64Array(R);
+  for (let k = 0; k < N && left > 0; k++) {
+    const n = order[k]!;
+    if (state.ready[n] === 0) break;
+    let loaded = false;
+    for (let i = 0; i < live.length; i++) {
+      if (remaining[i] === 0 || feasible[i]!.feasible[n] === 0) continue;
+      const vec = live[i]!.group.vec;
+      if (!loaded) {
+        scratch.set(state.idle.subarray(n * R, n * R + R));
+        loaded = true;
+      }
+      while (remaining[i]! > 0 && fitsAt(vec, scratch, 0)) {
+        for (let r = 0; r < R; r++) scratch[r]! -= vec[r]!;
+        placedNodes[i]!.push(n);
+        remaining[i]!--;
+        left--;
+      }
+    }
+  }
+  if (left > 0) return insufficient(live, live.map((it, i) => it.count - remaining[i]!));
+  let li = 0;
+  const placement = items.map((it) => (it.count > 0 ? placedNodes[li++]! : []));
+  return { ok: true, placement };
+}
+
+function insufficient(live: readonly PlacementItem[], placed: readonly number[]): PlacementOutcome {
+  for (let i = 0; i < live.length; i++) {
+    if (placed[i]! < live[i]!.count) {
+      return { ok: false, failure: { kind: 'insufficient', group: live[i]!.group, placed: placed[i]!, count: live[i]!.count } };
+    }
+  }
+  // Unreachable when called for a failed placement; report the last item rather than throw.
+  const last = live[live.length - 1]!;
+  return { ok: false, failure: { kind: 'insufficient', group: last.group, placed: last.count, count: last.count } };
+}
+
+/** Applies a placement found by `findPlacement` to the state's idle resources. */
+export function commitPlacement(state: ClusterState, items: readonly PlacementItem[], placement: Placement): void {
+  for (let i = 0; i < items.length; i++) {
+    const vec = items[i]!.group.vec;
+    for (const n of placement[i] ?? []) state.adjust(n, vec, -1);
+  }
+}

@@ -1,0 +1,66 @@
+// `gang-fifo` baseline, Kueue/Volcano style (scheduling.md §7): a job is admitted only when all its
+// pods at maximum size fit at once (fixed replicas and `max` workers, placed by the same §4.1 rule
+// as KOD2); the queue is strict FIFO by arrival (t_j, then key) within a priority class, higher
+// classes first, and a head that does not fit blocks everything behind it (Kueue's StrictFIFO).
+// No preemption, no scaling, no aging (weights are reported, unused). A job whose gang cannot fit
+// even an empty cluster is skipped rather than allowed to block the queue forever.
+
+import { admitPlaced } from '../admission.ts';
+import { explainWaiting } from '../explain.ts';
+import type { WaitOutcome } from '../explain.ts';
+import { buildPassModel } from '../job-model.ts';
+import type { CompiledJob } from '../job-model.ts';
+import { sortedWeights, PlanBuilder } from '../plan-builder.ts';
+import { commitPlacement, findPlacement, maximumItems } from '../placement.ts';
+import type { WaitingReason } from '../types.ts';
+import type { SchedulingPolicy } from './policy.ts';
+
+function fifoOrder(a: CompiledJob, b: CompiledJob): number {
+  if (a.priority !== b.priority) return b.priority - a.priority;
+  if (a.submittedAt !== b.submittedAt) return a.submittedAt - b.submittedAt;
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
+export const gangFifoPolicy: SchedulingPolicy = {
+  name: 'gang-fifo',
+  description: 'Gang admission at maximum size, strict FIFO within a priority class, no preemption or scaling',
+  schedule(snapshot, config) {
+    const model = buildPassModel(snapshot, config);
+    const { state, now } = model;
+    const plan = new PlanBuilder();
+    const outcomes = new Map<string, WaitOutcome>();
+    const queue = [...model.waiting].sort(fifoOrder);
+    let blockedBy: CompiledJob | undefined;
+    for (const job of queue) {
+      if (blockedBy !== undefined) {
+        outcomes.set(job.key, { kind: 'gang-behind', head: blockedBy });
+        continue;
+      }
+      const items = maximumItems(job);
+      const ever = findPlacement(model.emptyCluster(), items, `${job.signature}#max`);
+      if (!ever.ok) {
+        outcomes.set(job.key, { kind: 'never-fits', failure: ever.failure, configuration: 'maximum', emptyCluster: model.emptyCluster() });
+        continue;
+      }
+      const out = findPlacement(state, items, `${job.signature}#max`);
+      if (out.ok) {
+        commitPlacement(state, items, out.placement);
+        plan.admit(job.key, admitPlaced(model, job, items, out.placement));
+      } else {
+        outcomes.set(job.key, { kind: 'gang-blocked', failure: out.failure });
+        blockedBy = job;
+      }
+    }
+    const waiting: WaitingReason[] = [];
+    for (const job of queue) {
+      const outcome = outcomes.get(job.key);
+      if (outcome === undefined) continue;
+      const reason = explainWaiting(job, outcome, { state, now, starveLimitMs: config.starveLimitMs, aging: false, items: maximumItems(job) });
+      waiting.push({ job: job.key, weight: job.baseWeight, starving: false, reason });
+    }
+    return plan.build(
+      waiting,
+      sortedWeights([...model.jobs.values()].map((j) => [j.key, j.baseWeight] as const)),
+    );
+  },
+};

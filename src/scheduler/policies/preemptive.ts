@@ -1,0 +1,157 @@
+// Algorithm 1 (preemptive scheduling), shared by `kod2` (every improvement off) and `ours`.
+//
+//   head = the highest-ranked waiting job that could fit an empty cluster          (lines 5, 19)
+//   if head outranks (priority, then weight) every running job of its class or below:  (line 5)
+//       place head's minimum configuration (§4.1)                                  (lines 6–9)
+//       else Scale-In (Alg. 2) and place it                                       (lines 10–16)
+//       ours: repeat with the next head while admissions succeed; if the head is blocked and not
+//             starving, admit others that fit without preemption (backfill)
+//   else: every waiting job by rank, admitted if it fits, no preemption            (lines 18–26)
+//   starvation (lines 27–29) is applied when ranks are computed (`starvation.ts`)
+//   Scale-Out (Alg. 3) of running jobs, highest rank first                         (lines 31–36)
+//   RQ → FQ (lines 37–40) is observed by the controller, not decided here (§5.7)
+//
+// Jobs whose minimum configuration cannot fit even an empty cluster (other pods aside) are never
+// the head: otherwise one impossible job would stop line 5's branch for everyone, forever.
+
+import { admitPlaced, toInstance } from '../admission.ts';
+import type { ImprovementToggles, SchedulerConfig } from '../config.ts';
+import { explainWaiting } from '../explain.ts';
+import type { WaitOutcome } from '../explain.ts';
+import { buildPassModel } from '../job-model.ts';
+import type { CompiledJob, RunningJob } from '../job-model.ts';
+import { sortedWeights, PlanBuilder } from '../plan-builder.ts';
+import { commitPlacement, findPlacement, minimumItems } from '../placement.ts';
+import type { PlacementFailure } from '../placement.ts';
+import { byRankAscending, byRankDescending, outranksRunning, runningMaxWithin } from '../queues.ts';
+import { scaleInFor } from '../scale-in.ts';
+import { scaleOut } from '../scale-out.ts';
+import type { ClusterSnapshot, Plan, WaitingReason } from '../types.ts';
+import { compareRank } from '../weight.ts';
+
+export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerConfig, toggles: ImprovementToggles): Plan {
+  const model = buildPassModel(snapshot, config);
+  const { state, now } = model;
+  const plan = new PlanBuilder();
+  const outcomes = new Map<string, WaitOutcome>();
+  const cooldownMs = toggles.cooldown ? config.scaleOutCooldownMs : undefined;
+
+  const neverFits = (job: CompiledJob): PlacementFailure | undefined => {
+    const out = findPlacement(model.emptyCluster(), minimumItems(job), `${job.signature}#min`);
+    return out.ok ? undefined : out.failure;
+  };
+
+  // Line 5's comparison target per priority class, recomputed only when the running set changes.
+  let runningMaxCache = new Map<number, RunningJob | undefined>();
+  const runningMax = (priority: number): RunningJob | undefined => {
+    if (!runningMaxCache.has(priority)) runningMaxCache.set(priority, runningMaxWithin(model.running, priority));
+    return runningMaxCache.get(priority);
+  };
+
+  /** Places the job's minimum configuration without preemption; the failure if it does not fit. */
+  const tryDirect = (job: CompiledJob): PlacementFailure | undefined => {
+    const items = minimumItems(job);
+    const out = findPlacement(state, items, `${job.signature}#min`);
+    if (!out.ok) return out.failure;
+    commitPlacement(state, items, out.placement);
+    plan.admit(job.key, admitPlaced(model, job, items, out.placement));
+    runningMaxCache = new Map();
+    return undefined;
+  };
+
+  const tryScaleIn = (head: CompiledJob, failure: PlacementFailure): boolean => {
+    const candidates = byRankAscending(model.running.filter((r) => r.job.priority <= head.priority && compareRank(r.job, head) > 0));
+    const res = scaleInFor(state, head, candidates, now, {
+      cooldownMs,
+      usableNodesFirst: toggles.preemptOnUsableNodesFirst,
+      pruneNeedless: toggles.pruneNeedlessPreemption,
+    });
+    if (!res.ok) {
+      outcomes.set(head.key, { kind: 'head-blocked', failure, scaleIn: res.stats });
+      return false;
+    }
+    for (const { victim, workers } of res.removals) {
+      plan.scaleIn(
+        victim.job.key,
+        workers.map((w) => toInstance(state, w)),
+        head.key,
+      );
+    }
+    plan.admit(head.key, admitPlaced(model, head, res.items, res.placement));
+    runningMaxCache = new Map();
+    return true;
+  };
+
+  /** Lines 18–26 (and `ours`' backfill): every remaining waiting job by rank, no preemption. */
+  const admitThoseThatFit = (backfill: boolean): void => {
+    for (const job of model.waiting) {
+      if (plan.isAdmitted(job.key) || outcomes.has(job.key)) continue;
+      const never = neverFits(job);
+      if (never !== undefined) {
+        outcomes.set(job.key, { kind: 'never-fits', failure: never, configuration: 'minimum', emptyCluster: model.emptyCluster() });
+        continue;
+      }
+      const failure = tryDirect(job);
+      if (failure !== undefined) outcomes.set(job.key, { kind: 'no-room', failure, runningMax: runningMax(job.priority), backfill });
+    }
+  };
+
+  let lastHead: CompiledJob | undefined;
+  let reservation = false;
+  for (;;) {
+    let head: CompiledJob | undefined;
+    for (const job of model.waiting) {
+      if (plan.isAdmitted(job.key) || outcomes.has(job.key)) continue;
+      const never = neverFits(job);
+      if (never !== undefined) {
+        outcomes.set(job.key, { kind: 'never-fits', failure: never, configuration: 'minimum', emptyCluster: model.emptyCluster() });
+        continue;
+      }
+      head = job;
+      break;
+    }
+    if (head === undefined) break;
+    lastHead = head;
+    if (!outranksRunning(head, runningMax(head.priority))) {
+      admitThoseThatFit(false);
+      break;
+    }
+    const failure = tryDirect(head);
+    if (failure === undefined || tryScaleIn(head, failure)) {
+      if (toggles.admitUntilBlocked) continue;
+      break;
+    }
+    if (head.starving) reservation = true;
+    else if (toggles.backfillWhenHeadBlocked) admitThoseThatFit(true);
+    break;
+  }
+
+  scaleOut(
+    state,
+    byRankDescending(model.running),
+    now,
+    {
+      psNodesFirst: toggles.scaleOutPrefersPsNodes,
+      kneeMinMarginalGain: toggles.scalingKnee ? config.kneeMinMarginalGain : undefined,
+      skipJobsScaledInThisPass: toggles.cooldown,
+    },
+    (job, added) => {
+      plan.addWorkers(
+        job.job.key,
+        added.map((w) => toInstance(state, w)),
+      );
+    },
+  );
+
+  const waiting: WaitingReason[] = [];
+  for (const job of model.waiting) {
+    if (plan.isAdmitted(job.key)) continue;
+    const outcome: WaitOutcome = outcomes.get(job.key) ?? { kind: 'behind-head', head: lastHead ?? job, reservation };
+    const reason = explainWaiting(job, outcome, { state, now, starveLimitMs: config.starveLimitMs, aging: true, items: minimumItems(job) });
+    waiting.push({ job: job.key, weight: job.weight, starving: job.starving, reason });
+  }
+  return plan.build(
+    waiting,
+    sortedWeights([...model.jobs.values()].map((j) => [j.key, j.weight] as const)),
+  );
+}

@@ -1,0 +1,132 @@
+// `tf-operator` baseline: Kubeflow's tf-operator with the default kube-scheduler, as in the paper's
+// experiment (scheduling.md §7).
+//
+// - At submission every replica is created at its full count (fixed replicas and `max` workers):
+//   the whole job is admitted at once, whatever the cluster holds.
+// - Each pod is then placed on its own, in the scheduler queue's order: PrioritySort (pod priority,
+//   i.e. the job's PriorityClass value, higher first), then creation time, i.e. FIFO. Ties (pods
+//   created in the same pass) by the job's t_j and key, then replica type and index. tf-operator
+//   creates replica types in Go map order, which cannot be reproduced; we use PS first, then the
+//   other fixed types by name, then workers (the order `job-model.ts` gives fixed groups).
+// - A pod goes to the feasible node with the most free resources after placing it, as the
+//   NodeResourcesFit LeastAllocated score does: the mean over cpu and memory of
+//   (allocatable − requested) / allocatable, ties by node name (the real scheduler picks among ties
+//   at random; we must be deterministic). Other default score plugins are not modelled, nor the
+//   scheduler's sampling of nodes in large clusters, nor its non-zero default requests for scoring.
+// - A pod that fits nowhere stays Pending (`node` undefined) and holds nothing; later passes bind it
+//   (`Plan.bind`) when room appears. No preemption, no scaling. Partial allocation and deadlock
+//   (two jobs each holding part of what both need) happen exactly as they do for real.
+
+import { sortedWeights, PlanBuilder } from '../plan-builder.ts';
+import { buildPassModel } from '../job-model.ts';
+import type { CompiledGroup, CompiledJob } from '../job-model.ts';
+import type { ClusterState } from '../cluster-state.ts';
+import { CPU, MEMORY } from '../resources.ts';
+import type { ReplicaInstance } from '../types.ts';
+import type { SchedulingPolicy } from './policy.ts';
+
+interface PendingPod {
+  readonly job: CompiledJob;
+  readonly group: CompiledGroup;
+  readonly index: number;
+  readonly createdAt: number;
+  /** Position of the group in the job: PS first, then other fixed groups, workers last. */
+  readonly groupOrder: number;
+  /** Already exists (a bind) rather than created by this pass's admission. */
+  readonly existing: boolean;
+}
+
+function comparePods(a: PendingPod, b: PendingPod): number {
+  if (a.job.priority !== b.job.priority) return b.job.priority - a.job.priority;
+  if (a.createdAt !== b.createdAt) return a.createdAt - b.createdAt;
+  if (a.job.submittedAt !== b.job.submittedAt) return a.job.submittedAt - b.job.submittedAt;
+  if (a.job.key !== b.job.key) return a.job.key < b.job.key ? -1 : 1;
+  return a.groupOrder - b.groupOrder || a.index - b.index;
+}
+
+/** LeastAllocated over cpu and memory: the feasible node with the most free share after placing. */
+function leastAllocatedNode(state: ClusterState, group: CompiledGroup, noRoom: Set<string>): number {
+  if (noRoom.has(group.shapeKey) || !state.fitsSomewhereBound(group.vec)) return -1;
+  const feasible = state.masks.get(group.maskId).feasible;
+  const R = state.R;
+  const scored = [state.dims.position(CPU), state.dims.position(MEMORY)].filter((d): d is number => d !== undefined);
+  let best = -1;
+  let bestScore = Number.NEGATIVE_INFINITY;
+  for (let n = 0; n < state.nodes.length; n++) {
+    if (feasible[n] === 0 || state.ready[n] === 0 || !state.fits(n, group.vec)) continue;
+    let sum = 0;
+    let terms = 0;
+    for (const d of scored) {
+      const alloc = state.alloc[n * R + d]!;
+      if (alloc <= 0) continue;
+      sum += (state.idle[n * R + d]! - group.vec[d]!) / alloc;
+      terms++;
+    }
+    const score = terms === 0 ? 0 : sum / terms;
+    if (score > bestScore) {
+      bestScore = score;
+      best = n;
+    }
+  }
+  if (best < 0) noRoom.add(group.shapeKey);
+  return best;
+}
+
+export const tfOperatorPolicy: SchedulingPolicy = {
+  name: 'tf-operator',
+  description: 'Kubeflow tf-operator + default scheduler: all replicas at max count on submission, per-pod LeastAllocated placement, FIFO, no preemption or scaling',
+  schedule(snapshot, config) {
+    const model = buildPassModel(snapshot, config);
+    const { state, now } = model;
+    const plan = new PlanBuilder();
+    const pods: PendingPod[] = [];
+
+    for (const running of model.running) {
+      const job = running.job;
+      const groups: CompiledGroup[] = [...job.fixed, ...(job.workers === undefined ? [] : [job.workers])];
+      for (const r of job.state.replicas) {
+        if (r.node !== undefined) continue;
+        const groupOrder = groups.findIndex((g) => g.type === r.type);
+        if (groupOrder < 0) continue;
+        pods.push({ job, group: groups[groupOrder]!, index: r.index, createdAt: r.createdAt ?? job.submittedAt, groupOrder, existing: true });
+      }
+    }
+    for (const job of model.waiting) {
+      const groups: { group: CompiledGroup; count: number }[] = job.fixed.map((g) => ({ group: g, count: g.count }));
+      if (job.workers !== undefined) groups.push({ group: job.workers, count: job.workers.max });
+      groups.forEach(({ group, count }, groupOrder) => {
+        for (let index = 0; index < count; index++) pods.push({ job, group, index, createdAt: now, groupOrder, existing: false });
+      });
+    }
+    pods.sort(comparePods);
+
+    const noRoom = new Set<string>();
+    const created = new Map<string, ReplicaInstance[]>();
+    for (const job of [...model.waiting].sort((a, b) => b.priority - a.priority || a.submittedAt - b.submittedAt || (a.key < b.key ? -1 : 1))) {
+      created.set(job.key, []);
+    }
+    const placed = new Map<PendingPod, ReplicaInstance>();
+    for (const pod of pods) {
+      const n = leastAllocatedNode(state, pod.group, noRoom);
+      const instance: ReplicaInstance =
+        n >= 0
+          ? { type: pod.group.type, index: pod.index, node: state.nodes[n]!.name, createdAt: pod.createdAt }
+          : { type: pod.group.type, index: pod.index, createdAt: pod.createdAt };
+      if (n >= 0) state.adjust(n, pod.group.vec, -1);
+      if (pod.existing) {
+        if (n >= 0) plan.bind(pod.job.key, instance);
+      } else {
+        placed.set(pod, instance);
+      }
+    }
+    // Admissions list replicas in the job's own order (PS first, then by type and index).
+    const own = [...placed].sort(([a], [b]) => a.groupOrder - b.groupOrder || a.index - b.index);
+    for (const [pod, instance] of own) created.get(pod.job.key)?.push(instance);
+    for (const [job, replicas] of created) plan.admit(job, replicas);
+
+    return plan.build(
+      [],
+      sortedWeights([...model.jobs.values()].map((j) => [j.key, j.baseWeight] as const)),
+    );
+  },
+};

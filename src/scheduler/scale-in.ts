@@ -1,0 +1,160 @@
+// Scale-In (paper Algorithm 2): make room for the waiting job j by removing workers of running jobs.
+//
+//   victims: running jobs ranked strictly below j (lower weight, or equal weight and later t_j —
+//            the paper's line 5 exclusion), lowest rank first; never a job of a higher class.
+//   per victim: at most l_dw = current − min workers (never below its minimum); PS and the other
+//            fixed replicas are never candidates; its nodes without its PS first (removing a
+//            worker that shares the PS's node is the last resort: co-located workers are the
+//            cheapest to keep); on each node the highest worker indices first (§5.6), so indices
+//            stay dense from 0.
+//   after each removal: if j's minimum configuration now has a placement (§4.1 rule, §5.3), done.
+// If no sequence of removals makes room, nothing is removed (the trial is undone).
+//
+// Two deviations from the literal pseudocode, both §5 decisions: the test is a full placement,
+// not "this node's idle ≥ j's minimum"; and it is also made after the very last allowed removal
+// (the pseudocode only tests before a removal, so its final removal could never succeed).
+//
+// `ours` options: workers younger than the cool-down are skipped unless j is of a higher class or
+// starving; nodes j can use are emptied before nodes it cannot; after success, removed workers
+// that j's placement turned out not to need are put back.
+
+import type { ClusterState } from './cluster-state.ts';
+import type { CompiledJob, LiveReplica, RunningJob } from './job-model.ts';
+import { commitPlacement, findPlacement, minimumItems } from './placement.ts';
+import type { Placement, PlacementItem } from './placement.ts';
+
+export interface ScaleInOptions {
+  /** Cool-down (ms) protecting young workers from same-class preemption; undefined: none. */
+  readonly cooldownMs: number | undefined;
+  readonly usableNodesFirst: boolean;
+  readonly pruneNeedless: boolean;
+}
+
+export interface ScaleInStats {
+  /** Running jobs ranked below j with workers above their minimum. */
+  readonly victimsConsidered: number;
+  /** Workers that could be removed (within l_dw, not protected). */
+  readonly removableWorkers: number;
+  /** Workers the cool-down protected. */
+  readonly protectedWorkers: number;
+}
+
+export type ScaleInResult =
+  | {
+      readonly ok: true;
+      /** Removed workers per victim, victims in the order they were scaled in. */
+      readonly removals: readonly { readonly victim: RunningJob; readonly workers: readonly LiveReplica[] }[];
+      readonly items: readonly PlacementItem[];
+      readonly placement: Placement;
+    }
+  | { readonly ok: false; readonly stats: ScaleInStats };
+
+interface Removal {
+  readonly victim: RunningJob;
+  readonly worker: LiveReplica;
+  readonly vec: Float64Array;
+}
+
+function victimNodes(state: ClusterState, victim: RunningJob, usable: (n: number) => boolean, usableFirst: boolean): number[] {
+  const nodes = [...new Set(victim.workers.filter((w) => w.node >= 0).map((w) => w.node))];
+  const anchored = (n: number): number => (victim.anchorNodes.has(n) ? 1 : 0);
+  if (!usableFirst) {
+    // The paper: nodes without the PS first, otherwise in node order.
+    return nodes.sort((a, b) => anchored(a) - anchored(b) || a - b);
+  }
+  const notUsable = (n: number): number => (usable(n) ? 0 : 1);
+  return nodes.sort((a, b) => anchored(a) - anchored(b) || notUsable(a) - notUsable(b) || state.score[b]! - state.score[a]! || a - b);
+}
+
+/**
+ * Tries to admit `job` by preempting workers of `candidates` (already filtered to jobs ranked below
+ * it and sorted lowest rank first). On success the state holds the removals and `job`'s
+ * placement; the caller records them. On failure the state is unchanged.
+ */
+export function scaleInFor(state: ClusterState, job: CompiledJob, candidates: readonly RunningJob[], now: number, opts: ScaleInOptions): ScaleInResult {
+  const items = minimumItems(job);
+  const masks = [...new Set(items.map((it) => it.group.maskId))].map((id) => state.masks.get(id).feasible);
+  const usable = (n: number): boolean => masks.some((m) => m[n] === 1);
+  const log: Removal[] = [];
+  let victimsConsidered = 0;
+  let removable = 0;
+  let protectedCount = 0;
+
+  const isProtected = (victim: RunningJob, w: LiveReplica): boolean =>
+    opts.cooldownMs !== undefined &&
+    !job.starving &&
+    job.priority <= victim.job.priority &&
+    w.createdAt !== undefined &&
+    now - w.createdAt < opts.cooldownMs;
+
+  let placement: Placement | undefined;
+  outer: for (const victim of candidates) {
+    const wg = victim.job.workers;
+    if (wg === undefined) continue;
+    const ldw = victim.workers.length - wg.min;
+    if (ldw <= 0) continue;
+    victimsConsidered++;
+    let count = 0;
+    for (const n of victimNodes(state, victim, usable, opts.usableNodesFirst)) {
+      const onNode = victim.workers.filter((w) => w.node === n).sort((a, b) => b.index - a.index);
+      for (const w of onNode) {
+        if (isProtected(victim, w)) {
+          protectedCount++;
+          continue;
+        }
+        if (count >= ldw) continue outer;
+        state.adjust(n, wg.vec, 1);
+        log.push({ victim, worker: w, vec: wg.vec });
+        count++;
+        removable++;
+        // Freeing a node j cannot use changes nothing j's placement looks at.
+        if (!usable(n)) continue;
+        const outcome = findPlacement(state, items);
+        if (outcome.ok) {
+          placement = outcome.placement;
+          break outer;
+        }
+      }
+    }
+  }
+
+  if (placement === undefined) {
+    for (let i = log.length - 1; i >= 0; i--) {
+      const e = log[i]!;
+      state.adjust(e.worker.node, e.vec, -1);
+    }
+    return { ok: false, stats: { victimsConsidered, removableWorkers: removable, protectedWorkers: protectedCount } };
+  }
+
+  commitPlacement(state, items, placement);
+  let kept = log;
+  if (opts.pruneNeedless) {
+    // Put back, latest first, every removed worker that still fits where it was: j's placement is
+    // already committed, so what fits now was never needed.
+    const needed: Removal[] = [];
+    for (let i = log.length - 1; i >= 0; i--) {
+      const e = log[i]!;
+      if (state.fits(e.worker.node, e.vec)) state.adjust(e.worker.node, e.vec, -1);
+      else needed.push(e);
+    }
+    kept = needed.reverse();
+  }
+
+  const byVictim = new Map<RunningJob, LiveReplica[]>();
+  for (const e of kept) {
+    let list = byVictim.get(e.victim);
+    if (list === undefined) {
+      list = [];
+      byVictim.set(e.victim, list);
+    }
+    list.push(e.worker);
+  }
+  const removals = [...byVictim].map(([victim, workers]) => {
+    const gone = new Set(workers);
+    victim.workers = victim.workers.filter((w) => !gone.has(w));
+    for (const w of workers) victim.removedIndices.add(w.index);
+    victim.scaledInThisPass = true;
+    return { victim, workers };
+  });
+  return { ok: true, removals, items, placement };
+}

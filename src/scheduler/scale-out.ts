@@ -1,0 +1,99 @@
+// Scale-Out (paper Algorithm 3): grow running jobs into idle capacity.
+//
+//   jobs: running jobs below their maximum, highest rank first (the heaviest grows first);
+//   per job: at most l_iw = max − current workers;
+//   nodes: faithful KOD2 walks every node in a fixed (name) order; on each node it adds workers
+//          while one more fits, so a job's new workers land on as few nodes as possible.
+//
+// `ours` options: nodes hosting the job's PS first (workers there avoid cross-node gRPC), then the
+// most idle nodes; stop at the knee of a declared scaling curve; do not regrow, in the same pass,
+// a job that was just scaled in (hysteresis: it would only trade nodes and churn pods).
+//
+// New workers take the lowest free indices (§5.6), never an index removed in this same pass (its
+// pod and service are still being deleted).
+
+import type { ClusterState } from './cluster-state.ts';
+import type { LiveReplica, RunningJob } from './job-model.ts';
+
+export interface ScaleOutOptions {
+  readonly psNodesFirst: boolean;
+  /** Minimum marginal gain (fraction of one-worker throughput) per added worker; undefined: no knee. */
+  readonly kneeMinMarginalGain: number | undefined;
+  readonly skipJobsScaledInThisPass: boolean;
+}
+
+/**
+ * The largest worker count scale-out may reach. With a scaling curve (element i = throughput with
+ * i + 1 workers), worker k + 1 is added only if curve[k] − curve[k − 1] ≥ gain × curve[0]; counts
+ * beyond the curve are not limited by it. Never below the minimum.
+ */
+export function kneeLimit(curve: readonly number[] | undefined, min: number, max: number, gain: number | undefined): number {
+  if (gain === undefined || curve === undefined || curve.length === 0) return max;
+  const base = curve[0]!;
+  if (!(base > 0)) return max;
+  for (let k = Math.max(1, min); k < max; k++) {
+    if (k >= curve.length) return max;
+    if (curve[k]! - curve[k - 1]! < gain * base) return Math.max(min, k);
+  }
+  return max;
+}
+
+function lowestFreeIndices(job: RunningJob, how: number): number[] {
+  const taken = new Set<number>(job.workers.map((w) => w.index));
+  for (const i of job.removedIndices) taken.add(i);
+  const out: number[] = [];
+  for (let i = 0; out.length < how; i++) if (!taken.has(i)) out.push(i);
+  return out;
+}
+
+/**
+ * Runs scale-out over `jobs` (highest rank first), changing the state and each job's workers, and
+ * reports every job's new workers through `onGrow` in that order.
+ */
+export function scaleOut(
+  state: ClusterState,
+  jobs: readonly RunningJob[],
+  now: number,
+  opts: ScaleOutOptions,
+  onGrow: (job: RunningJob, added: readonly LiveReplica[]) => void,
+): void {
+  const N = state.nodes.length;
+  // Shapes that found no node with room: idle only shrinks during scale-out, so they never will.
+  const noRoom = new Set<string>();
+  for (const job of jobs) {
+    const wg = job.job.workers;
+    if (wg === undefined) continue;
+    if (opts.skipJobsScaledInThisPass && job.scaledInThisPass) continue;
+    const limit = kneeLimit(wg.scalingCurve, wg.min, wg.max, opts.kneeMinMarginalGain);
+    const liw = limit - job.workers.length;
+    if (liw <= 0) continue;
+    if (noRoom.has(wg.shapeKey) || !state.fitsSomewhereBound(wg.vec)) {
+      noRoom.add(wg.shapeKey);
+      continue;
+    }
+    const feasible = state.masks.get(wg.maskId).feasible;
+    let nodes: readonly number[] | undefined;
+    if (opts.psNodesFirst) {
+      // A copy: `state.order` changes as workers are added.
+      const byIdle = Array.from(state.order);
+      nodes = [...byIdle.filter((n) => job.anchorNodes.has(n)), ...byIdle.filter((n) => !job.anchorNodes.has(n))];
+    }
+    const placedOn: number[] = [];
+    for (let k = 0; k < N && placedOn.length < liw; k++) {
+      const n = nodes === undefined ? k : nodes[k]!;
+      if (feasible[n] === 0 || state.ready[n] === 0) continue;
+      while (placedOn.length < liw && state.fits(n, wg.vec)) {
+        state.adjust(n, wg.vec, -1);
+        placedOn.push(n);
+      }
+    }
+    if (placedOn.length === 0) {
+      noRoom.add(wg.shapeKey);
+      continue;
+    }
+    const indices = lowestFreeIndices(job, placedOn.length);
+    const added: LiveReplica[] = placedOn.map((node, i) => ({ type: wg.type, index: indices[i]!, node, createdAt: now }));
+    job.workers = [...job.workers, ...added].sort((a, b) => a.index - b.index);
+    onGrow(job, added);
+  }
+}
