@@ -20,6 +20,8 @@ export interface SimulationOptions {
   readonly startupSeconds: number;
   readonly tickSeconds: number;
   readonly horizonSeconds: number;
+  /** Put each job's scaling curve into the spec the core sees (see the scenario field of that name). */
+  readonly declareScalingCurves?: boolean;
   /** Passes per event before giving up on convergence (the core admits ≤ 1 job per pass via preemption). */
   readonly maxPassesPerEvent?: number;
   readonly onEvent?: (status: ProgressStatus) => void;
@@ -96,7 +98,7 @@ class Simulation {
 
   constructor(options: SimulationOptions) {
     this.options = options;
-    this.state = new ClusterState(options.cluster, options.jobs);
+    this.state = new ClusterState(options.cluster, options.jobs, options.declareScalingCurves ?? false);
     this.arrivals = [...this.state.jobs].sort((a, b) => a.workload.submitSeconds - b.workload.submitSeconds);
   }
 

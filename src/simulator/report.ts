@@ -59,6 +59,7 @@ export function scenarioParams(scenarioRun: ScenarioRun, schedulerConfig: unknow
     horizonSeconds: horizon,
     makespanLowerBound: bounds.makespan,
     rateJitter: d.rateJitter,
+    declareScalingCurves: d.declareScalingCurves,
     scheduler: schedulerConfig,
   };
   if (d.kind === 'kod2-paper') return { ...common, batchSize: d.batchSize, workers: d.workers, arrivals: d.arrivals };

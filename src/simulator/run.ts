@@ -39,6 +39,7 @@ export function runScenario(scenario: Scenario, options: RunOptions): ScenarioRu
       startupSeconds: definition.startupSeconds,
       tickSeconds: definition.tickSeconds,
       horizonSeconds: horizon,
+      declareScalingCurves: definition.declareScalingCurves,
       onEvent: options.onEvent === undefined ? undefined : (status) => options.onEvent?.(policy, status),
     });
     return { policy, result, summary: summarize(result, bounds) };

@@ -11,6 +11,7 @@ import type {
 } from '../scheduler/types.ts';
 import type { ClusterShape, ReplicaPlacement, WorkloadJob } from '../workloads/model.ts';
 import { nodeNames } from '../workloads/model.ts';
+import { fewestNodesRate } from '../workloads/ideal.ts';
 import { addResources, fitsIn, formatResources } from '../workloads/resources.ts';
 
 export const PS = 'PS';
@@ -63,14 +64,20 @@ export function jobKey(name: string): string {
   return `${NAMESPACE}/${name}`;
 }
 
-function toJobSpec(job: WorkloadJob): JobSpec {
+function toJobSpec(job: WorkloadJob, scalingCurve: readonly number[] | undefined): JobSpec {
+  const workers = { type: WORKER, requests: job.workers.requests, constraints: {}, min: job.workers.min, max: job.workers.max };
   return {
     key: jobKey(job.name),
     priority: 0,
     submittedAt: job.submitSeconds * 1000,
     fixed: [{ type: PS, count: job.ps.count, requests: job.ps.requests, constraints: {} }],
-    workers: { type: WORKER, requests: job.workers.requests, constraints: {}, min: job.workers.min, max: job.workers.max },
+    workers: scalingCurve === undefined ? workers : { ...workers, scalingCurve },
   };
+}
+
+/** What a job declaring its scaling curve would write: its rate with 1..max workers on the fewest nodes. */
+export function declaredScalingCurve(job: WorkloadJob, cluster: ClusterShape): number[] {
+  return Array.from({ length: job.workers.max }, (_, i) => fewestNodesRate(job, i + 1, cluster));
 }
 
 export class ClusterState {
@@ -82,7 +89,7 @@ export class ClusterState {
   private readonly used = new Map<string, Resources>();
   private readonly allocatable: ReadonlyMap<string, Resources>;
 
-  constructor(cluster: ClusterShape, jobs: readonly WorkloadJob[]) {
+  constructor(cluster: ClusterShape, jobs: readonly WorkloadJob[], declareScalingCurves = false) {
     this.nodes = nodeNames(cluster).map((name) => ({
       name,
       allocatable: cluster.allocatable,
@@ -95,7 +102,7 @@ export class ClusterState {
     this.allocatable = new Map(this.nodes.map((n) => [n.name, n.allocatable]));
     this.jobs = jobs.map((workload) => ({
       workload,
-      spec: toJobSpec(workload),
+      spec: toJobSpec(workload, declareScalingCurves ? declaredScalingCurve(workload, cluster) : undefined),
       phase: 'future',
       replicas: new Map(),
       remaining: workload.work,

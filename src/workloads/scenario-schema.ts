@@ -30,6 +30,11 @@ const common = {
   horizonFactor: z.number().min(1).default(4),
   /** Each job's per-worker rate is scaled by 1 ± rateJitter (uniform, from --seed); 0 = none. */
   rateJitter: z.number().min(0).max(0.5).default(0),
+  /**
+   * Jobs declare their scaling curve (rate with 1..max workers on the fewest nodes) in the spec the
+   * core sees. Only `ours` reads it (scheduling.md §6 knee); false is the ablation without curves.
+   */
+  declareScalingCurves: z.boolean().default(false),
 };
 
 export const KOD2_BATCH_SIZES = ['8', '16', '32', '64', '128'] as const;

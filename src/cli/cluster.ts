@@ -1,0 +1,91 @@
+// `tfjob-operator cluster up|down|status`: the embedded local control plane, by hand.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { LocalCluster, REPO_ROOT, fakeNodes } from '../local-cluster/index.ts';
+
+const HELP = `usage: tfjob-operator cluster <up|down|status> [options]
+
+  up       start etcd, kube-apiserver, kube-controller-manager, kwok (and kube-scheduler with
+           --scheduler), create fake nodes, print the KUBECONFIG path and return; the cluster keeps
+           running until \`cluster down\`
+  down     stop the cluster started by \`up\`
+  status   print the state of the cluster started by \`up\`
+
+options (up):
+  --nodes N          fake nodes to create (default 3)
+  --cpu Q            cpu per node (default 10)
+  --memory Q         memory per node (default 32Gi)
+  --gpu N            nvidia.com/gpu per node (default 0)
+  --scheduler        also start kube-scheduler
+  --dir DIR          state directory (default .cache/clusters/default)
+`;
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      nodes: { type: 'string', default: '3' },
+      cpu: { type: 'string', default: '10' },
+      memory: { type: 'string', default: '32Gi' },
+      gpu: { type: 'string', default: '0' },
+      scheduler: { type: 'boolean', default: false },
+      dir: { type: 'string', default: path.join(REPO_ROOT, '.cache', 'clusters', 'default') },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const action = positionals[0];
+  if (values.help || action === undefined) {
+    console.log(HELP);
+    return values.help ? 0 : 2;
+  }
+  const dir = path.resolve(values.dir);
+  switch (action) {
+    case 'up': {
+      const existing = LocalCluster.readState(dir);
+      if (existing !== undefined) {
+        console.error(`a cluster is already running from ${dir} (KUBECONFIG=${existing.kubeconfig}); run \`cluster down\` first`);
+        return 1;
+      }
+      const nodes = Number(values.nodes);
+      const gpu = Number(values.gpu);
+      if (!Number.isInteger(nodes) || nodes < 0) return usageError(`--nodes must be a non-negative integer, got "${values.nodes}"`);
+      if (!Number.isInteger(gpu) || gpu < 0) return usageError(`--gpu must be a non-negative integer, got "${values.gpu}"`);
+      const cluster = await LocalCluster.start({ workDir: dir, tiedToProcess: false, scheduler: values.scheduler });
+      const capacity: Record<string, string> = { cpu: values.cpu, memory: values.memory };
+      if (gpu > 0) capacity['nvidia.com/gpu'] = String(gpu);
+      await cluster.createNodes(fakeNodes('kwok-node', nodes, { capacity }));
+      console.log(`Local cluster is up (${nodes} fake nodes, ${values.cpu} cpu / ${values.memory} each), started in ${(cluster.state.startupMs / 1000).toFixed(1)} s.`);
+      console.log(`  export KUBECONFIG=${cluster.kubeconfigPath}`);
+      console.log(`  export PATH=${path.dirname(cluster.state.kubectl)}:$PATH   # kubectl ${path.basename(path.dirname(cluster.state.kubectl))}`);
+      console.log(`Stop it with: hack/dev cluster down${values.dir === path.join(REPO_ROOT, '.cache', 'clusters', 'default') ? '' : ` --dir ${dir}`}`);
+      console.log(cluster.kubeconfigPath);
+      return 0;
+    }
+    case 'down': {
+      if (!existsSync(dir) || !(await LocalCluster.stopDetached(dir))) {
+        console.error(`no cluster state in ${dir}`);
+        return 1;
+      }
+      console.log(`Local cluster in ${dir} stopped.`);
+      return 0;
+    }
+    case 'status': {
+      const state = LocalCluster.readState(dir);
+      if (state === undefined) {
+        console.log('no local cluster is running');
+        return 1;
+      }
+      console.log(JSON.stringify(state, null, 2));
+      return 0;
+    }
+    default:
+      return usageError(`unknown action "${action}"`);
+  }
+}
+
+function usageError(message: string): number {
+  console.error(`${message}\n\n${HELP}`);
+  return 2;
+}

@@ -1,0 +1,94 @@
+// Event reasons and messages, verbatim from tf-operator (`kubectl describe tfjob` output and
+// alerting rules match on them). Builders take the same arguments as the Go format strings.
+
+import { KIND } from '../../api/v1/constants.ts';
+import {
+  REASON_FAILED,
+  REASON_FAILED_VALIDATION,
+  REASON_RESTARTING,
+  REASON_RESUMED,
+  REASON_SUCCEEDED,
+  REASON_SUSPENDED,
+} from '../../api/v1/conditions.ts';
+
+export const EVENT_NORMAL = 'Normal';
+export const EVENT_WARNING = 'Warning';
+export type EventType = typeof EVENT_NORMAL | typeof EVENT_WARNING;
+
+export interface JobEvent {
+  readonly type: EventType;
+  readonly reason: string;
+  readonly message: string;
+}
+
+export const EVENT_SUCCEEDED = REASON_SUCCEEDED;
+export const EVENT_FAILED = REASON_FAILED;
+export const EVENT_RESTARTING = REASON_RESTARTING;
+export const EVENT_SUSPENDED = REASON_SUSPENDED;
+export const EVENT_RESUMED = REASON_RESUMED;
+export const EVENT_FAILED_VALIDATION = REASON_FAILED_VALIDATION;
+export const EVENT_EXITED_WITH_CODE = 'ExitedWithCode';
+export const EVENT_SET_POD_TEMPLATE_RESTART_POLICY = 'SetPodTemplateRestartPolicy';
+export const EVENT_SET_POD_TEMPLATE_SCHEDULER_NAME = 'SetPodTemplateSchedulerName';
+export const EVENT_SUCCESSFUL_CREATE_POD = 'SuccessfulCreatePod';
+export const EVENT_FAILED_CREATE_POD = 'FailedCreatePod';
+export const EVENT_SUCCESSFUL_DELETE_POD = 'SuccessfulDeletePod';
+export const EVENT_FAILED_DELETE_POD = 'FailedDeletePod';
+export const EVENT_SUCCESSFUL_CREATE_SERVICE = 'SuccessfulCreateService';
+export const EVENT_FAILED_CREATE_SERVICE = 'FailedCreateService';
+export const EVENT_SUCCESSFUL_DELETE_SERVICE = 'SuccessfulDeleteService';
+export const EVENT_FAILED_DELETE_SERVICE = 'FailedDeleteService';
+export const EVENT_SUCCESSFUL_DELETE_JOB = 'SuccessfulDeleteJob';
+export const EVENT_FAILED_DELETE_JOB = 'FailedDeleteJob';
+export const EVENT_JOB_TERMINATED = 'JobTerminated';
+export const EVENT_SUCCESSFUL_DELETE_POD_GROUP = 'SuccessfulDeletePodGroup';
+export const EVENT_FAILED_DELETE_POD_GROUP = 'FailedDeletePodGroup';
+
+/** Go's `%q` for the ASCII names Kubernetes allows. */
+function quote(value: string): string {
+  return JSON.stringify(value);
+}
+
+export const messages = {
+  created: (name: string) => `${KIND} ${name} is created.`,
+  running: (namespace: string, name: string) => `${KIND} ${namespace}/${name} is running.`,
+  succeeded: (namespace: string, name: string) => `${KIND} ${namespace}/${name} successfully completed.`,
+  failedReplicas: (namespace: string, name: string, failed: number, replicaType: string) =>
+    `${KIND} ${namespace}/${name} has failed because ${failed} ${replicaType} replica(s) failed.`,
+  failingExitCode: (name: string, replicaType: string) =>
+    `job ${quote(name)} is failing because ${quote(replicaType)} replica(s) failed.`,
+  backoffLimit: (name: string) => `Job ${name} has failed because it has reached the specified backoff limit`,
+  activeDeadline: (name: string) => `Job ${name} has failed because it was active longer than specified deadline`,
+  restarting: (name: string, replicaType: string) => `job ${name} is restarting because ${replicaType} replica(s) failed.`,
+  suspended: (name: string) => `${KIND} ${name} is suspended.`,
+  resumed: (name: string) => `${KIND} ${name} is resumed.`,
+  /** tf-operator v1.7's validation event text; ours also uses it as the Failed condition message. */
+  failedValidation: (reason: string) => `${KIND} failed validation because ${reason}`,
+  exitedWithCode: (namespace: string, podName: string, exitCode: number) =>
+    `Pod: ${namespace}.${podName} exited with code ${exitCode}`,
+  podTemplateRestartPolicy: () => 'Restart policy in pod template will be overwritten by restart policy in replica spec',
+  podTemplateSchedulerName: () =>
+    'Another scheduler is specified when gang-scheduling is enabled and it will not be overwritten',
+  createdPod: (podName: string) => `Created pod: ${podName}`,
+  deletedPod: (podName: string) => `Deleted pod: ${podName}`,
+  createdService: (serviceName: string) => `Created service: ${serviceName}`,
+  deletedService: (serviceName: string) => `Deleted service: ${serviceName}`,
+  deletedJob: (name: string) => `Deleted job: ${name}`,
+  errorCreating: (error: string) => `Error creating: ${error}`,
+  errorDeleting: (error: string) => `Error deleting: ${error}`,
+  jobTerminated: () => 'Job has been terminated. Deleting PodGroup',
+  deletedPodGroup: (name: string) => `Deleted PodGroup: ${name}`,
+  abnormalTerminated: (podName: string, container: string, exitCode: number, message: string) =>
+    `Error pod ${podName} container ${container} exitCode: ${exitCode} terminated message: ${message}`,
+  abnormalWaiting: (podName: string, container: string, message: string) =>
+    `Error pod ${podName} container ${container} waiting message: ${message}`,
+  abnormalCondition: (podName: string, message: string) => `Error pod ${podName} condition message: ${message}`,
+} as const;
+
+export function normal(reason: string, message: string): JobEvent {
+  return { type: EVENT_NORMAL, reason, message };
+}
+
+export function warning(reason: string, message: string): JobEvent {
+  return { type: EVENT_WARNING, reason, message };
+}

@@ -1,0 +1,23 @@
+// One real control plane per integration run, shared by every test file (each test uses its own
+// namespace). Started here, stopped in the returned teardown; the local cluster's watchdog cleans
+// up even if vitest itself is killed.
+import type { TestProject } from 'vitest/node';
+import { LocalCluster } from '../../src/local-cluster/index.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    cluster: import('../../src/local-cluster/index.ts').ClusterState;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const cluster = await LocalCluster.start({
+    onProgress: (line) => process.stderr.write(`${line}\n`),
+  });
+  project.provide('cluster', cluster.state);
+  return async () => {
+    const dead = cluster.deadComponents();
+    await cluster.stop();
+    if (dead.length > 0) throw new Error(`control-plane components died during the run: ${dead.join(', ')}`);
+  };
+}

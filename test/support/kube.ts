@@ -1,0 +1,83 @@
+// Helpers for tests that talk to the real local control plane.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CoreV1Api, KubeConfig, setHeaderOptions, PatchStrategy, type V1Pod } from '@kubernetes/client-node';
+import { inject } from 'vitest';
+import { renderKubeconfig } from '../../src/local-cluster/kubeconfig.ts';
+import { POD_EXIT_CODE_ANNOTATION, POD_EXIT_REASON_ANNOTATION, type ClusterState } from '../../src/local-cluster/index.ts';
+
+export function clusterState(): ClusterState {
+  return inject('cluster');
+}
+
+export function adminKubeConfig(): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(clusterState().kubeconfig);
+  return kc;
+}
+
+export function kubeConfigForToken(token: string): KubeConfig {
+  const s = clusterState();
+  const kc = new KubeConfig();
+  kc.loadFromString(renderKubeconfig({ server: s.server, caFile: s.caFile, user: { name: 'test-token', token } }));
+  return kc;
+}
+
+let counter = 0;
+/** A unique, DNS-safe name for this test run. */
+export function uniqueName(prefix: string): string {
+  counter += 1;
+  return `${prefix}-${process.pid.toString(36)}-${Date.now().toString(36).slice(-4)}${counter}`.toLowerCase();
+}
+
+/** Creates a fresh namespace and waits until its default ServiceAccount exists (pods need it). */
+export async function createNamespace(prefix: string): Promise<string> {
+  const core = adminKubeConfig().makeApiClient(CoreV1Api);
+  const name = uniqueName(prefix);
+  await core.createNamespace({ body: { metadata: { name } } });
+  await eventually(async () => {
+    await core.readNamespacedServiceAccount({ name: 'default', namespace: name });
+  }, { timeoutMs: 30_000, what: `default ServiceAccount in ${name}` });
+  return name;
+}
+
+export async function deleteNamespace(name: string): Promise<void> {
+  const core = adminKubeConfig().makeApiClient(CoreV1Api);
+  await core.deleteNamespace({ name }).catch(() => undefined);
+}
+
+/** Retries `check` until it stops throwing (or returns true), or fails with the last error. */
+export async function eventually<T>(check: () => Promise<T>, opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const result = await check();
+      if (result !== false) return result;
+      lastError = new Error('condition returned false');
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) {
+      const msg = lastError instanceof Error ? lastError.message : String(lastError);
+      throw new Error(`timed out waiting for ${opts.what ?? 'condition'}: ${msg}`, { cause: lastError });
+    }
+    await sleep(opts.intervalMs ?? 200);
+  }
+}
+
+/** HTTP status of a client-node ApiException (undefined for other errors). */
+export function apiStatus(err: unknown): number | undefined {
+  if (typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'number') return err.code;
+  return undefined;
+}
+
+/** Asks kwok to end the pod's containers with `exitCode` (see src/local-cluster/kwok-stages.yaml). */
+export async function exitPod(namespace: string, name: string, exitCode: number, reason?: string): Promise<V1Pod> {
+  const core = adminKubeConfig().makeApiClient(CoreV1Api);
+  const annotations: Record<string, string> = { [POD_EXIT_CODE_ANNOTATION]: String(exitCode) };
+  if (reason !== undefined) annotations[POD_EXIT_REASON_ANNOTATION] = reason;
+  return core.patchNamespacedPod(
+    { name, namespace, body: { metadata: { annotations } } },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
+}
