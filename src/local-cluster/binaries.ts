@@ -64,7 +64,7 @@ export async function ensureControlPlaneBinaries(onProgress?: (line: string) => 
     kubectl: path.join(k8s, 'kubectl'),
     kwok: path.join(dirs.kwok ?? '', 'kwok'),
   };
-  for (const [name, file] of Object.entries(bins)) {
+  for (const [name, file] of Object.entries(bins) as [string, string][]) {
     if (!existsSync(file)) throw new Error(`upstream binary ${name} missing at ${file}`);
   }
   return bins;

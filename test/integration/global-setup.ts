@@ -2,11 +2,11 @@
 // namespace). Started here, stopped in the returned teardown; the local cluster's watchdog cleans
 // up even if vitest itself is killed.
 import type { TestProject } from 'vitest/node';
-import { LocalCluster } from '../../src/local-cluster/index.ts';
+import { LocalCluster, type ClusterState } from '../../src/local-cluster/index.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    cluster: import('../../src/local-cluster/index.ts').ClusterState;
+    cluster: ClusterState;
   }
 }
 

@@ -46,7 +46,7 @@ export async function deleteNamespace(name: string): Promise<void> {
 }
 
 /** Retries `check` until it stops throwing (or returns true), or fails with the last error. */
-export async function eventually<T>(check: () => Promise<T>, opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> {
+export async function eventually<T>(check: () => Promise<T | false>, opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> {
   const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
   let lastError: unknown;
   for (;;) {
