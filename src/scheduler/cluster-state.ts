@@ -263,6 +263,13 @@ export class ClusterState {
     this.#pos[n] = p;
   }
 
+  /** A replica's size as one number: the sum of its cluster shares (pods aside). */
+  normalizedSize(vec: Float64Array): number {
+    let s = 0;
+    for (let r = 0; r < this.R; r++) s += vec[r]! * this.#scoreWeight[r]!;
+    return s;
+  }
+
   fits(n: number, vec: Float64Array): boolean {
     return fitsAt(vec, this.idle, n * this.R);
   }

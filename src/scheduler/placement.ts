@@ -4,12 +4,14 @@
 //      most idle such node.
 //   2. Otherwise walk nodes from the most idle down and put on each node as many of the remaining
 //      replicas as fit there, PS first, so the PS and as many workers as possible share a node.
+//      If that walk fails, it is repeated once with the largest replicas first (a PS placed first
+//      can take the room a bigger worker needed).
 // "The job fits" (Algorithm 1's "idle resources ≥ min resources required", §5.3) means exactly
 // that this rule finds a placement: a real per-node packing, never a comparison of sums. The rule
 // is a greedy heuristic, so it may miss a packing an exhaustive search would find; being the same
 // test everywhere (admission, scale-in, explanations) keeps every decision consistent with it.
 
-import type { ClusterState } from './cluster-state.ts';
+import type { ClusterState, FeasibilityMask } from './cluster-state.ts';
 import type { CompiledGroup, CompiledJob } from './job-model.ts';
 import { fitsAt } from './resource-vector.ts';
 
@@ -111,12 +113,43 @@ function computePlacement(state: ClusterState, items: readonly PlacementItem[]):
   }
   if (!state.withinFreeSum(total)) return insufficient(live, new Array<number>(live.length).fill(0));
 
-  // Rule 2: most idle nodes first, as many remaining replicas on each as fit, in item order (PS first).
+  // Rule 2: most idle nodes first, as many remaining replicas on each as fit, in item order (PS
+  // first, so workers join it). If that fails, the same walk with the largest replicas first: a PS
+  // placed first can take the room a bigger worker needed, and "does not fit" should not depend on
+  // that accident of order.
+  const first = greedy(state, live, feasible);
+  if (first.ok) return expand(items, first.nodes);
+  const bySize = live.map((it, i) => ({ it, i, size: state.normalizedSize(it.group.vec) })).sort((a, b) => b.size - a.size || a.i - b.i);
+  if (bySize.some((x, k) => x.i !== k)) {
+    const second = greedy(
+      state,
+      bySize.map((x) => x.it),
+      bySize.map((x) => feasible[x.i]!),
+    );
+    if (second.ok) {
+      const nodes: number[][] = live.map(() => []);
+      bySize.forEach((x, k) => (nodes[x.i] = second.nodes[k]!));
+      return expand(items, nodes);
+    }
+  }
+  return insufficient(live, first.placed);
+}
+
+function expand(items: readonly PlacementItem[], liveNodes: readonly (readonly number[])[]): PlacementOutcome {
+  let li = 0;
+  return { ok: true, placement: items.map((it) => (it.count > 0 ? liveNodes[li++]! : [])) };
+}
+
+type GreedyResult = { readonly ok: true; readonly nodes: number[][] } | { readonly ok: false; readonly placed: number[] };
+
+function greedy(state: ClusterState, live: readonly PlacementItem[], feasible: readonly FeasibilityMask[]): GreedyResult {
+  const R = state.R;
+  const order = state.order;
   const remaining = live.map((it) => it.count);
   const placedNodes: number[][] = live.map(() => []);
   let left = live.reduce((s, it) => s + it.count, 0);
   const scratch = new Float64Array(R);
-  for (let k = 0; k < N && left > 0; k++) {
+  for (let k = 0; k < order.length && left > 0; k++) {
     const n = order[k]!;
     if (state.ready[n] === 0) break;
     let loaded = false;
@@ -135,10 +168,8 @@ function computePlacement(state: ClusterState, items: readonly PlacementItem[]):
       }
     }
   }
-  if (left > 0) return insufficient(live, live.map((it, i) => it.count - remaining[i]!));
-  let li = 0;
-  const placement = items.map((it) => (it.count > 0 ? placedNodes[li++]! : []));
-  return { ok: true, placement };
+  if (left > 0) return { ok: false, placed: live.map((it, i) => it.count - remaining[i]!) };
+  return { ok: true, nodes: placedNodes };
 }
 
 function insufficient(live: readonly PlacementItem[], placed: readonly number[]): PlacementOutcome {
