@@ -5,7 +5,7 @@ import type { Container as V1Container, PodTemplateSpec as V1PodTemplateSpec } f
 import { DEFAULT_CONTAINER_NAME, DEFAULT_PORT, DEFAULT_PORT_NAME } from './constants.ts';
 import { DEFAULT_CLEAN_POD_POLICY, DEFAULT_RESTART_POLICY, SUCCESS_POLICY_DEFAULT } from './policies.ts';
 import { canonicalReplicaType } from './replica-types.ts';
-import type { ElasticPolicy, ReplicaSpec, RunPolicy, TFJob, TFJobSpec } from './schema.ts';
+import type { ElasticPolicy, JobStatus, ObjectMeta, ReplicaSpec, RunPolicy, TFJob, TFJobSpec } from './schema.ts';
 
 export interface DefaultedReplicaSpec {
   readonly replicas: number;
@@ -26,7 +26,14 @@ export interface DefaultedTFJobSpec {
   readonly elasticPolicy?: ElasticPolicy;
 }
 
-export type DefaultedTFJob = Omit<TFJob, 'spec'> & { readonly spec: DefaultedTFJobSpec };
+/** Spelled out: `Omit` over the loose (index-signature) TFJob type would lose the known keys. */
+export interface DefaultedTFJob {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata: ObjectMeta;
+  readonly spec: DefaultedTFJobSpec;
+  readonly status?: JobStatus;
+}
 
 /**
  * Case-insensitive renaming of replica-type keys. When two keys name the same type (`worker` and
@@ -81,7 +88,10 @@ export function applyDefaults(job: TFJob): DefaultedTFJob {
   }
   const runPolicy: RunPolicy = spec.runPolicy ?? {};
   return {
-    ...copy,
+    ...(copy.apiVersion === undefined ? {} : { apiVersion: copy.apiVersion }),
+    ...(copy.kind === undefined ? {} : { kind: copy.kind }),
+    metadata: copy.metadata,
+    ...(copy.status === undefined ? {} : { status: copy.status }),
     spec: {
       runPolicy: { ...runPolicy, cleanPodPolicy: runPolicy.cleanPodPolicy ?? DEFAULT_CLEAN_POD_POLICY },
       successPolicy: spec.successPolicy ?? SUCCESS_POLICY_DEFAULT,

@@ -37,7 +37,8 @@ export function podPhase(pod: Pod): string | undefined {
 }
 
 export function isTerminating(object: Labelled): boolean {
-  return object.metadata?.deletionTimestamp !== undefined && object.metadata.deletionTimestamp !== null;
+  // `!= null`: objects decoded from JSON may carry an explicit null.
+  return object.metadata?.deletionTimestamp != null;
 }
 
 /** Removed on purpose by the operator's scheduler (scale-in or preemption); never a replica failure. */
@@ -62,6 +63,10 @@ export function tensorflowExitCode(pod: Pod, fallback: number): number {
     if (status.name === DEFAULT_CONTAINER_NAME && terminated) code = terminated.exitCode;
   }
   return code;
+}
+
+export function hasTerminatedTensorflow(pod: Pod): boolean {
+  return (pod.status?.containerStatuses ?? []).some((s) => s.name === DEFAULT_CONTAINER_NAME && s.state?.terminated);
 }
 
 /** Sum of restart counts of all containers and init containers (backoffLimit). */

@@ -1,0 +1,39 @@
+// Which pods and services to delete when a job finishes (cleanPodPolicy) or is suspended
+// (tf-operator's DeletePodsAndServices).
+
+import { CLEAN_POD_POLICY_NONE, CLEAN_POD_POLICY_RUNNING } from '../../api/v1/policies.ts';
+import type { Pod, Service } from '../../api/v1/k8s-types.ts';
+import { PHASE_PENDING, PHASE_RUNNING, isTerminating, podName, podPhase } from './pod-state.ts';
+
+export interface CleanupSelection {
+  readonly pods: readonly string[];
+  readonly services: readonly string[];
+}
+
+/**
+ * - not finished (suspend, or a limit exceeded before the Failed condition — tf-operator ≤1.9.3): all;
+ * - finished with `None`: nothing;
+ * - finished with `Running`: pods Running or Pending (Pending ones would start later);
+ * - finished with `All`, and any other value including "": all.
+ * Each deleted pod takes the service of the same name with it; services whose pod is already gone are
+ * left to garbage collection with the job. Pods already being deleted are not deleted again.
+ */
+export function selectForCleanup(
+  cleanPodPolicy: string,
+  finished: boolean,
+  pods: readonly Pod[],
+  services: readonly Service[],
+): CleanupSelection {
+  if (pods.length === 0 || (finished && cleanPodPolicy === CLEAN_POD_POLICY_NONE)) return { pods: [], services: [] };
+  const serviceNames = new Set(services.filter((s) => !isTerminating(s)).map((s) => s.metadata?.name ?? ''));
+  const selectedPods: string[] = [];
+  const selectedServices: string[] = [];
+  for (const pod of pods) {
+    const phase = podPhase(pod);
+    if (finished && cleanPodPolicy === CLEAN_POD_POLICY_RUNNING && phase !== PHASE_RUNNING && phase !== PHASE_PENDING) continue;
+    const name = podName(pod);
+    if (!isTerminating(pod)) selectedPods.push(name);
+    if (serviceNames.has(name)) selectedServices.push(name);
+  }
+  return { pods: selectedPods, services: selectedServices };
+}

@@ -1,0 +1,27 @@
+// Public surface of the pure TFJob reconciler, for the controller runtime.
+
+export type { Action, DeleteReason, Outcome, ReconcileInput, ReconcileOptions, ReconcileResult, SchedulingInput } from './reconcile.ts';
+export { reconcileTFJob } from './reconcile.ts';
+export { jobLabels, podLabels, replicaLabels, isMasterRole } from './labels.ts';
+export { replicaName, jobNameLabelValue } from './names.ts';
+export { ownerReference, isControlledBy } from './owner.ts';
+export { buildPod, podRestartPolicy } from './pod-builder.ts';
+export type { Placement, PodBuildOptions, BuiltPod } from './pod-builder.ts';
+export { buildService } from './service-builder.ts';
+export { clusterSpec, isDistributed, normalTfConfig, replicaAddress, replicaPort, sparseTfConfig } from './tf-config.ts';
+export type { ClusterLayout } from './tf-config.ts';
+export { buildJobView, elasticWorkerTarget, tfConfigFor, workersSummary } from './job-view.ts';
+export type { JobView } from './job-view.ts';
+export { setCondition, updateConditions, newCondition, hasCondition, isFinished, isFailed, isSucceeded, isRunning, isSuspended } from './conditions.ts';
+export { decideJobStatus, isWorker0Completed } from './status-decision.ts';
+export { countPods, podContribution, toReplicaStatus } from './replica-status.ts';
+export { classifyExitCode, isRetryableExitCode, UNKNOWN_EXIT_CODE } from './exit-code.ts';
+export { decideFailedPod } from './restart.ts';
+export { countRestarts, pastBackoffLimit, exceedsBackoffLimit } from './backoff.ts';
+export { pastActiveDeadline, untilActiveDeadline } from './deadline.ts';
+export { selectForCleanup } from './cleanup.ts';
+export { ttlDecision } from './ttl.ts';
+export type { TtlDecision } from './ttl.ts';
+export { planFixedPods, planElasticPods, planServices } from './replica-plan.ts';
+export { abnormalPodEvents } from './abnormal-pods.ts';
+export * from './events.ts';

@@ -1,0 +1,98 @@
+// Facts derived once per reconcile from the defaulted job: identity, replica counts in effect
+// (elastic workers included), and which TF_CONFIG form the pods get.
+
+import type { DefaultedReplicaSpec, DefaultedTFJob } from '../../api/v1/defaults.ts';
+import type { ElasticBounds } from '../../api/v1/elastic.ts';
+import { resolveElastic } from '../../api/v1/elastic.ts';
+import { REPLICA_TYPES, REPLICA_TYPE_WORKER } from '../../api/v1/replica-types.ts';
+import type { SchedulingStatus, TFJob } from '../../api/v1/schema.ts';
+import type { ClusterLayout } from './tf-config.ts';
+import { isDistributed, normalTfConfig, sparseTfConfig } from './tf-config.ts';
+
+export interface JobView {
+  readonly name: string;
+  readonly namespace: string;
+  readonly uid: string;
+  /** Canonical type → defaulted spec, in tf-operator's status order (Chief, Evaluator, Master, PS, Worker). */
+  readonly replicaSpecs: Readonly<Record<string, DefaultedReplicaSpec>>;
+  readonly types: readonly string[];
+  readonly elastic?: ElasticBounds;
+  /** Replicas in effect per type: `replicas`, or for an elastic Worker the current target. */
+  readonly replicas: Readonly<Record<string, number>>;
+  readonly distributed: boolean;
+  /** Sparse (dynamic-worker) TF_CONFIG: `enableDynamicWorker`, or elastic. */
+  readonly sparse: boolean;
+  /** Worker failures do not fail the job (same two cases). */
+  readonly tolerateWorkerFailures: boolean;
+  readonly layout: ClusterLayout;
+}
+
+export function clamp(value: number, bounds: ElasticBounds): number {
+  return Math.min(bounds.max, Math.max(bounds.min, value));
+}
+
+/**
+ * Current size of an elastic worker group: the scheduler's decision for this pass, else the one recorded
+ * in `status.scheduling.workers.current`, else `maxReplicas` (no scheduler: run as large as allowed);
+ * always clamped to the bounds. `Worker.replicas` plays no part.
+ */
+export function elasticWorkerTarget(
+  bounds: ElasticBounds,
+  decided: number | undefined,
+  recorded: SchedulingStatus | undefined,
+): number {
+  return clamp(decided ?? recorded?.workers?.current ?? bounds.max, bounds);
+}
+
+export function buildJobView(
+  raw: TFJob,
+  job: DefaultedTFJob,
+  options: { readonly clusterDomain?: string; readonly workers?: number },
+): JobView {
+  const name = job.metadata.name;
+  const namespace = job.metadata.namespace ?? 'default';
+  const replicaSpecs: Record<string, DefaultedReplicaSpec> = {};
+  for (const type of REPLICA_TYPES) {
+    const spec = job.spec.tfReplicaSpecs[type];
+    if (spec) replicaSpecs[type] = spec;
+  }
+  const resolution = resolveElastic(raw);
+  const elastic = resolution.elastic && replicaSpecs[REPLICA_TYPE_WORKER] ? resolution.bounds : undefined;
+  const replicas: Record<string, number> = {};
+  for (const [type, spec] of Object.entries(replicaSpecs)) {
+    replicas[type] =
+      type === REPLICA_TYPE_WORKER && elastic
+        ? elasticWorkerTarget(elastic, options.workers, job.status?.scheduling)
+        : spec.replicas;
+  }
+  const sparse = job.spec.enableDynamicWorker || elastic !== undefined;
+  return {
+    name,
+    namespace,
+    uid: job.metadata.uid ?? '',
+    replicaSpecs,
+    types: Object.keys(replicaSpecs),
+    ...(elastic ? { elastic } : {}),
+    replicas,
+    distributed: isDistributed(replicaSpecs, elastic?.max),
+    sparse,
+    tolerateWorkerFailures: sparse,
+    layout: {
+      jobName: name,
+      namespace,
+      replicaSpecs,
+      ...(options.clusterDomain ? { clusterDomain: options.clusterDomain } : {}),
+    },
+  };
+}
+
+/** TF_CONFIG for one replica, or undefined when the job is not distributed. */
+export function tfConfigFor(view: JobView, replicaType: string, index: number): string | undefined {
+  if (!view.distributed) return undefined;
+  return view.sparse ? sparseTfConfig(view.layout, replicaType, index) : normalTfConfig(view.layout, replicaType, index);
+}
+
+/** `current/min/max` of the worker group, e.g. `2/1/4` (fixed-size jobs: `n/n/n`). */
+export function workersSummary(current: number, min: number, max: number): string {
+  return `${current}/${min}/${max}`;
+}

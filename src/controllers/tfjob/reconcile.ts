@@ -1,0 +1,482 @@
+// One reconcile of one TFJob as a pure function: (job, its pods and services, now, scheduler input)
+// → (status to write, actions to perform, events to record, when to come back). It follows
+// tf-operator v1.8.1's ReconcileJobs step by step; every deliberate difference is listed in
+// docs/differences-from-tf-operator.md. The caller owns I/O, expectations ("do not act again before
+// the cache has seen my last creates/deletes") and the work queue.
+
+import {
+  CONDITION_CREATED,
+  CONDITION_FAILED,
+  CONDITION_FALSE,
+  CONDITION_RESTARTING,
+  CONDITION_RUNNING,
+  CONDITION_SUSPENDED,
+  CONDITION_TRUE,
+  REASON_CREATED,
+  REASON_FAILED,
+  REASON_FAILED_VALIDATION,
+  REASON_RESTARTING,
+  REASON_RESUMED,
+  REASON_SUSPENDED,
+} from '../../api/v1/conditions.ts';
+import { REMOVAL_SCALE_IN } from '../../api/v1/constants.ts';
+import type { DefaultedTFJob } from '../../api/v1/defaults.ts';
+import { applyDefaults } from '../../api/v1/defaults.ts';
+import { aggregateFieldErrors } from '../../api/v1/field-error.ts';
+import type { Pod, Service } from '../../api/v1/k8s-types.ts';
+import { parseTFJob } from '../../api/v1/parse.ts';
+import { REPLICA_TYPE_WORKER } from '../../api/v1/replica-types.ts';
+import type { JobCondition, JobStatus, ReplicaStatus, SchedulingStatus, TFJob } from '../../api/v1/schema.ts';
+import { JobStatusSchema } from '../../api/v1/schema.ts';
+import { MANAGED_BY_TRAINING_OPERATOR, validateTFJob } from '../../api/v1/validation.ts';
+import { abnormalPodEvents } from './abnormal-pods.ts';
+import { countRestarts, exceedsBackoffLimit, pastBackoffLimit } from './backoff.ts';
+import { selectForCleanup } from './cleanup.ts';
+import { isFailed, isFinished, isRunning, isSucceeded, isSuspended, updateConditions } from './conditions.ts';
+import { pastActiveDeadline, untilActiveDeadline } from './deadline.ts';
+import type { JobEvent } from './events.ts';
+import {
+  EVENT_EXITED_WITH_CODE,
+  EVENT_FAILED,
+  EVENT_FAILED_VALIDATION,
+  EVENT_RESTARTING,
+  EVENT_RESUMED,
+  EVENT_SUSPENDED,
+  messages,
+  normal,
+  warning,
+} from './events.ts';
+import { UNKNOWN_EXIT_CODE } from './exit-code.ts';
+import type { JobView } from './job-view.ts';
+import { buildJobView, tfConfigFor } from './job-view.ts';
+import { jsonEqual } from './json-equal.ts';
+import { isControlledBy } from './owner.ts';
+import type { Placement } from './pod-builder.ts';
+import { buildPod } from './pod-builder.ts';
+import {
+  PHASE_FAILED,
+  isRemovedByOperator,
+  isTerminating,
+  ofReplicaType,
+  podName,
+  hasTerminatedTensorflow,
+  podPhase,
+  replicaIndex,
+  tensorflowExitCode,
+} from './pod-state.ts';
+import { replicaName } from './names.ts';
+import type { PodPlan } from './replica-plan.ts';
+import { planElasticPods, planFixedPods, planServices } from './replica-plan.ts';
+import type { ReplicaCounts } from './replica-status.ts';
+import { addCounts, fromReplicaStatus, podContribution, toReplicaStatus, ZERO_COUNTS } from './replica-status.ts';
+import { decideFailedPod } from './restart.ts';
+import { buildService } from './service-builder.ts';
+import { decideJobStatus, isWorker0Completed } from './status-decision.ts';
+import { formatTime } from './time.ts';
+import { ttlDecision } from './ttl.ts';
+
+/** Why a pod is deleted; `scale-in` pods must get the removal annotation before the delete. */
+export type DeleteReason = 'restart' | 'scale-down' | 'scale-in' | 'cleanup' | 'suspend';
+
+export type Action =
+  | { readonly kind: 'createPod'; readonly pod: Pod }
+  | { readonly kind: 'deletePod'; readonly name: string; readonly reason: DeleteReason; readonly markRemoval?: string }
+  | { readonly kind: 'createService'; readonly service: Service }
+  | { readonly kind: 'deleteService'; readonly name: string }
+  /** TTL expired: delete the TFJob (pods and services go with it through garbage collection). */
+  | { readonly kind: 'deleteJob' };
+
+/** Input from our scheduling core; absent = behave like tf-operator (create everything now). */
+export interface SchedulingInput {
+  /** False while the job waits in the queue: no pods are created and startTime is not set. */
+  readonly admitted: boolean;
+  /** Worker count for an elastic job in this pass (clamped to its bounds); ignored for fixed-size jobs. */
+  readonly workers?: number;
+  /** Node per pod name, for pods created in this pass. */
+  readonly placements?: Readonly<Record<string, Placement>>;
+  /** Written to `status.scheduling` as is. */
+  readonly status?: SchedulingStatus;
+}
+
+export interface ReconcileOptions {
+  /** The operator's CUSTOM_CLUSTER_DOMAIN. */
+  readonly clusterDomain?: string;
+  /** Also emit pre-v1.6 labels (group-name, job-name, ...) on pods. */
+  readonly legacyLabels?: boolean;
+}
+
+export interface ReconcileInput {
+  /** The TFJob as read from the API (untyped; parsed and validated here). */
+  readonly job: unknown;
+  /** Pods carrying the job's labels; only those the job controls (by UID) are used. */
+  readonly pods: readonly Pod[];
+  readonly services: readonly Service[];
+  readonly now: Date;
+  readonly scheduling?: SchedulingInput;
+  readonly options?: ReconcileOptions;
+}
+
+export type Outcome =
+  /** Nothing to do: being deleted, managed by another controller, or not even a named object. */
+  | 'skipped'
+  | 'finished'
+  | 'suspended'
+  /** Waiting in our queue. */
+  | 'waiting'
+  /** Failed in this pass by backoffLimit or activeDeadlineSeconds. */
+  | 'limit-exceeded'
+  | 'reconciled';
+
+export interface ReconcileResult {
+  readonly outcome: Outcome;
+  /** The complete status to write (status subresource). Do not write it after a deleteJob action. */
+  readonly status: JobStatus;
+  /** False when `status` equals what is stored: skip the write (each write triggers a reconcile). */
+  readonly statusChanged: boolean;
+  /** In order: pod/service deletions and creations, then a possible job deletion. */
+  readonly actions: readonly Action[];
+  readonly events: readonly JobEvent[];
+  /** Reconcile again after this many ms even without an event (TTL, activeDeadlineSeconds). */
+  readonly requeueAfterMs?: number;
+}
+
+interface Working {
+  conditions: readonly JobCondition[];
+  replicaStatuses: Record<string, ReplicaStatus>;
+  startTime?: string;
+  completionTime?: string;
+  podRecreations: Record<string, number>;
+}
+
+function result(
+  outcome: Outcome,
+  stored: JobStatus,
+  working: Working | undefined,
+  actions: readonly Action[],
+  events: readonly JobEvent[],
+  requeueAfterMs?: number,
+  scheduling?: SchedulingStatus,
+): ReconcileResult {
+  const status: JobStatus = { ...stored };
+  if (working) {
+    status.conditions = [...working.conditions];
+    if (Object.keys(working.replicaStatuses).length > 0) status.replicaStatuses = working.replicaStatuses;
+    else delete status.replicaStatuses;
+    if (working.startTime === undefined) delete status.startTime;
+    else status.startTime = working.startTime;
+    if (working.completionTime === undefined) delete status.completionTime;
+    else status.completionTime = working.completionTime;
+    if (Object.keys(working.podRecreations).length > 0) status.podRecreations = working.podRecreations;
+    else delete status.podRecreations;
+  }
+  if (scheduling) status.scheduling = scheduling;
+  const cleaned = Object.fromEntries(Object.entries(status).filter(([, v]) => v !== undefined)) as JobStatus;
+  return {
+    outcome,
+    status: cleaned,
+    statusChanged: !jsonEqual(cleaned, stored),
+    actions,
+    events,
+    ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }),
+  };
+}
+
+function rawName(raw: unknown): string | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const metadata = (raw as { metadata?: unknown }).metadata;
+  if (typeof metadata !== 'object' || metadata === null) return undefined;
+  const name = (metadata as { name?: unknown }).name;
+  return typeof name === 'string' ? name : undefined;
+}
+
+function rawStatus(raw: unknown): JobStatus {
+  const status = typeof raw === 'object' && raw !== null ? (raw as { status?: unknown }).status : undefined;
+  const parsed = JobStatusSchema.safeParse(status ?? {});
+  return parsed.success ? parsed.data : {};
+}
+
+/** Fails a job whose object does not even have the shape of a TFJob (only possible without our CRD). */
+function unparsable(input: ReconcileInput, message: string): ReconcileResult {
+  const name = rawName(input.job);
+  const stored = rawStatus(input.job);
+  if (name === undefined) return result('skipped', stored, undefined, [], []);
+  const text = messages.failedValidation(message);
+  let conditions = updateConditions(stored.conditions ?? [], CONDITION_CREATED, CONDITION_TRUE, REASON_CREATED, messages.created(name), input.now);
+  const events: JobEvent[] = [];
+  if (!isFinished(conditions)) {
+    conditions = updateConditions(conditions, CONDITION_FAILED, CONDITION_TRUE, REASON_FAILED_VALIDATION, text, input.now);
+    events.push(warning(EVENT_FAILED_VALIDATION, text));
+  }
+  const working: Working = {
+    conditions,
+    replicaStatuses: { ...(stored.replicaStatuses ?? {}) },
+    ...(stored.startTime ? { startTime: stored.startTime } : {}),
+    completionTime: stored.completionTime ?? formatTime(input.now),
+    podRecreations: { ...(stored.podRecreations ?? {}) },
+  };
+  return result('finished', stored, working, [], events);
+}
+
+function cleanupActions(selection: { pods: readonly string[]; services: readonly string[] }, reason: DeleteReason): Action[] {
+  return [
+    ...selection.pods.map((name): Action => ({ kind: 'deletePod', name, reason })),
+    ...selection.services.map((name): Action => ({ kind: 'deleteService', name })),
+  ];
+}
+
+/** Finished job: fold active into succeeded (success only), clean up per cleanPodPolicy, apply the TTL. */
+function finishedPass(
+  job: DefaultedTFJob,
+  stored: JobStatus,
+  working: Working,
+  pods: readonly Pod[],
+  services: readonly Service[],
+  events: JobEvent[],
+  now: Date,
+  outcome: Outcome = 'finished',
+  scheduling?: SchedulingStatus,
+): ReconcileResult {
+  if (isSucceeded(working.conditions)) {
+    for (const [type, rs] of Object.entries(working.replicaStatuses)) {
+      const counts = fromReplicaStatus(rs);
+      const rest: ReplicaStatus = { ...rs };
+      delete rest.active;
+      delete rest.succeeded;
+      delete rest.failed;
+      working.replicaStatuses[type] = {
+        ...rest,
+        ...toReplicaStatus({ active: 0, succeeded: counts.succeeded + counts.active, failed: counts.failed }),
+      };
+    }
+  }
+  // Ours: a finished job always has a completionTime (tf-operator could leave it unset and then
+  // failed every TTL check with "job completion time is nil").
+  working.completionTime ??= formatTime(now);
+  const runPolicy = job.spec.runPolicy;
+  const actions = cleanupActions(selectForCleanup(runPolicy.cleanPodPolicy, true, pods, services), 'cleanup');
+  const ttl = ttlDecision(runPolicy.ttlSecondsAfterFinished, runPolicy.suspend === true, working.completionTime, now);
+  if (ttl.kind === 'delete') actions.push({ kind: 'deleteJob' });
+  return result(outcome, stored, working, actions, events, ttl.kind === 'requeue' ? ttl.afterMs : undefined, scheduling);
+}
+
+function suspendPass(job: DefaultedTFJob, stored: JobStatus, working: Working, pods: readonly Pod[], services: readonly Service[], events: JobEvent[], now: Date, scheduling?: SchedulingStatus): ReconcileResult {
+  const name = job.metadata.name;
+  const actions = cleanupActions(selectForCleanup(job.spec.runPolicy.cleanPodPolicy, false, pods, services), 'suspend');
+  for (const [type, rs] of Object.entries(working.replicaStatuses)) {
+    const copy = { ...rs };
+    delete copy.active;
+    working.replicaStatuses[type] = copy;
+  }
+  const message = messages.suspended(name);
+  if (isRunning(working.conditions)) {
+    working.conditions = updateConditions(working.conditions, CONDITION_RUNNING, CONDITION_FALSE, REASON_SUSPENDED, message, now);
+  }
+  if (!isSuspended(working.conditions)) {
+    working.conditions = updateConditions(working.conditions, CONDITION_SUSPENDED, CONDITION_TRUE, REASON_SUSPENDED, message, now);
+  }
+  events.push(normal(EVENT_SUSPENDED, message));
+  return result('suspended', stored, working, actions, events, undefined, scheduling);
+}
+
+interface TypePass {
+  readonly actions: Action[];
+  readonly events: JobEvent[];
+  counts: ReplicaCounts;
+  conditions: readonly JobCondition[];
+  recreated: number;
+}
+
+/** ReconcilePods + ReconcileServices for one replica type. */
+function reconcileReplicaType(
+  view: JobView,
+  type: string,
+  pods: readonly Pod[],
+  services: readonly Service[],
+  conditions: readonly JobCondition[],
+  input: ReconcileInput,
+): TypePass {
+  const spec = view.replicaSpecs[type]!;
+  const replicas = view.replicas[type] ?? spec.replicas;
+  const elastic = type === REPLICA_TYPE_WORKER && view.elastic !== undefined;
+  const typePods = ofReplicaType(pods, type);
+  const plan: PodPlan = elastic ? planElasticPods(typePods, replicas) : planFixedPods(typePods, replicas);
+  const pass: TypePass = { actions: [], events: [], counts: ZERO_COUNTS, conditions, recreated: 0 };
+  const deleted = new Set<string>();
+
+  for (const index of plan.create) {
+    const tfConfig = tfConfigFor(view, type, index);
+    const placement = input.scheduling?.placements?.[replicaName(view.name, type, index)];
+    const built = buildPod(view, view.types, type, index, spec, {
+      ...(tfConfig === undefined ? {} : { tfConfig }),
+      ...(placement ? { placement } : {}),
+      ...(input.options?.legacyLabels ? { legacyLabels: true } : {}),
+    });
+    pass.actions.push({ kind: 'createPod', pod: built.pod });
+    pass.events.push(...built.events);
+  }
+  for (const pod of plan.remove) {
+    const name = podName(pod);
+    if (isTerminating(pod)) continue;
+    deleted.add(name);
+    pass.actions.push(
+      elastic
+        ? { kind: 'deletePod', name, reason: 'scale-in', markRemoval: REMOVAL_SCALE_IN }
+        : { kind: 'deletePod', name, reason: 'scale-down' },
+    );
+  }
+
+  const duplicated = new Set(plan.duplicated);
+  for (const pod of typePods) {
+    const index = replicaIndex(pod);
+    if (index === undefined || duplicated.has(index)) continue;
+    const exitCode = tensorflowExitCode(pod, UNKNOWN_EXIT_CODE);
+    // Emitted on every reconcile while the pod exists, as tf-operator does.
+    if (hasTerminatedTensorflow(pod)) {
+      pass.events.push(normal(EVENT_EXITED_WITH_CODE, messages.exitedWithCode(view.namespace, podName(pod), exitCode)));
+    }
+    if (podPhase(pod) === PHASE_FAILED && !isRemovedByOperator(pod)) {
+      const decision = decideFailedPod(spec.restartPolicy, exitCode);
+      if (decision === 'restart') {
+        const name = podName(pod);
+        if (!isTerminating(pod) && !deleted.has(name)) {
+          deleted.add(name);
+          pass.actions.push({ kind: 'deletePod', name, reason: 'restart' });
+          pass.recreated += 1;
+        }
+        const message = messages.restarting(view.name, type);
+        pass.events.push(warning(EVENT_RESTARTING, message));
+        pass.conditions = updateConditions(pass.conditions, CONDITION_RESTARTING, CONDITION_TRUE, REASON_RESTARTING, message, input.now);
+      } else if (decision === 'fail') {
+        const message = messages.failingExitCode(view.name, type);
+        pass.events.push(warning(EVENT_FAILED, message));
+        pass.conditions = updateConditions(pass.conditions, CONDITION_FAILED, CONDITION_TRUE, REASON_FAILED, message, input.now);
+      }
+    }
+    pass.counts = addCounts(pass.counts, podContribution(pod, spec.restartPolicy));
+  }
+
+  const servicePlan = planServices(ofReplicaType(services, type), plan.wanted);
+  for (const index of servicePlan.create) {
+    pass.actions.push({ kind: 'createService', service: buildService(view, type, index, spec) });
+  }
+  for (const service of servicePlan.remove) {
+    pass.actions.push({ kind: 'deleteService', name: service.metadata?.name ?? '' });
+  }
+  return pass;
+}
+
+function previouslyFailed(stored: JobStatus): number {
+  return Object.values(stored.replicaStatuses ?? {}).reduce((sum, rs) => sum + (rs.failed ?? 0), 0);
+}
+
+export function reconcileTFJob(input: ReconcileInput): ReconcileResult {
+  const { now } = input;
+  const parsed = parseTFJob(input.job);
+  if (!parsed.ok) return unparsable(input, parsed.message);
+  const raw: TFJob = parsed.job;
+  const stored: JobStatus = raw.status ?? {};
+  const scheduling = input.scheduling?.status;
+  if (raw.metadata.deletionTimestamp !== undefined) return result('skipped', stored, undefined, [], []);
+  const managedBy = raw.spec?.runPolicy?.managedBy;
+  if (managedBy !== undefined && managedBy !== MANAGED_BY_TRAINING_OPERATOR) return result('skipped', stored, undefined, [], []);
+
+  const name = raw.metadata.name;
+  const events: JobEvent[] = [];
+  const working: Working = {
+    conditions: updateConditions(stored.conditions ?? [], CONDITION_CREATED, CONDITION_TRUE, REASON_CREATED, messages.created(name), now),
+    replicaStatuses: { ...(stored.replicaStatuses ?? {}) },
+    ...(stored.startTime ? { startTime: stored.startTime } : {}),
+    ...(stored.completionTime ? { completionTime: stored.completionTime } : {}),
+    podRecreations: { ...(stored.podRecreations ?? {}) },
+  };
+  const uid = raw.metadata.uid;
+  const pods = uid ? input.pods.filter((p) => isControlledBy(p, uid)) : [...input.pods];
+  const services = uid ? input.services.filter((s) => isControlledBy(s, uid)) : [...input.services];
+
+  const errors = validateTFJob(raw);
+  if (errors.length > 0 && !isFinished(working.conditions)) {
+    const message = messages.failedValidation(aggregateFieldErrors(errors));
+    working.conditions = updateConditions(working.conditions, CONDITION_FAILED, CONDITION_TRUE, REASON_FAILED_VALIDATION, message, now);
+    events.push(warning(EVENT_FAILED_VALIDATION, message));
+  }
+  const job = applyDefaults(raw);
+  if (isFinished(working.conditions)) return finishedPass(job, stored, working, pods, services, events, now, 'finished', scheduling);
+  if (job.spec.runPolicy.suspend === true) return suspendPass(job, stored, working, pods, services, events, now, scheduling);
+
+  const waiting = input.scheduling !== undefined && !input.scheduling.admitted;
+  if (isSuspended(working.conditions)) {
+    const message = messages.resumed(name);
+    working.conditions = updateConditions(working.conditions, CONDITION_SUSPENDED, CONDITION_FALSE, REASON_RESUMED, message, now);
+    // Suspended time does not count toward activeDeadlineSeconds; with our queue the clock starts at admission.
+    if (waiting) delete working.startTime;
+    else working.startTime = formatTime(now);
+    events.push(normal(EVENT_RESUMED, message));
+  }
+  if (waiting) return result('waiting', stored, working, [], events, undefined, scheduling);
+
+  const view = buildJobView(raw, job, {
+    ...(input.options?.clusterDomain ? { clusterDomain: input.options.clusterDomain } : {}),
+    ...(input.scheduling?.workers === undefined ? {} : { workers: input.scheduling.workers }),
+  });
+  const runPolicy = job.spec.runPolicy;
+
+  // backoffLimit, then activeDeadlineSeconds. Ours (as tf-operator v1.9.4): the Failed condition is set
+  // first, so the cleanup below honours cleanPodPolicy instead of deleting everything.
+  const totalReplicas = Object.values(view.replicas).reduce((a, b) => a + b, 0);
+  const restarts = countRestarts(view.replicaSpecs, pods, working.podRecreations);
+  let limitMessage: string | undefined;
+  if (
+    pastBackoffLimit(runPolicy.backoffLimit, restarts) ||
+    exceedsBackoffLimit(runPolicy.backoffLimit, pods, previouslyFailed(stored), totalReplicas)
+  ) {
+    limitMessage = messages.backoffLimit(name);
+  } else if (pastActiveDeadline(runPolicy.activeDeadlineSeconds, working.startTime, now)) {
+    limitMessage = messages.activeDeadline(name);
+  }
+  if (limitMessage !== undefined) {
+    working.completionTime ??= formatTime(now);
+    events.push(normal(EVENT_FAILED, limitMessage));
+    working.conditions = updateConditions(working.conditions, CONDITION_FAILED, CONDITION_TRUE, REASON_FAILED, limitMessage, now);
+    return finishedPass(job, stored, working, pods, services, events, now, 'limit-exceeded', scheduling);
+  }
+
+  events.push(...abnormalPodEvents(pods));
+  const actions: Action[] = [];
+  const counts: Record<string, ReplicaCounts> = {};
+  let conditions = working.conditions;
+  for (const type of view.types) {
+    const pass = reconcileReplicaType(view, type, pods, services, conditions, input);
+    conditions = pass.conditions;
+    actions.push(...pass.actions);
+    events.push(...pass.events);
+    counts[type] = pass.counts;
+    working.replicaStatuses[type] = toReplicaStatus(pass.counts);
+    if (pass.recreated > 0) working.podRecreations[type] = (working.podRecreations[type] ?? 0) + pass.recreated;
+  }
+
+  const decision = decideJobStatus({
+    name,
+    namespace: view.namespace,
+    replicas: view.replicas,
+    counts,
+    successPolicy: job.spec.successPolicy,
+    tolerateWorkerFailures: view.tolerateWorkerFailures,
+    worker0Completed: isWorker0Completed(view.replicaSpecs[REPLICA_TYPE_WORKER] !== undefined, ofReplicaType(pods, REPLICA_TYPE_WORKER)),
+    conditions,
+    ...(working.startTime ? { startTime: working.startTime } : {}),
+    ...(working.completionTime ? { completionTime: working.completionTime } : {}),
+    now,
+  });
+  working.conditions = decision.conditions;
+  working.startTime = decision.startTime;
+  if (decision.completionTime !== undefined) working.completionTime = decision.completionTime;
+  if (isFailed(working.conditions)) working.completionTime ??= formatTime(now);
+  events.push(...decision.events);
+
+  // Finished in this pass: come back at once for the cleanup (tf-operator relied on its own status
+  // write to trigger that pass). Otherwise come back at the active deadline (issue #3358).
+  const requeueAfterMs = isFinished(working.conditions)
+    ? 0
+    : untilActiveDeadline(runPolicy.activeDeadlineSeconds, working.startTime, now);
+  return result('reconciled', stored, working, actions, events, requeueAfterMs, scheduling);
+}

@@ -1,0 +1,92 @@
+// Which replica indices to create and which pods/services to delete, per replica type
+// (tf-operator's ReconcilePods/ReconcileServices slices, and our elastic variant).
+
+import type { Pod, Service } from '../../api/v1/k8s-types.ts';
+import { isRemovedByOperator, isTerminating, replicaIndex } from './pod-state.ts';
+
+export interface PodPlan {
+  /** Indices that have no pod: create one each. */
+  readonly create: readonly number[];
+  /** Pods to delete because their index is no longer wanted (scale-down / scale-in). */
+  readonly remove: readonly Pod[];
+  /** Indices whose pods should exist after this pass (for the services). */
+  readonly wanted: ReadonlySet<number>;
+  /** Indices holding more than one pod (tf-operator only logs a warning). */
+  readonly duplicated: readonly number[];
+}
+
+function byIndex<T extends Pod | Service>(objects: readonly T[]): Map<number, T[]> {
+  const map = new Map<number, T[]>();
+  for (const o of objects) {
+    const index = replicaIndex(o);
+    if (index === undefined) continue; // tf-operator skips objects without a usable index label
+    map.set(index, [...(map.get(index) ?? []), o]);
+  }
+  return map;
+}
+
+/**
+ * Fixed size: indices 0..replicas-1 must exist (scale-up creates the missing ones), pods at an index
+ * >= replicas are deleted (scale-down removes the highest indices). Unlike tf-operator, an empty index
+ * above `replicas` (a gap left by a deleted pod) is not created just to be deleted next pass.
+ */
+export function planFixedPods(pods: readonly Pod[], replicas: number): PodPlan {
+  const indexed = byIndex(pods);
+  const create: number[] = [];
+  const remove: Pod[] = [];
+  const duplicated: number[] = [];
+  for (let i = 0; i < replicas; i++) if (!indexed.has(i)) create.push(i);
+  for (const [index, atIndex] of [...indexed].sort(([a], [b]) => a - b)) {
+    if (atIndex.length > 1) duplicated.push(index);
+    else if (index >= replicas) remove.push(...atIndex);
+  }
+  return { create, remove, wanted: new Set(Array.from({ length: Math.max(0, replicas) }, (_, i) => i)), duplicated };
+}
+
+/**
+ * Elastic workers: `target` pods should be live (not being deleted, not removed by the scheduler).
+ * Short → create at the lowest indices no pod occupies (a terminating pod still holds its name);
+ * over → delete the live pods with the highest indices. Indices therefore stay dense from 0 where
+ * possible, and a scale-in never takes worker 0 while a higher one exists.
+ */
+export function planElasticPods(pods: readonly Pod[], target: number): PodPlan {
+  const indexed = byIndex(pods);
+  const duplicated = [...indexed].filter(([, atIndex]) => atIndex.length > 1).map(([i]) => i);
+  const live = [...indexed]
+    .filter(([, atIndex]) => atIndex.some((p) => !isTerminating(p) && !isRemovedByOperator(p)))
+    .map(([i]) => i)
+    .sort((a, b) => a - b);
+  const create: number[] = [];
+  const remove: Pod[] = [];
+  const wanted = new Set(live);
+  if (live.length < target) {
+    for (let i = 0; create.length < target - live.length; i++) {
+      if (!indexed.has(i)) {
+        create.push(i);
+        wanted.add(i);
+      }
+    }
+  } else if (live.length > target) {
+    for (const index of live.slice(target).reverse()) {
+      remove.push(...(indexed.get(index) ?? []));
+      wanted.delete(index);
+    }
+  }
+  return { create, remove, wanted, duplicated };
+}
+
+export interface ServicePlan {
+  readonly create: readonly number[];
+  readonly remove: readonly Service[];
+}
+
+/** A service for every wanted index; services of other indices are deleted. */
+export function planServices(services: readonly Service[], wanted: ReadonlySet<number>): ServicePlan {
+  const indexed = byIndex(services);
+  const create = [...wanted].filter((i) => !indexed.has(i)).sort((a, b) => a - b);
+  const remove: Service[] = [];
+  for (const [index, atIndex] of [...indexed].sort(([a], [b]) => a - b)) {
+    if (!wanted.has(index) && atIndex.length === 1) remove.push(...atIndex.filter((s) => !isTerminating(s)));
+  }
+  return { create, remove };
+}
