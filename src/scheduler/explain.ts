@@ -35,7 +35,7 @@ export type WaitOutcome =
   | { readonly kind: 'gang-behind'; readonly head: CompiledJob };
 
 export function formatWeight(w: number): string {
-  if (w >= 1) return '1 (starving)';
+  if (w === 1 || w === 0) return String(w);
   if (w > 0.99 || w < 0.01) return w.toPrecision(6);
   return w.toFixed(2);
 }
@@ -97,8 +97,9 @@ export function describeFailure(state: ClusterState, failure: PlacementFailure):
   return `${placedNote}${describeFreeSlot(state, failure.group)}`;
 }
 
-function weightWithClass(job: CompiledJob): string {
-  return `${formatWeight(job.weight)}${job.priority !== 0 ? ` (priority ${job.priority})` : ''}`;
+function weightWithClass(job: CompiledJob, aging: boolean): string {
+  const notes = [...(aging && job.starving ? ['starving'] : []), ...(job.priority !== 0 ? [`priority ${job.priority}`] : [])];
+  return `${formatWeight(aging ? job.weight : job.baseWeight)}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`;
 }
 
 export interface ExplainContext {
@@ -127,21 +128,21 @@ export function explainWaiting(job: CompiledJob, outcome: WaitOutcome, ctx: Expl
         s.victimsConsidered === 0
           ? `no running job ranked below it${job.priority !== 0 ? ` in priority ≤ ${job.priority}` : ''} has workers above its minimum${s.protectedWorkers > 0 ? ` (${s.protectedWorkers} workers within the scale-out cool-down)` : ''}`
           : `removing ${s.removableWorkers} worker(s) of ${s.victimsConsidered} lower-ranked job(s) would not make room${s.protectedWorkers > 0 ? ` (${s.protectedWorkers} more within the scale-out cool-down)` : ''}`;
-      return `${starving}${needs}; ${describeFailure(ctx.state, outcome.failure)}; weight ${weightWithClass(job)} is the highest waiting, but ${preempt}`;
+      return `${starving}${needs}; ${describeFailure(ctx.state, outcome.failure)}; weight ${weightWithClass(job, ctx.aging)} is the highest waiting, but ${preempt}`;
     }
     case 'behind-head': {
       const why = outcome.reservation
         ? `reserved for starving ${outcome.head.key}: no job is admitted before it`
-        : `${outcome.head.key} (weight ${weightWithClass(outcome.head)}) ranks higher and is handled first; one job per pass may preempt`;
+        : `${outcome.head.key} (weight ${weightWithClass(outcome.head, ctx.aging)}) ranks higher and is handled first; one job per pass may preempt`;
       return `${starving}${needs}; waiting: ${why}`;
     }
     case 'no-room': {
       const rm = outcome.runningMax;
       const rank = outcome.backfill
-        ? `weight ${weightWithClass(job)}; backfilled without preemption behind the blocked head`
+        ? `weight ${weightWithClass(job, ctx.aging)}; backfilled without preemption behind the blocked head`
         : rm === undefined
-          ? `weight ${weightWithClass(job)}`
-          : `weight ${weightWithClass(job)} below running max ${weightWithClass(rm.job)} (${rm.job.key}), so it may not preempt`;
+          ? `weight ${weightWithClass(job, ctx.aging)}`
+          : `weight ${weightWithClass(job, ctx.aging)} below running max ${weightWithClass(rm.job, ctx.aging)} (${rm.job.key}), so it may not preempt`;
       return `${starving}${needs}; ${describeFailure(ctx.state, outcome.failure)}; ${rank}`;
     }
     case 'gang-blocked':
