@@ -22,7 +22,8 @@ function issueText(issue: z.core.$ZodIssue): string {
 }
 
 export function parseTFJob(raw: unknown): ParseResult {
-  const result = TFJobSchema.safeParse(raw);
+  // reportInput: issues then carry the offending value, which tells "missing" from "wrong type".
+  const result = TFJobSchema.safeParse(raw, { reportInput: true });
   if (result.success) return { ok: true, job: result.data };
   return { ok: false, message: describeIssues(result.error.issues) };
 }

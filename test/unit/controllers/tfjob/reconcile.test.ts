@@ -1,0 +1,381 @@
+import { describe, expect, it } from 'vitest';
+import type { Pod, Service } from '../../../../src/api/v1/k8s-types.ts';
+import type { JobStatus } from '../../../../src/api/v1/schema.ts';
+import type { Action, ReconcileResult, SchedulingInput } from '../../../../src/controllers/tfjob/reconcile.ts';
+import { reconcileTFJob } from '../../../../src/controllers/tfjob/reconcile.ts';
+import { at, newPod, newTFJob, pods, services } from './builders.ts';
+
+function run(job: Record<string, unknown>, observedPods: Pod[] = [], observedServices: Service[] = [], seconds = 0, scheduling?: SchedulingInput): ReconcileResult {
+  return reconcileTFJob({ job, pods: observedPods, services: observedServices, now: at(seconds), ...(scheduling ? { scheduling } : {}) });
+}
+
+function withStatus(job: Record<string, unknown>, status: JobStatus): Record<string, unknown> {
+  return { ...job, status };
+}
+
+const created = (r: ReconcileResult, kind: 'createPod' | 'createService') =>
+  r.actions.filter((a) => a.kind === kind).map((a) => (a.kind === 'createPod' ? a.pod.metadata?.name : a.kind === 'createService' ? a.service.metadata?.name : ''));
+const deletedPods = (r: ReconcileResult) => r.actions.filter((a): a is Extract<Action, { kind: 'deletePod' }> => a.kind === 'deletePod');
+const deletedServices = (r: ReconcileResult) => r.actions.filter((a): a is Extract<Action, { kind: 'deleteService' }> => a.kind === 'deleteService');
+const conditionShape = (r: ReconcileResult) => (r.status.conditions ?? []).map((c) => [c.type, c.status, c.reason, c.message]);
+
+describe('Test Normal Path (compat §5.1 item 1)', () => {
+  it('Local TFJob is created → 1 pod + 1 service, Created condition, startTime set', () => {
+    const r = run(newTFJob(1, 0));
+    expect(created(r, 'createPod')).toEqual(['test-tfjob-worker-0']);
+    expect(created(r, 'createService')).toEqual(['test-tfjob-worker-0']);
+    expect(conditionShape(r)).toEqual([['Created', 'True', 'TFJobCreated', 'TFJob test-tfjob is created.']]);
+    expect(r.status.startTime).toBe('2024-09-10T10:00:00Z');
+    expect(r.status.replicaStatuses).toEqual({ Worker: {} });
+    expect(r.statusChanged).toBe(true);
+  });
+
+  it('Distributed TFJob (4 workers, 2 PS) is created → 6 pods + 6 services owned by the job', () => {
+    const r = run(newTFJob(4, 2));
+    expect(created(r, 'createPod')).toHaveLength(6);
+    expect(created(r, 'createService')).toHaveLength(6);
+    for (const action of r.actions) {
+      if (action.kind === 'createPod') expect(action.pod.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'TFJob', name: 'test-tfjob', controller: true });
+    }
+  });
+
+  it('... all replicas pending → nothing created', () => {
+    const r = run(newTFJob(4, 2), [...pods('Worker', 4, 'Pending'), ...pods('PS', 2, 'Pending')], [...services('Worker', 4), ...services('PS', 2)]);
+    expect(r.actions).toEqual([]);
+  });
+
+  it('... all replicas running → Running, actives counted, startTime set', () => {
+    const r = run(newTFJob(4, 2), [...pods('Worker', 4, 'Running'), ...pods('PS', 2, 'Running')], [...services('Worker', 4), ...services('PS', 2)]);
+    expect(r.actions).toEqual([]);
+    expect(r.status.replicaStatuses).toEqual({ Worker: { active: 4 }, PS: { active: 2 } });
+    expect(r.status.conditions?.at(-1)).toMatchObject({ type: 'Running', status: 'True', reason: 'TFJobRunning', message: 'TFJob default/test-tfjob is running.' });
+    expect(r.status.startTime).toBeDefined();
+  });
+
+  it('... 2 workers and 1 PS pending → creates 3 pods + 3 services', () => {
+    const r = run(newTFJob(4, 2), [...pods('Worker', 2, 'Pending'), ...pods('PS', 1, 'Pending')], [...services('Worker', 2), ...services('PS', 1)]);
+    expect(created(r, 'createPod').sort()).toEqual(['test-tfjob-ps-1', 'test-tfjob-worker-2', 'test-tfjob-worker-3']);
+    expect(created(r, 'createService')).toHaveLength(3);
+  });
+
+  it('... 2 workers, 1 PS pending, 1 worker running → creates 2 + 2, Running', () => {
+    const observed = [...pods('Worker', 2, 'Pending'), newPod('Worker', 2, { phase: 'Running' }), ...pods('PS', 1, 'Pending')];
+    const r = run(newTFJob(4, 2), observed, [...services('Worker', 3), ...services('PS', 1)]);
+    expect(created(r, 'createPod')).toHaveLength(2);
+    expect(created(r, 'createService')).toHaveLength(2);
+    expect(r.status.replicaStatuses?.Worker).toEqual({ active: 1 });
+    expect(r.status.conditions?.at(-1)?.type).toBe('Running');
+  });
+
+  it('... 2 workers, 1 PS pending, 1 worker succeeded → creates 2 + 2, not Succeeded (worker 0 is pending)', () => {
+    const observed = [...pods('Worker', 2, 'Pending'), newPod('Worker', 2, { phase: 'Succeeded', exitCode: 0 }), ...pods('PS', 1, 'Pending')];
+    const r = run(newTFJob(4, 2), observed, [...services('Worker', 3), ...services('PS', 1)]);
+    expect(created(r, 'createPod')).toHaveLength(2);
+    expect(r.status.replicaStatuses?.Worker).toEqual({ succeeded: 1 });
+    expect(r.status.conditions?.map((c) => c.type)).toEqual(['Created']);
+  });
+
+  it('Distributed TFJob (4 workers, 2 PS) is succeeded → Succeeded, counts, no creations', () => {
+    const observed = [...pods('Worker', 4, 'Succeeded', 0, { exitCode: 0 }), ...pods('PS', 2, 'Succeeded', 0, { exitCode: 0 })];
+    const r = run(newTFJob(4, 2), observed, [...services('Worker', 4), ...services('PS', 2)]);
+    expect(created(r, 'createPod')).toEqual([]);
+    expect(r.status.replicaStatuses).toEqual({ Worker: { succeeded: 4 }, PS: { succeeded: 2 } });
+    expect(r.status.conditions?.at(-1)).toMatchObject({ type: 'Succeeded', reason: 'TFJobSucceeded' });
+    expect(r.status.completionTime).toBe('2024-09-10T10:00:00Z');
+    expect(r.requeueAfterMs).toBe(0);
+  });
+});
+
+describe('steady state', () => {
+  it('a second pass over the same world writes nothing and does nothing', () => {
+    const job = newTFJob(2, 1);
+    const world = [...pods('Worker', 2, 'Running'), ...pods('PS', 1, 'Running')];
+    const first = run(job, world, [...services('Worker', 2), ...services('PS', 1)], 0);
+    const second = run(withStatus(job, first.status), world, [...services('Worker', 2), ...services('PS', 1)], 30);
+    expect(second.statusChanged).toBe(false);
+    expect(second.actions).toEqual([]);
+  });
+});
+
+describe('finished jobs (compat §2.10, Appendix A)', () => {
+  it('after success, active replicas are folded into succeeded; cleanPodPolicy None keeps pods', () => {
+    const job = newTFJob(2, 1, { name: 'dist', namespace: 'ml' });
+    const world = [newPod('Worker', 0, { job: 'dist', phase: 'Succeeded', exitCode: 0 }), newPod('Worker', 1, { job: 'dist', phase: 'Succeeded', exitCode: 0 }), newPod('PS', 0, { job: 'dist', phase: 'Running' })];
+    const deciding = run(job, world, [], 300);
+    expect(deciding.status.replicaStatuses).toEqual({ Worker: { succeeded: 2 }, PS: { active: 1 } });
+    expect(conditionShape(deciding)).toEqual([
+      ['Created', 'True', 'TFJobCreated', 'TFJob dist is created.'],
+      ['Succeeded', 'True', 'TFJobSucceeded', 'TFJob ml/dist successfully completed.'],
+    ]);
+    const after = run(withStatus(job, deciding.status), world, [], 301);
+    expect(after.outcome).toBe('finished');
+    expect(after.status.replicaStatuses).toEqual({ Worker: { succeeded: 2 }, PS: { succeeded: 1 } });
+    expect(after.actions).toEqual([]);
+  });
+
+  it('cleanPodPolicy Running deletes the still-running PS and its service', () => {
+    const job = newTFJob(1, 1, { runPolicy: { cleanPodPolicy: 'Running' }, status: { conditions: [{ type: 'Succeeded', status: 'True', reason: 'TFJobSucceeded' }], completionTime: '2024-09-10T10:00:00Z' } });
+    const r = run(job, [newPod('Worker', 0, { phase: 'Succeeded' }), newPod('PS', 0, { phase: 'Running' })], services('PS', 1));
+    expect(deletedPods(r).map((a) => [a.name, a.reason])).toEqual([['test-tfjob-ps-0', 'cleanup']]);
+    expect(deletedServices(r)).toEqual([{ kind: 'deleteService', name: 'test-tfjob-ps-0' }]);
+  });
+
+  it('Test TTL Seconds After Finished: requeue until the TTL, then delete the job', () => {
+    const status = { conditions: [{ type: 'Failed', status: 'True', reason: 'TFJobFailed' }], completionTime: '2024-09-10T10:00:00Z' };
+    const job = newTFJob(1, 0, { runPolicy: { ttlSecondsAfterFinished: 3 }, status });
+    expect(run(job, [], [], 1).requeueAfterMs).toBe(2000);
+    expect(run(job, [], [], 3).actions).toEqual([{ kind: 'deleteJob' }]);
+  });
+
+  it('ours: a finished job without completionTime gets one instead of an endless TTL error', () => {
+    const job = newTFJob(1, 0, { runPolicy: { ttlSecondsAfterFinished: 60 }, status: { conditions: [{ type: 'Succeeded', status: 'True', reason: 'TFJobSucceeded' }] } });
+    const r = run(job, [], [], 10);
+    expect(r.status.completionTime).toBe('2024-09-10T10:00:10Z');
+    expect(r.requeueAfterMs).toBe(60_000);
+  });
+});
+
+describe('suspend and resume (compat §5.1 item 2)', () => {
+  const chiefWorker = (suspend: boolean, status?: JobStatus) =>
+    newTFJob(1, 0, { name: 'test-job', chief: 1, runPolicy: { suspend }, ...(status ? { status } : {}) });
+
+  it('created suspended: [Created, Suspended], no startTime, no pods or services', () => {
+    const r = run(chiefWorker(true));
+    expect(r.outcome).toBe('suspended');
+    expect(r.actions).toEqual([]);
+    expect(r.status.startTime).toBeUndefined();
+    expect(conditionShape(r)).toEqual([
+      ['Created', 'True', 'TFJobCreated', 'TFJob test-job is created.'],
+      ['Suspended', 'True', 'TFJobSuspended', 'TFJob test-job is suspended.'],
+    ]);
+    expect(r.events).toEqual([{ type: 'Normal', reason: 'TFJobSuspended', message: 'TFJob test-job is suspended.' }]);
+  });
+
+  it('suspend a running job, then resume it', () => {
+    const world = [newPod('Chief', 0, { job: 'test-job', phase: 'Running' }), newPod('Worker', 0, { job: 'test-job', phase: 'Running' })];
+    const worldServices = [...services('Chief', 1).map((s) => ({ ...s, metadata: { ...s.metadata, name: 'test-job-chief-0' } }))];
+    const running = run(chiefWorker(false), world, [], 1);
+    expect(conditionShape(running)).toEqual([
+      ['Created', 'True', 'TFJobCreated', 'TFJob test-job is created.'],
+      ['Running', 'True', 'TFJobRunning', 'TFJob default/test-job is running.'],
+    ]);
+    const startTime = running.status.startTime;
+
+    const suspended = run(chiefWorker(true, running.status), world, worldServices, 2);
+    expect(deletedPods(suspended).map((a) => [a.name, a.reason])).toEqual([
+      ['test-job-chief-0', 'suspend'],
+      ['test-job-worker-0', 'suspend'],
+    ]);
+    expect(suspended.status.replicaStatuses).toEqual({ Chief: {}, Worker: {} });
+    expect(suspended.status.startTime).toBe(startTime);
+    expect(conditionShape(suspended)).toEqual([
+      ['Created', 'True', 'TFJobCreated', 'TFJob test-job is created.'],
+      ['Running', 'False', 'TFJobSuspended', 'TFJob test-job is suspended.'],
+      ['Suspended', 'True', 'TFJobSuspended', 'TFJob test-job is suspended.'],
+    ]);
+
+    const resumed = run(chiefWorker(false, suspended.status), [], [], 60);
+    expect(resumed.status.startTime).toBe('2024-09-10T10:01:00Z');
+    expect(created(resumed, 'createPod')).toEqual(['test-job-chief-0', 'test-job-worker-0']);
+    expect(resumed.events).toContainEqual({ type: 'Normal', reason: 'TFJobResumed', message: 'TFJob test-job is resumed.' });
+
+    const runningAgain = run(chiefWorker(false, resumed.status), world, [], 61);
+    expect(conditionShape(runningAgain)).toEqual([
+      ['Created', 'True', 'TFJobCreated', 'TFJob test-job is created.'],
+      ['Suspended', 'False', 'TFJobResumed', 'TFJob test-job is resumed.'],
+      ['Running', 'True', 'TFJobRunning', 'TFJob default/test-job is running.'],
+    ]);
+  });
+
+  it('suspend ignores the TTL and a finished job is never suspended', () => {
+    const finished = newTFJob(1, 0, { runPolicy: { suspend: true, ttlSecondsAfterFinished: 0 }, status: { conditions: [{ type: 'Succeeded', status: 'True', reason: 'TFJobSucceeded' }], completionTime: '2024-09-10T09:00:00Z' } });
+    const r = run(finished, [], [], 0);
+    expect(r.outcome).toBe('finished');
+    expect(r.actions).toEqual([]); // suspended: TTL ignored (issue #2239)
+  });
+});
+
+describe('failures and restarts', () => {
+  it('Test Failed (status_test): 3 workers, one Failed pod → Failed', () => {
+    const r = run(newTFJob(3, 0), [...pods('Worker', 2, 'Running'), newPod('Worker', 2, { phase: 'Failed', exitCode: 1 })]);
+    expect(r.status.conditions?.at(-1)).toMatchObject({
+      type: 'Failed',
+      reason: 'TFJobFailed',
+      message: 'TFJob default/test-tfjob has failed because 1 Worker replica(s) failed.',
+    });
+    expect(r.status.completionTime).toBeDefined();
+  });
+
+  it('Test Exit Code: ExitCode policy, worker exited 130 → pod deleted, Restarting, recreation counted', () => {
+    const r = run(newTFJob(1, 0, { restartPolicy: 'ExitCode' }), [newPod('Worker', 0, { phase: 'Failed', exitCode: 130 })]);
+    expect(deletedPods(r).map((a) => [a.name, a.reason])).toEqual([['test-tfjob-worker-0', 'restart']]);
+    expect(r.status.conditions?.at(-1)).toMatchObject({
+      type: 'Restarting',
+      reason: 'TFJobRestarting',
+      message: 'job test-tfjob is restarting because Worker replica(s) failed.',
+    });
+    expect(r.status.podRecreations).toEqual({ Worker: 1 });
+    expect(r.events).toContainEqual({ type: 'Normal', reason: 'ExitedWithCode', message: 'Pod: default.test-tfjob-worker-0 exited with code 130' });
+    expect(r.events).toContainEqual({ type: 'Warning', reason: 'TFJobRestarting', message: 'job test-tfjob is restarting because Worker replica(s) failed.' });
+  });
+
+  it('Test Unretryable Exit Code: exit 1 → Failed with the quoted message', () => {
+    const r = run(newTFJob(1, 0, { name: 'test-noretry-exit-code', restartPolicy: 'ExitCode' }), [
+      newPod('Worker', 0, { job: 'test-noretry-exit-code', phase: 'Failed', exitCode: 1 }),
+    ]);
+    expect(r.status.conditions?.at(-1)).toMatchObject({
+      type: 'Failed',
+      status: 'True',
+      reason: 'TFJobFailed',
+      message: 'job "test-noretry-exit-code" is failing because "Worker" replica(s) failed.',
+    });
+    expect(deletedPods(r)).toEqual([]);
+  });
+
+  it('OnFailure: a Failed pod (e.g. evicted) is recreated and the job keeps going', () => {
+    const r = run(newTFJob(2, 0, { restartPolicy: 'OnFailure' }), [newPod('Worker', 0, { phase: 'Running' }), newPod('Worker', 1, { phase: 'Failed', exitCode: 137 })]);
+    expect(deletedPods(r).map((a) => a.name)).toEqual(['test-tfjob-worker-1']);
+    expect(r.status.conditions?.some((c) => c.type === 'Failed')).toBe(false);
+  });
+
+  it('Never: a Running pod being deleted (node drain) fails the job, as tf-operator does', () => {
+    const r = run(newTFJob(2, 0), [newPod('Worker', 0, { phase: 'Running' }), newPod('Worker', 1, { phase: 'Running', deleting: true })]);
+    expect(r.status.conditions?.at(-1)?.type).toBe('Failed');
+  });
+
+  it('ours: a worker our scheduler preempts never fails the job', () => {
+    const r = run(newTFJob(3, 1), [
+      ...pods('Worker', 2, 'Running'),
+      newPod('Worker', 2, { phase: 'Running', deleting: true, removal: 'preemption' }),
+      newPod('PS', 0, { phase: 'Running' }),
+    ]);
+    expect(r.status.conditions?.map((c) => c.type)).toEqual(['Created', 'Running']);
+    expect(r.status.replicaStatuses?.Worker).toEqual({ active: 2 });
+  });
+});
+
+describe('backoffLimit and activeDeadlineSeconds (compat §5.1 items 6, 7)', () => {
+  const allRunning = () => [...pods('Worker', 4, 'Running', 0, { restartCount: 1 }), ...pods('PS', 2, 'Running')];
+  const allServices = () => [...services('Worker', 4), ...services('PS', 2)];
+
+  it('Test Backoff For On Failure, cleanPodPolicy All → Failed, all pods and services deleted', () => {
+    const job = newTFJob(4, 2, { restartPolicy: 'OnFailure', runPolicy: { backoffLimit: 4, cleanPodPolicy: 'All' } });
+    const r = run(job, allRunning(), allServices());
+    expect(r.outcome).toBe('limit-exceeded');
+    expect(r.status.conditions?.at(-1)).toMatchObject({ type: 'Failed', reason: 'TFJobFailed', message: 'Job test-tfjob has failed because it has reached the specified backoff limit' });
+    expect(deletedPods(r)).toHaveLength(6);
+    expect(deletedServices(r)).toHaveLength(6);
+  });
+
+  it('ours (as v1.9.4): the backoff failure honours cleanPodPolicy None (issue #3419)', () => {
+    const job = newTFJob(4, 2, { restartPolicy: 'OnFailure', runPolicy: { backoffLimit: 4 } });
+    const r = run(job, allRunning(), allServices());
+    expect(r.status.conditions?.at(-1)?.type).toBe('Failed');
+    expect(r.actions).toEqual([]);
+  });
+
+  it('ours: ExitCode recreations count toward backoffLimit (issue #2045)', () => {
+    const job = newTFJob(1, 0, { restartPolicy: 'ExitCode', runPolicy: { backoffLimit: 2 }, status: { podRecreations: { Worker: 2 }, startTime: '2024-09-10T10:00:00Z' } });
+    const r = run(job, [newPod('Worker', 0, { phase: 'Running' })], services('Worker', 1), 5);
+    expect(r.status.conditions?.at(-1)?.message).toBe('Job test-tfjob has failed because it has reached the specified backoff limit');
+  });
+
+  it('backoffLimit 0 and a new Failed pod take the backoff path whatever the restart policy', () => {
+    const job = newTFJob(2, 0, { runPolicy: { backoffLimit: 0 } });
+    const r = run(job, [newPod('Worker', 0, { phase: 'Running' }), newPod('Worker', 1, { phase: 'Failed', exitCode: 1 })]);
+    expect(r.status.conditions?.at(-1)?.message).toBe('Job test-tfjob has failed because it has reached the specified backoff limit');
+  });
+
+  it('Test Active Deadline Seconds: unset → pods remain', () => {
+    const r = run(newTFJob(4, 2, { runPolicy: { cleanPodPolicy: 'All' }, status: { startTime: '2024-09-10T10:00:00Z' } }), allRunning(), allServices(), 2);
+    expect(r.actions).toEqual([]);
+  });
+
+  it('Test Active Deadline Seconds: 2 s after startTime → Failed, all 6 pods and services deleted', () => {
+    const job = newTFJob(4, 2, { runPolicy: { cleanPodPolicy: 'All', activeDeadlineSeconds: 2 }, status: { startTime: '2024-09-10T10:00:00Z' } });
+    const r = run(job, allRunning(), allServices(), 2);
+    expect(r.status.conditions?.at(-1)).toMatchObject({ type: 'Failed', message: 'Job test-tfjob has failed because it was active longer than specified deadline' });
+    expect(deletedPods(r)).toHaveLength(6);
+    expect(deletedServices(r)).toHaveLength(6);
+    expect(r.events).toContainEqual({ type: 'Normal', reason: 'TFJobFailed', message: 'Job test-tfjob has failed because it was active longer than specified deadline' });
+  });
+
+  it('ours: a running job with a deadline asks to be requeued at the deadline (issue #3358)', () => {
+    const job = newTFJob(1, 0, { runPolicy: { activeDeadlineSeconds: 600 }, status: { startTime: '2024-09-10T10:00:00Z' } });
+    expect(run(job, [newPod('Worker', 0, { phase: 'Running' })], services('Worker', 1), 100).requeueAfterMs).toBe(500_000);
+  });
+});
+
+describe('validation and skipping', () => {
+  it('an invalid job (upstream CRD, no webhook) is marked Failed with the field named', () => {
+    const job = newTFJob(1, 0);
+    (job.spec as { tfReplicaSpecs: Record<string, unknown> }).tfReplicaSpecs.Workers = { replicas: 1 };
+    const r = run(job);
+    const failed = r.status.conditions?.at(-1);
+    expect(failed).toMatchObject({ type: 'Failed', reason: 'TFJobFailedValidation' });
+    expect(failed?.message).toContain('TFJob failed validation because [spec.tfReplicaSpecs: Invalid value: keys must be PS, Worker, Chief, Master or Evaluator');
+    expect(failed?.message).toContain('spec.tfReplicaSpecs[Workers].template.spec.containers: Required value: must be specified');
+    expect(r.actions.filter((a) => a.kind === 'createPod')).toEqual([]);
+    expect(r.events[0]).toMatchObject({ type: 'Warning', reason: 'TFJobFailedValidation' });
+    expect(r.status.completionTime).toBeDefined();
+  });
+
+  it('an object that is not even TFJob-shaped is failed by name', () => {
+    const r = reconcileTFJob({ job: { metadata: { name: 'x' }, spec: { tfReplicaSpecs: 'nope' } }, pods: [], services: [], now: at(0) });
+    expect(r.status.conditions?.at(-1)?.message).toBe('TFJob failed validation because spec.tfReplicaSpecs: expected record');
+  });
+
+  it('skips jobs being deleted and jobs managed by another controller', () => {
+    const deleting = newTFJob(1, 0);
+    (deleting.metadata as Record<string, unknown>).deletionTimestamp = '2024-09-10T10:00:00Z';
+    expect(run(deleting)).toMatchObject({ outcome: 'skipped', statusChanged: false, actions: [] });
+    expect(run(newTFJob(1, 0, { runPolicy: { managedBy: 'kueue.x-k8s.io/multikueue' } }))).toMatchObject({ outcome: 'skipped', actions: [] });
+  });
+
+  it('ignores pods with our labels that another object controls', () => {
+    const r = run(newTFJob(1, 0), [newPod('Worker', 0, { phase: 'Running', uid: 'someone-else' })]);
+    expect(created(r, 'createPod')).toEqual(['test-tfjob-worker-0']);
+  });
+});
+
+describe('with our scheduler', () => {
+  it('waiting: no pods, no startTime, the queue status is written', () => {
+    const r = run(newTFJob(2, 1), [], [], 0, { admitted: false, status: { queue: 'Waiting', enqueueTime: '2024-09-10T10:00:00Z', reason: 'Insufficient' } });
+    expect(r.outcome).toBe('waiting');
+    expect(r.actions).toEqual([]);
+    expect(r.status.startTime).toBeUndefined();
+    expect(r.status.scheduling).toEqual({ queue: 'Waiting', enqueueTime: '2024-09-10T10:00:00Z', reason: 'Insufficient' });
+  });
+
+  it('admitted: pods are placed on the chosen nodes', () => {
+    const r = run(newTFJob(1, 1), [], [], 0, { admitted: true, placements: { 'test-tfjob-worker-0': { nodeName: 'n1', placedBy: 'ours' } } });
+    const worker = r.actions.find((a) => a.kind === 'createPod' && a.pod.metadata?.name === 'test-tfjob-worker-0');
+    expect(worker?.kind === 'createPod' ? worker.pod.spec?.nodeName : undefined).toBe('n1');
+  });
+
+  it('elastic: the scheduler’s worker count wins over Worker.replicas, within the bounds', () => {
+    const job = newTFJob(2, 1, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 4 } } });
+    const grown = run(job, [], [], 0, { admitted: true, workers: 3 });
+    expect(created(grown, 'createPod').filter((n) => n?.includes('worker'))).toEqual(['test-tfjob-worker-0', 'test-tfjob-worker-1', 'test-tfjob-worker-2']);
+    const clamped = run(job, [], [], 0, { admitted: true, workers: 10 });
+    expect(created(clamped, 'createPod').filter((n) => n?.includes('worker'))).toHaveLength(4);
+  });
+
+  it('elastic scale-in deletes the highest workers and asks for the removal mark', () => {
+    const job = newTFJob(4, 1, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 4 } } });
+    const world = [...pods('Worker', 4, 'Running'), newPod('PS', 0, { phase: 'Running' })];
+    const r = run(job, world, [...services('Worker', 4), ...services('PS', 1)], 0, { admitted: true, workers: 2 });
+    expect(deletedPods(r)).toEqual([
+      { kind: 'deletePod', name: 'test-tfjob-worker-3', reason: 'scale-in', markRemoval: 'scale-in' },
+      { kind: 'deletePod', name: 'test-tfjob-worker-2', reason: 'scale-in', markRemoval: 'scale-in' },
+    ]);
+    expect(deletedServices(r).map((a) => a.name)).toEqual(['test-tfjob-worker-2', 'test-tfjob-worker-3']);
+  });
+
+  it('elastic without a scheduler decision runs at maxReplicas; a failed worker does not fail it', () => {
+    const job = newTFJob(1, 1, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 3 } } });
+    const r = run(job, [newPod('Worker', 0, { phase: 'Running' }), newPod('Worker', 1, { phase: 'Failed', exitCode: 1 }), newPod('PS', 0, { phase: 'Running' })]);
+    expect(created(r, 'createPod')).toEqual(['test-tfjob-worker-2']);
+    expect(r.status.conditions?.map((c) => c.type)).toEqual(['Created', 'Running']);
+  });
+});
