@@ -21,6 +21,7 @@ export default tseslint.config(
       'no-console': 'off',
       // client-node's models are generated classes that are always used as plain object literals.
       '@typescript-eslint/no-unsafe-class-instance-assignment': 'off',
+      '@typescript-eslint/no-misused-spread': 'off',
     },
   },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },

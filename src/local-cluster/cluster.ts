@@ -42,6 +42,8 @@ export interface ClusterState {
   readonly kubeconfig: string;
   readonly caFile: string;
   readonly adminToken: string;
+  /** etcd's client URL (tests compact it to force 410 Gone on watches). */
+  readonly etcdEndpoint: string;
   /** The pinned kubectl matching this control plane. */
   readonly kubectl: string;
   readonly removeWorkDir: boolean;
@@ -260,6 +262,7 @@ export class LocalCluster {
         kubeconfig: adminKubeconfig,
         caFile,
         adminToken: users.admin.token,
+        etcdEndpoint: `http://127.0.0.1:${etcdClient}`,
         kubectl: binaries.kubectl,
         removeWorkDir,
         processes: Object.fromEntries(processes.map((p) => [p.name, { pid: p.pid, log: p.logFile }])),

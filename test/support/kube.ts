@@ -81,3 +81,17 @@ export async function exitPod(namespace: string, name: string, exitCode: number,
     setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
   );
 }
+
+/**
+ * Compacts etcd up to its current revision, so every watch from an older resourceVersion ends with
+ * 410 Gone (etcd's gRPC gateway, no etcdctl needed).
+ */
+export async function compactEtcd(): Promise<number> {
+  const endpoint = clusterState().etcdEndpoint;
+  const range = await fetch(`${endpoint}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: Buffer.from('/').toString('base64') }) });
+  const { header } = (await range.json()) as { header: { revision: string } };
+  const revision = Number(header.revision);
+  const res = await fetch(`${endpoint}/v3/kv/compaction`, { method: 'POST', body: JSON.stringify({ revision, physical: true }) });
+  if (!res.ok) throw new Error(`etcd compaction failed: ${res.status} ${await res.text()}`);
+  return revision;
+}

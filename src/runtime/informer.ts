@@ -1,0 +1,268 @@
+// List + watch into a Store, with the recovery client-node's ListWatch lacks (kube-rs's watcher is
+// the model): paginated lists, bookmarks, server-side watch timeouts, reconnect from the last
+// resourceVersion with jittered exponential backoff, relist on 410 Gone with synthetic deletes for
+// objects that vanished meanwhile, and an inactivity timeout (client-node's Watch) against silent
+// stalls. Handlers see (type, object, previous) and are called after the store is updated.
+import { Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import type { Logger } from './logger.ts';
+import { objectKey, Store, type IndexFunc } from './store.ts';
+
+export interface ListPage<T> {
+  readonly items: readonly T[];
+  readonly metadata?: { readonly resourceVersion?: string; readonly _continue?: string; readonly continue?: string };
+}
+
+export interface ListerWatcher<T> {
+  /** One page of a list; `continueToken` is the previous page's continue token. */
+  list(opts: { limit: number; continueToken?: string }): Promise<ListPage<T>>;
+  /** Collection path to watch, e.g. `/api/v1/pods` or `/apis/kubeflow.org/v1/namespaces/ml/tfjobs`. */
+  readonly watchPath: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+}
+
+export type InformerEvent = 'add' | 'update' | 'delete';
+export type InformerHandler<T> = (type: InformerEvent, obj: T, old: T | undefined) => void;
+
+export interface InformerOptions<T> {
+  readonly name: string;
+  readonly logger: Logger;
+  readonly indexers?: Readonly<Record<string, IndexFunc<T>>>;
+  /** Applied to every object before it is cached (e.g. drop managedFields to save memory). */
+  readonly transform?: (obj: T) => T;
+  readonly pageSize?: number;
+  /** Server-side watch timeout range; each watch picks a random value in it (spreads reconnects). */
+  readonly watchTimeoutSeconds?: readonly [number, number];
+  readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
+  /** Called on every (re)connect and relist, e.g. to count them in metrics. */
+  readonly onWatchEvent?: (what: 'list' | 'watch' | 'error' | 'gone') => void;
+}
+
+interface WatchError {
+  readonly statusCode?: number;
+  /** client-node ApiException (list failures) carries the HTTP status here. */
+  readonly code?: number;
+  readonly name?: string;
+  readonly message?: string;
+}
+
+/** Drops fields the operator never reads and that dominate memory (managedFields, last-applied). */
+export function stripForCache<T extends KubernetesObject>(obj: T): T {
+  const meta = obj.metadata;
+  if (meta === undefined) return obj;
+  const { managedFields: _mf, ...rest } = meta;
+  const annotations = rest.annotations;
+  if (annotations !== undefined && 'kubectl.kubernetes.io/last-applied-configuration' in annotations) {
+    const { 'kubectl.kubernetes.io/last-applied-configuration': _last, ...keep } = annotations;
+    return { ...obj, metadata: { ...rest, annotations: keep } };
+  }
+  return _mf === undefined ? obj : { ...obj, metadata: rest };
+}
+
+export class Informer<T extends KubernetesObject> {
+  readonly name: string;
+  readonly store: Store<T>;
+  readonly #kc: KubeConfig;
+  readonly #lw: ListerWatcher<T>;
+  readonly #opts: InformerOptions<T>;
+  readonly #log: Logger;
+  readonly #handlers: InformerHandler<T>[] = [];
+  readonly #syncWaiters: (() => void)[] = [];
+  #resourceVersion: string | undefined;
+  #synced = false;
+  #stopped = true;
+  #abort: AbortController | undefined;
+  #retryTimer: NodeJS.Timeout | undefined;
+  #failures = 0;
+  #lastActivity = 0;
+
+  constructor(kc: KubeConfig, lw: ListerWatcher<T>, opts: InformerOptions<T>) {
+    this.name = opts.name;
+    this.#kc = kc;
+    this.#lw = lw;
+    this.#opts = opts;
+    this.#log = opts.logger.child({ informer: opts.name });
+    this.store = new Store<T>(opts.indexers);
+  }
+
+  /** True once the first full list has been loaded into the store. */
+  get hasSynced(): boolean {
+    return this.#synced;
+  }
+
+  /** Wall-clock ms of the last list, event or bookmark (liveness checks). */
+  get lastActivity(): number {
+    return this.#lastActivity;
+  }
+
+  get resourceVersion(): string | undefined {
+    return this.#resourceVersion;
+  }
+
+  on(handler: InformerHandler<T>): void {
+    this.#handlers.push(handler);
+  }
+
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    void this.#run();
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    if (this.#retryTimer !== undefined) clearTimeout(this.#retryTimer);
+    this.#abort?.abort();
+    this.#abort = undefined;
+  }
+
+  waitForSync(): Promise<void> {
+    if (this.#synced) return Promise.resolve();
+    return new Promise((resolve) => this.#syncWaiters.push(resolve));
+  }
+
+  async #run(): Promise<void> {
+    try {
+      if (this.#resourceVersion === undefined) await this.#relist();
+      if (this.#stopped) return;
+      await this.#watch();
+    } catch (err) {
+      this.#retry(err as WatchError);
+    }
+  }
+
+  async #relist(): Promise<void> {
+    const pageSize = this.#opts.pageSize ?? 500;
+    const seen = new Set<string>();
+    let continueToken: string | undefined;
+    let resourceVersion: string | undefined;
+    const fresh: T[] = [];
+    do {
+      const page = await this.#lw.list({ limit: pageSize, continueToken });
+      if (this.#stopped) return;
+      resourceVersion ??= page.metadata?.resourceVersion;
+      for (const item of page.items) fresh.push(item);
+      continueToken = page.metadata?._continue ?? page.metadata?.continue;
+      if (continueToken === '') continueToken = undefined;
+    } while (continueToken !== undefined);
+    // Apply only a complete list, so a failure mid-way never produces spurious deletes.
+    for (const item of fresh) {
+      seen.add(objectKey(item));
+      this.#apply('ADDED', item);
+    }
+    for (const key of [...this.store.keys()]) {
+      if (!seen.has(key)) {
+        const old = this.store.delete(key);
+        if (old !== undefined) this.#emit('delete', old, undefined);
+      }
+    }
+    this.#resourceVersion = resourceVersion;
+    this.#lastActivity = Date.now();
+    this.#opts.onWatchEvent?.('list');
+    this.#log.debug({ objects: this.store.size, resourceVersion }, 'Listed');
+    if (!this.#synced) {
+      this.#synced = true;
+      for (const w of this.#syncWaiters.splice(0)) w();
+    }
+  }
+
+  async #watch(): Promise<void> {
+    const [lo, hi] = this.#opts.watchTimeoutSeconds ?? [240, 300];
+    const timeoutSeconds = Math.round(lo + Math.random() * (hi - lo));
+    const watch = new Watch(this.#kc);
+    let gone = false;
+    const done = (err: unknown) => {
+      this.#abort = undefined;
+      if (this.#stopped) return;
+      if (gone) {
+        // 410 inside the stream: the resourceVersion is too old; relist.
+        this.#resourceVersion = undefined;
+        this.#opts.onWatchEvent?.('gone');
+        void this.#run();
+        return;
+      }
+      if (err === null || err === undefined || (err as WatchError).name === 'TimeoutError') {
+        // A clean close (server timeout) or our inactivity timeout: resume from the last RV at once.
+        this.#failures = 0;
+        void this.#run();
+        return;
+      }
+      this.#retry(err);
+    };
+    this.#abort = await watch.watch(
+      this.#lw.watchPath,
+      {
+        allowWatchBookmarks: true,
+        timeoutSeconds,
+        resourceVersion: this.#resourceVersion,
+        labelSelector: this.#lw.labelSelector,
+        fieldSelector: this.#lw.fieldSelector,
+      },
+      (type: string, obj: unknown) => {
+        this.#lastActivity = Date.now();
+        this.#failures = 0;
+        if (type === 'ERROR') {
+          const status = obj as { code?: number; message?: string };
+          if (status.code === 410) gone = true;
+          else this.#log.warn({ status }, 'Watch returned an error event');
+          return;
+        }
+        this.#apply(type, obj as T);
+      },
+      done,
+    );
+    this.#opts.onWatchEvent?.('watch');
+    if (this.#stopped) this.#abort.abort();
+  }
+
+  #apply(type: string, raw: T): void {
+    const rv = raw.metadata?.resourceVersion;
+    if (type === 'BOOKMARK') {
+      if (rv !== undefined) this.#resourceVersion = rv;
+      return;
+    }
+    const obj = this.#opts.transform ? this.#opts.transform(raw) : raw;
+    Object.freeze(obj);
+    if (type === 'DELETED') {
+      const old = this.store.delete(objectKey(obj));
+      if (rv !== undefined && this.#synced) this.#resourceVersion = rv;
+      this.#emit('delete', obj, old);
+      return;
+    }
+    const old = this.store.get(objectKey(obj));
+    if (old?.metadata?.resourceVersion === rv && old !== undefined) return; // unchanged (relist)
+    this.store.upsert(obj);
+    if (rv !== undefined && this.#synced) this.#resourceVersion = rv;
+    this.#emit(old === undefined ? 'add' : 'update', obj, old);
+  }
+
+  #emit(type: InformerEvent, obj: T, old: T | undefined): void {
+    for (const handler of this.#handlers) {
+      try {
+        handler(type, obj, old);
+      } catch (err) {
+        this.#log.error({ err }, 'Informer event handler failed');
+      }
+    }
+  }
+
+  #retry(err: WatchError): void {
+    if (this.#stopped) return;
+    if (err.statusCode === 410 || err.code === 410) {
+      this.#resourceVersion = undefined;
+      this.#opts.onWatchEvent?.('gone');
+    } else {
+      this.#opts.onWatchEvent?.('error');
+    }
+    const { initialMs, maxMs } = this.#opts.backoff ?? { initialMs: 800, maxMs: 30_000 };
+    const base = Math.min(maxMs, initialMs * 2 ** this.#failures);
+    const delay = base / 2 + Math.random() * (base / 2);
+    this.#failures += 1;
+    this.#log.warn({ err: { message: err.message, statusCode: err.statusCode ?? err.code }, retryInMs: Math.round(delay) }, 'Watch failed; retrying');
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      void this.#run();
+    }, delay);
+    this.#retryTimer.unref();
+  }
+}

@@ -1,0 +1,97 @@
+// Prometheus metrics named like controller-runtime's (so existing dashboards and alerts work), on a
+// dedicated registry. Components receive the small observer interfaces below, not prom-client.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { WorkQueue, WorkQueueObserver } from './workqueue.ts';
+
+export interface ControllerObserver {
+  reconciled(result: 'success' | 'error' | 'requeue' | 'requeue_after', seconds: number): void;
+  terminalError(): void;
+  panicked(): void;
+  activeWorkers(delta: number): void;
+}
+
+export class RuntimeMetrics {
+  readonly registry: Registry;
+  readonly #reconcileTotal: Counter<'controller' | 'result'>;
+  readonly #reconcileErrors: Counter<'controller'>;
+  readonly #terminalErrors: Counter<'controller'>;
+  readonly #panics: Counter<'controller'>;
+  readonly #reconcileTime: Histogram<'controller'>;
+  readonly #activeWorkers: Gauge<'controller'>;
+  readonly #maxConcurrent: Gauge<'controller'>;
+  readonly #wqAdds: Counter<'name' | 'controller'>;
+  readonly #wqRetries: Counter<'name' | 'controller'>;
+  readonly #wqQueueDuration: Histogram<'name' | 'controller'>;
+  readonly #wqWorkDuration: Histogram<'name' | 'controller'>;
+  readonly #queues = new Map<string, WorkQueue>();
+  readonly restClientRequests: Counter<'code' | 'method' | 'host'>;
+  readonly restClientLatency: Histogram<'verb' | 'host'>;
+  readonly leaderStatus: Gauge<'name'>;
+  readonly leaderSlowpath: Counter<'name'>;
+  readonly informerEvents: Counter<'informer' | 'event'>;
+
+  constructor(registry = new Registry(), opts: { defaultMetrics?: boolean } = {}) {
+    this.registry = registry;
+    if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+    const registers = [registry];
+    const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+    this.#reconcileTotal = new Counter({ name: 'controller_runtime_reconcile_total', help: 'Total number of reconciliations per controller', labelNames: ['controller', 'result'], registers });
+    this.#reconcileErrors = new Counter({ name: 'controller_runtime_reconcile_errors_total', help: 'Total number of reconciliation errors per controller', labelNames: ['controller'], registers });
+    this.#terminalErrors = new Counter({ name: 'controller_runtime_terminal_reconcile_errors_total', help: 'Total number of terminal reconciliation errors per controller', labelNames: ['controller'], registers });
+    this.#panics = new Counter({ name: 'controller_runtime_reconcile_panics_total', help: 'Total number of reconciliation panics per controller', labelNames: ['controller'], registers });
+    this.#reconcileTime = new Histogram({ name: 'controller_runtime_reconcile_time_seconds', help: 'Length of time per reconciliation per controller', labelNames: ['controller'], buckets: durationBuckets, registers });
+    this.#activeWorkers = new Gauge({ name: 'controller_runtime_active_workers', help: 'Number of currently used workers per controller', labelNames: ['controller'], registers });
+    this.#maxConcurrent = new Gauge({ name: 'controller_runtime_max_concurrent_reconciles', help: 'Maximum number of concurrent reconciles per controller', labelNames: ['controller'], registers });
+    this.#wqAdds = new Counter({ name: 'workqueue_adds_total', help: 'Total number of adds handled by workqueue', labelNames: ['name', 'controller'], registers });
+    this.#wqRetries = new Counter({ name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', labelNames: ['name', 'controller'], registers });
+    this.#wqQueueDuration = new Histogram({ name: 'workqueue_queue_duration_seconds', help: 'How long in seconds an item stays in workqueue before being requested', labelNames: ['name', 'controller'], buckets: durationBuckets, registers });
+    this.#wqWorkDuration = new Histogram({ name: 'workqueue_work_duration_seconds', help: 'How long in seconds processing an item from workqueue takes', labelNames: ['name', 'controller'], buckets: durationBuckets, registers });
+    const queues = this.#queues;
+    new Gauge({
+      name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames: ['name', 'controller'], registers,
+      collect() { for (const [name, q] of queues) this.set({ name, controller: name }, q.length); },
+    });
+    new Gauge({
+      name: 'workqueue_unfinished_work_seconds', help: 'How many seconds of work has been done that is in progress and hasn\'t been observed by work_duration', labelNames: ['name', 'controller'], registers,
+      collect() { for (const [name, q] of queues) this.set({ name, controller: name }, q.unfinishedWorkSeconds()); },
+    });
+    new Gauge({
+      name: 'workqueue_longest_running_processor_seconds', help: 'How many seconds has the longest running processor for workqueue been running', labelNames: ['name', 'controller'], registers,
+      collect() { for (const [name, q] of queues) this.set({ name, controller: name }, q.longestRunningProcessorSeconds()); },
+    });
+    this.restClientRequests = new Counter({ name: 'rest_client_requests_total', help: 'Number of HTTP requests, partitioned by status code, method, and host', labelNames: ['code', 'method', 'host'], registers });
+    this.restClientLatency = new Histogram({ name: 'rest_client_request_duration_seconds', help: 'Request latency in seconds, by verb and host', labelNames: ['verb', 'host'], buckets: durationBuckets, registers });
+    this.leaderStatus = new Gauge({ name: 'leader_election_master_status', help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master', labelNames: ['name'], registers });
+    this.leaderSlowpath = new Counter({ name: 'leader_election_slowpath_total', help: 'Total number of slow path exercised in renewing leader leases', labelNames: ['name'], registers });
+    this.informerEvents = new Counter({ name: 'tfjob_operator_informer_events_total', help: 'Lists, watch (re)connects, errors and 410 Gone relists per informer', labelNames: ['informer', 'event'], registers });
+  }
+
+  workQueueObserver(name: string): WorkQueueObserver {
+    const labels = { name, controller: name };
+    return {
+      added: () => { this.#wqAdds.inc(labels); },
+      retried: () => { this.#wqRetries.inc(labels); },
+      started: (_k, ms) => { this.#wqQueueDuration.observe(labels, ms / 1000); },
+      finished: (_k, ms) => { this.#wqWorkDuration.observe(labels, ms / 1000); },
+    };
+  }
+
+  registerQueue(name: string, queue: WorkQueue): void {
+    this.#queues.set(name, queue);
+  }
+
+  controllerObserver(controller: string, maxConcurrent: number): ControllerObserver {
+    this.#maxConcurrent.set({ controller }, maxConcurrent);
+    this.#activeWorkers.set({ controller }, 0);
+    return {
+      reconciled: (result, seconds) => {
+        this.#reconcileTotal.inc({ controller, result });
+        if (result === 'error') this.#reconcileErrors.inc({ controller });
+        this.#reconcileTime.observe({ controller }, seconds);
+      },
+      terminalError: () => { this.#terminalErrors.inc({ controller }); },
+      panicked: () => { this.#panics.inc({ controller }); },
+      activeWorkers: (delta) => { this.#activeWorkers.inc({ controller }, delta); },
+    };
+  }
+}
