@@ -93,7 +93,7 @@ describe('LeaderElector', () => {
   });
 
   it('stops leading when it cannot renew within the renew deadline', async () => {
-    const d = candidate(ns, 'd', { name: 'tfjob-operator-leader-lost' } as Partial<LeaderElectionConfig>);
+    const d = candidate(ns, 'd', { name: 'tfjob-operator-leader-lost' });
     const run = d.elector.run();
     await eventually(async () => d.leading, { what: 'd leading' });
     // Someone else takes the lease by force (e.g. an admin); every renew of d now conflicts.
