@@ -4,21 +4,6 @@
 // docs/differences-from-tf-operator.md. The caller owns I/O, expectations ("do not act again before
 // the cache has seen my last creates/deletes") and the work queue.
 
-import {
-  CONDITION_CREATED,
-  CONDITION_FAILED,
-  CONDITION_FALSE,
-  CONDITION_RESTARTING,
-  CONDITION_RUNNING,
-  CONDITION_SUSPENDED,
-  CONDITION_TRUE,
-  REASON_CREATED,
-  REASON_FAILED,
-  REASON_FAILED_VALIDATION,
-  REASON_RESTARTING,
-  REASON_RESUMED,
-  REASON_SUSPENDED,
-} from '../../api/v1/conditions.ts';
 import { REMOVAL_SCALE_IN } from '../../api/v1/constants.ts';
 import type { DefaultedTFJob } from '../../api/v1/defaults.ts';
 import { applyDefaults } from '../../api/v1/defaults.ts';
@@ -32,7 +17,8 @@ import { MANAGED_BY_TRAINING_OPERATOR, validateTFJob } from '../../api/v1/valida
 import { abnormalPodEvents } from './abnormal-pods.ts';
 import { countRestarts, exceedsBackoffLimit, pastBackoffLimit } from './backoff.ts';
 import { selectForCleanup } from './cleanup.ts';
-import { isFailed, isFinished, isRunning, isSucceeded, isSuspended, updateConditions } from './conditions.ts';
+import { conditionFor } from './condition-constructors.ts';
+import { isFailed, isFinished, isRunning, isSucceeded, isSuspended, setCondition } from './conditions.ts';
 import { pastActiveDeadline, untilActiveDeadline } from './deadline.ts';
 import type { JobEvent } from './events.ts';
 import {
@@ -201,10 +187,10 @@ function unparsable(input: ReconcileInput, message: string): ReconcileResult {
   const stored = rawStatus(input.job);
   if (name === undefined) return result('skipped', stored, undefined, [], []);
   const text = messages.failedValidation(message);
-  let conditions = updateConditions(stored.conditions ?? [], CONDITION_CREATED, CONDITION_TRUE, REASON_CREATED, messages.created(name), input.now);
+  let conditions = setCondition(stored.conditions ?? [], conditionFor.created(name, input.now));
   const events: JobEvent[] = [];
   if (!isFinished(conditions)) {
-    conditions = updateConditions(conditions, CONDITION_FAILED, CONDITION_TRUE, REASON_FAILED_VALIDATION, text, input.now);
+    conditions = setCondition(conditions, conditionFor.failedValidation(message, input.now));
     events.push(warning(EVENT_FAILED_VALIDATION, text));
   }
   const working: Working = {
@@ -269,10 +255,10 @@ function suspendPass(job: DefaultedTFJob, stored: JobStatus, working: Working, p
   }
   const message = messages.suspended(name);
   if (isRunning(working.conditions)) {
-    working.conditions = updateConditions(working.conditions, CONDITION_RUNNING, CONDITION_FALSE, REASON_SUSPENDED, message, now);
+    working.conditions = setCondition(working.conditions, conditionFor.runningSuspended(name, now));
   }
   if (!isSuspended(working.conditions)) {
-    working.conditions = updateConditions(working.conditions, CONDITION_SUSPENDED, CONDITION_TRUE, REASON_SUSPENDED, message, now);
+    working.conditions = setCondition(working.conditions, conditionFor.suspended(name, now));
   }
   events.push(normal(EVENT_SUSPENDED, message));
   return result('suspended', stored, working, actions, events, undefined, scheduling);
@@ -345,11 +331,11 @@ function reconcileReplicaType(
         }
         const message = messages.restarting(view.name, type);
         pass.events.push(warning(EVENT_RESTARTING, message));
-        pass.conditions = updateConditions(pass.conditions, CONDITION_RESTARTING, CONDITION_TRUE, REASON_RESTARTING, message, input.now);
+        pass.conditions = setCondition(pass.conditions, conditionFor.restarting(view.name, type, input.now));
       } else if (decision === 'fail') {
         const message = messages.failingExitCode(view.name, type);
         pass.events.push(warning(EVENT_FAILED, message));
-        pass.conditions = updateConditions(pass.conditions, CONDITION_FAILED, CONDITION_TRUE, REASON_FAILED, message, input.now);
+        pass.conditions = setCondition(pass.conditions, conditionFor.failedExitCode(view.name, type, input.now));
       }
     }
     pass.counts = addCounts(pass.counts, podContribution(pod, spec.restartPolicy));
@@ -383,7 +369,7 @@ export function reconcileTFJob(input: ReconcileInput): ReconcileResult {
   const name = raw.metadata.name;
   const events: JobEvent[] = [];
   const working: Working = {
-    conditions: updateConditions(stored.conditions ?? [], CONDITION_CREATED, CONDITION_TRUE, REASON_CREATED, messages.created(name), now),
+    conditions: setCondition(stored.conditions ?? [], conditionFor.created(name, now)),
     replicaStatuses: { ...(stored.replicaStatuses ?? {}) },
     ...(stored.startTime ? { startTime: stored.startTime } : {}),
     ...(stored.completionTime ? { completionTime: stored.completionTime } : {}),
@@ -396,7 +382,7 @@ export function reconcileTFJob(input: ReconcileInput): ReconcileResult {
   const errors = validateTFJob(raw);
   if (errors.length > 0 && !isFinished(working.conditions)) {
     const message = messages.failedValidation(aggregateFieldErrors(errors));
-    working.conditions = updateConditions(working.conditions, CONDITION_FAILED, CONDITION_TRUE, REASON_FAILED_VALIDATION, message, now);
+    working.conditions = setCondition(working.conditions, conditionFor.failedValidation(aggregateFieldErrors(errors), now));
     events.push(warning(EVENT_FAILED_VALIDATION, message));
   }
   const job = applyDefaults(raw);
@@ -406,7 +392,7 @@ export function reconcileTFJob(input: ReconcileInput): ReconcileResult {
   const waiting = input.scheduling !== undefined && !input.scheduling.admitted;
   if (isSuspended(working.conditions)) {
     const message = messages.resumed(name);
-    working.conditions = updateConditions(working.conditions, CONDITION_SUSPENDED, CONDITION_FALSE, REASON_RESUMED, message, now);
+    working.conditions = setCondition(working.conditions, conditionFor.resumed(name, now));
     // Suspended time does not count toward activeDeadlineSeconds; with our queue the clock starts at admission.
     if (waiting) delete working.startTime;
     else working.startTime = formatTime(now);
@@ -424,19 +410,19 @@ export function reconcileTFJob(input: ReconcileInput): ReconcileResult {
   // first, so the cleanup below honours cleanPodPolicy instead of deleting everything.
   const totalReplicas = Object.values(view.replicas).reduce((a, b) => a + b, 0);
   const restarts = countRestarts(view.replicaSpecs, pods, working.podRecreations);
-  let limitMessage: string | undefined;
+  let limitCondition: JobCondition | undefined;
   if (
     pastBackoffLimit(runPolicy.backoffLimit, restarts) ||
     exceedsBackoffLimit(runPolicy.backoffLimit, pods, previouslyFailed(stored), totalReplicas)
   ) {
-    limitMessage = messages.backoffLimit(name);
+    limitCondition = conditionFor.failedBackoffLimit(name, now);
   } else if (pastActiveDeadline(runPolicy.activeDeadlineSeconds, working.startTime, now)) {
-    limitMessage = messages.activeDeadline(name);
+    limitCondition = conditionFor.failedActiveDeadline(name, now);
   }
-  if (limitMessage !== undefined) {
+  if (limitCondition !== undefined) {
     working.completionTime ??= formatTime(now);
-    events.push(normal(EVENT_FAILED, limitMessage));
-    working.conditions = updateConditions(working.conditions, CONDITION_FAILED, CONDITION_TRUE, REASON_FAILED, limitMessage, now);
+    events.push(normal(EVENT_FAILED, limitCondition.message ?? ''));
+    working.conditions = setCondition(working.conditions, limitCondition);
     return finishedPass(job, stored, working, pods, services, events, now, 'limit-exceeded', scheduling);
   }
 

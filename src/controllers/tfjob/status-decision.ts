@@ -5,21 +5,13 @@
 //   started (the failed pod is being recreated), or the Worker type of a dynamic-worker job;
 // - Succeeded and Failed can both be set in one pass (the last one wins kubectl's State column).
 
-import {
-  CONDITION_FAILED,
-  CONDITION_RESTARTING,
-  CONDITION_RUNNING,
-  CONDITION_SUCCEEDED,
-  CONDITION_TRUE,
-  REASON_FAILED,
-  REASON_RUNNING,
-  REASON_SUCCEEDED,
-} from '../../api/v1/conditions.ts';
+import { CONDITION_RESTARTING, CONDITION_TRUE } from '../../api/v1/conditions.ts';
 import { REPLICA_TYPES, REPLICA_TYPE_WORKER, isChiefOrMaster } from '../../api/v1/replica-types.ts';
 import { SUCCESS_POLICY_ALL_WORKERS } from '../../api/v1/policies.ts';
 import type { JobCondition } from '../../api/v1/schema.ts';
 import type { Pod } from '../../api/v1/k8s-types.ts';
-import { findCondition, updateConditions } from './conditions.ts';
+import { conditionFor } from './condition-constructors.ts';
+import { findCondition, setCondition, updateConditions } from './conditions.ts';
 import type { JobEvent } from './events.ts';
 import { EVENT_FAILED, EVENT_SUCCEEDED, messages, normal } from './events.ts';
 import { PHASE_SUCCEEDED, podPhase, replicaIndex, tensorflowExitCode } from './pod-state.ts';
@@ -77,10 +69,10 @@ export function decideJobStatus(input: StatusDecisionInput): StatusDecision {
     const message = messages.succeeded(namespace, name);
     events.push(normal(EVENT_SUCCEEDED, message));
     completionTime ??= formatTime(now);
-    conditions = updateConditions(conditions, CONDITION_SUCCEEDED, CONDITION_TRUE, REASON_SUCCEEDED, message, now);
+    conditions = setCondition(conditions, conditionFor.succeeded(namespace, name, now));
   };
   const run = (): void => {
-    conditions = updateConditions(conditions, CONDITION_RUNNING, CONDITION_TRUE, REASON_RUNNING, messages.running(namespace, name), now);
+    conditions = setCondition(conditions, conditionFor.running(namespace, name, now));
   };
 
   for (const type of types) {
@@ -112,7 +104,7 @@ export function decideJobStatus(input: StatusDecisionInput): StatusDecision {
         const message = messages.failedReplicas(namespace, name, counts.failed, type);
         events.push(normal(EVENT_FAILED, message));
         completionTime ??= formatTime(now);
-        conditions = updateConditions(conditions, CONDITION_FAILED, CONDITION_TRUE, REASON_FAILED, message, now);
+        conditions = setCondition(conditions, conditionFor.failedReplicas(namespace, name, counts.failed, type, now));
       }
     }
   }
