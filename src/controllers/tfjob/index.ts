@@ -25,3 +25,5 @@ export type { TtlDecision } from './ttl.ts';
 export { planFixedPods, planElasticPods, planServices } from './replica-plan.ts';
 export { abnormalPodEvents } from './abnormal-pods.ts';
 export * from './events.ts';
+export { conditionFor } from './condition-constructors.ts';
+export { formatTime, parseTime } from './time.ts';
