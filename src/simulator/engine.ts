@@ -56,6 +56,8 @@ export interface JobOutcome {
   readonly finished: number | null;
   readonly jct: number | null;
   readonly waited: number | null;
+  /** Submission → first progress (all PS and a worker running): for tf-operator, a bound PS is not a start. */
+  readonly waitedToProgress: number | null;
   readonly workersMin: number | null;
   readonly workersMax: number | null;
   readonly preemptedWorkers: number;
@@ -214,6 +216,7 @@ class Simulation {
     for (const job of this.state.jobs) {
       if (job.phase !== 'running') continue;
       job.rate = progressRate(job.workload, this.state.readyPlacement(job, this.now, this.options.startupSeconds));
+      if (job.rate > 0) job.firstProgress ??= this.now;
     }
   }
 
@@ -263,6 +266,7 @@ function outcome(job: SimJob): JobOutcome {
     finished: job.finished ?? null,
     jct: job.finished === undefined ? null : job.finished - submitted,
     waited: job.started === undefined ? null : job.started - submitted,
+    waitedToProgress: job.firstProgress === undefined ? null : job.firstProgress - submitted,
     workersMin: job.workersMin ?? null,
     workersMax: job.workersMax ?? null,
     preemptedWorkers: job.preemptedWorkers,

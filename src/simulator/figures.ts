@@ -18,6 +18,8 @@ export interface Summary {
   /** Submission → first pod bound, over jobs that started. */
   readonly waiting: { readonly mean: number; readonly max: number } | null;
   readonly neverStarted: number;
+  /** Submission → first progress, over jobs that progressed. */
+  readonly waitingToProgress: { readonly mean: number; readonly max: number } | null;
   /** Time-weighted mean share of each resource's capacity, from the first arrival to the end of the run. */
   readonly utilisation: { readonly allocated: Resources; readonly useful: Resources };
   readonly meanQueue: { readonly waitingJobs: number; readonly pendingPods: number };
@@ -52,12 +54,17 @@ function shares(capacity: Resources, pick: (sample: SimulationResult['timeline']
   return out;
 }
 
+function meanAndMax(values: readonly number[]): { mean: number; max: number } | null {
+  return values.length === 0 ? null : { mean: values.reduce((s, v) => s + v, 0) / values.length, max: Math.max(...values) };
+}
+
 export function summarize(result: SimulationResult, bounds: LowerBounds): Summary {
   const finished = result.jobs.filter((j) => j.jct !== null);
   const unfinished = result.jobs.length - finished.length;
   const jct = distribution(finished.map((j) => j.jct!));
   const jctInclUnfinished = distribution(result.jobs.map((j) => j.jct ?? result.horizon - j.submitted));
   const waits = result.jobs.flatMap((j) => (j.waited === null ? [] : [j.waited]));
+  const progressWaits = result.jobs.flatMap((j) => (j.waitedToProgress === null ? [] : [j.waitedToProgress]));
   const slowdowns = finished.map((j) => j.jct! / bounds.idealJct[j.name]!);
   const makespan = unfinished === 0 ? Math.max(...finished.map((j) => j.finished!)) : null;
   return {
@@ -67,8 +74,9 @@ export function summarize(result: SimulationResult, bounds: LowerBounds): Summar
     jct,
     jctInclUnfinished,
     makespan,
-    waiting: waits.length === 0 ? null : { mean: waits.reduce((s, w) => s + w, 0) / waits.length, max: Math.max(...waits) },
+    waiting: meanAndMax(waits),
     neverStarted: result.jobs.length - waits.length,
+    waitingToProgress: meanAndMax(progressWaits),
     utilisation: {
       allocated: shares(result.capacity, (s) => s.allocated, result),
       useful: shares(result.capacity, (s) => s.useful, result),

@@ -116,6 +116,8 @@ export function comparisonTable(scenarioRun: ScenarioRun, baseline: PolicyRun | 
     ['makespan', (s) => (s.makespan === null ? `>${seconds(s.window.horizon)}` : seconds(s.makespan))],
     ['waiting mean', (s) => seconds(s.waiting?.mean)],
     ['waiting max', (s) => seconds(s.waiting?.max)],
+    ['wait to progress mean', (s) => seconds(s.waitingToProgress?.mean)],
+    ['wait to progress max', (s) => seconds(s.waitingToProgress?.max)],
     ...resources.map((r): [string, (s: Summary) => string] => [`util ${r} allocated`, (s) => percent(s.utilisation.allocated[r])]),
     ...resources.map((r): [string, (s: Summary) => string] => [`util ${r} useful`, (s) => percent(s.utilisation.useful[r])]),
     ['preempted workers', (s) => count(s.preemptedWorkers)],

@@ -41,6 +41,8 @@ export interface SimJob {
   remaining: number;
   rate: number;
   started: number | undefined;
+  /** First time the job progressed (all PS and a worker ready). */
+  firstProgress: number | undefined;
   finished: number | undefined;
   workersMin: number | undefined;
   workersMax: number | undefined;
@@ -108,6 +110,7 @@ export class ClusterState {
       remaining: workload.work,
       rate: 0,
       started: undefined,
+      firstProgress: undefined,
       finished: undefined,
       workersMin: undefined,
       workersMax: undefined,

@@ -44,6 +44,8 @@ describe('event loop on a hand-computed scenario', () => {
       ['a', 0, 55, 55, 0],
       ['b', 55, 85, 75, 45],
     ]);
+    // Progress starts once the replicas are through their 5 s start-up.
+    expect(result.jobs.map((j) => j.waitedToProgress)).toEqual([5, 50]);
     expect(result.jobs.map((j) => [j.workersMin, j.workersMax])).toEqual([
       [2, 2],
       [2, 2],
@@ -118,7 +120,7 @@ describe('applying scale-out, scale-in and late binding', () => {
       tickSeconds: 10,
       horizonSeconds: 1000,
     });
-    expect(result.jobs[0]).toMatchObject({ started: 0, finished: 40, waited: 0 });
+    expect(result.jobs[0]).toMatchObject({ started: 0, finished: 40, waited: 0, waitedToProgress: 30 });
     expect(result.timeline[0]).toMatchObject({ t: 0, pendingPods: 1, runningJobs: 1 });
   });
 
