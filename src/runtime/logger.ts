@@ -24,8 +24,29 @@ export const REDACTED_PATHS = [
   '*.*.env[*].value',
 ];
 
+/**
+ * Errors from the Kubernetes client carry the whole response (headers, raw body); log only what
+ * helps: the HTTP status and the API server's message.
+ */
+export function serializeError(err: unknown): unknown {
+  if (typeof err !== 'object' || err === null) return err;
+  const e = err as { name?: string; message?: string; code?: unknown; body?: unknown; stack?: string };
+  if (typeof e.code === 'number' && typeof e.body === 'string') {
+    let message = e.body;
+    try {
+      const status = JSON.parse(e.body) as { message?: string; reason?: string };
+      message = status.message ?? message;
+      return { type: 'ApiException', code: e.code, reason: status.reason, message };
+    } catch {
+      return { type: 'ApiException', code: e.code, message: message.slice(0, 500) };
+    }
+  }
+  return pino.stdSerializers.err(err as Error);
+}
+
 export function createLogger(opts: LoggerOptions = {}): Logger {
   const options = {
+    serializers: { err: serializeError },
     level: opts.level ?? process.env.LOG_LEVEL ?? 'info',
     base: { app: opts.name ?? 'tfjob-operator' },
     timestamp: pino.stdTimeFunctions.isoTime,

@@ -1,0 +1,20 @@
+// tf-operator's job counters, with its names and labels, so existing dashboards keep working.
+import { Counter, type Registry } from 'prom-client';
+
+export class JobMetrics {
+  readonly created: Counter<'job_namespace' | 'framework'>;
+  readonly deleted: Counter<'job_namespace' | 'framework'>;
+  readonly successful: Counter<'job_namespace' | 'framework'>;
+  readonly failed: Counter<'job_namespace' | 'framework'>;
+  readonly restarted: Counter<'job_namespace' | 'framework'>;
+
+  constructor(registry: Registry) {
+    const make = (what: string, help: string) =>
+      new Counter({ name: `training_operator_jobs_${what}_total`, help, labelNames: ['job_namespace', 'framework'], registers: [registry] });
+    this.created = make('created', 'Counts number of jobs created');
+    this.deleted = make('deleted', 'Counts number of jobs deleted');
+    this.successful = make('successful', 'Counts number of jobs successful');
+    this.failed = make('failed', 'Counts number of jobs failed');
+    this.restarted = make('restarted', 'Counts number of jobs restarted');
+  }
+}

@@ -1,0 +1,205 @@
+// Assembles the operator (controller-runtime's Manager, in small): API clients, caches, the TFJob
+// controller, the scheduling loop, leader election, metrics and health probes, and an orderly
+// shutdown. Caches run on every replica (a standby is warm); only the leader reconciles.
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { KubeConfig } from '@kubernetes/client-node';
+import { Registry } from 'prom-client';
+import { CONTROLLER_NAME } from '../api/v1/constants.ts';
+import { Controller } from '../runtime/controller.ts';
+import { KubeEventRecorder } from '../runtime/events.ts';
+import { Expectations } from '../runtime/expectations.ts';
+import { HealthServer } from '../runtime/health.ts';
+import { KubeClients } from '../runtime/kube-client.ts';
+import { LeaderElector } from '../runtime/leader-election.ts';
+import { createLogger, type Logger } from '../runtime/logger.ts';
+import { RuntimeMetrics } from '../runtime/metrics.ts';
+import type { OperatorConfig } from './config.ts';
+import { createOperatorCaches, type OperatorCaches } from './informers.ts';
+import { JobMetrics } from './job-metrics.ts';
+import { TFJobController, type SchedulingSource } from './tfjob-controller.ts';
+
+export interface OperatorOptions {
+  /** Use this client configuration instead of --kubeconfig (tests, the demo). */
+  readonly kubeConfig?: KubeConfig;
+  readonly logger?: Logger;
+  /** Called when leadership is lost: the process must stop acting (the CLI exits). */
+  readonly onLeadershipLost?: () => void;
+  /** Builds the scheduling loop for priority modes; absent → tf-operator behaviour. */
+  readonly scheduling?: (ctx: SchedulingContext) => SchedulingLoop;
+}
+
+export interface SchedulingContext {
+  readonly config: OperatorConfig;
+  readonly clients: KubeClients;
+  readonly kubeConfig: KubeConfig;
+  readonly caches: OperatorCaches;
+  readonly controller: Controller;
+  readonly logger: Logger;
+  readonly registry: Registry;
+  readonly recorder: KubeEventRecorder;
+}
+
+/** The priority scheduler's lifecycle, as seen by the manager. */
+export interface SchedulingLoop extends SchedulingSource {
+  /** Extra caches (nodes, all pods, priority classes): started on every replica. */
+  startCaches(): void;
+  waitForCaches(): Promise<void>;
+  /** Scheduling passes: only on the leader. */
+  start(): void;
+  stop(): Promise<void>;
+  /** True once caches synced and, when leading, a first pass ran. */
+  ready(): boolean;
+}
+
+export class Operator {
+  readonly config: OperatorConfig;
+  readonly logger: Logger;
+  readonly clients: KubeClients;
+  readonly caches: OperatorCaches;
+  readonly controller: Controller;
+  readonly registry: Registry;
+  readonly identity: string;
+  readonly #recorder: KubeEventRecorder;
+  readonly #health: HealthServer[] = [];
+  readonly #elector: LeaderElector | undefined;
+  readonly #scheduling: SchedulingLoop | undefined;
+  readonly #opts: OperatorOptions;
+  #leading = false;
+  #stopping = false;
+
+  constructor(config: OperatorConfig, opts: OperatorOptions = {}) {
+    this.config = config;
+    this.#opts = opts;
+    this.logger = opts.logger ?? createLogger({ level: config.logLevel });
+    this.identity = config.identity !== '' ? config.identity : `${os.hostname()}-${randomBytes(4).toString('hex')}`;
+    const kc = opts.kubeConfig ?? loadKubeConfig(config.kubeconfig);
+    this.registry = new Registry();
+    const metrics = new RuntimeMetrics(this.registry);
+    this.clients = new KubeClients(kc, { rateLimit: { qps: config.kubeApiQps, burst: config.kubeApiBurst }, metrics });
+    this.caches = createOperatorCaches({ kc, clients: this.clients, namespaces: config.namespace, logger: this.logger, metrics });
+    this.#recorder = new KubeEventRecorder(this.clients, { controller: CONTROLLER_NAME, instance: this.identity, logger: this.logger });
+    const expectations = new Expectations();
+    const jobMetrics = new JobMetrics(this.registry);
+
+    // The reconciler closes over the TFJob controller, which in turn needs the controller's queue.
+    const late: { tfjob?: TFJobController } = {};
+    this.controller = new Controller({
+      name: CONTROLLER_NAME,
+      logger: this.logger,
+      workers: config.controllerThreads,
+      metrics,
+      objectLogKey: 'tfjob',
+      reconciler: (key, ctx) => late.tfjob!.reconcile(key, ctx),
+    });
+    this.#scheduling = opts.scheduling?.({
+      config, clients: this.clients, kubeConfig: kc, caches: this.caches, controller: this.controller,
+      logger: this.logger, registry: this.registry, recorder: this.#recorder,
+    });
+    const tfjobController = new TFJobController({
+      clients: this.clients,
+      caches: this.caches,
+      expectations,
+      recorder: this.#recorder,
+      jobMetrics,
+      options: { clusterDomain: config.clusterDomain, legacyLabels: config.legacyLabels },
+      ...(this.#scheduling === undefined ? {} : { scheduling: this.#scheduling }),
+    });
+    late.tfjob = tfjobController;
+    tfjobController.watch(this.controller);
+
+    if (config.leaderElect) {
+      this.#elector = new LeaderElector(this.clients, {
+        namespace: config.leaderElectionNamespace,
+        name: config.leaderElectionId,
+        identity: this.identity,
+        leaseDurationMs: config.leaderElectionLeaseDuration,
+        renewDeadlineMs: config.leaderElectionRenewDeadline,
+        retryPeriodMs: config.leaderElectionRetryPeriod,
+      }, {
+        onStartedLeading: () => { this.#startLeading(); },
+        onStoppedLeading: (reason) => {
+          this.#leading = false;
+          if (reason === 'lost' && !this.#stopping) {
+            // Another replica may be acting already: stop at once, never act on.
+            this.controller.queue.shutdown();
+            void this.#scheduling?.stop();
+            this.#opts.onLeadershipLost?.();
+          }
+        },
+        onNewLeader: (id) => { this.logger.info({ leader: id }, 'New leader observed'); },
+      }, { logger: this.logger, metrics });
+    }
+  }
+
+  get isLeader(): boolean {
+    return this.#leading;
+  }
+
+  get synced(): boolean {
+    return this.caches.tfjobs.hasSynced && this.caches.pods.hasSynced && this.caches.services.hasSynced;
+  }
+
+  /** Starts caches, probes and (once leading) the controller; resolves when caches are synced. */
+  async start(): Promise<void> {
+    this.logger.info({ identity: this.identity, policy: this.config.policy, namespaces: this.config.namespace }, 'Starting the TFJob operator');
+    await this.#startServers();
+    this.caches.tfjobs.start();
+    this.caches.pods.start();
+    this.caches.services.start();
+    this.#scheduling?.startCaches();
+    await Promise.all([this.caches.tfjobs.waitForSync(), this.caches.pods.waitForSync(), this.caches.services.waitForSync(), this.#scheduling?.waitForCaches()]);
+    this.logger.info({ tfjobs: this.caches.tfjobs.size, pods: this.caches.pods.size }, 'Caches synced');
+    if (this.#elector === undefined) this.#startLeading();
+    else void this.#elector.run();
+  }
+
+  #startLeading(): void {
+    if (this.#stopping) return;
+    this.#leading = true;
+    this.#scheduling?.start();
+    this.controller.start();
+    // Level-triggered: every known job is reconciled once on taking over.
+    for (const job of this.caches.tfjobs.list()) this.controller.enqueue(`${job.metadata?.namespace ?? ''}/${job.metadata?.name ?? ''}`);
+  }
+
+  async #startServers(): Promise<void> {
+    const readyChecks = {
+      caches: () => ({ ok: this.synced, detail: 'informer caches not synced' }),
+      scheduler: () => ({ ok: this.#scheduling === undefined || this.#scheduling.ready(), detail: 'scheduler has not completed a pass' }),
+    };
+    const healthChecks = { ping: () => ({ ok: true }) };
+    const metricsAddr = this.config.metricsBindAddress;
+    const probeAddr = this.config.healthProbeBindAddress;
+    if (metricsAddr !== '0' && metricsAddr === probeAddr) {
+      this.#health.push(new HealthServer({ address: metricsAddr, registry: this.registry, healthChecks, readyChecks, logger: this.logger }));
+    } else {
+      if (metricsAddr !== '0') this.#health.push(new HealthServer({ address: metricsAddr, registry: this.registry, logger: this.logger }));
+      if (probeAddr !== '0') this.#health.push(new HealthServer({ address: probeAddr, healthChecks, readyChecks, logger: this.logger }));
+    }
+    for (const s of this.#health) await s.listen();
+  }
+
+  /** Graceful stop: no new work, in-flight reconciles finish, events flushed, lease released. */
+  async stop(): Promise<void> {
+    if (this.#stopping) return;
+    this.#stopping = true;
+    this.logger.info('Shutting down');
+    await this.controller.stop();
+    await this.#scheduling?.stop();
+    await this.#recorder.flush();
+    await this.#elector?.stop();
+    this.caches.tfjobs.stop();
+    this.caches.pods.stop();
+    this.caches.services.stop();
+    for (const s of this.#health) await s.close();
+    this.logger.info('Stopped');
+  }
+}
+
+export function loadKubeConfig(file: string): KubeConfig {
+  const kc = new KubeConfig();
+  if (file !== '') kc.loadFromFile(file);
+  else kc.loadFromDefault();
+  return kc;
+}

@@ -1,0 +1,285 @@
+// The TFJob controller: the I/O around the pure reconciler (src/controllers/tfjob). For one job key it
+// reads the job and its pods/services from the informer caches, asks the reconciler what to do
+// (and, in priority mode, the scheduling loop where the job may run), then performs the actions:
+// deletes before creates, expectations raised before every write, status through the status
+// subresource with optimistic concurrency, events through the events API.
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubernetesObject,
+  type V1Pod,
+} from '@kubernetes/client-node';
+import PQueue from 'p-queue';
+import { GROUP, PLURAL, VERSION, ANNOTATION_REMOVAL } from '../api/v1/constants.ts';
+import type { JobCondition, JobStatus } from '../api/v1/schema.ts';
+import { reconcileTFJob, type Action, type ReconcileOptions, type SchedulingInput } from '../controllers/tfjob/index.ts';
+import {
+  EVENT_FAILED_CREATE_POD,
+  EVENT_FAILED_CREATE_SERVICE,
+  EVENT_FAILED_DELETE_POD,
+  EVENT_FAILED_DELETE_SERVICE,
+  EVENT_RESTARTING,
+  EVENT_SUCCESSFUL_CREATE_POD,
+  EVENT_SUCCESSFUL_CREATE_SERVICE,
+  EVENT_SUCCESSFUL_DELETE_POD,
+  EVENT_SUCCESSFUL_DELETE_SERVICE,
+} from '../controllers/tfjob/events.ts';
+import type { Controller, ReconcileContext, ReconcileResult } from '../runtime/controller.ts';
+import type { EventRecorder } from '../runtime/events.ts';
+import type { Expectations } from '../runtime/expectations.ts';
+import type { KubeClients } from '../runtime/kube-client.ts';
+import { splitKey } from '../runtime/store.ts';
+import { BY_JOB, controllingJobKey, type OperatorCaches, type TFJobObject } from './informers.ts';
+import type { JobMetrics } from './job-metrics.ts';
+
+/** Where the scheduling loop plugs in; absent in `tf-operator` mode (everything created at once). */
+export interface SchedulingSource {
+  inputFor(key: string, job: TFJobObject, pods: readonly V1Pod[]): SchedulingInput | undefined;
+  /** Called after a reconcile with the job's observed state, so the scheduler can react. */
+  observed?(key: string, job: TFJobObject | undefined): void;
+}
+
+export interface TFJobControllerDeps {
+  readonly clients: KubeClients;
+  readonly caches: OperatorCaches;
+  readonly expectations: Expectations;
+  readonly recorder: EventRecorder;
+  readonly jobMetrics?: JobMetrics;
+  readonly options: ReconcileOptions;
+  readonly scheduling?: SchedulingSource;
+  readonly now?: () => Date;
+}
+
+/** Waiting for the cache to catch up is not an error; come back soon in case an event was missed. */
+const EXPECTATIONS_RECHECK_MS = 5_000;
+const WRITE_CONCURRENCY = 16;
+
+export class TFJobController {
+  readonly #deps: TFJobControllerDeps;
+  readonly #core: CoreV1Api;
+  readonly #custom: CustomObjectsApi;
+  readonly #now: () => Date;
+
+  constructor(deps: TFJobControllerDeps) {
+    this.#deps = deps;
+    this.#core = deps.clients.api(CoreV1Api);
+    this.#custom = deps.clients.api(CustomObjectsApi);
+    this.#now = deps.now ?? (() => new Date());
+  }
+
+  /** Wires informer events to the controller's queue and the expectations. */
+  watch(controller: Controller): void {
+    const { caches, expectations } = this.#deps;
+    caches.tfjobs.on((_type, job) => {
+      controller.enqueue(keyOf(job));
+    });
+    const child = (kind: 'pod' | 'service') => (type: 'add' | 'update' | 'delete', obj: KubernetesObject) => {
+      const key = controllingJobKey(obj);
+      if (key === undefined) return;
+      const name = obj.metadata?.name ?? '';
+      if (type === 'add') expectations.creationObserved(key, `${kind}/${name}`);
+      if (type === 'delete') expectations.deletionObserved(key, `${kind}/${name}`);
+      controller.enqueue(key);
+    };
+    caches.pods.on(child('pod'));
+    caches.services.on(child('service'));
+  }
+
+  readonly reconcile = async (key: string, ctx: ReconcileContext): Promise<ReconcileResult | undefined> => {
+    const { caches, expectations, scheduling } = this.#deps;
+    const job = caches.tfjobs.get(key);
+    if (job === undefined) {
+      expectations.delete(key);
+      scheduling?.observed?.(key, undefined);
+      return undefined;
+    }
+    if (!expectations.satisfied(key)) {
+      ctx.log.debug({ pending: expectations.pending(key) }, 'Waiting for the cache to observe earlier creates and deletes');
+      return { requeueAfterMs: EXPECTATIONS_RECHECK_MS };
+    }
+    const pods = caches.pods.byIndex(BY_JOB, key);
+    const services = caches.services.byIndex(BY_JOB, key);
+    const schedulingInput = scheduling?.inputFor(key, job, pods);
+    const result = reconcileTFJob({
+      job,
+      pods,
+      services,
+      now: this.#now(),
+      ...(schedulingInput === undefined ? {} : { scheduling: schedulingInput }),
+      options: this.#deps.options,
+    });
+    if (result.outcome === 'skipped') return undefined;
+
+    for (const e of result.events) this.#deps.recorder.event(job, e.type, e.reason, e.message);
+    const jobDeleted = await this.#apply(key, job, result.actions, ctx);
+    if (jobDeleted) return undefined;
+
+    if (result.statusChanged) {
+      await this.#writeStatus(key, job, result.status);
+      this.#countTransitions(job, result.status, result.events.filter((e) => e.reason === EVENT_RESTARTING).length);
+      ctx.log.debug({ outcome: result.outcome }, 'Updated status');
+    }
+    scheduling?.observed?.(key, job);
+    return result.requeueAfterMs === undefined ? undefined : { requeueAfterMs: result.requeueAfterMs };
+  };
+
+  /** Performs the reconciler's actions; returns true when the job itself was deleted (TTL). */
+  async #apply(key: string, job: TFJobObject, actions: readonly Action[], ctx: ReconcileContext): Promise<boolean> {
+    const { namespace } = splitKey(key);
+    const ns = namespace ?? 'default';
+    const { expectations, recorder } = this.#deps;
+    const deletes = actions.filter((a) => a.kind === 'deletePod' || a.kind === 'deleteService');
+    const creates = actions.filter((a) => a.kind === 'createPod' || a.kind === 'createService');
+    const errors: unknown[] = [];
+    const queue = new PQueue({ concurrency: WRITE_CONCURRENCY });
+
+    if (deletes.length > 0) {
+      expectations.expectDeletions(key, deletes.map((a) => (a.kind === 'deletePod' ? `pod/${a.name}` : `service/${a.name}`)));
+      for (const a of deletes) {
+        void queue.add(async () => {
+          if (a.kind === 'deletePod') {
+            const pod = this.#deps.caches.pods.get(`${ns}/${a.name}`);
+            try {
+              if (a.markRemoval !== undefined) await this.#markRemoval(ns, a.name, a.markRemoval);
+              // The UID precondition guarantees we only ever delete the pod we reasoned about.
+              await this.#core.deleteNamespacedPod({ name: a.name, namespace: ns, body: { preconditions: { uid: pod?.metadata?.uid } } });
+              recorder.event(job, 'Normal', EVENT_SUCCESSFUL_DELETE_POD, `Deleted pod: ${a.name}`, 'Delete');
+              ctx.log.info({ pod: `${ns}/${a.name}`, reason: a.reason }, 'Deleted pod');
+            } catch (err) {
+              expectations.deletionFailed(key, `pod/${a.name}`);
+              if (statusOf(err) === 404) return;
+              recorder.event(job, 'Warning', EVENT_FAILED_DELETE_POD, `Error deleting: ${errorMessage(err)}`, 'Delete');
+              errors.push(err);
+            }
+          } else {
+            const svc = this.#deps.caches.services.get(`${ns}/${a.name}`);
+            try {
+              await this.#core.deleteNamespacedService({ name: a.name, namespace: ns, body: { preconditions: { uid: svc?.metadata?.uid } } });
+              recorder.event(job, 'Normal', EVENT_SUCCESSFUL_DELETE_SERVICE, `Deleted service: ${a.name}`, 'Delete');
+            } catch (err) {
+              expectations.deletionFailed(key, `service/${a.name}`);
+              if (statusOf(err) === 404) return;
+              recorder.event(job, 'Warning', EVENT_FAILED_DELETE_SERVICE, `Error deleting: ${errorMessage(err)}`, 'Delete');
+              errors.push(err);
+            }
+          }
+        });
+      }
+      await queue.onIdle();
+    }
+
+    if (creates.length > 0) {
+      expectations.expectCreations(key, creates.map((a) => (a.kind === 'createPod' ? `pod/${a.pod.metadata?.name ?? ''}` : `service/${a.service.metadata?.name ?? ''}`)));
+      for (const a of creates) {
+        void queue.add(async () => {
+          if (a.kind === 'createPod') {
+            const name = a.pod.metadata?.name ?? '';
+            try {
+              await this.#core.createNamespacedPod({ namespace: ns, body: a.pod });
+              recorder.event(job, 'Normal', EVENT_SUCCESSFUL_CREATE_POD, `Created pod: ${name}`, 'Create');
+              ctx.log.info({ pod: `${ns}/${name}`, node: a.pod.spec?.nodeName }, 'Created pod');
+            } catch (err) {
+              expectations.creationFailed(key, `pod/${name}`);
+              if (statusOf(err) === 409) return; // already exists: the cache will show it
+              recorder.event(job, 'Warning', EVENT_FAILED_CREATE_POD, `Error creating: ${errorMessage(err)}`, 'Create');
+              errors.push(err);
+            }
+          } else {
+            const name = a.service.metadata?.name ?? '';
+            try {
+              await this.#core.createNamespacedService({ namespace: ns, body: a.service });
+              recorder.event(job, 'Normal', EVENT_SUCCESSFUL_CREATE_SERVICE, `Created service: ${name}`, 'Create');
+            } catch (err) {
+              expectations.creationFailed(key, `service/${name}`);
+              if (statusOf(err) === 409) return;
+              recorder.event(job, 'Warning', EVENT_FAILED_CREATE_SERVICE, `Error creating: ${errorMessage(err)}`, 'Create');
+              errors.push(err);
+            }
+          }
+        });
+      }
+      await queue.onIdle();
+    }
+
+    if (errors.length > 0) throw errors[0];
+
+    if (actions.some((a) => a.kind === 'deleteJob')) {
+      const name = job.metadata?.name ?? '';
+      try {
+        await this.#custom.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: ns, name, body: { preconditions: { uid: job.metadata?.uid } } });
+        recorder.event(job, 'Normal', 'SuccessfulDeleteJob', `Deleted job: ${name}`, 'Delete');
+        this.#deps.jobMetrics?.deleted.inc({ job_namespace: ns, framework: 'tensorflow' });
+        ctx.log.info('Deleted TFJob after ttlSecondsAfterFinished');
+      } catch (err) {
+        if (statusOf(err) === 404) return true;
+        recorder.event(job, 'Warning', 'FailedDeleteJob', `Error deleting: ${errorMessage(err)}`, 'Delete');
+        throw err;
+      }
+      return true;
+    }
+    return false;
+  }
+
+  async #markRemoval(namespace: string, name: string, reason: string): Promise<void> {
+    await this.#core.patchNamespacedPod(
+      { name, namespace, body: { metadata: { annotations: { [ANNOTATION_REMOVAL]: reason } } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  }
+
+  /** PUT to the status subresource with the cached resourceVersion: a 409 means our view was stale. */
+  async #writeStatus(key: string, job: TFJobObject, status: JobStatus): Promise<void> {
+    const { namespace, name } = splitKey(key);
+    await this.#custom.replaceNamespacedCustomObjectStatus({
+      group: GROUP,
+      version: VERSION,
+      plural: PLURAL,
+      namespace: namespace ?? 'default',
+      name,
+      body: { ...job, status },
+    });
+  }
+
+  #countTransitions(job: TFJobObject, next: JobStatus, restarts: number): void {
+    const m = this.#deps.jobMetrics;
+    if (m === undefined) return;
+    const labels = { job_namespace: job.metadata?.namespace ?? '', framework: 'tensorflow' };
+    const before = conditionsOf(job);
+    const became = (type: string) => isTrue(next.conditions ?? [], type) && !isTrue(before, type);
+    if (became('Created')) m.created.inc(labels);
+    if (became('Succeeded')) m.successful.inc(labels);
+    if (became('Failed')) m.failed.inc(labels);
+    if (restarts > 0) m.restarted.inc(labels, restarts);
+  }
+}
+
+export function keyOf(obj: KubernetesObject): string {
+  return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
+}
+
+function conditionsOf(job: TFJobObject): readonly JobCondition[] {
+  const status = job.status as { conditions?: readonly JobCondition[] } | undefined;
+  return status?.conditions ?? [];
+}
+
+function isTrue(conditions: readonly JobCondition[], type: string): boolean {
+  return conditions.some((c) => c.type === type && c.status === 'True');
+}
+
+function statusOf(err: unknown): number | undefined {
+  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'number' ? err.code : undefined;
+}
+
+function errorMessage(err: unknown): string {
+  if (typeof err === 'object' && err !== null && 'body' in err && typeof err.body === 'string') {
+    try {
+      const parsed = JSON.parse(err.body) as { message?: string };
+      if (parsed.message !== undefined) return parsed.message;
+    } catch {
+      // not JSON
+    }
+  }
+  return err instanceof Error ? err.message : String(err);
+}
