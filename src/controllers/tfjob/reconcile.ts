@@ -89,6 +89,12 @@ export interface ReconcileOptions {
   readonly clusterDomain?: string;
   /** Also emit pre-v1.6 labels (group-name, job-name, ...) on pods. */
   readonly legacyLabels?: boolean;
+  /**
+   * False on clusters running the upstream CRD, which prunes `status.scheduling` and
+   * `status.podRecreations`: they are then left out of the status, otherwise every write would differ
+   * from what is stored and trigger another reconcile. Default true.
+   */
+  readonly statusExtensions?: boolean;
 }
 
 export interface ReconcileInput {
@@ -356,6 +362,18 @@ function previouslyFailed(stored: JobStatus): number {
 }
 
 export function reconcileTFJob(input: ReconcileInput): ReconcileResult {
+  const outcome = reconcileOnce(input);
+  if (input.options?.statusExtensions !== false) return outcome;
+  const status: JobStatus = { ...outcome.status };
+  delete status.scheduling;
+  delete status.podRecreations;
+  const stored: JobStatus = { ...rawStatus(input.job) };
+  delete stored.scheduling;
+  delete stored.podRecreations;
+  return { ...outcome, status, statusChanged: !jsonEqual(status, stored) };
+}
+
+function reconcileOnce(input: ReconcileInput): ReconcileResult {
   const { now } = input;
   const parsed = parseTFJob(input.job);
   if (!parsed.ok) return unparsable(input, parsed.message);

@@ -379,3 +379,16 @@ describe('with our scheduler', () => {
     expect(r.status.conditions?.map((c) => c.type)).toEqual(['Created', 'Running']);
   });
 });
+
+describe('clusters with the upstream CRD', () => {
+  it('statusExtensions false: our status fields are left out, so steady state writes nothing', () => {
+    const job = newTFJob(1, 0, { restartPolicy: 'ExitCode' });
+    const world = [newPod('Worker', 0, { phase: 'Failed', exitCode: 137 })];
+    const r = reconcileTFJob({ job, pods: world, services: [], now: at(0), scheduling: { admitted: true, status: { queue: 'Running' } }, options: { statusExtensions: false } });
+    expect(r.status.scheduling).toBeUndefined();
+    expect(r.status.podRecreations).toBeUndefined();
+    const again = reconcileTFJob({ job: withStatus(job, r.status), pods: [newPod('Worker', 0, { phase: 'Running' })], services: services('Worker', 1), now: at(1), scheduling: { admitted: true, status: { queue: 'Running' } }, options: { statusExtensions: false } });
+    const third = reconcileTFJob({ job: withStatus(job, again.status), pods: [newPod('Worker', 0, { phase: 'Running' })], services: services('Worker', 1), now: at(2), scheduling: { admitted: true, status: { queue: 'Running' } }, options: { statusExtensions: false } });
+    expect(third.statusChanged).toBe(false);
+  });
+});
