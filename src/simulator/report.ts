@@ -127,6 +127,7 @@ export function comparisonTable(scenarioRun: ScenarioRun, baseline: PolicyRun | 
     ['JCT incl. unf. / bound', (s) => times(s.toLowerBound.meanJctInclUnfinished)],
     ['mean slowdown (JCT/ideal)', (s) => times(s.toLowerBound.meanSlowdown)],
     ['makespan / bound', (s) => times(s.toLowerBound.makespan)],
+    ['jobs faster than ideal', (s) => count(s.jobsFasterThanIdeal)],
     ['JCT mean / tf-operator', (s) => times(vs(s)?.meanJct)],
     ['JCT p95 / tf-operator', (s) => times(vs(s)?.p95Jct)],
     ['JCT incl. unf. / tf-operator', (s) => times(vs(s)?.meanJctInclUnfinished)],

@@ -6,6 +6,9 @@ import { summarize } from '../../../src/simulator/figures.ts';
 import { lowerBounds } from '../../../src/simulator/bounds.ts';
 import { PlanViolation } from '../../../src/simulator/state.ts';
 import type { ClusterShape, WorkloadJob } from '../../../src/workloads/model.ts';
+import { corePass } from '../../../src/simulator/core.ts';
+import { runScenario } from '../../../src/simulator/run.ts';
+import { loadScenario } from '../../../src/workloads/scenario.ts';
 import { toyFifoPass } from './toy-policy.ts';
 
 const ONE_NODE: ClusterShape = { nodeCount: 1, allocatable: { cpu: 4000 } };
@@ -170,5 +173,23 @@ describe('refusing impossible plans', () => {
     expect(() =>
       simulate({ cluster: ONE_NODE, jobs: [job('a', 0, 1000)], schedule: scripted(steps), startupSeconds: 0, tickSeconds: 10, horizonSeconds: 1000 }),
     ).toThrow(/below its minimum/);
+  });
+});
+
+describe('with the real scheduling core', () => {
+  it('runs every policy on kod2-paper-b64 to completion, never beating a job\'s ideal JCT', () => {
+    const scenario = loadScenario('kod2-paper-b64');
+    const run = runScenario(scenario, { policies: ['tf-operator', 'gang-fifo', 'kod2', 'ours'], passFor: corePass });
+    for (const { policy, result, summary } of run.runs) {
+      expect({ policy, unfinished: summary.unfinished, unconverged: result.unconvergedEvents }).toEqual({ policy, unfinished: 0, unconverged: 0 });
+      for (const job of result.jobs) expect(job.jct!).toBeGreaterThanOrEqual(run.bounds.idealJct[job.name]! - 1e-6);
+      expect(summary.makespan!).toBeGreaterThanOrEqual(run.bounds.makespan - 1e-6);
+      expect(summary.jobsFasterThanIdeal).toBe(0);
+    }
+    // Only the elastic policies scale; tf-operator creates every pod at submission.
+    const byPolicy = new Map(run.runs.map((r) => [r.policy, r.summary]));
+    expect(byPolicy.get('tf-operator')!.scaleOuts).toBe(0);
+    expect(byPolicy.get('gang-fifo')!.preemptedWorkers).toBe(0);
+    expect(byPolicy.get('kod2')!.scaleOuts).toBeGreaterThan(0);
   });
 });
