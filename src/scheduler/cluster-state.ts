@@ -6,8 +6,8 @@
 // Indexes, each maintained on every change (`adjust`):
 // - `order`: node indices by decreasing idle score, the "most idle first" order of the placement
 //   rule (§4.1). Kept sorted incrementally: a change moves one node, never re-sorts all of them.
-// - per-resource upper bounds of the largest idle amount on any ready node: a replica that does not
-//   fit the bounds fits nowhere, which rejects most attempts in a full cluster in O(R).
+// - the exact largest idle amount of each resource on any ready node (a max tree): a replica that
+//   does not fit these fits nowhere, which rejects most attempts in a full cluster in O(R).
 // - per-resource sums of positive idle over ready nodes: a job whose total exceeds them cannot be
 //   placed however it is split.
 // - `epoch`, bumped on every change: results computed at an epoch stay valid while it is unchanged.
@@ -16,6 +16,7 @@
 
 import { constraintsKey, nodeFeasibility } from './feasibility.ts';
 import type { InfeasibleReason } from './feasibility.ts';
+import { MaxTree, SortedNodes } from './node-order.ts';
 import { fitsAt } from './resource-vector.ts';
 import type { ResourceIndex } from './resource-vector.ts';
 import type { ClusterSnapshot, NodeInfo, PlacementConstraints, Resources } from './types.ts';
@@ -128,12 +129,10 @@ export class ClusterState {
   /** 1/total for resources that score "idleness" (all but pods), 0 otherwise. */
   readonly #scoreWeight: Float64Array;
   readonly ready: Uint8Array;
-  readonly score: Float64Array;
-  /** Node indices, most idle first; ties by name (= index). NotReady nodes last. */
-  readonly order: Int32Array;
-  readonly #pos: Int32Array;
-  readonly #maxIdle: Float64Array;
-  #maxIdleDirty = false;
+  readonly #sorted: SortedNodes;
+  /** Exact per-resource maximum idle over ready nodes. */
+  readonly #max: MaxTree;
+  readonly #maxBuffer: Float64Array;
   readonly #freeSum: Float64Array;
   epoch = 0;
 
@@ -167,18 +166,26 @@ export class ClusterState {
       const t = this.total[r]!;
       if (r !== dims.podsDim && t > 0) this.#scoreWeight[r] = 1 / t;
     }
-    this.score = new Float64Array(N);
-    for (let n = 0; n < N; n++) this.score[n] = this.#computeScore(n);
-    this.order = Int32Array.from({ length: N }, (_, i) => i).sort((a, b) => this.#compareNodes(a, b));
-    this.#pos = new Int32Array(N);
-    for (let i = 0; i < N; i++) this.#pos[this.order[i]!] = i;
-    this.#maxIdle = new Float64Array(R);
+    const scores = new Float64Array(N);
+    for (let n = 0; n < N; n++) scores[n] = this.#computeScore(n);
+    this.#sorted = new SortedNodes(scores);
+    this.#max = new MaxTree(N, R, (n, r) => (this.ready[n] === 1 ? this.idle[n * R + r]! : Number.NEGATIVE_INFINITY));
+    this.#maxBuffer = new Float64Array(R);
     this.#freeSum = new Float64Array(R);
-    this.#recomputeMax();
     for (let n = 0; n < N; n++) {
       if (this.ready[n] === 0) continue;
       for (let r = 0; r < R; r++) this.#freeSum[r]! += Math.max(0, this.idle[n * R + r]!);
     }
+  }
+
+  /** Node indices, most idle first; ties by name (= index). NotReady nodes last. Changes with `adjust`. */
+  get order(): Int32Array {
+    return this.#sorted.order;
+  }
+
+  /** Each node's idle score (see `#computeScore`). */
+  get score(): Float64Array {
+    return this.#sorted.score;
   }
 
   /**
@@ -193,26 +200,6 @@ export class ClusterState {
     const base = n * this.R;
     for (let r = 0; r < this.R; r++) s += this.idle[base + r]! * this.#scoreWeight[r]!;
     return s;
-  }
-
-  #compareNodes(a: number, b: number): number {
-    const sa = this.score[a]!;
-    const sb = this.score[b]!;
-    if (sa !== sb) return sa > sb ? -1 : 1;
-    return a - b;
-  }
-
-  #recomputeMax(): void {
-    this.#maxIdle.fill(Number.NEGATIVE_INFINITY);
-    const R = this.R;
-    for (let n = 0; n < this.nodes.length; n++) {
-      if (this.ready[n] === 0) continue;
-      for (let r = 0; r < R; r++) {
-        const x = this.idle[n * R + r]!;
-        if (x > this.#maxIdle[r]!) this.#maxIdle[r] = x;
-      }
-    }
-    this.#maxIdleDirty = false;
   }
 
   /**
@@ -232,35 +219,10 @@ export class ClusterState {
       // Unlimited dimensions (a node without a pod-count limit) change no index.
       if (!isReady || !Number.isFinite(before)) continue;
       this.#freeSum[r]! += Math.max(0, after) - Math.max(0, before);
-      if (d > 0) {
-        if (after > this.#maxIdle[r]!) this.#maxIdle[r] = after;
-      } else if (before >= this.#maxIdle[r]!) {
-        // The node may have held the maximum; recompute lazily, only if a fast check needs it.
-        this.#maxIdleDirty = true;
-      }
+      this.#max.set(n, r, after);
     }
     this.epoch++;
-    this.#reposition(n);
-  }
-
-  #reposition(n: number): void {
-    this.score[n] = this.#computeScore(n);
-    let p = this.#pos[n]!;
-    const order = this.order;
-    while (p > 0 && this.#compareNodes(n, order[p - 1]!) < 0) {
-      const other = order[p - 1]!;
-      order[p] = other;
-      this.#pos[other] = p;
-      p--;
-    }
-    while (p < order.length - 1 && this.#compareNodes(n, order[p + 1]!) > 0) {
-      const other = order[p + 1]!;
-      order[p] = other;
-      this.#pos[other] = p;
-      p++;
-    }
-    order[p] = n;
-    this.#pos[n] = p;
+    this.#sorted.update(n, this.#computeScore(n));
   }
 
   /** A replica's size as one number: the sum of its cluster shares (pods aside). */
@@ -274,17 +236,18 @@ export class ClusterState {
     return fitsAt(vec, this.idle, n * this.R);
   }
 
-  /**
-   * Exact per-resource maximum idle over ready nodes (recomputed only after the node holding a
-   * maximum lost some). A vector that exceeds it in any positive resource fits on no node.
-   */
+  /** Exact per-resource maximum idle over ready nodes (a shared buffer: read it, do not keep it). */
   maxIdle(): Float64Array {
-    if (this.#maxIdleDirty) this.#recomputeMax();
-    return this.#maxIdle;
+    return this.#max.fill(this.#maxBuffer);
   }
 
+  /** Whether a vector fits the per-resource maxima: necessary for it to fit on any node. */
   fitsSomewhereBound(vec: Float64Array): boolean {
-    return fitsAt(vec, this.maxIdle(), 0);
+    for (let r = 0; r < this.R; r++) {
+      const x = vec[r]!;
+      if (x > 0 && x > this.#max.max(r)) return false;
+    }
+    return true;
   }
 
   /** Whether a total demand is at most the free capacity summed over ready nodes. */
@@ -303,8 +266,9 @@ export class ClusterState {
   /** The most idle ready node on which `mask` allows a replica, if any. */
   mostIdleFeasible(maskId: number): number | undefined {
     const feasible = this.masks.get(maskId).feasible;
-    for (let i = 0; i < this.order.length; i++) {
-      const n = this.order[i]!;
+    const order = this.order;
+    for (let i = 0; i < order.length; i++) {
+      const n = order[i]!;
       if (this.ready[n] === 0) return undefined;
       if (feasible[n] === 1) return n;
     }

@@ -72,19 +72,35 @@ export function scaleOut(
       continue;
     }
     const feasible = state.masks.get(wg.maskId).feasible;
-    let nodes: readonly number[] | undefined;
-    if (opts.psNodesFirst) {
-      // A copy: `state.order` changes as workers are added.
-      const byIdle = Array.from(state.order);
-      nodes = [...byIdle.filter((n) => job.anchorNodes.has(n)), ...byIdle.filter((n) => !job.anchorNodes.has(n))];
-    }
     const placedOn: number[] = [];
-    for (let k = 0; k < N && placedOn.length < liw; k++) {
-      const n = nodes === undefined ? k : nodes[k]!;
-      if (feasible[n] === 0 || state.ready[n] === 0) continue;
+    const fill = (n: number): boolean => {
+      let any = false;
       while (placedOn.length < liw && state.fits(n, wg.vec)) {
         state.adjust(n, wg.vec, -1);
         placedOn.push(n);
+        any = true;
+      }
+      return any;
+    };
+    if (!opts.psNodesFirst) {
+      for (let n = 0; n < N && placedOn.length < liw; n++) {
+        if (feasible[n] === 1 && state.ready[n] === 1) fill(n);
+      }
+    } else {
+      const anchors = [...job.anchorNodes].sort((a, b) => state.score[b]! - state.score[a]! || a - b);
+      for (const n of anchors) {
+        if (placedOn.length >= liw) break;
+        if (feasible[n] === 1 && state.ready[n] === 1) fill(n);
+      }
+      // Then the most idle nodes. Filling a node lowers its score and moves it right in
+      // `state.order`, shifting the nodes after it one step left, so stay at the same position
+      // until it holds a node that takes nothing; a node met twice no longer has room.
+      const order = state.order;
+      for (let k = 0; k < N && placedOn.length < liw; ) {
+        const n = order[k]!;
+        if (state.ready[n] === 0) break;
+        if (feasible[n] === 1 && !job.anchorNodes.has(n) && fill(n) && order[k] !== n) continue;
+        k++;
       }
     }
     if (placedOn.length === 0) {

@@ -41,11 +41,18 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     return out.ok ? undefined : out.failure;
   };
 
-  // Line 5's comparison target per priority class, recomputed only when the running set changes.
-  let runningMaxCache = new Map<number, RunningJob | undefined>();
+  // Line 5's comparison target per priority class. Running jobs are only ever added during a pass
+  // (scale-in shrinks jobs, it never ends them), so a cached maximum only needs raising.
+  const runningMaxCache = new Map<number, RunningJob | undefined>();
   const runningMax = (priority: number): RunningJob | undefined => {
     if (!runningMaxCache.has(priority)) runningMaxCache.set(priority, runningMaxWithin(model.running, priority));
     return runningMaxCache.get(priority);
+  };
+  const noteAdmitted = (job: CompiledJob): void => {
+    const admitted = model.runningByKey.get(job.key)!;
+    for (const [priority, best] of runningMaxCache) {
+      if (job.priority <= priority && (best === undefined || compareRank(job, best.job) < 0)) runningMaxCache.set(priority, admitted);
+    }
   };
 
   /** Places the job's minimum configuration without preemption; the failure if it does not fit. */
@@ -55,7 +62,7 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     if (!out.ok) return out.failure;
     commitPlacement(state, items, out.placement);
     plan.admit(job.key, admitPlaced(model, job, items, out.placement));
-    runningMaxCache = new Map();
+    noteAdmitted(job);
     return undefined;
   };
 
@@ -78,7 +85,7 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
       );
     }
     plan.admit(head.key, admitPlaced(model, head, res.items, res.placement));
-    runningMaxCache = new Map();
+    noteAdmitted(head);
     return true;
   };
 
@@ -98,9 +105,12 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
 
   let lastHead: CompiledJob | undefined;
   let reservation = false;
+  // Jobs before `cursor` in the waiting queue are admitted or settled; that set only grows.
+  let cursor = 0;
   for (;;) {
     let head: CompiledJob | undefined;
-    for (const job of model.waiting) {
+    for (; cursor < model.waiting.length; cursor++) {
+      const job = model.waiting[cursor]!;
       if (plan.isAdmitted(job.key) || outcomes.has(job.key)) continue;
       const never = neverFits(job);
       if (never !== undefined) {
