@@ -24,9 +24,17 @@ export interface ClusterSize {
   readonly running: number;
 }
 
+/**
+ * `busy`: other tenants' pods fill every node to 80–95%, so most waiting jobs do not fit and the
+ * pass is mostly failed placements and preemption attempts (why 2,000 jobs would be waiting).
+ * `burst`: the running jobs are all there is, most of the cluster is idle, and the pass admits a
+ * burst of arrivals (the most placements per pass).
+ */
+export type Scenario = 'busy' | 'burst';
+
 const GPU_TOLERATION = { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' } as const;
 
-export function randomSnapshot(size: ClusterSize, seed: number): ClusterSnapshot {
+export function randomSnapshot(size: ClusterSize, seed: number, scenario: Scenario = 'busy'): ClusterSnapshot {
   const r = rng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
   const int = (lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));
@@ -107,6 +115,17 @@ export function randomSnapshot(size: ClusterSize, seed: number): ClusterSnapshot
     for (const [i, u] of tentative) used[i] = u;
     jobs.push({ spec, phase: 'running', replicas: placed });
     placedRunning++;
+  }
+  if (scenario === 'busy') {
+    nodes.forEach((n, i) => {
+      const u = used[i]!;
+      const target = 0.8 + 0.15 * r();
+      const cpu = Math.max(0, Math.floor((n.allocatable.cpu ?? 0) * target - (u.cpu ?? 0)));
+      const memory = Math.max(0, Math.floor((n.allocatable.memory ?? 0) * target - (u.memory ?? 0)));
+      const requests: Resources = { cpu, memory, ...(n.allocatable['nvidia.com/gpu'] !== undefined && r() < 0.5 ? { 'nvidia.com/gpu': Math.max(0, (n.allocatable['nvidia.com/gpu'] ?? 0) - (u['nvidia.com/gpu'] ?? 0) - 1) } : {}) };
+      otherPods.push({ key: `tenant/batch-${i}`, node: n.name, requests });
+      add(u, requests);
+    });
   }
   for (let i = 0; i < size.waiting; i++) {
     // Waiting for up to 2 h, so some have passed the default 30-minute STARVELIMIT.

@@ -1,18 +1,22 @@
 // Benchmark (not a test): time of one `schedule()` call per policy on seeded random clusters of
 // 100, 1,000 and 5,000 nodes, with 0.4 waiting and 0.2 running jobs per node (5,000 nodes:
-// 2,000 waiting, 1,000 running; benchmark.md §5). Prints median and p99 in ms.
+// 2,000 waiting, 1,000 running; benchmark.md §5), in two scenarios (`random-cluster.ts`): a busy
+// cluster, where most waiting jobs do not fit, and a burst into a mostly idle one. Prints median
+// and p99 in ms.
 //
-//   node bench/scheduling-pass.ts [--runs N] [--sizes 100,1000,5000] [--seed S]
+//   node bench/scheduling-pass.ts [--runs N] [--sizes 100,1000,5000] [--scenarios busy,burst] [--seed S]
 
 import { parseArgs } from 'node:util';
 import { DEFAULT_SCHEDULER_CONFIG, POLICY_NAMES, schedule } from '../src/scheduler/index.ts';
 import { randomSnapshot } from './random-cluster.ts';
+import type { Scenario } from './random-cluster.ts';
 
 const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '' },
     sizes: { type: 'string', default: '100,1000,5000' },
     seed: { type: 'string', default: '20261121' },
+    scenarios: { type: 'string', default: 'busy,burst' },
   },
 });
 
@@ -23,10 +27,12 @@ function quantile(sorted: readonly number[], q: number): number {
 
 const seed = Number(values.seed);
 console.log(`node ${process.version}, seed ${seed}`);
+for (const scenario of values.scenarios.split(',') as Scenario[]) {
+console.log(`\nscenario: ${scenario}`);
 console.log('nodes  waiting running  policy        median ms   p99 ms   runs   admitted scaled-in scaled-out waiting');
 for (const nodes of values.sizes.split(',').map(Number)) {
   const size = { nodes, waiting: Math.round(nodes * 0.4), running: Math.round(nodes * 0.2) };
-  const snap = randomSnapshot(size, seed);
+  const snap = randomSnapshot(size, seed, scenario);
   const runningCount = snap.jobs.filter((j) => j.phase === 'running').length;
   const runs = values.runs !== '' ? Number(values.runs) : nodes >= 5000 ? 25 : nodes >= 1000 ? 60 : 200;
   for (const policy of POLICY_NAMES) {
@@ -54,4 +60,5 @@ for (const nodes of values.sizes.split(',').map(Number)) {
     ];
     console.log(line.join(' '));
   }
+}
 }

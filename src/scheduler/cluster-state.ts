@@ -130,6 +130,8 @@ export class ClusterState {
   readonly #scoreWeight: Float64Array;
   readonly ready: Uint8Array;
   readonly #sorted: SortedNodes;
+  /** Per feasibility mask, its ready feasible nodes most idle first (built on first use). */
+  readonly #sortedByMask = new Map<number, SortedNodes>();
   /** Exact per-resource maximum idle over ready nodes. */
   readonly #max: MaxTree;
   readonly #maxBuffer: Float64Array;
@@ -223,6 +225,23 @@ export class ClusterState {
     }
     this.epoch++;
     this.#sorted.update(n, this.#computeScore(n));
+    for (const sorted of this.#sortedByMask.values()) sorted.reposition(n);
+  }
+
+  /**
+   * The ready nodes on which `maskId` allows a replica, most idle first (same order as `order`,
+   * without the nodes a walk would only skip). Changes with `adjust`.
+   */
+  orderFor(maskId: number): Int32Array {
+    let sorted = this.#sortedByMask.get(maskId);
+    if (sorted === undefined) {
+      const feasible = this.masks.get(maskId).feasible;
+      const members: number[] = [];
+      for (let n = 0; n < feasible.length; n++) if (feasible[n] === 1 && this.ready[n] === 1) members.push(n);
+      sorted = new SortedNodes(this.#sorted.score, members);
+      this.#sortedByMask.set(maskId, sorted);
+    }
+    return sorted.order;
   }
 
   /** A replica's size as one number: the sum of its cluster shares (pods aside). */
@@ -265,13 +284,6 @@ export class ClusterState {
 
   /** The most idle ready node on which `mask` allows a replica, if any. */
   mostIdleFeasible(maskId: number): number | undefined {
-    const feasible = this.masks.get(maskId).feasible;
-    const order = this.order;
-    for (let i = 0; i < order.length; i++) {
-      const n = order[i]!;
-      if (this.ready[n] === 0) return undefined;
-      if (feasible[n] === 1) return n;
-    }
-    return undefined;
+    return this.orderFor(maskId)[0];
   }
 }

@@ -89,7 +89,8 @@ function computePlacement(state: ClusterState, items: readonly PlacementItem[]):
   for (const it of live) {
     if (!fitsAt(it.group.vec, maxIdle, 0)) return { ok: false, failure: { kind: 'insufficient', group: it.group, placed: 0, count: it.count } };
   }
-  const order = state.order;
+  // When every item has the same constraints (the usual case), walk only the nodes they allow.
+  const order = walkOrder(state, live);
   const N = order.length;
   const fitsTotalSomewhere = fitsAt(total, maxIdle, 0);
 
@@ -142,9 +143,14 @@ function expand(items: readonly PlacementItem[], liveNodes: readonly (readonly n
 
 type GreedyResult = { readonly ok: true; readonly nodes: number[][] } | { readonly ok: false; readonly placed: number[] };
 
+function walkOrder(state: ClusterState, live: readonly PlacementItem[]): Int32Array {
+  const mask = live[0]!.group.maskId;
+  return live.every((it) => it.group.maskId === mask) ? state.orderFor(mask) : state.order;
+}
+
 function greedy(state: ClusterState, live: readonly PlacementItem[], feasible: readonly FeasibilityMask[]): GreedyResult {
   const R = state.R;
-  const order = state.order;
+  const order = walkOrder(state, live);
   const remaining = live.map((it) => it.count);
   const placedNodes: number[][] = live.map(() => []);
   let left = live.reduce((s, it) => s + it.count, 0);

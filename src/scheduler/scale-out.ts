@@ -92,14 +92,13 @@ export function scaleOut(
         if (placedOn.length >= liw) break;
         if (feasible[n] === 1 && state.ready[n] === 1) fill(n);
       }
-      // Then the most idle nodes. Filling a node lowers its score and moves it right in
-      // `state.order`, shifting the nodes after it one step left, so stay at the same position
+      // Then the most idle nodes. Filling a node lowers its score and moves it right in the
+      // order, shifting the nodes after it one step left, so stay at the same position
       // until it holds a node that takes nothing; a node met twice no longer has room.
-      const order = state.order;
-      for (let k = 0; k < N && placedOn.length < liw; ) {
+      const order = state.orderFor(wg.maskId);
+      for (let k = 0; k < order.length && placedOn.length < liw; ) {
         const n = order[k]!;
-        if (state.ready[n] === 0) break;
-        if (feasible[n] === 1 && !job.anchorNodes.has(n) && fill(n) && order[k] !== n) continue;
+        if (!job.anchorNodes.has(n) && fill(n) && order[k] !== n) continue;
         k++;
       }
     }
