@@ -1,0 +1,73 @@
+// Reasons for waiting jobs: what the job needs, what the cluster offers, and which rule applies.
+import { describe, expect, it } from 'vitest';
+import { describeConfiguration, formatDuration, formatWeight } from '../../../src/scheduler/explain.ts';
+import { schedule } from '../../../src/scheduler/index.ts';
+import { resolveSchedulerConfig } from '../../../src/scheduler/config.ts';
+import { buildPassModel } from '../../../src/scheduler/job-model.ts';
+import { minimumItems } from '../../../src/scheduler/placement.ts';
+import { DEFAULT_SCHEDULER_CONFIG } from '../../../src/scheduler/config.ts';
+import { cpu, Gi, node, paperTestbed, running, snapshot, waiting } from './helpers/builders.ts';
+
+const busy = (used: Record<string, number>) => Object.entries(used).map(([n, c]) => ({ key: `other/${n}`, node: n, requests: { cpu: cpu(c) } }));
+
+describe('waiting reasons', () => {
+  it('formats weights, durations and configurations', () => {
+    expect(formatWeight(0.41234)).toBe('0.41');
+    expect(formatWeight(0.999987)).toBe('0.999987');
+    expect(formatWeight(1)).toBe('1');
+    expect(formatDuration(90_000)).toBe('90s');
+    expect(formatDuration(30 * 60_000)).toBe('30m');
+    expect(formatDuration(3 * 3600_000)).toBe('3.0h');
+    const m = buildPassModel(snapshot(paperTestbed(), [waiting('j', { min: 2, worker: { cpu: cpu(2), memory: 4 * Gi } })]), DEFAULT_SCHEDULER_CONFIG);
+    expect(describeConfiguration(minimumItems(m.jobs.get('j')!))).toBe('1 PS (1 cpu / 2Gi) + 2 Worker (2 cpu / 4Gi each) = 5 cpu / 10Gi');
+  });
+
+  it('names the largest free slot and the running job that outranks it (the example of scheduling.md §6)', () => {
+    // R (ω≈0.66) runs at its maximum of 20 one-cpu workers, leaving 3 cpu on each node;
+    // W needs a 4-cpu worker: share 5/30 + 10Gi/96Gi = 0.2708, ω = σ(2.5 · (0.3466 − ln 2.708)) = 0.1647.
+    const workers = [...Array(20).keys()].map((i) => `Worker:${i}@node-${i < 6 ? 1 : i < 13 ? 2 : 3}`);
+    const snap = snapshot(
+      paperTestbed(),
+      [running('ns/R', ['PS:0@node-1', ...workers], { worker: { cpu: cpu(1), memory: 2 * Gi }, max: 20 }), waiting('ns/W', { worker: { cpu: cpu(4), memory: 8 * Gi }, submittedAt: 5 })],
+      { now: 10 },
+    );
+    const plan = schedule('kod2', snap);
+    const reason = plan.waiting.find((w) => w.job === 'ns/W')!.reason;
+    expect(reason).toBe(
+      'needs 1 PS (1 cpu / 2Gi) + 1 Worker (4 cpu / 8Gi) = 5 cpu / 10Gi; largest free slot on a node Worker may use is 3 cpu / 18Gi (node-1); weight 0.16 below running max 0.66 (ns/R), so it may not preempt',
+    );
+  });
+
+  it('counts why nodes were ruled out when no node accepts a replica', () => {
+    const nodes = [
+      node('a', { cpu: cpu(8) }, { ready: false }),
+      node('b', { cpu: cpu(8) }, { unschedulable: true }),
+      node('c', { cpu: cpu(8) }, { taints: [{ key: 'x', effect: 'NoExecute' }] }),
+      node('d', { cpu: cpu(8) }, { labels: { zone: 'b' } }),
+    ];
+    const plan = schedule('ours', snapshot(nodes, [waiting('j', { constraints: { nodeSelector: { zone: 'a' } } })]));
+    expect(plan.waiting[0]!.reason).toContain('no node accepts PS (4 nodes: 1 NotReady, 1 cordoned, 1 untolerated taint, 1 nodeSelector mismatch)');
+  });
+
+  it('says when preemption cannot help, and marks starving jobs', () => {
+    const snap = snapshot(
+      paperTestbed(),
+      [running('R', ['PS:0@node-1', 'Worker:0@node-1'], { worker: { cpu: cpu(6), memory: 8 * Gi }, min: 1, max: 1 }), waiting('W', { worker: { cpu: cpu(5), memory: 4 * Gi }, submittedAt: 0 })],
+      { now: 3_600_000, otherPods: busy({ 'node-1': 1, 'node-2': 6, 'node-3': 6 }) },
+    );
+    const plan = schedule('kod2', snap, resolveSchedulerConfig({ starveLimitMs: 1_800_000 }));
+    const w = plan.waiting[0]!;
+    expect(w.starving).toBe(true);
+    expect(w.weight).toBe(1);
+    expect(w.reason).toMatch(/^starving \(waited 60m, limit 30m\); needs /);
+    expect(w.reason).toContain('is the highest waiting, but no running job ranked below it has workers above its minimum');
+  });
+
+  it('gang-fifo and tf-operator never report starvation', () => {
+    const snap = snapshot(paperTestbed(), [waiting('huge', { worker: { cpu: cpu(9), memory: Gi }, min: 4, max: 4, submittedAt: 0 })], { now: 10_000_000 });
+    const gang = schedule('gang-fifo', snap, resolveSchedulerConfig({ starveLimitMs: 1000 }));
+    expect(gang.waiting[0]!.starving).toBe(false);
+    expect(gang.waiting[0]!.weight).toBeLessThan(1);
+    expect(gang.waiting[0]!.reason).not.toContain('starving');
+  });
+});
