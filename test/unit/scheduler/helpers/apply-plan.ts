@@ -136,6 +136,7 @@ export function simulate(
   arrivals: readonly SimArrival[],
   passIntervalMs: number,
   horizonMs: number,
+  onPass?: (after: ClusterSnapshot, plan: Plan) => void,
 ): SimResult {
   const admittedAt = new Map<string, number>();
   const finishedAt = new Map<string, number>();
@@ -159,7 +160,9 @@ export function simulate(
     const plan = schedule(policy, snap, config);
     plans.push(plan);
     for (const a of plan.admit) admittedAt.set(a.job, now);
-    jobs = [...applyPlan(snap, plan).jobs];
+    const after = applyPlan(snap, plan);
+    onPass?.(after, plan);
+    jobs = [...after.jobs];
     waitingAt.set(
       now,
       jobs.filter((j) => j.phase === 'waiting').map((j) => j.spec.key),
