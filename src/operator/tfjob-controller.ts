@@ -177,7 +177,8 @@ export class TFJobController {
           if (a.kind === 'createPod') {
             const name = a.pod.metadata?.name ?? '';
             try {
-              await this.#core.createNamespacedPod({ namespace: ns, body: a.pod });
+              // Raw JSON: the pod template passes through untouched, whatever fields it uses.
+              await this.#deps.clients.request('POST', `/api/v1/namespaces/${ns}/pods`, a.pod);
               recorder.event(job, 'Normal', EVENT_SUCCESSFUL_CREATE_POD, `Created pod: ${name}`, 'Create');
               ctx.log.info({ pod: `${ns}/${name}`, node: a.pod.spec?.nodeName }, 'Created pod');
             } catch (err) {
@@ -189,7 +190,7 @@ export class TFJobController {
           } else {
             const name = a.service.metadata?.name ?? '';
             try {
-              await this.#core.createNamespacedService({ namespace: ns, body: a.service });
+              await this.#deps.clients.request('POST', `/api/v1/namespaces/${ns}/services`, a.service);
               recorder.event(job, 'Normal', EVENT_SUCCESSFUL_CREATE_SERVICE, `Created service: ${name}`, 'Create');
             } catch (err) {
               expectations.creationFailed(key, `service/${name}`);

@@ -3,8 +3,11 @@
 // generated API client is built here on an HttpLibrary that waits for a token and records the call.
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  ApiException,
   createConfiguration,
+  HttpMethod,
   Observable,
+  RequestContext as ClientRequestContext,
   ServerConfiguration,
   type HttpLibrary,
   type KubeConfig,
@@ -71,6 +74,29 @@ export class KubeClients {
       send: (request: RequestContext): Observable<ResponseContext> =>
         new Observable(this.#send(inner, request, host)),
     };
+  }
+
+  /**
+   * A raw JSON request on the shared limiter and counters. The generated clients serialise bodies
+   * through their model classes, which silently drops any field the client's models do not know (a
+   * pod-template field newer than client-node, `x-kubernetes-*` keys of a CRD); objects built from
+   * user input go through here instead, byte for byte. Errors are ApiExceptions like the generated
+   * clients' (`code`, raw `body`).
+   */
+  async request<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
+    const ctx = new ClientRequestContext(`${this.#server}${path}`, method as HttpMethod);
+    await this.kubeConfig.applySecurityAuthentication(ctx);
+    ctx.setHeaderParam('Accept', 'application/json');
+    if (body !== undefined) {
+      ctx.setHeaderParam('Content-Type', contentType);
+      ctx.setBody(JSON.stringify(body));
+    }
+    const response = await this.#httpApi.send(ctx).toPromise();
+    const text = await response.body.text();
+    if (response.httpStatusCode < 200 || response.httpStatusCode >= 300) {
+      throw new ApiException<string>(response.httpStatusCode, `HTTP ${response.httpStatusCode} for ${method} ${path}`, text, response.headers);
+    }
+    return (text === '' ? undefined : JSON.parse(text)) as T;
   }
 
   /** A generated API client (CoreV1Api, CustomObjectsApi, ...) on the shared limiter and counters. */
