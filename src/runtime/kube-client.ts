@@ -2,10 +2,11 @@
 // request by verb and status code (rest_client_requests_total). client-node has neither, so every
 // generated API client is built here on an HttpLibrary that waits for a token and records the call.
 import { setTimeout as sleep } from 'node:timers/promises';
+import type {
+  HttpMethod} from '@kubernetes/client-node';
 import {
   ApiException,
   createConfiguration,
-  HttpMethod,
   Observable,
   RequestContext as ClientRequestContext,
   ServerConfiguration,
@@ -84,7 +85,7 @@ export class KubeClients {
    * clients' (`code`, raw `body`).
    */
   async request<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
-    const ctx = new ClientRequestContext(`${this.#server}${path}`, method as HttpMethod);
+    const ctx = new ClientRequestContext(`${this.#server}${path}`, method);
     await this.kubeConfig.applySecurityAuthentication(ctx);
     ctx.setHeaderParam('Accept', 'application/json');
     if (body !== undefined) {
