@@ -2,8 +2,6 @@
 // request by verb and status code (rest_client_requests_total). client-node has neither, so every
 // generated API client is built here on an HttpLibrary that waits for a token and records the call.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type {
-  HttpMethod} from '@kubernetes/client-node';
 import {
   ApiException,
   createConfiguration,
