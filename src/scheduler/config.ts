@@ -8,7 +8,7 @@ export interface WeightConfig {
   /**
    * s, the slope of the logit: ω'_j = s · (γ · ln(1 + m_j) − ln(share_j / share₀)). Larger spreads
    * weights further towards 0 and 1. 2.5 spreads the kod2-paper and Philly job mixes over roughly
-   * (0.05, 0.95) without pinning any of them to the ends (test/unit/scheduler/weight.test.ts).
+   * (0.08, 0.95) without pinning any of them to the ends (test/unit/scheduler/weight.test.ts).
    */
   readonly slope: number;
   /**
@@ -33,7 +33,11 @@ export interface WeightConfig {
 export interface ImprovementToggles {
   /** Scale-out visits nodes hosting the job's PS first, then the most idle nodes (the paper walks nodes in name order). */
   readonly scaleOutPrefersPsNodes: boolean;
-  /** Workers younger than `scaleOutCooldownMs` are not preempted by a waiting job of the same class (hysteresis). */
+  /**
+   * Hysteresis: workers younger than `scaleOutCooldownMs` are not preempted by a waiting job of the
+   * same class unless it is starving, and a job scaled in during a pass is not scaled out again in
+   * that pass (it would only trade nodes and churn pods).
+   */
   readonly cooldown: boolean;
   /** Scale-out stops at the knee of a job's declared `WorkerGroup.scalingCurve`. */
   readonly scalingKnee: boolean;

@@ -139,7 +139,7 @@ export function explainWaiting(job: CompiledJob, outcome: WaitOutcome, ctx: Expl
     case 'no-room': {
       const rm = outcome.runningMax;
       const rank = outcome.backfill
-        ? `weight ${weightWithClass(job, ctx.aging)}; backfilled without preemption behind the blocked head`
+        ? `weight ${weightWithClass(job, ctx.aging)}; tried without preemption behind the blocked head of the queue`
         : rm === undefined
           ? `weight ${weightWithClass(job, ctx.aging)}`
           : `weight ${weightWithClass(job, ctx.aging)} below running max ${weightWithClass(rm.job, ctx.aging)} (${rm.job.key}), so it may not preempt`;
