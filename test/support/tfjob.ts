@@ -111,3 +111,24 @@ export async function jobEvents(namespace: string, name: string): Promise<CoreV1
 export async function eventReasons(namespace: string, name: string): Promise<string[]> {
   return (await jobEvents(namespace, name)).map((e) => e.reason ?? '');
 }
+
+/**
+ * Records every condition list the job goes through (a watch, so states that last milliseconds,
+ * like Restarting while kwok restarts a pod at once, are not missed by polling). Call stop() when done.
+ */
+export async function recordConditions(namespace: string, name: string): Promise<{ history: string[][]; stop: () => void }> {
+  const { Watch } = await import('@kubernetes/client-node');
+  const history: string[][] = [];
+  const watch = new Watch(adminKubeConfig());
+  const controller = await watch.watch(
+    `/apis/kubeflow.org/v1/namespaces/${namespace}/tfjobs`,
+    { fieldSelector: `metadata.name=${name}` },
+    (_type: string, obj: TestTFJob) => {
+      const types = conditionTypes(obj);
+      const last = history.at(-1);
+      if (last === undefined || last.join() !== types.join()) history.push(types);
+    },
+    () => undefined,
+  );
+  return { history, stop: () => { controller.abort(); } };
+}
