@@ -137,6 +137,8 @@ export class ClusterState {
   readonly #maxBuffer: Float64Array;
   readonly #freeSum: Float64Array;
   epoch = 0;
+  /** The epoch of the last change that freed resources: results that only get worse as nodes fill stay valid since. */
+  lastFreedEpoch = 0;
 
   constructor(dims: ResourceIndex, nodes: readonly NodeInfo[], masks: FeasibilityMasks, loads: Iterable<BoundLoad>) {
     this.dims = dims;
@@ -224,6 +226,7 @@ export class ClusterState {
       this.#max.set(n, r, after);
     }
     this.epoch++;
+    if (sign > 0) this.lastFreedEpoch = this.epoch;
     this.#sorted.update(n, this.#computeScore(n));
     for (const sorted of this.#sortedByMask.values()) sorted.reposition(n);
   }

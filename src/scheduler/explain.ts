@@ -93,7 +93,7 @@ export function describeFreeSlot(state: ClusterState, group: CompiledGroup): str
 
 export function describeFailure(state: ClusterState, failure: PlacementFailure): string {
   if (failure.kind === 'no-feasible-node') return `no node accepts ${failure.group.type} (${describeExclusions(state, failure.group)})`;
-  const placedNote = failure.placed > 0 ? `only ${failure.placed} of ${failure.count} ${failure.group.type} found room; ` : '';
+  const placedNote = failure.placed > 0 ? `room for only ${failure.placed} of ${failure.count} ${failure.group.type}; ` : '';
   return `${placedNote}${describeFreeSlot(state, failure.group)}`;
 }
 

@@ -26,7 +26,7 @@ export type Placement = readonly (readonly number[])[];
 export type PlacementFailure =
   /** No node passes the group's constraints at all. */
   | { readonly kind: 'no-feasible-node'; readonly group: CompiledGroup }
-  /** Not enough room on the feasible nodes: `placed` of `count` replicas of `group` found a place. */
+  /** Not enough room on the feasible nodes: only `placed` of `count` replicas of `group` found (or could find) room. */
   | { readonly kind: 'insufficient'; readonly group: CompiledGroup; readonly placed: number; readonly count: number };
 
 export type PlacementOutcome = { readonly ok: true; readonly placement: Placement } | { readonly ok: false; readonly failure: PlacementFailure };
@@ -72,6 +72,20 @@ export function findPlacement(state: ClusterState, items: readonly PlacementItem
   return outcome;
 }
 
+// Standalone capacity of a replica shape (how many fit on all usable nodes together), learnt from
+// failed walks. Capacity only shrinks while nodes only fill, so until something is freed a cached
+// value is an upper bound, and a job needing more replicas of that shape fails without a walk.
+const capacityCache = new WeakMap<ClusterState, Map<string, { epoch: number; capacity: number }>>();
+
+function capacitiesFor(state: ClusterState): Map<string, { epoch: number; capacity: number }> {
+  let c = capacityCache.get(state);
+  if (c === undefined) {
+    c = new Map();
+    capacityCache.set(state, c);
+  }
+  return c;
+}
+
 function computePlacement(state: ClusterState, items: readonly PlacementItem[]): PlacementOutcome {
   const R = state.R;
   const live = items.filter((it) => it.count > 0);
@@ -88,6 +102,13 @@ function computePlacement(state: ClusterState, items: readonly PlacementItem[]):
   const maxIdle = state.maxIdle();
   for (const it of live) {
     if (!fitsAt(it.group.vec, maxIdle, 0)) return { ok: false, failure: { kind: 'insufficient', group: it.group, placed: 0, count: it.count } };
+  }
+  const capacities = capacitiesFor(state);
+  for (const it of live) {
+    const known = capacities.get(it.group.shapeKey);
+    if (known !== undefined && known.epoch >= state.lastFreedEpoch && known.capacity < it.count) {
+      return { ok: false, failure: { kind: 'insufficient', group: it.group, placed: known.capacity, count: it.count } };
+    }
   }
   // When every item has the same constraints (the usual case), walk only the nodes they allow.
   const order = walkOrder(state, live);
@@ -120,8 +141,11 @@ function computePlacement(state: ClusterState, items: readonly PlacementItem[]):
   // that accident of order.
   const first = greedy(state, live, feasible);
   if (first.ok) return expand(items, first.nodes);
+  live.forEach((it, i) => capacities.set(it.group.shapeKey, { epoch: state.epoch, capacity: first.capacity[i]! }));
+  // No order can help when some item lacks room even with the job's other replicas absent.
+  const retryCanHelp = live.every((it, i) => first.capacity[i]! >= it.count);
   const bySize = live.map((it, i) => ({ it, i, size: state.normalizedSize(it.group.vec) })).sort((a, b) => b.size - a.size || a.i - b.i);
-  if (bySize.some((x, k) => x.i !== k)) {
+  if (retryCanHelp && bySize.some((x, k) => x.i !== k)) {
     const second = greedy(
       state,
       bySize.map((x) => x.it),
@@ -141,7 +165,21 @@ function expand(items: readonly PlacementItem[], liveNodes: readonly (readonly n
   return { ok: true, placement: items.map((it) => (it.count > 0 ? liveNodes[li++]! : [])) };
 }
 
-type GreedyResult = { readonly ok: true; readonly nodes: number[][] } | { readonly ok: false; readonly placed: number[] };
+/**
+ * On failure, `capacity[i]`: how many replicas of item i the walked nodes could hold on their own
+ * (before any replica of this job), summed over every usable node (a failed walk visits them all).
+ */
+type GreedyResult = { readonly ok: true; readonly nodes: number[][] } | { readonly ok: false; readonly placed: number[]; readonly capacity: number[] };
+
+/** How many replicas of `vec` fit in `have[offset..]` (∞ for a replica that requests nothing). */
+function fitCount(vec: Float64Array, have: Float64Array, offset: number): number {
+  let count = Number.POSITIVE_INFINITY;
+  for (let r = 0; r < vec.length; r++) {
+    const x = vec[r]!;
+    if (x > 0) count = Math.min(count, Math.floor(have[offset + r]! / x));
+  }
+  return Math.max(0, count);
+}
 
 function walkOrder(state: ClusterState, live: readonly PlacementItem[]): Int32Array {
   const mask = live[0]!.group.maskId;
@@ -155,12 +193,15 @@ function greedy(state: ClusterState, live: readonly PlacementItem[], feasible: r
   const placedNodes: number[][] = live.map(() => []);
   let left = live.reduce((s, it) => s + it.count, 0);
   const scratch = new Float64Array(R);
+  const capacity = live.map(() => 0);
   for (let k = 0; k < order.length && left > 0; k++) {
     const n = order[k]!;
     if (state.ready[n] === 0) break;
     let loaded = false;
     for (let i = 0; i < live.length; i++) {
-      if (remaining[i] === 0 || feasible[i]!.feasible[n] === 0) continue;
+      if (feasible[i]!.feasible[n] === 0) continue;
+      capacity[i]! += fitCount(live[i]!.group.vec, state.idle, n * R);
+      if (remaining[i] === 0) continue;
       const vec = live[i]!.group.vec;
       if (!loaded) {
         scratch.set(state.idle.subarray(n * R, n * R + R));
@@ -174,7 +215,7 @@ function greedy(state: ClusterState, live: readonly PlacementItem[], feasible: r
       }
     }
   }
-  if (left > 0) return { ok: false, placed: live.map((it, i) => it.count - remaining[i]!) };
+  if (left > 0) return { ok: false, placed: live.map((it, i) => it.count - remaining[i]!), capacity };
   return { ok: true, nodes: placedNodes };
 }
 
