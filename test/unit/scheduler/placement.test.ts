@@ -74,6 +74,32 @@ describe('placement rule (§4.1)', () => {
     expect(place(snap, 'j')).toEqual(['PS:0@node-1', 'Chief:0@node-2']);
   });
 
+  it('remembers a shape’s capacity while nodes only fill, and forgets it when room is freed', () => {
+    // Idle cpu 4 / 4 / 2: room for exactly two 3-cpu workers, though 10 cpu are free in total
+    // (PS-less jobs to keep it simple).
+    const worker = { cpu: cpu(3), memory: Gi };
+    const snap = snapshot(
+      paperTestbed(),
+      [waiting('three', { psCount: 0, min: 3, worker }), waiting('two', { psCount: 0, min: 2, worker }), waiting('again', { psCount: 0, min: 3, worker })],
+      { otherPods: load({ 'node-1': 6, 'node-2': 6, 'node-3': 8 }) },
+    );
+    const m = buildPassModel(snap, DEFAULT_SCHEDULER_CONFIG);
+    const s = m.state;
+    const three = findPlacement(s, minimumItems(m.jobs.get('three')!));
+    expect(three.ok ? 'ok' : three.failure).toMatchObject({ kind: 'insufficient', placed: 2, count: 3 });
+    // Same shape, fewer replicas: the remembered capacity (2) does not stop it.
+    const two = findPlacement(s, minimumItems(m.jobs.get('two')!));
+    expect(two.ok).toBe(true);
+    // Fail fast again with the remembered capacity...
+    const again = findPlacement(s, minimumItems(m.jobs.get('again')!));
+    expect(again.ok ? 'ok' : again.failure).toMatchObject({ kind: 'insufficient', placed: 2, count: 3 });
+    // ...until resources are freed: 3 more cpu on node-3 (5 idle) make room for the third worker.
+    const extra = new Float64Array(s.R);
+    extra[s.dims.position('cpu')!] = cpu(3);
+    s.adjust(s.nodeIndex.get('node-3')!, extra, 1);
+    expect(findPlacement(s, minimumItems(m.jobs.get('again')!)).ok).toBe(true);
+  });
+
   it('uses the maximum configuration for gangs', () => {
     const snap = snapshot(paperTestbed(), [waiting('j', { min: 1, max: 4 })]);
     expect(place(snap, 'j', 'max')).toEqual(['PS:0@node-1', 'Worker:0@node-1', 'Worker:1@node-1', 'Worker:2@node-1', 'Worker:3@node-1']);
