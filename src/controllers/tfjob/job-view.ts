@@ -47,7 +47,7 @@ export function elasticWorkerTarget(
 export function buildJobView(
   raw: TFJob,
   job: DefaultedTFJob,
-  options: { readonly clusterDomain?: string; readonly workers?: number },
+  options: { readonly clusterDomain?: string; readonly workers?: number; readonly defaultElastic?: { readonly min: number; readonly max: number } },
 ): JobView {
   const name = job.metadata.name;
   const namespace = job.metadata.namespace ?? 'default';
@@ -57,7 +57,13 @@ export function buildJobView(
     if (spec) replicaSpecs[type] = spec;
   }
   const resolution = resolveElastic(raw);
-  const elastic = resolution.elastic && replicaSpecs[REPLICA_TYPE_WORKER] ? resolution.bounds : undefined;
+  const workerSpec = replicaSpecs[REPLICA_TYPE_WORKER];
+  let elastic = resolution.elastic && workerSpec ? resolution.bounds : undefined;
+  if (!resolution.elastic && workerSpec && options.defaultElastic !== undefined) {
+    const min = options.defaultElastic.min > 0 ? options.defaultElastic.min : workerSpec.replicas;
+    const max = Math.max(min, options.defaultElastic.max > 0 ? options.defaultElastic.max : workerSpec.replicas);
+    if (min >= 1 && min < max) elastic = { min, max };
+  }
   const replicas: Record<string, number> = {};
   for (const [type, spec] of Object.entries(replicaSpecs)) {
     replicas[type] =

@@ -80,11 +80,29 @@ export interface SchedulingInput {
   readonly workers?: number;
   /** Node per pod name, for pods created in this pass. */
   readonly placements?: Readonly<Record<string, Placement>>;
+  /**
+   * Nodes for elastic Worker pods created in this pass that have no entry in `placements`, used in
+   * index order. The scheduler decides *where* new workers go; which free index each one takes is
+   * the reconciler's business (lowest free), so the two never have to agree on indices.
+   */
+  readonly workerNodes?: readonly string[];
+  /** `placedBy` recorded on pods placed from `workerNodes`. */
+  readonly placedBy?: string;
+  /**
+   * The operator places every pod itself: a pod with no placement is not created in this pass (it
+   * waits for the scheduler) instead of falling to the default scheduler.
+   */
+  readonly requirePlacement?: boolean;
   /** Written to `status.scheduling` as is. */
   readonly status?: SchedulingStatus;
 }
 
 export interface ReconcileOptions {
+  /**
+   * Elastic bounds for jobs that declare none (operator flags --default-min/max-workers; 0 stands for
+   * Worker.replicas). Applied only when it makes the job elastic (min < max); absent = fixed size.
+   */
+  readonly defaultElastic?: { readonly min: number; readonly max: number };
   /** The operator's CUSTOM_CLUSTER_DOMAIN. */
   readonly clusterDomain?: string;
   /** Also emit pre-v1.6 labels (group-name, job-name, ...) on pods. */
@@ -295,9 +313,14 @@ function reconcileReplicaType(
   const pass: TypePass = { actions: [], events: [], counts: ZERO_COUNTS, conditions, recreated: 0 };
   const deleted = new Set<string>();
 
+  const workerNodes = elastic ? [...(input.scheduling?.workerNodes ?? [])] : [];
   for (const index of plan.create) {
     const tfConfig = tfConfigFor(view, type, index);
-    const placement = input.scheduling?.placements?.[replicaName(view.name, type, index)];
+    let placement = input.scheduling?.placements?.[replicaName(view.name, type, index)];
+    if (placement === undefined && workerNodes.length > 0) {
+      placement = { nodeName: workerNodes.shift()!, placedBy: input.scheduling?.placedBy ?? 'scheduler' };
+    }
+    if (placement === undefined && input.scheduling?.requirePlacement === true) continue;
     const built = buildPod(view, view.types, type, index, spec, {
       ...(tfConfig === undefined ? {} : { tfConfig }),
       ...(placement ? { placement } : {}),
@@ -421,6 +444,7 @@ function reconcileOnce(input: ReconcileInput): ReconcileResult {
   const view = buildJobView(raw, job, {
     ...(input.options?.clusterDomain ? { clusterDomain: input.options.clusterDomain } : {}),
     ...(input.scheduling?.workers === undefined ? {} : { workers: input.scheduling.workers }),
+    ...(input.options?.defaultElastic === undefined ? {} : { defaultElastic: input.options.defaultElastic }),
   });
   const runPolicy = job.spec.runPolicy;
 
