@@ -39,7 +39,10 @@ export interface ImprovementToggles {
    * that pass (it would only trade nodes and churn pods).
    */
   readonly cooldown: boolean;
-  /** Scale-out stops at the knee of a job's declared `WorkerGroup.scalingCurve`. */
+  /**
+   * Scale-out stops at the knee of a job's declared `WorkerGroup.scalingCurve`, while other jobs
+   * wait (with nobody waiting, idle capacity is better used past the knee than not at all).
+   */
   readonly scalingKnee: boolean;
   /** After a successful scale-in, workers whose removal turned out unnecessary for the placement are kept. */
   readonly pruneNeedlessPreemption: boolean;
@@ -72,8 +75,9 @@ export interface SchedulerConfig {
   /** Hysteresis (`ours`): a worker younger than this is not removed by a same-class scale-in. 60 s. */
   readonly scaleOutCooldownMs: number;
   /**
-   * Scaling knee (`ours`): an extra worker is added only while it adds at least this fraction of
-   * the throughput one worker alone achieves, per the job's `WorkerGroup.scalingCurve`. 0.25.
+   * Scaling knee (`ours`): while jobs wait, an extra worker is added only if it adds at least this
+   * fraction of the throughput one worker alone achieves, per the job's `WorkerGroup.scalingCurve`.
+   * 0.25.
    */
   readonly kneeMinMarginalGain: number;
   readonly improvements: ImprovementToggles;

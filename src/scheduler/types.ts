@@ -81,9 +81,10 @@ export interface WorkerGroup extends ReplicaGroupSpec {
   readonly max: number;
   /**
    * Optional scaling curve, declared by the job or measured by the operator: element i is the
-   * job's throughput (any unit, e.g. steps/s) with i + 1 workers. When present, the `ours` policy
-   * stops scaling out where one more worker adds less than `kneeMinMarginalGain` × the one-worker
-   * throughput. Counts beyond the curve's end are not limited by it.
+   * job's throughput (any unit, e.g. steps/s) with i + 1 workers. When present and other jobs
+   * wait, the `ours` policy stops scaling out where one more worker adds less than
+   * `kneeMinMarginalGain` × the one-worker throughput. Counts beyond the curve's end are not
+   * limited by it.
    */
   readonly scalingCurve?: readonly number[];
 }

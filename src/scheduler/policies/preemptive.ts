@@ -136,13 +136,16 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     break;
   }
 
+  // The knee keeps capacity for others; with nobody left waiting (that could ever fit) an extra
+  // worker still pays a little and costs nothing, so the knee does not apply.
+  const someoneWaits = model.waiting.some((j) => !plan.isAdmitted(j.key) && outcomes.get(j.key)?.kind !== 'never-fits');
   scaleOut(
     state,
     byRankDescending(model.running),
     now,
     {
       psNodesFirst: toggles.scaleOutPrefersPsNodes,
-      kneeMinMarginalGain: toggles.scalingKnee ? config.kneeMinMarginalGain : undefined,
+      kneeMinMarginalGain: toggles.scalingKnee && someoneWaits ? config.kneeMinMarginalGain : undefined,
       skipJobsScaledInThisPass: toggles.cooldown,
     },
     (job, added) => {

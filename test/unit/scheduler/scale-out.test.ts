@@ -88,11 +88,25 @@ describe('scaling knee (ours)', () => {
     expect(kneeLimit([0, 1], 1, 4, 0.25)).toBe(4);
   });
 
-  it('ours stops scaling out at the knee; kod2 and ours without the toggle go to the maximum', () => {
-    const snap = snapshot(paperTestbed(), [running('J', ['PS:0@node-1', 'Worker:0@node-1'], { max: 4, scalingCurve: [1, 1.9, 2.5, 2.7] })]);
+  it('ours stops scaling out at the knee while others wait; kod2 and ours without the toggle go to the maximum', () => {
+    // J (PS + 1 two-cpu worker) on node-1 with 7 cpu to spare; R fills node-2 and node-3 at its
+    // minimum; W needs a whole node, so it waits (it would fit an empty cluster).
+    const jobs = [
+      running('J', ['PS:0@node-1', 'Worker:0@node-1'], { max: 4, scalingCurve: [1, 1.9, 2.5, 2.7] }),
+      running('R', ['PS:0@node-2', 'Worker:0@node-2', 'Worker:1@node-3'], { ps: { cpu: cpu(1), memory: Gi }, worker: { cpu: cpu(9), memory: Gi }, min: 2, max: 2 }),
+      waiting('W', { worker: { cpu: cpu(9), memory: Gi }, submittedAt: 1 }),
+    ];
+    const snap = snapshot(paperTestbed(), jobs);
     const count = (p: ReturnType<typeof schedule>) => p.scaleOut.reduce((s, x) => s + x.add.length, 0);
-    expect(count(schedule('ours', snap))).toBe(2);
+    const ours = schedule('ours', snap);
+    expect(ours.waiting.map((w) => w.job)).toEqual(['W']);
+    expect(count(ours)).toBe(2);
     expect(count(schedule('kod2', snap))).toBe(3);
     expect(count(schedule('ours', snap, resolveSchedulerConfig({ improvements: { scalingKnee: false } })))).toBe(3);
+  });
+
+  it('ours ignores the knee when nobody waits: idle capacity past the knee still helps', () => {
+    const snap = snapshot(paperTestbed(), [running('J', ['PS:0@node-1', 'Worker:0@node-1'], { max: 4, scalingCurve: [1, 1.9, 2.5, 2.7] })]);
+    expect(schedule('ours', snap).scaleOut.reduce((s, x) => s + x.add.length, 0)).toBe(3);
   });
 });
