@@ -17,6 +17,7 @@ const OPTIONS = {
   json: { type: 'string' },
   svg: { type: 'string' },
   seed: { type: 'string', default: '1' },
+  'scheduler-config': { type: 'string' },
   quiet: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -35,6 +36,8 @@ function usage(): string {
     '  --json FILE             write the run documents: one object for one policy, an array for all',
     '  --svg DIR               write JCT CDF, utilisation and queue-length charts to DIR',
     '  --seed N                seed for the scenario rate jitter (default: 1)',
+    '  --scheduler-config FILE YAML/JSON scheduler configuration, partial (default: the core\'s defaults,',
+    '                          see src/scheduler/README.md); the same for every policy',
     '  --quiet                 no progress lines on stderr',
     '  -h, --help              this help',
     '',
@@ -65,9 +68,15 @@ function parseSeed(value: string): number {
   return Number(value);
 }
 
-async function loadCore(): Promise<CliDependencies> {
+async function loadCore(configFile: string | undefined): Promise<CliDependencies> {
   const core = await import('./core.ts');
-  return { passFor: core.corePass, schedulerConfig: core.SCHEDULER_CONFIG };
+  try {
+    const config = core.readSchedulerConfig(configFile);
+    return { passFor: (policy) => core.corePass(policy, config), schedulerConfig: config };
+  } catch (error) {
+    if (error instanceof core.SchedulerConfigError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 export async function main(argv: string[], dependencies?: CliDependencies): Promise<number> {
@@ -99,7 +108,14 @@ export async function main(argv: string[], dependencies?: CliDependencies): Prom
     throw error;
   }
 
-  const deps = dependencies ?? (await loadCore());
+  let deps: CliDependencies;
+  try {
+    deps = dependencies ?? (await loadCore(args['scheduler-config']));
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`simulate: ${error.message}`);
+    return 2;
+  }
   const simulated: PolicyName[] = policies.includes(BASELINE) ? policies : [BASELINE, ...policies];
   let lastReport = Date.now();
   const scenarioRun = runScenario(scenario, {

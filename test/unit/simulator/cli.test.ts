@@ -41,6 +41,16 @@ describe('simulate CLI arguments', () => {
   });
 });
 
+describe('scheduler configuration', () => {
+  it('rejects an invalid --scheduler-config naming the field, with exit code 2', async () => {
+    const file = join(dir, 'bad-config.yaml');
+    writeFileSync(file, 'improvements:\n  scalingKnee: 3\n');
+    // No injected dependencies: the real core's schema validates the file.
+    expect(await main(['--scenario', 'kod2-paper-b32', '--scheduler-config', file])).toBe(2);
+    expect(stderr.join('\n')).toContain('field "improvements.scalingKnee"');
+  });
+});
+
 describe('simulate CLI outputs', () => {
   it('writes one document for one policy and an array for all, with the documented shape', async () => {
     const one = join(dir, 'one.json');
