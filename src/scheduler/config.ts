@@ -49,9 +49,10 @@ export interface ImprovementToggles {
   /** Scale-in visits a victim's nodes that the waiting job can use before nodes it cannot. */
   readonly preemptOnUsableNodesFirst: boolean;
   /**
-   * When the head of the waiting queue cannot be admitted and is not starving, other waiting jobs
-   * that fit without preemption are admitted (Algorithm 1 otherwise admits nothing else that pass).
-   * Never while the head is starving: that reservation is what bounds its wait.
+   * When the head of the waiting queue cannot be admitted, other waiting jobs that fit without
+   * preemption are admitted (Algorithm 1 otherwise admits nothing else that pass). Around a
+   * starving head only off the nodes reserved for it (starvation.ts, rule 3): that reservation is
+   * what bounds its wait, and it keeps the rest of the cluster busy meanwhile.
    */
   readonly backfillWhenHeadBlocked: boolean;
   /**

@@ -28,7 +28,14 @@ export type WaitOutcome =
   /** Not tried: the head was handled instead (one admission per pass, or a starving head's reservation). */
   | { readonly kind: 'behind-head'; readonly head: CompiledJob; readonly reservation: boolean }
   /** Tried without preemption (Alg. 1 lines 18–26, or backfill) and did not fit. */
-  | { readonly kind: 'no-room'; readonly failure: PlacementFailure; readonly runningMax: RunningJob | undefined; readonly backfill: boolean }
+  | {
+      readonly kind: 'no-room';
+      readonly failure: PlacementFailure;
+      readonly runningMax: RunningJob | undefined;
+      readonly backfill: boolean;
+      /** Backfilled around this starving job: its reserved nodes were off limits. */
+      readonly reservedFor: string | undefined;
+    }
   /** gang-fifo: the head of the queue, its gang at maximum size does not fit. */
   | { readonly kind: 'gang-blocked'; readonly failure: PlacementFailure }
   /** gang-fifo: behind the head in strict FIFO order. */
@@ -139,7 +146,7 @@ export function explainWaiting(job: CompiledJob, outcome: WaitOutcome, ctx: Expl
     case 'no-room': {
       const rm = outcome.runningMax;
       const rank = outcome.backfill
-        ? `weight ${weightWithClass(job, ctx.aging)}; tried without preemption behind the blocked head of the queue`
+        ? `weight ${weightWithClass(job, ctx.aging)}; tried without preemption behind the blocked head of the queue${outcome.reservedFor === undefined ? '' : `, off the nodes reserved for starving ${outcome.reservedFor}`}`
         : rm === undefined
           ? `weight ${weightWithClass(job, ctx.aging)}`
           : `weight ${weightWithClass(job, ctx.aging)} below running max ${weightWithClass(rm.job, ctx.aging)} (${rm.job.key}), so it may not preempt`;

@@ -60,16 +60,26 @@ function cacheFor(state: ClusterState): Map<string, { epoch: number; outcome: Pl
 
 /**
  * Finds a placement of `items` on the current idle resources of `state` without changing them.
- * `cacheKey` (e.g. the job's signature plus "min"/"max") enables memoisation.
+ * `cacheKey` (e.g. the job's signature plus "min"/"max") enables memoisation. `allowed`, when
+ * given, restricts the candidate nodes (1 = may be used), e.g. to keep clear of, or to use only,
+ * the nodes reserved for a starving job; such a search is never cached.
  */
-export function findPlacement(state: ClusterState, items: readonly PlacementItem[], cacheKey?: string): PlacementOutcome {
+export function findPlacement(state: ClusterState, items: readonly PlacementItem[], cacheKey?: string, allowed?: Uint8Array): PlacementOutcome {
+  if (allowed !== undefined) return computePlacement(state, items, allowed);
   if (cacheKey !== undefined) {
     const hit = cacheFor(state).get(cacheKey);
     if (hit !== undefined && hit.epoch === state.epoch) return hit.outcome;
   }
-  const outcome = computePlacement(state, items);
+  const outcome = computePlacement(state, items, undefined);
   if (cacheKey !== undefined) cacheFor(state).set(cacheKey, { epoch: state.epoch, outcome });
   return outcome;
+}
+
+/** The distinct nodes a placement uses, as a node mask. */
+export function nodesOf(state: ClusterState, placement: Placement): Uint8Array {
+  const mask = new Uint8Array(state.nodes.length);
+  for (const nodes of placement) for (const n of nodes) mask[n] = 1;
+  return mask;
 }
 
 // Standalone capacity of a replica shape (how many fit on all usable nodes together), learnt from
@@ -86,7 +96,7 @@ function capacitiesFor(state: ClusterState): Map<string, { epoch: number; capaci
   return c;
 }
 
-function computePlacement(state: ClusterState, items: readonly PlacementItem[]): PlacementOutcome {
+function computePlacement(state: ClusterState, items: readonly PlacementItem[], allowed: Uint8Array | undefined): PlacementOutcome {
   const R = state.R;
   const live = items.filter((it) => it.count > 0);
   if (live.length === 0) return { ok: true, placement: items.map(() => []) };
@@ -103,9 +113,10 @@ function computePlacement(state: ClusterState, items: readonly PlacementItem[]):
   for (const it of live) {
     if (!fitsAt(it.group.vec, maxIdle, 0)) return { ok: false, failure: { kind: 'insufficient', group: it.group, placed: 0, count: it.count } };
   }
-  const capacities = capacitiesFor(state);
+  // Remembered capacities describe the whole cluster; a restricted search neither uses nor teaches them.
+  const capacities = allowed === undefined ? capacitiesFor(state) : undefined;
   for (const it of live) {
-    const known = capacities.get(it.group.shapeKey);
+    const known = capacities?.get(it.group.shapeKey);
     if (known !== undefined && known.epoch >= state.lastFreedEpoch && known.capacity < it.count) {
       return { ok: false, failure: { kind: 'insufficient', group: it.group, placed: known.capacity, count: it.count } };
     }
@@ -120,14 +131,15 @@ function computePlacement(state: ClusterState, items: readonly PlacementItem[]):
     for (let k = 0; k < N; k++) {
       const n = order[k]!;
       if (state.ready[n] === 0) break; // NotReady nodes sort last
-      let allowed = true;
+      if (allowed !== undefined && allowed[n] === 0) continue;
+      let usable = true;
       for (const m of feasible) {
         if (m.feasible[n] === 0) {
-          allowed = false;
+          usable = false;
           break;
         }
       }
-      if (allowed && state.fits(n, total)) return { ok: true, placement: items.map((it) => new Array<number>(it.count).fill(n)) };
+      if (usable && state.fits(n, total)) return { ok: true, placement: items.map((it) => new Array<number>(it.count).fill(n)) };
     }
   }
   if (live.length === 1 && live[0]!.count === 1) {
@@ -139,9 +151,9 @@ function computePlacement(state: ClusterState, items: readonly PlacementItem[]):
   // first, so workers join it). If that fails, the same walk with the largest replicas first: a PS
   // placed first can take the room a bigger worker needed, and "does not fit" should not depend on
   // that accident of order.
-  const first = greedy(state, live, feasible);
+  const first = greedy(state, live, feasible, allowed);
   if (first.ok) return expand(items, first.nodes);
-  live.forEach((it, i) => capacities.set(it.group.shapeKey, { epoch: state.epoch, capacity: first.capacity[i]! }));
+  live.forEach((it, i) => capacities?.set(it.group.shapeKey, { epoch: state.epoch, capacity: first.capacity[i]! }));
   // No order can help when some item lacks room even with the job's other replicas absent.
   const retryCanHelp = live.every((it, i) => first.capacity[i]! >= it.count);
   const bySize = live.map((it, i) => ({ it, i, size: state.normalizedSize(it.group.vec) })).sort((a, b) => b.size - a.size || a.i - b.i);
@@ -150,6 +162,7 @@ function computePlacement(state: ClusterState, items: readonly PlacementItem[]):
       state,
       bySize.map((x) => x.it),
       bySize.map((x) => feasible[x.i]!),
+      allowed,
     );
     if (second.ok) {
       const nodes: number[][] = live.map(() => []);
@@ -186,7 +199,7 @@ function walkOrder(state: ClusterState, live: readonly PlacementItem[]): Int32Ar
   return live.every((it) => it.group.maskId === mask) ? state.orderFor(mask) : state.order;
 }
 
-function greedy(state: ClusterState, live: readonly PlacementItem[], feasible: readonly FeasibilityMask[]): GreedyResult {
+function greedy(state: ClusterState, live: readonly PlacementItem[], feasible: readonly FeasibilityMask[], allowed: Uint8Array | undefined): GreedyResult {
   const R = state.R;
   const order = walkOrder(state, live);
   const remaining = live.map((it) => it.count);
@@ -197,6 +210,7 @@ function greedy(state: ClusterState, live: readonly PlacementItem[], feasible: r
   for (let k = 0; k < order.length && left > 0; k++) {
     const n = order[k]!;
     if (state.ready[n] === 0) break;
+    if (allowed !== undefined && allowed[n] === 0) continue;
     let loaded = false;
     for (let i = 0; i < live.length; i++) {
       if (feasible[i]!.feasible[n] === 0) continue;

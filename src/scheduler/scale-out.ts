@@ -20,6 +20,8 @@ export interface ScaleOutOptions {
   /** Minimum marginal gain (fraction of one-worker throughput) per added worker; undefined: no knee. */
   readonly kneeMinMarginalGain: number | undefined;
   readonly skipJobsScaledInThisPass: boolean;
+  /** Nodes no worker may be added to (reserved for a starving job), if any. */
+  readonly reserved?: Uint8Array;
 }
 
 /**
@@ -74,6 +76,7 @@ export function scaleOut(
     const feasible = state.masks.get(wg.maskId).feasible;
     const placedOn: number[] = [];
     const fill = (n: number): boolean => {
+      if (opts.reserved?.[n] === 1) return false;
       let any = false;
       while (placedOn.length < liw && state.fits(n, wg.vec)) {
         state.adjust(n, wg.vec, -1);

@@ -10,9 +10,10 @@
 //      running job of its class or a lower class ranks below it, so Scale-In may take each of them
 //      down to its minimum. The `ours` cool-down does not protect workers from a starving job.
 //   3. Reservation: while the head of the waiting queue (the highest-ranked job that fits an empty
-//      cluster) is starving and cannot be admitted, no other job is admitted in that pass:
-//      Algorithm 1 admits only the head on line 5's branch, and `ours` never backfills behind a
-//      starving head.
+//      cluster) is starving and cannot be admitted, `kod2` admits no other job (Algorithm 1
+//      handles only the head on line 5's branch). `ours` reserves for it the nodes S its minimum
+//      configuration occupies on the empty cluster: other jobs are admitted (backfill) and workers
+//      added (scale-out) only off S, and the head is also tried on S alone.
 //
 // BOUND. Assume: one priority class (or no job of a higher class than j's waits or runs after
 // t_j + STARVELIMIT); passes run at least every Δ and after every job completion; every admitted
@@ -26,14 +27,15 @@
 // Proof. By t_j + STARVELIMIT + Δ a pass has seen j starving. From then on every job ranked above
 // j in the waiting queue has an earlier t (arrivals after t_j starve later, and rank behind j when
 // they do), so at most k jobs are ever ahead of j, and their number only decreases. Consider the
-// head h at any moment. While h is waiting, by the reservation no other job is admitted, so the
-// set of running jobs only shrinks, and each of them completes within R. So within R of h
-// becoming head no managed job runs any more and the cluster holds only other pods; the next pass,
-// within Δ, finds h's minimum configuration placeable (by assumption) and admits it, if Scale-In
-// has not done so earlier. (Scale-out may grow running jobs meanwhile; those jobs complete within
-// R too, and their workers above the minimum never protect anything from a starving head, rule 2.)
-// So each of the at most k jobs
-// ahead of j, and then j itself, is admitted within R + Δ of becoming head.  ∎
+// head h at any moment, and S its reserved nodes (`kod2`: take S = all nodes). While h waits,
+// nothing new is placed on S (no admission, no scale-out), so the managed jobs on S are among
+// those running when h became head, and each of them completes within R. So within R of h
+// becoming head no managed replica is left on S, which then holds exactly what it holds in the
+// empty cluster (other pods only). The next pass, within Δ, tries h on S alone (`kod2`: on the
+// whole, now empty, cluster): the placement rule, walking S in the same order on the same idle
+// resources, finds the placement it found on the empty cluster, and h is admitted, if Scale-In
+// has not done so earlier. So each of the at most k jobs ahead of j, and then j itself, is
+// admitted within R + Δ of becoming head.  ∎
 //
 // The bound is tested in starvation.test.ts: a light job under a steady stream of heavier jobs,
 // with and without aging, and a property over random arrival streams.

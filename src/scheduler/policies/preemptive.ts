@@ -4,8 +4,9 @@
 //   if head outranks (priority, then weight) every running job of its class or below:  (line 5)
 //       place head's minimum configuration (§4.1)                                  (lines 6–9)
 //       else Scale-In (Alg. 2) and place it                                       (lines 10–16)
-//       ours: repeat with the next head while admissions succeed; if the head is blocked and not
-//             starving, admit others that fit without preemption (backfill)
+//       ours: repeat with the next head while admissions succeed; if the head is blocked, admit
+//             others that fit without preemption (backfill) — around a starving head only off
+//             the nodes reserved for it
 //   else: every waiting job by rank, admitted if it fits, no preemption            (lines 18–26)
 //   starvation (lines 27–29) is applied when ranks are computed (`starvation.ts`)
 //   Scale-Out (Alg. 3) of running jobs, highest rank first                         (lines 31–36)
@@ -21,7 +22,7 @@ import type { WaitOutcome } from '../explain.ts';
 import { buildPassModel } from '../job-model.ts';
 import type { CompiledJob, RunningJob } from '../job-model.ts';
 import { sortedWeights, PlanBuilder } from '../plan-builder.ts';
-import { commitPlacement, findPlacement, minimumItems } from '../placement.ts';
+import { commitPlacement, findPlacement, minimumItems, nodesOf } from '../placement.ts';
 import type { PlacementFailure } from '../placement.ts';
 import { byRankAscending, byRankDescending, outranksRunning, runningMaxWithin } from '../queues.ts';
 import { scaleInFor } from '../scale-in.ts';
@@ -55,10 +56,23 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     }
   };
 
-  /** Places the job's minimum configuration without preemption; the failure if it does not fit. */
-  const tryDirect = (job: CompiledJob): PlacementFailure | undefined => {
+  /**
+   * The nodes a starving head's minimum configuration occupies on the empty cluster: its
+   * reservation in `ours` (starvation.ts, rule 3). Nothing new is placed there while it waits, so
+   * they drain, and then exactly that placement is available again.
+   */
+  const reservedNodesOf = (job: CompiledJob): Uint8Array => {
+    const out = findPlacement(model.emptyCluster(), minimumItems(job), `${job.signature}#min`);
+    return out.ok ? nodesOf(state, out.placement) : new Uint8Array(state.nodes.length);
+  };
+
+  /**
+   * Places the job's minimum configuration without preemption (on `allowed` nodes only, if
+   * given); the failure if it does not fit.
+   */
+  const tryDirect = (job: CompiledJob, allowed?: Uint8Array): PlacementFailure | undefined => {
     const items = minimumItems(job);
-    const out = findPlacement(state, items, `${job.signature}#min`);
+    const out = findPlacement(state, items, `${job.signature}#min`, allowed);
     if (!out.ok) return out.failure;
     commitPlacement(state, items, out.placement);
     plan.admit(job.key, admitPlaced(model, job, items, out.placement));
@@ -89,8 +103,12 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     return true;
   };
 
-  /** Lines 18–26 (and `ours`' backfill): every remaining waiting job by rank, no preemption. */
-  const admitThoseThatFit = (backfill: boolean): void => {
+  /**
+   * Lines 18–26 (and `ours`' backfill): every remaining waiting job by rank, no preemption; when
+   * backfilling around a starving head, only off its reserved nodes.
+   */
+  const admitThoseThatFit = (backfill: boolean, around?: { readonly head: CompiledJob; readonly reserved: Uint8Array }): void => {
+    const allowed = around === undefined ? undefined : around.reserved.map((x) => 1 - x);
     for (const job of model.waiting) {
       if (plan.isAdmitted(job.key) || outcomes.has(job.key)) continue;
       const never = neverFits(job);
@@ -98,13 +116,16 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
         outcomes.set(job.key, { kind: 'never-fits', failure: never, configuration: 'minimum', emptyCluster: model.emptyCluster() });
         continue;
       }
-      const failure = tryDirect(job);
-      if (failure !== undefined) outcomes.set(job.key, { kind: 'no-room', failure, runningMax: runningMax(job.priority), backfill });
+      const failure = tryDirect(job, allowed);
+      if (failure !== undefined) {
+        outcomes.set(job.key, { kind: 'no-room', failure, runningMax: runningMax(job.priority), backfill, reservedFor: around?.head.key });
+      }
     }
   };
 
   let lastHead: CompiledJob | undefined;
   let reservation = false;
+  let reserved: Uint8Array | undefined;
   // Jobs before `cursor` in the waiting queue are admitted or settled; that set only grows.
   let cursor = 0;
   for (;;) {
@@ -127,12 +148,23 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
       break;
     }
     const failure = tryDirect(head);
-    if (failure === undefined || tryScaleIn(head, failure)) {
+    // A starving head that others backfill around is also tried on its reserved nodes alone:
+    // once they have drained, that is where it is sure to fit (the bound relies on it).
+    const backfillAround = head.starving && toggles.backfillWhenHeadBlocked;
+    const admitted = failure === undefined || (backfillAround && tryDirect(head, reservedNodesOf(head)) === undefined) || tryScaleIn(head, failure);
+    if (admitted) {
       if (toggles.admitUntilBlocked) continue;
       break;
     }
-    if (head.starving) reservation = true;
-    else if (toggles.backfillWhenHeadBlocked) admitThoseThatFit(true);
+    if (head.starving) {
+      reservation = true;
+      if (backfillAround) {
+        reserved = reservedNodesOf(head);
+        admitThoseThatFit(true, { head, reserved });
+      }
+    } else if (toggles.backfillWhenHeadBlocked) {
+      admitThoseThatFit(true);
+    }
     break;
   }
 
@@ -147,6 +179,7 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
       psNodesFirst: toggles.scaleOutPrefersPsNodes,
       kneeMinMarginalGain: toggles.scalingKnee && someoneWaits ? config.kneeMinMarginalGain : undefined,
       skipJobsScaledInThisPass: toggles.cooldown,
+      ...(reserved === undefined ? {} : { reserved }),
     },
     (job, added) => {
       plan.addWorkers(

@@ -77,7 +77,7 @@ describe('Algorithm 1', () => {
     expect(schedule('ours', snap).admit.map((a) => a.job)).toEqual(['c', 'a', 'b']);
   });
 
-  it('ours backfills behind a blocked head that is not starving; kod2 does not; nobody backfills behind a starving head', () => {
+  it('ours backfills behind a blocked head, around a starving one only off its reserved nodes; kod2 never backfills', () => {
     // Idle cpu 2 / 2 / 2. Head "big" (ω ≈ 0.16) needs two 3-cpu workers: no node holds one, and
     // the running R (ω ≈ 0.08) is at its minimum, so nothing can be preempted. "small" (ω ≈ 0.14,
     // a 1-cpu / 20Gi worker) fits on node-2 but ranks lower.
@@ -96,10 +96,16 @@ describe('Algorithm 1', () => {
     // (Scale-out then grows small on node-3, the most idle node after its PS's.)
     expect(ours.admit.map((a) => [a.job, describeReplicas(a.replicas)])).toEqual([['small', ['PS:0@node-2', 'Worker:0@node-2', 'Worker:1@node-3']]]);
     expect(ours.waiting.map((w) => w.job)).toEqual(['big']);
-    const starving = schedule('ours', snap, resolveSchedulerConfig({ starveLimitMs: 60_000 }));
-    expect(starving.admit).toEqual([]);
-    const small = starving.waiting.find((w) => w.job === 'small')!;
-    expect(small.reason).toContain('reserved for starving big');
+    // big starves: it reserves node-1, where its minimum configuration goes on an empty cluster.
+    // ours still admits small, on node-2, and grows it onto node-3, never onto node-1.
+    const config = resolveSchedulerConfig({ starveLimitMs: 60_000 });
+    const starving = schedule('ours', snap, config);
+    expect(starving.admit.map((a) => [a.job, describeReplicas(a.replicas)])).toEqual([['small', ['PS:0@node-2', 'Worker:0@node-2', 'Worker:1@node-3']]]);
+    expect(starving.waiting.map((w) => [w.job, w.starving])).toEqual([['big', true]]);
+    // kod2 admits nothing while its head starves.
+    const kod2Starving = schedule('kod2', snap, config);
+    expect(kod2Starving.admit).toEqual([]);
+    expect(kod2Starving.waiting.find((w) => w.job === 'small')!.reason).toContain('reserved for starving big');
   });
 
   it('starvation raises a waiting job above every non-starving job of its class and reports it', () => {

@@ -88,6 +88,43 @@ describe('starvation', () => {
     });
   }
 
+  it('ours backfills around a starving head’s reserved nodes, kod2 admits nothing; both within the bound', () => {
+    // Two 10-cpu nodes; the light job needs a whole node (9 cpu); non-elastic 2-cpu jobs arrive
+    // every 10 s and run 60 s, more than the cluster holds.
+    const nodes = [node('a', { cpu: cpu(10), memory: 64 * Gi }), node('b', { cpu: cpu(10), memory: 64 * Gi })];
+    const arrivals: SimArrival[] = [];
+    for (let t = 0; t <= 600_000; t += PASS) {
+      for (const k of [0, 1]) {
+        arrivals.push({ spec: jobSpec(`small-${String(t / PASS).padStart(3, '0')}-${k}`, { submittedAt: t, worker: { cpu: cpu(1), memory: Gi }, min: 1, max: 1 }), runtimeMs: RUNTIME });
+      }
+    }
+    arrivals.push({ spec: jobSpec('light', { submittedAt: 50_000, worker: { cpu: cpu(8), memory: Gi }, min: 1, max: 1 }), runtimeMs: RUNTIME });
+    const starveLimitMs = 100_000;
+    const config = resolveSchedulerConfig({ starveLimitMs });
+    const light = arrivals.at(-1)!.spec;
+    const admittedDuringWait = (policy: 'kod2' | 'ours') => {
+      const placements: { job: string; nodes: string[] }[] = [];
+      let lightAt: number | undefined;
+      const sim = simulate(policy, config, nodes, arrivals, PASS, 600_000, (after, plan) => {
+        if (after.now < light.submittedAt + starveLimitMs || lightAt !== undefined) return;
+        for (const a of plan.admit) {
+          if (a.job === 'light') lightAt = after.now;
+          else placements.push({ job: a.job, nodes: a.replicas.map((r) => r.node ?? '-') });
+        }
+      });
+      const admitted = sim.admittedAt.get('light');
+      expect(admitted, policy).toBeDefined();
+      const k = aheadWhenStarving(sim, light, starveLimitMs);
+      expect(admitted!).toBeLessThanOrEqual(light.submittedAt + starvationWaitBound(config, k, RUNTIME, PASS));
+      return placements;
+    };
+    expect(admittedDuringWait('kod2')).toEqual([]);
+    const ours = admittedDuringWait('ours');
+    // ours kept admitting, and never onto the light job's reserved node ("a": most idle first, then name).
+    expect(ours.length).toBeGreaterThan(0);
+    for (const p of ours) expect(p.nodes.every((n) => n === 'b'), p.job).toBe(true);
+  });
+
   it('bounds every job’s wait over random arrival streams (single class, runtimes ≤ R, all fit an empty cluster)', () => {
     const nodes: NodeInfo[] = [node('a', { cpu: cpu(8), memory: 32 * Gi }), node('b', { cpu: cpu(8), memory: 32 * Gi })];
     const jobArb = fc.record({
