@@ -17,6 +17,7 @@ import { RuntimeMetrics } from '../runtime/metrics.ts';
 import type { OperatorConfig } from './config.ts';
 import { createOperatorCaches, type OperatorCaches } from './informers.ts';
 import { JobMetrics } from './job-metrics.ts';
+import { PrioritySchedulingLoop } from './scheduling/loop.ts';
 import { TFJobController, type SchedulingSource } from './tfjob-controller.ts';
 
 export interface OperatorOptions {
@@ -92,7 +93,9 @@ export class Operator {
       objectLogKey: 'tfjob',
       reconciler: (key, ctx) => late.tfjob!.reconcile(key, ctx),
     });
-    this.#scheduling = opts.scheduling?.({
+    const policy = config.policy;
+    const makeScheduling = opts.scheduling ?? (policy === 'tf-operator' ? undefined : (ctx: SchedulingContext) => new PrioritySchedulingLoop(ctx, policy));
+    this.#scheduling = makeScheduling?.({
       config, clients: this.clients, kubeConfig: kc, caches: this.caches, controller: this.controller,
       logger: this.logger, registry: this.registry, recorder: this.#recorder,
     });

@@ -55,8 +55,8 @@ export function podSpecRequests(spec: V1PodSpec | undefined, defaults?: DefaultR
     // A limit without a request defaults the request to the limit (API server defaulting).
     const r = { ...canonicalResources(c.resources?.limits), ...canonicalResources(c.resources?.requests) };
     if (defaults !== undefined) {
-      r.cpu ??= defaults.cpu;
-      r.memory ??= defaults.memory;
+      if (!('cpu' in r)) r.cpu = defaults.cpu;
+      if (!('memory' in r)) r.memory = defaults.memory;
     }
     return r;
   };
