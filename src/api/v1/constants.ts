@@ -62,5 +62,11 @@ export const ANNOTATION_REMOVAL = `${OUR_PREFIX}/removal`;
 export const REMOVAL_PREEMPTION = 'preemption';
 export const REMOVAL_SCALE_IN = 'scale-in';
 
+/**
+ * Optional scaling curve of a job: comma-separated throughputs with 1, 2, ... workers (any unit). The
+ * `ours` policy stops scaling out past the knee while other jobs wait (docs/tfjob-extensions.md).
+ */
+export const ANNOTATION_SCALING_CURVE = `${OUR_PREFIX}/scaling-curve`;
+
 /** On our CRD: which upstream CRD its schema was generated from (hack/gen-crd.ts). */
 export const ANNOTATION_CRD_GENERATED_FROM = `${OUR_PREFIX}/generated-from`;

@@ -130,6 +130,8 @@ export interface JobInput {
   readonly groups: readonly ReplicaGroupInput[];
   /** Elastic bounds of the Worker group; absent = fixed size (min = max = replicas). */
   readonly workerBounds?: { readonly min: number; readonly max: number };
+  /** Declared throughput with 1, 2, ... workers (annotation), for the `ours` scaling knee. */
+  readonly scalingCurve?: readonly number[];
   readonly defaults: DefaultRequests;
 }
 
@@ -143,10 +145,17 @@ export function jobSpec(input: JobInput): JobSpec {
     if (g.type === 'Worker') {
       const min = input.workerBounds?.min ?? g.replicas;
       const max = input.workerBounds?.max ?? g.replicas;
-      if (max > 0) workers = { ...base, min, max };
+      if (max > 0) workers = { ...base, min, max, ...(input.scalingCurve && input.scalingCurve.length > 0 ? { scalingCurve: input.scalingCurve } : {}) };
     } else if (g.replicas > 0) {
       fixed.push({ ...base, count: g.replicas });
     }
   }
   return { key: input.key, priority: input.priority, submittedAt: input.submittedAt, fixed, ...(workers ? { workers } : {}) };
+}
+
+/** Parses the scaling-curve annotation; anything malformed is ignored (it is only a hint). */
+export function parseScalingCurve(text: string | undefined): number[] | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  const values = text.split(',').map((v) => Number(v.trim()));
+  return values.every((v) => Number.isFinite(v) && v >= 0) ? values : undefined;
 }

@@ -9,7 +9,7 @@
 // in the API: the queue, t_j and counters in the job's status, and placements on the pods.
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
 import { applyDefaults } from '../../api/v1/defaults.ts';
-import { ANNOTATION_REMOVAL, LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE, REMOVAL_PREEMPTION, REMOVAL_SCALE_IN } from '../../api/v1/constants.ts';
+import { ANNOTATION_REMOVAL, ANNOTATION_SCALING_CURVE, LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE, REMOVAL_PREEMPTION, REMOVAL_SCALE_IN } from '../../api/v1/constants.ts';
 import { parseTFJob } from '../../api/v1/parse.ts';
 import { canonicalReplicaType } from '../../api/v1/replica-types.ts';
 import type { SchedulingStatus, TFJob } from '../../api/v1/schema.ts';
@@ -24,7 +24,7 @@ import { schedulerConfigFrom, type OperatorConfig } from '../config.ts';
 import { BY_JOB, controllingJobKey, type TFJobObject } from '../informers.ts';
 import type { SchedulingContext, SchedulingLoop } from '../manager.ts';
 import { createSchedulerCaches, startSchedulerCaches, stopSchedulerCaches, waitForSchedulerCaches, type SchedulerCaches } from './caches.ts';
-import { jobSpec, nodeInfo, podRequests, type DefaultRequests } from './convert.ts';
+import { jobSpec, nodeInfo, parseScalingCurve, podRequests, type DefaultRequests } from './convert.ts';
 import { SchedulerMetrics } from './metrics.ts';
 import { canonicalAmount } from './quantity.ts';
 import { idleAfterPlan, placeMissing, type MissingReplica } from './repair.ts';
@@ -320,12 +320,14 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
         replicas: type === 'Worker' ? bounds.max : (view.replicas[type] ?? spec.replicas),
         template: defaulted.spec.tfReplicaSpecs[type]?.template,
       }));
+      const scalingCurve = parseScalingCurve(raw.metadata.annotations?.[ANNOTATION_SCALING_CURVE]);
       const spec = jobSpec({
         key,
         priority: this.#priority(raw),
         submittedAt: decision.enqueueTime,
         groups,
         ...(view.replicaSpecs.Worker ? { workerBounds: bounds } : {}),
+        ...(scalingCurve === undefined ? {} : { scalingCurve }),
         defaults: this.#defaults,
       });
       const live = new Map<string, V1Pod>();
