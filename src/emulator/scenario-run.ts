@@ -3,6 +3,7 @@
 // the scenario's TFJobs submitted at their (compressed) arrival times. Used by the demo, the
 // end-to-end tests and the benchmarks; returns the same figures the simulator reports.
 import { CoreV1Api, type V1Taint } from '@kubernetes/client-node';
+import { LABEL_NODE_POOL } from '../api/v1/constants.ts';
 import type { LocalCluster } from '../local-cluster/index.ts';
 import { fakeNodes } from '../local-cluster/index.ts';
 import { loadConfig, type OperatorPolicy } from '../operator/config.ts';
@@ -13,7 +14,7 @@ import { idealRuntimeSeconds, type Scenario } from '../workloads/index.ts';
 import { jobName, tfjobManifest, toQuantities } from './manifests.ts';
 import { TrainingEmulator, type EmulatedJob } from './training-emulator.ts';
 
-export const POOL_LABEL = 'tfjob-operator.kubeflow.org/pool';
+export const POOL_LABEL = LABEL_NODE_POOL;
 
 export interface ScenarioRunOptions {
   readonly cluster: LocalCluster;

@@ -111,6 +111,17 @@ export class TFJobController {
       options: this.#deps.options,
     });
     if (result.outcome === 'skipped') return undefined;
+    if (ctx.log.isLevelEnabled('trace')) {
+      ctx.log.trace({
+        outcome: result.outcome,
+        scheduling: schedulingInput === undefined ? undefined : {
+          admitted: schedulingInput.admitted, workers: schedulingInput.workers, workerNodes: schedulingInput.workerNodes,
+          placements: Object.keys(schedulingInput.placements ?? {}),
+        },
+        pods: pods.map((p) => `${p.metadata?.name ?? ''}${p.metadata?.deletionTimestamp === undefined ? '' : '(terminating)'}:${p.status?.phase ?? ''}`),
+        actions: result.actions.map((a) => a.kind === 'createPod' ? `create ${a.pod.metadata?.name ?? ''}` : a.kind === 'createService' ? `create svc ${a.service.metadata?.name ?? ''}` : a.kind === 'deleteJob' ? 'delete job' : `delete ${a.name}`),
+      }, 'Reconcile plan');
+    }
 
     for (const e of result.events) this.#deps.recorder.event(job, e.type, e.reason, e.message);
     const jobDeleted = await this.#apply(key, job, result.actions, ctx);

@@ -132,3 +132,34 @@ export async function recordConditions(namespace: string, name: string): Promise
   );
   return { history, stop: () => { controller.abort(); } };
 }
+
+/** An elastic TFJob: one PS and a Worker group with min/max, each replica with the given requests. */
+export function elasticJob(name: string, opts: { ps?: Record<string, string>; worker: Record<string, string>; min: number; max: number; priorityClass?: string; psCount?: number }): TestTFJob {
+  const template = (requests: Record<string, string>) => ({ spec: { containers: [{ name: 'tensorflow', image: 'example.invalid/tf:2.15', resources: { requests } }] } });
+  const specs: Record<string, unknown> = {};
+  if (opts.ps !== undefined) specs.PS = { replicas: opts.psCount ?? 1, restartPolicy: 'OnFailure', template: template(opts.ps) };
+  specs.Worker = { replicas: opts.max, restartPolicy: 'OnFailure', template: template(opts.worker) };
+  return {
+    apiVersion: 'kubeflow.org/v1',
+    kind: 'TFJob',
+    metadata: { name },
+    spec: {
+      elasticPolicy: { minReplicas: opts.min, maxReplicas: opts.max },
+      tfReplicaSpecs: specs,
+      ...(opts.priorityClass === undefined ? {} : { runPolicy: { schedulingPolicy: { priorityClass: opts.priorityClass } } }),
+    },
+  };
+}
+
+export function podsByNode(pods: readonly V1Pod[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const p of pods) {
+    const node = p.spec?.nodeName ?? '<unbound>';
+    (out[node] ??= []).push(p.metadata?.name ?? '');
+  }
+  return out;
+}
+
+export async function livePods(namespace: string, name: string): Promise<V1Pod[]> {
+  return (await jobPods(namespace, name)).filter((p) => p.metadata?.deletionTimestamp === undefined && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
+}

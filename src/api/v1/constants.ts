@@ -70,3 +70,9 @@ export const ANNOTATION_SCALING_CURVE = `${OUR_PREFIX}/scaling-curve`;
 
 /** On our CRD: which upstream CRD its schema was generated from (hack/gen-crd.ts). */
 export const ANNOTATION_CRD_GENERATED_FROM = `${OUR_PREFIX}/generated-from`;
+
+/**
+ * Label (and taint key) of the node pools that the demo, benchmarks and tests create for a scenario,
+ * so each run's pods stay on its own nodes. Not used by the operator itself.
+ */
+export const LABEL_NODE_POOL = `${OUR_PREFIX}/pool`;

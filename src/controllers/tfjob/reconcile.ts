@@ -314,13 +314,18 @@ function reconcileReplicaType(
   const deleted = new Set<string>();
 
   const workerNodes = elastic ? [...(input.scheduling?.workerNodes ?? [])] : [];
+  const wantedIndices = new Set(plan.wanted);
   for (const index of plan.create) {
     const tfConfig = tfConfigFor(view, type, index);
     let placement = input.scheduling?.placements?.[replicaName(view.name, type, index)];
     if (placement === undefined && workerNodes.length > 0) {
       placement = { nodeName: workerNodes.shift()!, placedBy: input.scheduling?.placedBy ?? 'scheduler' };
     }
-    if (placement === undefined && input.scheduling?.requirePlacement === true) continue;
+    if (placement === undefined && input.scheduling?.requirePlacement === true) {
+      // Not created in this pass (no node yet): no service for it either.
+      wantedIndices.delete(index);
+      continue;
+    }
     const built = buildPod(view, view.types, type, index, spec, {
       ...(tfConfig === undefined ? {} : { tfConfig }),
       ...(placement ? { placement } : {}),
@@ -370,7 +375,7 @@ function reconcileReplicaType(
     pass.counts = addCounts(pass.counts, podContribution(pod, spec.restartPolicy));
   }
 
-  const servicePlan = planServices(ofReplicaType(services, type), plan.wanted);
+  const servicePlan = planServices(ofReplicaType(services, type), wantedIndices);
   for (const index of servicePlan.create) {
     pass.actions.push({ kind: 'createService', service: buildService(view, type, index, spec) });
   }

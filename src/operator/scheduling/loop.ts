@@ -184,6 +184,8 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     const view = this.#view(parsed.job);
     const bounds = view.elastic ?? { min: view.replicas.Worker ?? 0, max: view.replicas.Worker ?? 0 };
     const now = Date.now();
+    // Victims already gone from the cache no longer block (their delete event may have been missed).
+    for (const victim of decision.victims) if (this.#caches.pods.store.get(victim) === undefined) decision.victims.delete(victim);
     const ready = decision.victims.size === 0;
     const placements: Record<string, { nodeName: string; placedBy: string }> = {};
     if (ready) {
@@ -275,6 +277,13 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       jobs: facts.length, admitted: plan.admit.length, scaledIn: plan.scaleIn.length, scaledOut: plan.scaleOut.length, repaired: repairs.length,
       waiting: plan.waiting.length, ms: Math.round(performance.now() - started),
     }, 'Scheduling pass');
+    if (this.#log.isLevelEnabled('trace')) {
+      this.#log.trace({
+        nodes: snapshot.nodes.map((n) => `${n.name}:${n.ready ? 'ready' : 'notready'}${n.unschedulable ? ',cordoned' : ''}`),
+        otherPods: snapshot.otherPods.map((p) => `${p.key}@${p.node}`),
+        jobs: snapshot.jobs.map((j) => `${j.spec.key}:${j.phase}:${j.replicas.map((r) => `${r.type}-${r.index}@${r.node ?? '-'}`).join(',')}`),
+      }, 'Scheduling snapshot');
+    }
   }
 
   #view(raw: TFJob) {
@@ -422,9 +431,10 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
         const name = replicaName(f.raw.metadata.name, r.type, r.index);
         const pod = f.live.get(name);
         if (pod !== undefined) {
+          // Registered before the delete: its watch event may arrive before the call returns.
+          if (preemption) this.#decisions.get(s.forJob)?.victims.add(objectKey(pod));
           await this.#removePod(pod, preemption ? REMOVAL_PREEMPTION : REMOVAL_SCALE_IN);
           removedNames.push(name);
-          if (preemption) this.#decisions.get(s.forJob)?.victims.add(objectKey(pod));
         } else {
           const i = d.pendingWorkers.findIndex((p) => p.node === r.node);
           if (i >= 0) d.pendingWorkers.splice(i, 1);
@@ -497,9 +507,11 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     for (const f of facts) {
       const d = this.#decisions.get(f.key);
       if (d === undefined || !d.admitted || !f.elastic) continue;
-      const workers = f.state.replicas.filter((r) => r.type === 'Worker').length + repairs.filter((r) => r.replica.job === f.key && r.replica.name === undefined).length;
-      if (workers < d.targetWorkers && workers >= f.bounds.min) {
-        d.targetWorkers = workers;
+      const lost = f.missing.filter((m) => m.name === undefined).length;
+      const replaced = repairs.filter((r) => r.replica.job === f.key && r.replica.name === undefined).length;
+      const shrink = Math.min(lost - replaced, d.targetWorkers - f.bounds.min);
+      if (shrink > 0) {
+        d.targetWorkers -= shrink;
         touched.add(f.key);
       }
     }
