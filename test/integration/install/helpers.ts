@@ -7,8 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { CoreV1Api, RbacAuthorizationV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
-import { REPO_ROOT } from '../../../src/local-cluster/index.ts';
+import { fakeNodes, REPO_ROOT } from '../../../src/local-cluster/index.ts';
 import { renderKubeconfig } from '../../../src/local-cluster/kubeconfig.ts';
+import { uniqueName } from '../../support/kube.ts';
+import { createTestNodes, deleteTestNodes } from '../../support/nodes.ts';
 
 export const CONFIG_DIR = path.join(REPO_ROOT, 'config');
 
@@ -45,7 +47,7 @@ export async function render(kubectlPath: string, dir: string): Promise<K8sObjec
   // kustomize needs no cluster; any kubeconfig path will do.
   const res = await kubectl(kubectlPath, '/dev/null', ['kustomize', dir]);
   if (res.code !== 0) throw new Error(`kubectl kustomize ${dir} failed: ${res.stderr}`);
-  return parseAllDocuments(res.stdout).map((d) => d.toJS() as K8sObject).filter((o) => o !== null);
+  return parseAllDocuments(res.stdout).map((d) => d.toJS() as K8sObject | null).filter((o) => o !== null);
 }
 
 export function find(objects: readonly K8sObject[], kind: string, name: string): K8sObject {
@@ -116,4 +118,58 @@ export function writeTokenKubeconfig(dir: string, name: string, cluster: { serve
   const file = path.join(dir, `${name}.kubeconfig`);
   writeFileSync(file, renderKubeconfig({ server: cluster.server, caFile: cluster.caFile, user: { name, token } }), { mode: 0o600 });
   return file;
+}
+
+export interface NodePool {
+  readonly name: string;
+  readonly nodes: readonly string[];
+  /** Operator flags that restrict its placement to the pool. */
+  readonly operatorFlags: readonly string[];
+  delete(): Promise<void>;
+}
+
+const POOL_KEY = 'tfjob-test/dedicated';
+
+/**
+ * Fake nodes only our operator places on: labelled for --node-selector and tainted so that
+ * kube-scheduler (serving other test files' pods) never uses them.
+ */
+export async function createNodePool(prefix: string, count: number, capacity: Record<string, string>): Promise<NodePool> {
+  const name = uniqueName(prefix);
+  const nodes = await createTestNodes(fakeNodes(name, count, { capacity, labels: { [POOL_KEY]: name }, taints: [{ key: POOL_KEY, value: name, effect: 'NoSchedule' }] }));
+  return { name, nodes, operatorFlags: ['--node-selector', `${POOL_KEY}=${name}`], delete: () => deleteTestNodes(nodes) };
+}
+
+/** Lets every replica of `job` tolerate the pool's taint. */
+export function onPool<T extends { spec: Record<string, unknown> }>(job: T, pool: NodePool): T {
+  const specs = job.spec.tfReplicaSpecs as Record<string, { template: { spec: Record<string, unknown> } }>;
+  for (const s of Object.values(specs)) s.template.spec.tolerations = [{ key: POOL_KEY, operator: 'Equal', value: pool.name, effect: 'NoSchedule' }];
+  return job;
+}
+
+export interface Sample {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+/** Samples of a Prometheus text exposition (enough of the format for prom-client's output). */
+export function parseMetrics(text: string): Sample[] {
+  const out: Sample[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
+    if (m === null) continue;
+    const labels: Record<string, string> = {};
+    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = l[2]!;
+    out.push({ name: m[1]!, labels, value: Number(m[3]) });
+  }
+  return out;
+}
+
+/** Sum of the samples named `name` whose labels include `labels`. */
+export function sumOf(samples: readonly Sample[], name: string, labels: Readonly<Record<string, string>> = {}): number {
+  return samples
+    .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+    .reduce((n, s) => n + s.value, 0);
 }
