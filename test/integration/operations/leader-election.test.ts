@@ -174,6 +174,9 @@ describe('leader election between operator processes', () => {
       expect(exit.code, leader.tail()).toBe(0);
       const messages = leader.messages().map((m) => m.msg);
       expect(messages).toEqual(expect.arrayContaining(['Received signal', 'Stopped workers', 'Released the lease', 'Stopped']));
+      // In that order: no new work, in-flight reconciles finished, only then the lease let go.
+      const order = ['Received signal', 'Stopped workers', 'Released the lease', 'Stopped'].map((m) => messages.indexOf(m));
+      expect([...order].sort((x, y) => x - y)).toEqual(order);
 
       const taken = await eventually(async () => {
         const l = await lease();
