@@ -477,7 +477,9 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       this.#metrics.admissions.inc({ namespace: ns });
       this.#metrics.timeInQueue.observe({ namespace: ns }, Math.max(0, (now - d.enqueueTime) / 1000));
       const nodes = summarizeNodes(a.replicas);
-      this.#ctx.recorder.event(f.object, 'Normal', 'Admitted', `Admitted with ${workers} worker(s) (weight ${fmt(plan.weights[a.job])}) on ${nodes}`, 'Schedule');
+      const waitedMs = now - d.enqueueTime;
+      const starving = waitedMs >= this.#schedulerConfig.starveLimitMs ? `, starving after waiting ${Math.round((waitedMs * this.#config.timeScale) / 1000)}s` : '';
+      this.#ctx.recorder.event(f.object, 'Normal', 'Admitted', `Admitted with ${workers} worker(s) (weight ${fmt(plan.weights[a.job])}${starving}) on ${nodes}`, 'Schedule');
     }
 
     for (const s of plan.scaleOut) {
