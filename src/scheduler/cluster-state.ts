@@ -202,7 +202,11 @@ export class ClusterState {
     if (this.ready[n] === 0) return Number.NEGATIVE_INFINITY;
     let s = 0;
     const base = n * this.R;
-    for (let r = 0; r < this.R; r++) s += this.idle[base + r]! * this.#scoreWeight[r]!;
+    for (let r = 0; r < this.R; r++) {
+      // Unscored resources (pods) may be unlimited: ∞ × 0 would make the score NaN.
+      const w = this.#scoreWeight[r]!;
+      if (w !== 0) s += this.idle[base + r]! * w;
+    }
     return s;
   }
 
@@ -250,7 +254,10 @@ export class ClusterState {
   /** A replica's size as one number: the sum of its cluster shares (pods aside). */
   normalizedSize(vec: Float64Array): number {
     let s = 0;
-    for (let r = 0; r < this.R; r++) s += vec[r]! * this.#scoreWeight[r]!;
+    for (let r = 0; r < this.R; r++) {
+      const w = this.#scoreWeight[r]!;
+      if (w !== 0) s += vec[r]! * w;
+    }
     return s;
   }
 

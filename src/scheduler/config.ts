@@ -31,8 +31,19 @@ export interface WeightConfig {
  * these and always runs with every one of them off, so ablations only need `ours` with toggles.
  */
 export interface ImprovementToggles {
-  /** Scale-out visits nodes hosting the job's PS first, then the most idle nodes (the paper walks nodes in name order). */
+  /**
+   * Scale-out visits nodes hosting the job's PS first, then the most idle nodes (or, with
+   * `scaleOutPacksNodes`, the fullest with room); the paper walks nodes in name order.
+   */
   readonly scaleOutPrefersPsNodes: boolean;
+  /**
+   * Scale-out (after the PS's nodes, with `scaleOutPrefersPsNodes`) fills the fullest node that
+   * still has room first (best fit) instead of the most idle one: the crumbs left by earlier
+   * placements go to growth and the emptiest nodes stay whole for the next admission, which needs
+   * a whole minimum configuration. Admission placement keeps the paper's rule (most idle first),
+   * so a new job lands where it can grow next to its PS.
+   */
+  readonly scaleOutPacksNodes: boolean;
   /**
    * Hysteresis: workers younger than `scaleOutCooldownMs` are not preempted by a waiting job of the
    * same class unless it is starving, and a job scaled in during a pass is not scaled out again in
@@ -92,6 +103,7 @@ export const DEFAULT_WEIGHT_CONFIG: WeightConfig = {
 
 export const DEFAULT_IMPROVEMENTS: ImprovementToggles = {
   scaleOutPrefersPsNodes: true,
+  scaleOutPacksNodes: true,
   cooldown: true,
   scalingKnee: true,
   pruneNeedlessPreemption: true,
@@ -103,6 +115,7 @@ export const DEFAULT_IMPROVEMENTS: ImprovementToggles = {
 /** Every improvement off: what the `kod2` policy runs with, whatever the user configured. */
 export const NO_IMPROVEMENTS: ImprovementToggles = {
   scaleOutPrefersPsNodes: false,
+  scaleOutPacksNodes: false,
   cooldown: false,
   scalingKnee: false,
   pruneNeedlessPreemption: false,
@@ -130,6 +143,7 @@ const weightSchema = z
 const improvementsSchema = z
   .object({
     scaleOutPrefersPsNodes: z.boolean().default(DEFAULT_IMPROVEMENTS.scaleOutPrefersPsNodes),
+    scaleOutPacksNodes: z.boolean().default(DEFAULT_IMPROVEMENTS.scaleOutPacksNodes),
     cooldown: z.boolean().default(DEFAULT_IMPROVEMENTS.cooldown),
     scalingKnee: z.boolean().default(DEFAULT_IMPROVEMENTS.scalingKnee),
     pruneNeedlessPreemption: z.boolean().default(DEFAULT_IMPROVEMENTS.pruneNeedlessPreemption),

@@ -177,6 +177,7 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     now,
     {
       psNodesFirst: toggles.scaleOutPrefersPsNodes,
+      packNodes: toggles.scaleOutPacksNodes,
       kneeMinMarginalGain: toggles.scalingKnee && someoneWaits ? config.kneeMinMarginalGain : undefined,
       skipJobsScaledInThisPass: toggles.cooldown,
       ...(reserved === undefined ? {} : { reserved }),

@@ -27,6 +27,14 @@ describe('cluster model', () => {
     expect(s.idleOf(s.nodeIndex.get('node-3')!)).toEqual({ cpu: cpu(9), memory: 30 * Gi });
   });
 
+  it('scores a node without a pod limit by its other resources when other nodes declare one', () => {
+    // An unlimited pod dimension (∞) times its zero score weight must not make the score NaN.
+    const nodes = [node('a', { cpu: cpu(4), memory: 8 * Gi, pods: 110 }), node('b', { cpu: cpu(8), memory: 8 * Gi }), node('c', { cpu: cpu(2), memory: 8 * Gi, pods: 110 })];
+    const s = model(nodes, []).state;
+    expect(Array.from(s.score).every(Number.isFinite)).toBe(true);
+    expect(Array.from(s.order).map((n) => s.nodes[n]!.name)).toEqual(['b', 'a', 'c']);
+  });
+
   it('orders nodes most idle first, ties by name, NotReady last', () => {
     const nodes = [
       node('b', { cpu: cpu(4), memory: 8 * Gi }),

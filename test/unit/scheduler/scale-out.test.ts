@@ -15,11 +15,33 @@ describe('Scale-Out (Algorithm 3)', () => {
     expect(plan.scaleOut[0]!.add.every((r) => r.createdAt === 5)).toBe(true);
   });
 
-  it('ours puts new workers on the PS’s node first, then on the most idle nodes', () => {
+  it('ours puts new workers on the PS’s node first, then on the fullest nodes that still have room', () => {
     const snap = snapshot(paperTestbed(), [running('J', ['PS:0@node-3', 'Worker:0@node-3'], { max: 6 })], { otherPods: busy({ 'node-2': 3 }) });
-    // node-3 has 7 cpu idle: 3 workers of 2 cpu; then the most idle other node, node-1 (10), for 2 more.
+    // node-3 has 7 cpu idle: 3 workers of 2 cpu; then the fullest other node with room, node-2
+    // (7 idle), for 2 more; node-1 stays empty for the next admission.
     const plan = schedule('ours', snap);
-    expect(plan.scaleOut.map((s) => describeReplicas(s.add))).toEqual([['Worker:1@node-3', 'Worker:2@node-3', 'Worker:3@node-3', 'Worker:4@node-1', 'Worker:5@node-1']]);
+    expect(plan.scaleOut.map((s) => describeReplicas(s.add))).toEqual([['Worker:1@node-3', 'Worker:2@node-3', 'Worker:3@node-3', 'Worker:4@node-2', 'Worker:5@node-2']]);
+    // Without packing: the most idle other node, node-1 (10 idle).
+    const spread = schedule('ours', snap, resolveSchedulerConfig({ improvements: { scaleOutPacksNodes: false } }));
+    expect(spread.scaleOut.map((s) => describeReplicas(s.add))).toEqual([['Worker:1@node-3', 'Worker:2@node-3', 'Worker:3@node-3', 'Worker:4@node-1', 'Worker:5@node-1']]);
+  });
+
+  it('packing walks past full nodes and nodes too small for one worker, and spills to the next fullest', () => {
+    // node-1 8 cpu used (2 idle), node-2 9 used (1 idle: too small for a 2-cpu worker), node-3
+    // 4 used (6 idle). J (PS on node-1) wants 5 more: node-1's 2 cpu first (its PS), then node-3
+    // (6 idle: 3 workers), which leaves one more for nowhere.
+    const snap = snapshot(paperTestbed(), [running('J', ['PS:0@node-1', 'Worker:0@node-1'], { max: 6 })], {
+      otherPods: busy({ 'node-1': 5, 'node-2': 9, 'node-3': 4 }),
+    });
+    const plan = schedule('ours', snap);
+    expect(plan.scaleOut.map((s) => describeReplicas(s.add))).toEqual([['Worker:1@node-1', 'Worker:2@node-3', 'Worker:3@node-3', 'Worker:4@node-3']]);
+  });
+
+  it('packing without the PS preference fills the fullest nodes with room, the PS’s node included', () => {
+    const snap = snapshot(paperTestbed(), [running('J', ['PS:0@node-1', 'Worker:0@node-1'], { max: 3 })], { otherPods: busy({ 'node-2': 6 }) });
+    // node-1: 10 − PS 1 − worker 2 = 7 idle; node-2: 4 idle; node-3: 10. Fullest with room: node-2 (2 workers).
+    const plan = schedule('ours', snap, resolveSchedulerConfig({ improvements: { scaleOutPrefersPsNodes: false } }));
+    expect(plan.scaleOut.map((s) => describeReplicas(s.add))).toEqual([['Worker:1@node-2', 'Worker:2@node-2']]);
   });
 
   it('grows the highest-weight job first', () => {

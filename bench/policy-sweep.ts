@@ -1,0 +1,135 @@
+// Experiment driver (not a test): runs scheduler variants over many scenarios and seeds with the
+// simulator, sequentially, and prints mean JCT (and p95, makespan, unfinished) per run, plus each
+// variant's geometric-mean ratio to a reference variant. Used to choose the defaults of `ours`
+// (docs/simulation-results.md); every number there can be regenerated with it.
+//
+//   node bench/policy-sweep.ts [--scenarios a,b|all] [--seeds 1,2,3] [--jitter 0.2]
+//                              [--variant name=policy[:config.yaml]]... [--reference name] [--json FILE]
+//
+// Defaults: every scenario in scenarios/, seed 1, the scenario's own rateJitter, variants
+// kod2 and ours (default configuration), reference kod2. `--jitter X` overrides the scenario's
+// rateJitter in memory only (the files are never changed), so that seeds actually differ.
+
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { readSchedulerConfig, corePass } from '../src/simulator/core.ts';
+import { lowerBounds } from '../src/simulator/bounds.ts';
+import { simulate } from '../src/simulator/engine.ts';
+import { summarize } from '../src/simulator/figures.ts';
+import type { PolicyName } from '../src/scheduler/types.ts';
+import { isPolicyName } from '../src/scheduler/index.ts';
+import { buildScenario, listScenarioNames, readScenarioDefinition, resolveScenarioFile } from '../src/workloads/scenario.ts';
+
+const { values } = parseArgs({
+  options: {
+    scenarios: { type: 'string', default: 'all' },
+    seeds: { type: 'string', default: '1' },
+    jitter: { type: 'string' },
+    variant: { type: 'string', multiple: true },
+    reference: { type: 'string' },
+    json: { type: 'string' },
+  },
+});
+
+interface Variant {
+  readonly name: string;
+  readonly policy: PolicyName;
+  readonly configFile: string | undefined;
+}
+
+function parseVariant(text: string): Variant {
+  const eq = text.indexOf('=');
+  if (eq <= 0) throw new Error(`--variant must be name=policy[:config.yaml]; got "${text}"`);
+  const name = text.slice(0, eq);
+  const rest = text.slice(eq + 1);
+  const colon = rest.indexOf(':');
+  const policy = colon < 0 ? rest : rest.slice(0, colon);
+  if (!isPolicyName(policy)) throw new Error(`unknown policy "${policy}"`);
+  return { name, policy, configFile: colon < 0 ? undefined : rest.slice(colon + 1) };
+}
+
+const variants: Variant[] = (values.variant ?? ['kod2=kod2', 'ours=ours']).map(parseVariant);
+const reference = values.reference ?? variants[0]!.name;
+const scenarios = values.scenarios === 'all' ? listScenarioNames() : values.scenarios.split(',');
+const seeds = values.seeds.split(',').map(Number);
+const jitter = values.jitter === undefined ? undefined : Number(values.jitter);
+const passes = new Map(variants.map((v) => [v.name, corePass(v.policy, readSchedulerConfig(v.configFile))]));
+
+interface Row {
+  readonly scenario: string;
+  readonly seed: number;
+  readonly variant: string;
+  readonly meanJct: number | null;
+  readonly meanJctInclUnfinished: number | null;
+  readonly p95Jct: number | null;
+  readonly makespan: number | null;
+  readonly unfinished: number;
+}
+
+const rows: Row[] = [];
+const fmt = (x: number | null | undefined): string => (x === null || x === undefined ? '—' : x.toFixed(0));
+console.log(`seeds ${seeds.join(',')}, jitter ${jitter ?? 'scenario'}; mean JCT incl. unfinished (s) / p95 (s) / unfinished`);
+console.log(['scenario'.padEnd(22), 'seed', ...variants.map((v) => v.name.padStart(20))].join(' '));
+for (const name of scenarios) {
+  const file = resolveScenarioFile(name);
+  const definition = readScenarioDefinition(file);
+  const def = jitter === undefined ? definition : { ...definition, rateJitter: jitter };
+  for (const seed of seeds) {
+    const scenario = buildScenario(def, file, seed);
+    const bounds = lowerBounds(scenario.jobs, scenario.cluster, def.startupSeconds);
+    const horizon = def.horizonFactor * bounds.makespan;
+    const cells: string[] = [];
+    for (const v of variants) {
+      const result = simulate({
+        cluster: scenario.cluster,
+        jobs: scenario.jobs,
+        schedule: passes.get(v.name)!,
+        startupSeconds: def.startupSeconds,
+        tickSeconds: def.tickSeconds,
+        horizonSeconds: horizon,
+        declareScalingCurves: def.declareScalingCurves,
+      });
+      const s = summarize(result, bounds);
+      const row: Row = {
+        scenario: def.name,
+        seed,
+        variant: v.name,
+        meanJct: s.jct?.mean ?? null,
+        meanJctInclUnfinished: s.jctInclUnfinished?.mean ?? null,
+        p95Jct: s.jct?.p95 ?? null,
+        makespan: s.makespan,
+        unfinished: s.unfinished,
+      };
+      rows.push(row);
+      cells.push(`${fmt(row.meanJctInclUnfinished)}/${fmt(row.p95Jct)}/${row.unfinished}`.padStart(20));
+    }
+    console.log([def.name.padEnd(22), String(seed).padStart(4), ...cells].join(' '));
+  }
+}
+
+// Geometric mean over runs of each variant's mean JCT (incl. unfinished) ÷ the reference's, and
+// how many runs it wins / loses by more than 0.5 %.
+console.log(`\nvs ${reference}: geometric mean of mean-JCT ratios, worst ratio, wins/losses (> 0.5 %)`);
+for (const v of variants) {
+  let logSum = 0;
+  let n = 0;
+  let worst = 0;
+  let worstAt = '';
+  let wins = 0;
+  let losses = 0;
+  for (const r of rows.filter((x) => x.variant === v.name)) {
+    const ref = rows.find((x) => x.variant === reference && x.scenario === r.scenario && x.seed === r.seed);
+    if (ref?.meanJctInclUnfinished == null || r.meanJctInclUnfinished === null) continue;
+    const q = r.meanJctInclUnfinished / ref.meanJctInclUnfinished;
+    logSum += Math.log(q);
+    n++;
+    if (q > worst) {
+      worst = q;
+      worstAt = `${r.scenario}#${r.seed}`;
+    }
+    if (q < 0.995) wins++;
+    if (q > 1.005) losses++;
+  }
+  console.log(`${v.name.padEnd(24)} ${Math.exp(logSum / Math.max(1, n)).toFixed(4)}  worst ${worst.toFixed(3)} (${worstAt})  ${wins}/${losses}`);
+}
+if (values.json !== undefined) writeFileSync(values.json, JSON.stringify(rows, null, 2) + '\n');
