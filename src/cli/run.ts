@@ -29,11 +29,24 @@ export async function main(argv: string[]): Promise<number> {
   let stopping: Promise<void> | undefined;
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'Received signal');
-    stopping ??= operator.stop().then(() => process.exit(0));
+    stopping ??= operator.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'Graceful shutdown failed');
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGTERM', () => { shutdown('SIGTERM'); });
   process.on('SIGINT', () => { shutdown('SIGINT'); });
-  await operator.start();
+  try {
+    await operator.start();
+  } catch (err) {
+    // E.g. a port in use: report it as a JSON log line (log pipelines drop a bare stack trace) and
+    // exit non-zero so the kubelet restarts us.
+    logger.fatal({ err }, 'Failed to start');
+    process.exit(1);
+  }
   await new Promise(() => undefined);
   return 0;
 }
