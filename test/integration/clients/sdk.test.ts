@@ -8,6 +8,7 @@
 // pods/log. get_job_logs is therefore asserted to select the right pod and fail the way the SDK fails
 // on a log error; its events path (verbose=True) is asserted on a job whose pods are gone; reading
 // real logs through the SDK is covered by the k3s suite (test/k3s, docs/k3s-e2e.md).
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operator } from '../../../src/operator/manager.ts';
 import { clusterState, createNamespace, deleteNamespace, eventually, exitPod } from '../../support/kube.ts';
@@ -64,6 +65,24 @@ describe.each(POLICIES)('Kubeflow training SDK 1.8.1 (--policy %s)', (policy) =>
     return { job: value as TestTFJob, saw: callbackSaw };
   }
 
+  /**
+   * update_job as the upstream e2e test uses it: get_job, change the model, update_job(job, name). The
+   * SDK sends back the resourceVersion get_job returned, so a status write by the operator in between
+   * is a 409 Conflict (with tf-operator too); callers retry, and so does this helper, on 409 only.
+   */
+  async function updateJob(name: string, set: [string[], unknown][]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const reply = await sdk.request('update', { name, set });
+      if (reply.ok) {
+        expect(reply).toMatchObject({ type: 'NoneType', value: null });
+        return;
+      }
+      if (attempt >= 5 || !(reply.error.cause ?? '').includes('(409)')) {
+        throw new Error(`update_job ${name} ${JSON.stringify(set)} raised ${reply.error.type}: ${reply.error.message} (${String(reply.error.cause)})`);
+      }
+    }
+  }
+
   beforeAll(async () => {
     // Creates the pinned venv on a fresh machine (pip progress is printed); later runs reuse it.
     sdk = await SdkDriver.start();
@@ -99,12 +118,15 @@ describe.each(POLICIES)('Kubeflow training SDK 1.8.1 (--policy %s)', (policy) =>
     // The `job=` form of the is_job_* helpers, given the SDK's own get_job result.
     expect((await sdk.call('is_job_running', { job: { $fetch: name } })).value).toBe(true);
 
-    const got = await sdk.call('get_job', { name });
-    expect(got.type).toBe('KubeflowOrgV1TFJob');
-    const job = got.value as TestTFJob;
+    // Running needs one running Worker; wait until every replica is counted active.
+    const job = await eventually(async () => {
+      const got = await sdk.call('get_job', { name });
+      expect(got.type).toBe('KubeflowOrgV1TFJob');
+      const j = got.value as TestTFJob;
+      return isDeepStrictEqual(j.status?.replicaStatuses, { PS: { active: 1 }, Worker: { active: 2 } }) ? j : false;
+    }, { what: `${name}: 1 PS and 2 workers active` });
     expect(job.metadata).toMatchObject({ name, namespace: ns });
     expect(job.spec).toMatchObject({ runPolicy: { cleanPodPolicy: 'None' }, tfReplicaSpecs: { PS: { replicas: 1, restartPolicy: 'Never' }, Worker: { replicas: 2 } } });
-    expect(job.status?.replicaStatuses).toEqual({ PS: { active: 1 }, Worker: { active: 2 } });
     expect(job.status?.startTime).toEqual(expect.any(String));
     if (policy === 'ours') {
       // Our status.scheduling is not in the SDK's model: the SDK drops it instead of failing.
@@ -234,19 +256,19 @@ describe.each(POLICIES)('Kubeflow training SDK 1.8.1 (--policy %s)', (policy) =>
       environment: 'cloud',
     });
 
-    // update_job as the upstream e2e test uses it: get_job, change the model, update_job(job, name).
-    expect(await sdk.ok('update', { name, set: [[['spec', 'tf_replica_specs', 'Worker', 'replicas'], 3]] })).toMatchObject({ value: null });
+    await updateJob(name, [[['spec', 'tf_replica_specs', 'Worker', 'replicas'], 3]]);
     await eventually(async () => {
       const names = await podNames(name, { replica_type: 'worker' });
       return names.join() === [0, 1, 2].map((i) => `${name}-worker-${i}`).join();
     }, { what: `${name} scaled to 3 workers`, timeoutMs: 60_000 });
+    await eventually(async () => ((await sdk.call('get_job', { name })).value as TestTFJob).status?.replicaStatuses?.Worker?.active === 3, { what: `${name} status at 3 active workers` });
 
-    expect(await sdk.ok('update', { name, set: [[['spec', 'run_policy', 'suspend'], true]] })).toMatchObject({ value: null });
+    await updateJob(name, [[['spec', 'run_policy', 'suspend'], true]]);
     await eventually(async () => (await conditions(name)).includes('Suspended=True'), { what: `${name} suspended`, timeoutMs: 60_000 });
     expect((await sdk.call('is_job_running', { name })).value).toBe(false);
     await eventually(async () => (await podNames(name)).length === 0, { what: `pods of suspended ${name} deleted`, timeoutMs: 60_000 });
 
-    expect(await sdk.ok('update', { name, set: [[['spec', 'run_policy', 'suspend'], false]] })).toMatchObject({ value: null });
+    await updateJob(name, [[['spec', 'run_policy', 'suspend'], false]]);
     const resumed = await waitFor(name, ['Running']);
     expect(resumed.job.status?.conditions?.map((c) => `${c.type}=${c.status}`)).toEqual(['Created=True', 'Suspended=False', 'Running=True']);
     await eventually(async () => (await podNames(name)).length === 5, { what: `${name} pods back after resume`, timeoutMs: 60_000 });
