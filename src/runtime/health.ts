@@ -14,12 +14,17 @@ export interface HealthServerOptions {
   readonly logger: Logger;
 }
 
-export function parseAddress(address: string): { host: string; port: number } {
+/**
+ * `host:port`, `[ipv6]:port`, or `:port` / `port` for every interface. "Every interface" is left to
+ * Node (host undefined), which listens on `::` and so accepts IPv4 and IPv6 like Go's `:8081`: on an
+ * IPv6-only cluster the kubelet probes the pod's IPv6 address, which a `0.0.0.0` socket refuses.
+ */
+export function parseAddress(address: string): { host: string | undefined; port: number } {
   const idx = address.lastIndexOf(':');
-  const host = idx <= 0 ? '0.0.0.0' : address.slice(0, idx);
+  const host = (idx <= 0 ? '' : address.slice(0, idx)).replace(/^\[(.*)\]$/, '$1');
   const port = Number(address.slice(idx + 1));
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid listen address "${address}"`);
-  return { host: host === '' ? '0.0.0.0' : host, port };
+  return { host: host === '' ? undefined : host, port };
 }
 
 export class HealthServer {
@@ -37,11 +42,12 @@ export class HealthServer {
     const { host, port } = parseAddress(this.#opts.address);
     await new Promise<void>((resolve, reject) => {
       this.#server.once('error', reject);
-      this.#server.listen(port, host, () => { resolve(); });
+      this.#server.listen({ port, host }, () => { resolve(); });
     });
     const addr = this.#server.address();
     const bound = typeof addr === 'object' && addr !== null ? addr.port : port;
-    this.#opts.logger.info({ address: `${host}:${bound}` }, 'Serving metrics and health probes');
+    const shown = typeof addr === 'object' && addr !== null ? (addr.family === 'IPv6' ? `[${addr.address}]` : addr.address) : String(host);
+    this.#opts.logger.info({ address: `${shown}:${bound}` }, 'Serving metrics and health probes');
     return bound;
   }
 
