@@ -96,6 +96,27 @@ describe.each(['tf-operator', 'ours'] as const)('kubectl apply -f of the manifes
     await eventually(async () => (await kubectlOk(['get', '-n', ns, 'pods,services', '-l', `training.kubeflow.org/job-name=${name}`, '-o', 'name'])) === '', { what: `${name} dependents garbage-collected`, timeoutMs: 60_000 });
   });
 
+  it('kubectl apply --server-side: re-applying a changed manifest meets no field conflict, because only kubectl owns spec', async () => {
+    const name = 'ssa-mnist';
+    const manifest = parseYaml(await readFile(MANIFEST, 'utf8')) as { metadata: { name: string }; spec: { tfReplicaSpecs: { Worker: { replicas: number } } } };
+    manifest.metadata.name = name;
+    const file = path.join(tmp, `${name}.yaml`);
+    await writeFile(file, stringifyYaml(manifest));
+    expect(await kubectlOk(['apply', '--server-side', '-n', ns, '-f', file])).toBe(`tfjob.kubeflow.org/${name} serverside-applied`);
+    expect(await kubectlOk(['wait', '-n', ns, '--for=condition=Running', `tfjob/${name}`, '--timeout=60s'])).toBe(`tfjob.kubeflow.org/${name} condition met`);
+    manifest.spec.tfReplicaSpecs.Worker.replicas = 1;
+    await writeFile(file, stringifyYaml(manifest));
+    // Without --force-conflicts: any other field manager owning a spec field would make this fail.
+    expect(await kubectlOk(['apply', '--server-side', '-n', ns, '-f', file])).toBe(`tfjob.kubeflow.org/${name} serverside-applied`);
+    const managed = JSON.parse(await kubectlOk(['get', 'tfjob', name, '-n', ns, '--show-managed-fields', '-o', 'jsonpath={.metadata.managedFields}'])) as { manager: string; operation: string; subresource?: string; fieldsV1?: Record<string, unknown> }[];
+    const specOwners = managed.filter((m) => m.fieldsV1 !== undefined && 'f:spec' in m.fieldsV1).map((m) => `${m.manager}/${m.operation}`);
+    expect(specOwners).toEqual(['kubectl/Apply']);
+    // The operator writes status through the status subresource only.
+    expect(managed.filter((m) => m.manager !== 'kubectl').every((m) => m.subresource === 'status')).toBe(true);
+    await eventually(async () => (await kubectlOk(['get', '-n', ns, 'pods', '-l', `training.kubeflow.org/job-name=${name},training.kubeflow.org/replica-type=worker`, '-o', 'name'])) === `pod/${name}-worker-0`, { what: `${name} scaled down to 1 worker`, timeoutMs: 60_000 });
+    expect(await kubectlOk(['delete', '-n', ns, '-f', file])).toBe(`tfjob.kubeflow.org "${name}" deleted from ${ns} namespace`);
+  });
+
   it('a TFJob without spec.runPolicy runs, but SDK 1.8.x cannot deserialize it until runPolicy is present', async () => {
     const name = 'minimal';
     expect(await kubectlOk(['apply', '-n', ns, '-f', NO_RUN_POLICY])).toBe(`tfjob.kubeflow.org/${name} created`);
