@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operator } from '../../../src/operator/manager.ts';
 import { adminKubeConfig, apiStatus, clusterState, createNamespace, deleteNamespace, eventually, exitPod } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
-import { coreApi, customApi, getTFJob, jobPods, waitForPods, type TestTFJob } from '../../support/tfjob.ts';
+import { coreApi, customApi, eventReasons, getTFJob, jobPods, waitForPods, type TestTFJob } from '../../support/tfjob.ts';
 import { runPythonScript, type PythonRun } from './python.ts';
 
 const HOLD = 'tfjob-test.kubeflow.org/hold';
@@ -163,6 +163,8 @@ describe.each(['tf-operator', 'ours'] as const)('KFP TFJob launcher (--policy %s
       expect(recorder.events.filter((e) => e.type.endsWith(':ADDED') && e.at > deletedAt)).toEqual([]);
       expect(recorder.events.filter((e) => e.type.endsWith(':ADDED'))).toHaveLength(10);
       await eventually(async () => recorder.events.filter((e) => e.type.endsWith(':DELETED')).length === 10, { what: 'a DELETED event for each of the 10 dependents' });
+      // Every pod was removed by the garbage collector, none by the operator (cleanPodPolicy is None).
+      expect(await eventReasons(ns, name)).not.toContain('SuccessfulDeletePod');
     } finally {
       recorder.stop();
       await launcher?.catch(() => undefined);

@@ -266,6 +266,8 @@ describe.each(POLICIES)('Kubeflow training SDK 1.8.1 (--policy %s)', (policy) =>
     await updateJob(name, [[['spec', 'run_policy', 'suspend'], true]]);
     await eventually(async () => (await conditions(name)).includes('Suspended=True'), { what: `${name} suspended`, timeoutMs: 60_000 });
     expect((await sdk.call('is_job_running', { name })).value).toBe(false);
+    // SDK 1.8.1 has no Suspended in its condition set: it refuses to wait for it (read it with get_job_conditions).
+    expect(await sdk.callFails('wait_for_job_conditions', { name, expected_conditions: ['Suspended'], wait_timeout: 5, polling_interval: 1 })).toMatchObject({ type: 'ValueError' });
     await eventually(async () => (await podNames(name)).length === 0, { what: `pods of suspended ${name} deleted`, timeoutMs: 60_000 });
 
     await updateJob(name, [[['spec', 'run_policy', 'suspend'], false]]);
