@@ -29,8 +29,15 @@ export interface ClusterSize {
  * pass is mostly failed placements and preemption attempts (why 2,000 jobs would be waiting).
  * `burst`: the running jobs are all there is, most of the cluster is idle, and the pass admits a
  * burst of arrivals (the most placements per pass).
+ * `elastic`: `burst` where every job declares a scaling curve and no waiting job is starving yet,
+ * so `ours` also weighs growth before admission and preemption by gain (`gain.ts`).
  */
-export type Scenario = 'busy' | 'burst';
+export type Scenario = 'busy' | 'burst' | 'elastic';
+
+/** A concave curve (throughput ∝ workers^0.8), drawn from nothing random so the other scenarios stay identical. */
+function concaveCurve(max: number): number[] {
+  return Array.from({ length: max }, (_, i) => Math.round(100 * (i + 1) ** 0.8));
+}
 
 const GPU_TOLERATION = { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' } as const;
 
@@ -79,7 +86,7 @@ export function randomSnapshot(size: ClusterSize, seed: number, scenario: Scenar
       priority: r() < 0.1 ? 1000 : 0,
       submittedAt,
       fixed: [{ type: 'PS', count: r() < 0.9 ? 1 : 2, requests: { cpu: pick([1000, 2000, 4000]), memory: pick([2, 4, 16]) * Gi }, constraints: gpu ? { nodeSelector: {}, tolerations: [GPU_TOLERATION] } : constraints }],
-      workers: { type: 'Worker', min, max, requests: worker, constraints },
+      workers: { type: 'Worker', min, max, requests: worker, constraints, ...(scenario === 'elastic' ? { scalingCurve: concaveCurve(max) } : {}) },
     };
   };
 
@@ -128,8 +135,8 @@ export function randomSnapshot(size: ClusterSize, seed: number, scenario: Scenar
     });
   }
   for (let i = 0; i < size.waiting; i++) {
-    // Waiting for up to 2 h, so some have passed the default 30-minute STARVELIMIT.
-    jobs.push({ spec: makeSpec(`team-${i % 50}/wait-${i}`, now - int(0, 2 * 3600_000)), phase: 'waiting', replicas: [] });
+    // Waiting for up to 2 h, so some have passed the default 30-minute STARVELIMIT (elastic: up to 20 min, none has).
+    jobs.push({ spec: makeSpec(`team-${i % 50}/wait-${i}`, now - int(0, scenario === 'elastic' ? 20 * 60_000 : 2 * 3600_000)), phase: 'waiting', replicas: [] });
   }
   return { now, nodes, otherPods, jobs };
 }

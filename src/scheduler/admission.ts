@@ -36,6 +36,7 @@ export function admitPlaced(model: PassModel, job: CompiledJob, items: readonly 
     workers,
     anchorNodes,
     removedIndices: new Set(),
+    grownIndices: new Set(),
     scaledInThisPass: false,
     admittedThisPass: true,
   };

@@ -71,6 +71,23 @@ export interface ImprovementToggles {
    * a burst of arrivals is admitted in one pass instead of scale-out filling the cluster between them.
    */
   readonly admitUntilBlocked: boolean;
+  /**
+   * Scale-in takes a worker from a victim of the same priority class only if the waiting job's
+   * minimum configuration buys more normalised speed per unit of cluster share than that worker
+   * adds to its own job (normalised speed: throughput ÷ throughput at the maximum, from the
+   * declared `WorkerGroup.scalingCurve`; see `gain.ts`). Otherwise preemption only reorders work
+   * and pays start-ups. A starving job, a higher class, or a job or victim without a curve
+   * preempt as in KOD2.
+   */
+  readonly preemptOnlyForGain: boolean;
+  /**
+   * Before admission, running jobs grow (highest rank first, up to the knee) by workers that buy
+   * more normalised speed per unit of cluster share than the minimum configuration of any waiting
+   * job of their class or above would (`gain.ts`): with near-linear scaling a new job's PS is
+   * pure overhead, so widening what runs beats starting more at one worker each. Not while a job
+   * is starving, and not when some waiting job has no curve.
+   */
+  readonly growBeforeAdmit: boolean;
 }
 
 export interface SchedulerConfig {
@@ -110,6 +127,8 @@ export const DEFAULT_IMPROVEMENTS: ImprovementToggles = {
   preemptOnUsableNodesFirst: true,
   backfillWhenHeadBlocked: true,
   admitUntilBlocked: true,
+  preemptOnlyForGain: true,
+  growBeforeAdmit: true,
 };
 
 /** Every improvement off: what the `kod2` policy runs with, whatever the user configured. */
@@ -122,6 +141,8 @@ export const NO_IMPROVEMENTS: ImprovementToggles = {
   preemptOnUsableNodesFirst: false,
   backfillWhenHeadBlocked: false,
   admitUntilBlocked: false,
+  preemptOnlyForGain: false,
+  growBeforeAdmit: false,
 };
 
 export const DEFAULT_SCHEDULER_CONFIG: SchedulerConfig = {
@@ -150,6 +171,8 @@ const improvementsSchema = z
     preemptOnUsableNodesFirst: z.boolean().default(DEFAULT_IMPROVEMENTS.preemptOnUsableNodesFirst),
     backfillWhenHeadBlocked: z.boolean().default(DEFAULT_IMPROVEMENTS.backfillWhenHeadBlocked),
     admitUntilBlocked: z.boolean().default(DEFAULT_IMPROVEMENTS.admitUntilBlocked),
+    preemptOnlyForGain: z.boolean().default(DEFAULT_IMPROVEMENTS.preemptOnlyForGain),
+    growBeforeAdmit: z.boolean().default(DEFAULT_IMPROVEMENTS.growBeforeAdmit),
   })
   .strict();
 

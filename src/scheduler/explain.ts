@@ -131,11 +131,12 @@ export function explainWaiting(job: CompiledJob, outcome: WaitOutcome, ctx: Expl
       return `${starving}${needs}; cannot be placed even with no other TFJob running: ${describeFailure(outcome.emptyCluster, outcome.failure)}`;
     case 'head-blocked': {
       const s = outcome.scaleIn;
+      const kept = s.worthKeeping > 0 ? `; ${s.worthKeeping} more add more to their jobs, by their scaling curves, than this job would gain` : '';
       const preempt =
         s.victimsConsidered === 0
           ? `no running job ranked below it${job.priority !== 0 ? ` in priority ≤ ${job.priority}` : ''} has workers above its minimum${s.protectedWorkers > 0 ? ` (${s.protectedWorkers} workers within the scale-out cool-down)` : ''}`
           : `removing ${s.removableWorkers} worker(s) of ${s.victimsConsidered} lower-ranked job(s) would not make room${s.protectedWorkers > 0 ? ` (${s.protectedWorkers} more within the scale-out cool-down)` : ''}`;
-      return `${starving}${needs}; ${describeFailure(ctx.state, outcome.failure)}; weight ${weightWithClass(job, ctx.aging)} is the highest waiting, but ${preempt}`;
+      return `${starving}${needs}; ${describeFailure(ctx.state, outcome.failure)}; weight ${weightWithClass(job, ctx.aging)} is the highest waiting, but ${preempt}${kept}`;
     }
     case 'behind-head': {
       const why = outcome.reservation

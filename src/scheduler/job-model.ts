@@ -67,6 +67,8 @@ export interface RunningJob {
   readonly anchorNodes: ReadonlySet<number>;
   /** Worker indices removed in this pass: never reused in the same pass (their pods are still being deleted). */
   readonly removedIndices: Set<number>;
+  /** Worker indices added by scale-out in this pass: never scaled in by the same pass (their pods do not exist yet). */
+  readonly grownIndices: Set<number>;
   scaledInThisPass: boolean;
   readonly admittedThisPass: boolean;
 }
@@ -187,6 +189,7 @@ export function buildPassModel(snapshot: ClusterSnapshot, config: SchedulerConfi
       workers,
       anchorNodes: anchors,
       removedIndices: new Set(),
+      grownIndices: new Set(),
       scaledInThisPass: false,
       admittedThisPass: false,
     });

@@ -28,6 +28,11 @@ export interface ScaleInOptions {
   readonly cooldownMs: number | undefined;
   readonly usableNodesFirst: boolean;
   readonly pruneNeedless: boolean;
+  /**
+   * Whether the victim's worker number `workers` is worth more to it than the room is to j
+   * (`preemptOnlyForGain`): then the victim keeps it and every worker below it. Undefined: none is.
+   */
+  readonly keepsWorker?: (victim: RunningJob, workers: number) => boolean;
 }
 
 export interface ScaleInStats {
@@ -37,6 +42,8 @@ export interface ScaleInStats {
   readonly removableWorkers: number;
   /** Workers the cool-down protected. */
   readonly protectedWorkers: number;
+  /** Workers kept because they add more to their job than the room would to j (`keepsWorker`). */
+  readonly worthKeeping: number;
 }
 
 export type ScaleInResult =
@@ -79,6 +86,7 @@ export function scaleInFor(state: ClusterState, job: CompiledJob, candidates: re
   let victimsConsidered = 0;
   let removable = 0;
   let protectedCount = 0;
+  let worthKeeping = 0;
 
   const isProtected = (victim: RunningJob, w: LiveReplica): boolean =>
     opts.cooldownMs !== undefined &&
@@ -98,11 +106,17 @@ export function scaleInFor(state: ClusterState, job: CompiledJob, candidates: re
     for (const n of victimNodes(state, victim, usable, opts.usableNodesFirst)) {
       const onNode = victim.workers.filter((w) => w.node === n).sort((a, b) => b.index - a.index);
       for (const w of onNode) {
+        // A worker grown earlier in this pass has no pod yet: it cannot be preempted.
+        if (victim.grownIndices.has(w.index)) continue;
         if (isProtected(victim, w)) {
           protectedCount++;
           continue;
         }
         if (count >= ldw) continue outer;
+        if (opts.keepsWorker?.(victim, victim.workers.length - count) === true) {
+          worthKeeping += victim.workers.length - count - wg.min;
+          continue outer;
+        }
         state.adjust(n, wg.vec, 1);
         log.push({ victim, worker: w, vec: wg.vec });
         count++;
@@ -123,7 +137,7 @@ export function scaleInFor(state: ClusterState, job: CompiledJob, candidates: re
       const e = log[i]!;
       state.adjust(e.worker.node, e.vec, -1);
     }
-    return { ok: false, stats: { victimsConsidered, removableWorkers: removable, protectedWorkers: protectedCount } };
+    return { ok: false, stats: { victimsConsidered, removableWorkers: removable, protectedWorkers: protectedCount, worthKeeping } };
   }
 
   commitPlacement(state, items, placement);

@@ -31,6 +31,8 @@ export interface ScaleOutOptions {
   readonly skipJobsScaledInThisPass: boolean;
   /** Nodes no worker may be added to (reserved for a starving job), if any. */
   readonly reserved?: Uint8Array;
+  /** A further per-job cap on the worker count (given the knee-limited one), if any. */
+  readonly limitFor?: (job: RunningJob, limit: number) => number;
 }
 
 /**
@@ -89,7 +91,8 @@ export function scaleOut(
     const wg = job.job.workers;
     if (wg === undefined) continue;
     if (opts.skipJobsScaledInThisPass && job.scaledInThisPass) continue;
-    const limit = kneeLimit(wg.scalingCurve, wg.min, wg.max, opts.kneeMinMarginalGain);
+    const knee = kneeLimit(wg.scalingCurve, wg.min, wg.max, opts.kneeMinMarginalGain);
+    const limit = opts.limitFor === undefined ? knee : Math.min(knee, opts.limitFor(job, knee));
     const liw = limit - job.workers.length;
     if (liw <= 0) continue;
     if (noRoom.has(wg.shapeKey) || !state.fitsSomewhereBound(wg.vec)) {
@@ -151,6 +154,7 @@ export function scaleOut(
     const indices = lowestFreeIndices(job, placedOn.length);
     const added: LiveReplica[] = placedOn.map((node, i) => ({ type: wg.type, index: indices[i]!, node, createdAt: now }));
     job.workers = [...job.workers, ...added].sort((a, b) => a.index - b.index);
+    for (const w of added) job.grownIndices.add(w.index);
     onGrow(job, added);
   }
 }

@@ -19,8 +19,9 @@ import { admitPlaced, toInstance } from '../admission.ts';
 import type { ImprovementToggles, SchedulerConfig } from '../config.ts';
 import { explainWaiting } from '../explain.ts';
 import type { WaitOutcome } from '../explain.ts';
+import { admissionGainDensity, growBeforeAdmitLimit, workerGainDensity } from '../gain.ts';
 import { buildPassModel } from '../job-model.ts';
-import type { CompiledJob, RunningJob } from '../job-model.ts';
+import type { CompiledJob, LiveReplica, RunningJob } from '../job-model.ts';
 import { sortedWeights, PlanBuilder } from '../plan-builder.ts';
 import { commitPlacement, findPlacement, minimumItems, nodesOf } from '../placement.ts';
 import type { PlacementFailure } from '../placement.ts';
@@ -82,10 +83,21 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
 
   const tryScaleIn = (head: CompiledJob, failure: PlacementFailure): boolean => {
     const candidates = byRankAscending(model.running.filter((r) => r.job.priority <= head.priority && compareRank(r.job, head) > 0));
+    // ours: a same-class victim keeps a worker that adds at least what the head's admission buys.
+    const headGain = toggles.preemptOnlyForGain && !head.starving ? admissionGainDensity(state, head) : undefined;
     const res = scaleInFor(state, head, candidates, now, {
       cooldownMs,
       usableNodesFirst: toggles.preemptOnUsableNodesFirst,
       pruneNeedless: toggles.pruneNeedlessPreemption,
+      ...(headGain === undefined
+        ? {}
+        : {
+            keepsWorker: (victim: RunningJob, workers: number): boolean => {
+              if (victim.job.priority !== head.priority || victim.job.workers === undefined) return false;
+              const loss = workerGainDensity(state, victim.job.workers, workers);
+              return loss !== undefined && loss >= headGain;
+            },
+          }),
     });
     if (!res.ok) {
       outcomes.set(head.key, { kind: 'head-blocked', failure, scaleIn: res.stats });
@@ -122,6 +134,55 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
       }
     }
   };
+
+  const onGrow = (job: RunningJob, added: readonly LiveReplica[]): void => {
+    plan.addWorkers(
+      job.job.key,
+      added.map((w) => toInstance(state, w)),
+    );
+  };
+
+  // ours (growBeforeAdmit): before any admission, running jobs take the workers that buy more
+  // normalised speed per unit of share than the best waiting job of their class would with its
+  // minimum configuration (gain.ts). Never while a job starves (its bound relies on KOD2's order).
+  if (toggles.growBeforeAdmit && model.waiting.length > 0 && !model.waiting.some((j) => j.starving)) {
+    // Best admission value per class; a waiting job without a known value counts as infinite.
+    const best = new Map<number, number>();
+    for (const job of model.waiting) {
+      const d = admissionGainDensity(state, job) ?? Number.POSITIVE_INFINITY;
+      if (d <= (best.get(job.priority) ?? Number.NEGATIVE_INFINITY)) continue;
+      if (neverFits(job) !== undefined) continue;
+      best.set(job.priority, d);
+    }
+    // A running job grows first only against waiting jobs of its own class; one of a higher class comes first.
+    const thresholdFor = (priority: number): number | undefined => {
+      let t: number | undefined;
+      for (const [p, d] of best) {
+        if (p > priority) return undefined;
+        if (p === priority) t = d;
+      }
+      return t !== undefined && Number.isFinite(t) ? t : undefined;
+    };
+    if (best.size > 0) {
+      scaleOut(
+        state,
+        byRankDescending(model.running),
+        now,
+        {
+          psNodesFirst: toggles.scaleOutPrefersPsNodes,
+          packNodes: toggles.scaleOutPacksNodes,
+          kneeMinMarginalGain: toggles.scalingKnee ? config.kneeMinMarginalGain : undefined,
+          skipJobsScaledInThisPass: false,
+          limitFor: (job, limit) => {
+            const t = thresholdFor(job.job.priority);
+            const wg = job.job.workers;
+            return t === undefined || wg === undefined ? job.workers.length : growBeforeAdmitLimit(state, wg, job.workers.length, limit, t);
+          },
+        },
+        onGrow,
+      );
+    }
+  }
 
   let lastHead: CompiledJob | undefined;
   let reservation = false;
@@ -182,12 +243,7 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
       skipJobsScaledInThisPass: toggles.cooldown,
       ...(reserved === undefined ? {} : { reserved }),
     },
-    (job, added) => {
-      plan.addWorkers(
-        job.job.key,
-        added.map((w) => toInstance(state, w)),
-      );
-    },
+    onGrow,
   );
 
   const waiting: WaitingReason[] = [];

@@ -1,0 +1,165 @@
+// `ours`' throughput-per-resource rules (gain.ts): growth before admission and preemption only
+// for a gain, hand-computed on the paper's testbed (3 nodes × 10 cpu × 32Gi; cluster share of a
+// replica = cpu/30 + memory/96Gi).
+import { describe, expect, it } from 'vitest';
+import { resolveSchedulerConfig } from '../../../src/scheduler/config.ts';
+import { admissionGainDensity, growBeforeAdmitLimit, normalisedSpeed, workerGainDensity } from '../../../src/scheduler/gain.ts';
+import { schedule } from '../../../src/scheduler/index.ts';
+import { buildPassModel } from '../../../src/scheduler/job-model.ts';
+import { cpu, describeReplicas, Gi, paperTestbed, running, snapshot, waiting } from './helpers/builders.ts';
+
+const LINEAR = [100, 200, 300, 400];
+const FLAT = [100, 100, 100, 100];
+const busy = (used: Record<string, number>) => Object.entries(used).map(([n, c]) => ({ key: `other/${n}`, node: n, requests: { cpu: cpu(c) } }));
+const without = (...names: ('growBeforeAdmit' | 'preemptOnlyForGain')[]) => resolveSchedulerConfig({ improvements: Object.fromEntries(names.map((n) => [n, false])) });
+const workersOf = (plan: ReturnType<typeof schedule>, job: string) => plan.scaleOut.filter((s) => s.job === job).flatMap((s) => describeReplicas(s.add));
+
+describe('gain (normalised speed per unit of cluster share)', () => {
+  const model = buildPassModel(
+    snapshot(paperTestbed(), [
+      waiting('lin', { scalingCurve: LINEAR }),
+      waiting('flat', { scalingCurve: FLAT }),
+      waiting('short', { scalingCurve: [100, 150] }),
+      waiting('none'),
+    ]),
+    resolveSchedulerConfig(),
+  );
+  const job = (key: string) => model.jobs.get(key)!;
+  // Default shapes: PS 1 cpu / 2Gi (share 1/30 + 2/96), worker 2 cpu / 4Gi (2/30 + 4/96).
+  const ps = 1 / 30 + 2 / 96;
+  const worker = 2 / 30 + 4 / 96;
+
+  it('normalises throughput by the throughput at the maximum (or the curve’s end)', () => {
+    expect(normalisedSpeed(job('lin').workers!, 1)).toBeCloseTo(0.25);
+    expect(normalisedSpeed(job('lin').workers!, 0)).toBe(0);
+    expect(normalisedSpeed(job('flat').workers!, 1)).toBe(1);
+    expect(normalisedSpeed(job('short').workers!, 2)).toBe(1);
+    expect(normalisedSpeed(job('short').workers!, 3)).toBeUndefined();
+    expect(normalisedSpeed(job('none').workers!, 1)).toBeUndefined();
+  });
+
+  it('values a worker by what it adds, and an admission by its minimum configuration’s speed, PS included', () => {
+    expect(workerGainDensity(model.state, job('lin').workers!, 2)).toBeCloseTo(0.25 / worker);
+    expect(workerGainDensity(model.state, job('flat').workers!, 2)).toBe(0);
+    expect(workerGainDensity(model.state, job('none').workers!, 2)).toBeUndefined();
+    expect(admissionGainDensity(model.state, job('lin'))).toBeCloseTo(0.25 / (ps + worker));
+    expect(admissionGainDensity(model.state, job('flat'))).toBeCloseTo(1 / (ps + worker));
+    expect(admissionGainDensity(model.state, job('none'))).toBeUndefined();
+  });
+
+  it('grows before admission while each next worker adds more than the threshold, within the limit', () => {
+    const w = job('lin').workers!;
+    const admitLinear = admissionGainDensity(model.state, job('lin'))!;
+    expect(growBeforeAdmitLimit(model.state, w, 1, 4, admitLinear)).toBe(4);
+    expect(growBeforeAdmitLimit(model.state, w, 1, 3, admitLinear)).toBe(3);
+    // Exactly equal is not more: no growth.
+    expect(growBeforeAdmitLimit(model.state, w, 1, 4, 0.25 / worker)).toBe(1);
+    expect(growBeforeAdmitLimit(model.state, job('flat').workers!, 1, 4, 0)).toBe(1);
+    expect(growBeforeAdmitLimit(model.state, job('none').workers!, 1, 4, 0)).toBe(1);
+  });
+});
+
+describe('growth before admission (ours)', () => {
+  // R runs PS + 1 worker on node-1 (max 4, linear). node-2 and node-3 are full but 4 cpu on
+  // node-2: room for R's next 2 workers, or for W's PS and worker (3 cpu), not both.
+  const snap = (curveR: readonly number[] | undefined, curveW: readonly number[] | undefined, now = 100_000, node2Used = 6) =>
+    snapshot(
+      paperTestbed(),
+      [
+        running('R', ['PS:0@node-1', 'Worker:0@node-1'], { ...(curveR === undefined ? {} : { scalingCurve: curveR }), submittedAt: 0, createdAt: 0 }),
+        waiting('W', { ...(curveW === undefined ? {} : { scalingCurve: curveW }), submittedAt: 50_000 }),
+      ],
+      { now, otherPods: busy({ 'node-1': 7, 'node-2': node2Used, 'node-3': 10 }) },
+    );
+
+  it('widens a linearly scaling job rather than start another at one worker (its PS is overhead); kod2 admits', () => {
+    const ours = schedule('ours', snap(LINEAR, LINEAR));
+    expect(ours.admit).toEqual([]);
+    expect(workersOf(ours, 'R')).toEqual(['Worker:1@node-2', 'Worker:2@node-2']);
+    expect(ours.waiting.map((w) => w.job)).toEqual(['W']);
+    for (const plan of [schedule('kod2', snap(LINEAR, LINEAR)), schedule('ours', snap(LINEAR, LINEAR), without('growBeforeAdmit'))]) {
+      expect(plan.admit.map((a) => [a.job, describeReplicas(a.replicas)])).toEqual([['W', ['PS:0@node-2', 'Worker:0@node-2']]]);
+    }
+  });
+
+  it('admits first when the waiting job gains more (its minimum already runs at full speed)', () => {
+    const plan = schedule('ours', snap(LINEAR, FLAT));
+    expect(plan.admit.map((a) => a.job)).toEqual(['W']);
+  });
+
+  it('keeps KOD2’s order when a curve is missing, or a job starves', () => {
+    expect(schedule('ours', snap(LINEAR, undefined)).admit.map((a) => a.job)).toEqual(['W']);
+    expect(schedule('ours', snap(undefined, LINEAR)).admit.map((a) => a.job)).toEqual(['W']);
+    // W starving (waited the 30-minute default): no growth first.
+    expect(schedule('ours', snap(LINEAR, LINEAR, 50_000 + 30 * 60_000)).admit.map((a) => a.job)).toEqual(['W']);
+  });
+
+  it('does not grow a job first while a job of a higher class waits', () => {
+    const s = snap(LINEAR, LINEAR);
+    const higher = { ...s, jobs: s.jobs.map((j) => (j.spec.key === 'W' ? { ...j, spec: { ...j.spec, priority: 10 } } : j)) };
+    expect(schedule('ours', higher).admit.map((a) => a.job)).toEqual(['W']);
+  });
+
+  it('stops at the knee even where workers past it would still beat the admission', () => {
+    // node-2 has room for 3 workers. R's 4th worker adds 10 < 0.25 × 100: the knee stops R at 3
+    // workers; W, whose 1 of 4 workers buys little, still waits (2 cpu left, it needs 3).
+    const kneeR = [100, 200, 300, 310];
+    const slowStartW = [10, 100, 200, 400];
+    const plan = schedule('ours', snap(kneeR, slowStartW, 100_000, 4));
+    expect(workersOf(plan, 'R')).toEqual(['Worker:1@node-2', 'Worker:2@node-2']);
+    expect(plan.admit).toEqual([]);
+    const noKnee = schedule('ours', snap(kneeR, slowStartW, 100_000, 4), resolveSchedulerConfig({ improvements: { scalingKnee: false } }));
+    expect(workersOf(noKnee, 'R')).toEqual(['Worker:1@node-2', 'Worker:2@node-2', 'Worker:3@node-2']);
+  });
+});
+
+describe('preemption only for a gain (ours)', () => {
+  // V runs PS + 4 workers on node-1 (10 cpu used: PS 1 + 4 × 2 + 1 other); node-2 and node-3 full.
+  // H is heavier than V (smaller worker), so it may preempt V's workers.
+  const snap = (curveV: readonly number[] | undefined, curveH: readonly number[] | undefined, o: { now?: number; priority?: number } = {}) =>
+    snapshot(
+      paperTestbed(),
+      [
+        running('V', ['PS:0@node-1', 'Worker:0@node-1', 'Worker:1@node-1', 'Worker:2@node-1', 'Worker:3@node-1'], {
+          ...(curveV === undefined ? {} : { scalingCurve: curveV }),
+          submittedAt: 0,
+          createdAt: 0,
+        }),
+        waiting('H', {
+          ...(curveH === undefined ? {} : { scalingCurve: curveH }),
+          worker: { cpu: cpu(1), memory: 2 * Gi },
+          ps: { cpu: cpu(1), memory: 1 * Gi },
+          submittedAt: 50_000,
+          ...(o.priority === undefined ? {} : { priority: o.priority }),
+        }),
+      ],
+      { now: o.now ?? 200_000, otherPods: busy({ 'node-1': 1, 'node-2': 10, 'node-3': 10 }) },
+    );
+
+  it('preempts a worker that adds nothing (saturated job) for a job that gains', () => {
+    const plan = schedule('ours', snap(FLAT, LINEAR));
+    expect(plan.scaleIn.map((s) => [s.job, describeReplicas(s.remove), s.forJob])).toEqual([['V', ['Worker:3@node-1'], 'H']]);
+    expect(plan.admit.map((a) => a.job)).toEqual(['H']);
+  });
+
+  it('keeps workers that add more to their job than the admission would gain, and says so; kod2 preempts', () => {
+    // V linear: its 4th worker adds 0.25 / (2/30 + 4/96) ≈ 2.3 per unit of share; H, slow with
+    // one of its four workers (100 of 700), buys (1/7) / (PS 1/30 + 1/96 + worker 1/30 + 2/96) ≈ 1.5.
+    const plan = schedule('ours', snap(LINEAR, [100, 300, 500, 700]));
+    expect(plan.scaleIn).toEqual([]);
+    expect(plan.admit).toEqual([]);
+    expect(plan.waiting.find((w) => w.job === 'H')!.reason).toMatch(/add more to their jobs, by their scaling curves, than this job would gain/);
+    for (const other of [schedule('kod2', snap(LINEAR, [100, 300, 500, 700])), schedule('ours', snap(LINEAR, [100, 300, 500, 700]), without('preemptOnlyForGain'))]) {
+      expect(other.scaleIn.map((s) => s.job)).toEqual(['V']);
+      expect(other.admit.map((a) => a.job)).toEqual(['H']);
+    }
+  });
+
+  it('does not hold back a starving job, a higher class, or jobs without curves', () => {
+    const flatterH = [100, 300, 500, 700];
+    expect(schedule('ours', snap(LINEAR, flatterH, { now: 50_000 + 30 * 60_000 })).admit.map((a) => a.job)).toEqual(['H']);
+    expect(schedule('ours', snap(LINEAR, flatterH, { priority: 10 })).admit.map((a) => a.job)).toEqual(['H']);
+    expect(schedule('ours', snap(undefined, flatterH)).admit.map((a) => a.job)).toEqual(['H']);
+    expect(schedule('ours', snap(LINEAR, undefined)).admit.map((a) => a.job)).toEqual(['H']);
+  });
+});
