@@ -1,0 +1,87 @@
+// Reads a Prometheus text exposition (/metrics of our operator, training-operator, kube-scheduler):
+// enough to sum a counter by one label, e.g. rest_client_requests_total by method.
+import https from 'node:https';
+
+export interface Sample {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+const LINE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/;
+const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
+
+export function parseMetrics(text: string): Sample[] {
+  const out: Sample[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const m = LINE.exec(line);
+    if (m === null) continue;
+    const labels: Record<string, string> = {};
+    for (const l of (m[2] ?? '').matchAll(LABEL)) labels[l[1]!] = l[2]!;
+    out.push({ name: m[1]!, labels, value: Number(m[3]) });
+  }
+  return out;
+}
+
+/** Sum of a metric's samples grouped by one label (`''` groups everything). */
+export function sumBy(samples: readonly Sample[], name: string, label: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const s of samples) {
+    if (s.name !== name) continue;
+    const key = label === '' ? 'total' : (s.labels[label] ?? '');
+    out[key] = (out[key] ?? 0) + s.value;
+  }
+  return out;
+}
+
+export function single(samples: readonly Sample[], name: string): number | undefined {
+  return samples.find((s) => s.name === name)?.value;
+}
+
+/** GET a /metrics page over http, or https with a bearer token (kube-scheduler's secure port). */
+export async function scrape(url: string, opts: { token?: string; timeoutMs?: number } = {}): Promise<Sample[]> {
+  if (url.startsWith('http://')) {
+    const res = await fetch(url, { signal: AbortSignal.timeout(opts.timeoutMs ?? 10_000) });
+    if (!res.ok) throw new Error(`GET ${url}: HTTP ${res.status}`);
+    return parseMetrics(await res.text());
+  }
+  // Self-signed serving certificates of the local control plane's components.
+  const text = await new Promise<string>((resolve, reject) => {
+    const req = https.get(url, {
+      rejectUnauthorized: false,
+      headers: opts.token === undefined ? {} : { Authorization: `Bearer ${opts.token}` },
+      timeout: opts.timeoutMs ?? 10_000,
+    }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => {
+        if ((res.statusCode ?? 0) >= 300) reject(new Error(`GET ${url}: HTTP ${res.statusCode ?? 0} ${body.slice(0, 200)}`));
+        else resolve(body);
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
+  return parseMetrics(text);
+}
+
+/** rest_client_requests_total by method (client-go and our operator use the same name). */
+export function requestsByMethod(samples: readonly Sample[]): Record<string, number> {
+  return sumBy(samples, 'rest_client_requests_total', 'method');
+}
+
+/** Per-key difference `after − before` (counters), dropping zeros. */
+export function diffCounts(after: Readonly<Record<string, number>>, before: Readonly<Record<string, number>>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(after)) {
+    const d = v - (before[k] ?? 0);
+    if (d !== 0) out[k] = d;
+  }
+  return out;
+}
+
+export function total(counts: Readonly<Record<string, number>>): number {
+  return Object.values(counts).reduce((a, b) => a + b, 0);
+}
