@@ -56,20 +56,33 @@ const STATE_FILE = 'cluster.json';
 const PID_FILE = 'pids';
 const STOP_FILE = 'running';
 
+/** How a component was launched, so restartComponent() can launch it again identically. */
+interface LaunchSpec {
+  readonly binary: string;
+  readonly args: readonly string[];
+}
+
 export class LocalCluster {
-  readonly state: ClusterState;
+  #state: ClusterState;
   #processes: ManagedProcess[];
+  readonly #launchSpecs: ReadonlyMap<string, LaunchSpec>;
   #stopped = false;
   #exitHook: () => void;
 
-  private constructor(state: ClusterState, processes: ManagedProcess[], tiedToProcess: boolean) {
-    this.state = state;
+  private constructor(state: ClusterState, processes: ManagedProcess[], tiedToProcess: boolean, launchSpecs: ReadonlyMap<string, LaunchSpec> = new Map()) {
+    this.#state = state;
     this.#processes = processes;
+    this.#launchSpecs = launchSpecs;
     // Last resort when the owner exits without stop(): synchronous kill of every process group.
     this.#exitHook = () => {
       for (const p of this.#processes) signalGroup(p.pid, 'SIGKILL');
     };
     if (tiedToProcess) process.once('exit', this.#exitHook);
+  }
+
+  /** The cluster's state; `processes` follows component restarts. */
+  get state(): ClusterState {
+    return this.#state;
   }
 
   get kubeconfigPath(): string {
@@ -122,9 +135,11 @@ export class LocalCluster {
     }
 
     const processes: ManagedProcess[] = [];
+    const launchSpecs = new Map<string, LaunchSpec>();
     const launch = (name: string, binary: string, args: string[]): ManagedProcess => {
       const p = ManagedProcess.start(name, binary, args, { logFile: file('logs', `${name}.log`), cwd: workDir });
       processes.push(p);
+      launchSpecs.set(name, { binary, args });
       appendFileSync(file(PID_FILE), `${p.pid}\n`);
       return p;
     };
@@ -269,7 +284,7 @@ export class LocalCluster {
         startedAt: new Date().toISOString(),
         startupMs: Math.round(performance.now() - started),
       };
-      const cluster = new LocalCluster(state, processes, options.tiedToProcess ?? true);
+      const cluster = new LocalCluster(state, processes, options.tiedToProcess ?? true, launchSpecs);
       await cluster.#waitForDefaultServiceAccount();
       writeFileSync(file(STATE_FILE), JSON.stringify({ ...state, startupMs: Math.round(performance.now() - started) }, null, 2));
       progress(`[local-cluster] ready in ${((performance.now() - started) / 1000).toFixed(1)} s at ${server} (kubeconfig ${adminKubeconfig})`);
@@ -326,6 +341,30 @@ export class LocalCluster {
     }
   }
 
+  /**
+   * Stops one component (SIGTERM, then SIGKILL after `graceMs`), waits `downMs`, and launches it
+   * again with the same binary, arguments, ports and data: fault-injection tests restart
+   * kube-apiserver mid-run this way. Resolves once the apiserver answers /readyz again (other
+   * components: once the process runs). Returns the new pid.
+   */
+  async restartComponent(name: string, opts: { downMs?: number; graceMs?: number; timeoutMs?: number } = {}): Promise<number> {
+    const spec = this.#launchSpecs.get(name);
+    const old = this.#processes.find((p) => p.name === name);
+    if (spec === undefined || old === undefined) throw new Error(`no component ${name} in this cluster`);
+    if (this.#stopped) throw new Error('the cluster is stopped');
+    await old.stop(opts.graceMs ?? 5_000);
+    if ((opts.downMs ?? 0) > 0) await sleep(opts.downMs);
+    const p = ManagedProcess.start(name, spec.binary, spec.args, { logFile: old.logFile, cwd: this.#state.workDir });
+    this.#processes = this.#processes.map((x) => (x === old ? p : x));
+    appendFileSync(path.join(this.#state.workDir, PID_FILE), `${p.pid}\n`);
+    this.#state = { ...this.#state, processes: { ...this.#state.processes, [name]: { pid: p.pid, log: p.logFile } } };
+    if (name === 'kube-apiserver') {
+      const ca = readFileSync(this.#state.caFile);
+      await waitFor(name, p, async () => (await httpGet(`${this.#state.server}/readyz`, { token: this.#state.adminToken, ca })).status === 200, opts.timeoutMs ?? 120_000);
+    }
+    return p.pid;
+  }
+
   /** Processes that died on their own (a crashed component). */
   deadComponents(): string[] {
     return this.#processes.filter((p) => !p.running).map((p) => `${p.name} (exit ${String(p.exitStatus)})`);
@@ -336,8 +375,8 @@ export class LocalCluster {
     this.#stopped = true;
     for (const p of [...this.#processes].reverse()) await p.stop();
     process.removeListener('exit', this.#exitHook);
-    rmSync(path.join(this.state.workDir, STOP_FILE), { force: true });
-    if (this.state.removeWorkDir) rmSync(this.state.workDir, { recursive: true, force: true });
+    rmSync(path.join(this.#state.workDir, STOP_FILE), { force: true });
+    if (this.#state.removeWorkDir) rmSync(this.#state.workDir, { recursive: true, force: true });
   }
 
   /** Reads the state of a cluster started by another process (`cluster up`). */

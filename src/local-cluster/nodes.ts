@@ -12,6 +12,8 @@ export const KWOK_NODE_ANNOTATION_VALUE = 'fake';
  */
 export const POD_EXIT_CODE_ANNOTATION = 'kwok.tfjob-operator.kubeflow.org/exit-code';
 export const POD_EXIT_REASON_ANNOTATION = 'kwok.tfjob-operator.kubeflow.org/reason';
+/** Annotating a fake node with this key makes kwok report it NotReady until the annotation is removed. */
+export const NODE_NOT_READY_ANNOTATION = 'kwok.tfjob-operator.kubeflow.org/not-ready';
 
 export interface FakeNodeSpec {
   readonly name: string;

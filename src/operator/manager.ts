@@ -38,6 +38,7 @@ export interface SchedulingContext {
   readonly controller: Controller;
   readonly logger: Logger;
   readonly registry: Registry;
+  readonly metrics: RuntimeMetrics;
   readonly recorder: KubeEventRecorder;
 }
 
@@ -97,7 +98,7 @@ export class Operator {
     const makeScheduling = opts.scheduling ?? (policy === 'tf-operator' ? undefined : (ctx: SchedulingContext) => new PrioritySchedulingLoop(ctx, policy));
     this.#scheduling = makeScheduling?.({
       config, clients: this.clients, kubeConfig: kc, caches: this.caches, controller: this.controller,
-      logger: this.logger, registry: this.registry, recorder: this.#recorder,
+      logger: this.logger, registry: this.registry, metrics, recorder: this.#recorder,
     });
     const tfjobController = new TFJobController({
       clients: this.clients,

@@ -68,11 +68,26 @@ export class LeaderElector {
 
   /** Campaigns, then leads, until stop() or until leadership is lost. */
   async run(): Promise<void> {
+    let acquired = false;
     while (this.#campaigning()) {
-      if (await this.#tryAcquireOrRenew()) break;
+      if (await this.#tryAcquireOrRenew()) {
+        acquired = true;
+        break;
+      }
       await sleep(this.#cfg.retryPeriodMs * (1 + Math.random() * 0.2));
     }
-    if (this.#stopped) return;
+    if (this.#stopped) {
+      // stop() ran while our take-over write was in flight: give the lease back, or the next replica
+      // would wait a whole lease duration for a process that has exited.
+      if (acquired) {
+        try {
+          await this.#release();
+        } catch (err) {
+          this.#log.warn({ err }, 'Failed to release a lease acquired during shutdown');
+        }
+      }
+      return;
+    }
     this.#becomeLeader();
     while (this.#holding()) {
       await sleep(this.#cfg.retryPeriodMs);

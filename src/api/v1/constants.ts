@@ -61,6 +61,8 @@ export const ENV_CUSTOM_CLUSTER_DOMAIN = 'CUSTOM_CLUSTER_DOMAIN';
 export const ANNOTATION_REMOVAL = `${OUR_PREFIX}/removal`;
 export const REMOVAL_PREEMPTION = 'preemption';
 export const REMOVAL_SCALE_IN = 'scale-in';
+/** The pod's node was deleted or stayed NotReady past the grace period: it is recreated elsewhere. */
+export const REMOVAL_NODE_LOST = 'node-lost';
 
 /**
  * Optional scaling curve of a job: comma-separated throughputs with 1, 2, ... workers (any unit). The

@@ -64,16 +64,15 @@ export function createSchedulerCaches(deps: {
   clients: KubeClients;
   logger: Logger;
   metrics?: RuntimeMetrics;
-  nodeSelector: string;
 }): SchedulerCaches {
   const core = deps.clients.api(CoreV1Api);
   const sched = deps.clients.api(SchedulingV1Api);
   const onWatchEvent = (informer: string) => (event: string) => deps.metrics?.informerEvents.inc({ informer, event });
-  const labelSelector = deps.nodeSelector === '' ? undefined : deps.nodeSelector;
+  // Every node is watched, not only those the node selector picks: the scheduler must tell a node that
+  // was deleted (its pods are lost) from one it merely does not place on.
   const nodes = new Informer<V1Node>(deps.kc, {
-    list: ({ limit, continueToken }) => core.listNode({ limit, _continue: continueToken, ...(labelSelector ? { labelSelector } : {}) }),
+    list: ({ limit, continueToken }) => core.listNode({ limit, _continue: continueToken }),
     watchPath: '/api/v1/nodes',
-    ...(labelSelector ? { labelSelector } : {}),
   }, { name: 'nodes', logger: deps.logger, transform: stripForCache, onWatchEvent: onWatchEvent('nodes') });
   const pods = new Informer<V1Pod>(deps.kc, {
     list: ({ limit, continueToken }) => core.listPodForAllNamespaces({ limit, _continue: continueToken, fieldSelector: ACTIVE_PODS }),
@@ -110,3 +109,12 @@ export function stopSchedulerCaches(c: SchedulerCaches): void {
 }
 
 export type { InformerHandler };
+
+/** Parses `k=v,k2=v2` (the --node-selector flag) into a label matcher; empty matches every node. */
+export function labelMatcher(selector: string): (labels: Readonly<Record<string, string>> | undefined) => boolean {
+  const pairs = selector.split(',').map((p) => p.trim()).filter((p) => p !== '').map((p) => {
+    const eq = p.indexOf('=');
+    return [p.slice(0, eq), p.slice(eq + 1)] as const;
+  });
+  return (labels) => pairs.every(([k, v]) => labels?.[k] === v);
+}

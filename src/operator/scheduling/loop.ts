@@ -9,7 +9,7 @@
 // in the API: the queue, t_j and counters in the job's status, and placements on the pods.
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
 import { applyDefaults } from '../../api/v1/defaults.ts';
-import { ANNOTATION_REMOVAL, ANNOTATION_SCALING_CURVE, LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE, REMOVAL_PREEMPTION, REMOVAL_SCALE_IN } from '../../api/v1/constants.ts';
+import { ANNOTATION_REMOVAL, ANNOTATION_SCALING_CURVE, LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE, REMOVAL_NODE_LOST, REMOVAL_PREEMPTION, REMOVAL_SCALE_IN } from '../../api/v1/constants.ts';
 import { parseTFJob } from '../../api/v1/parse.ts';
 import { canonicalReplicaType } from '../../api/v1/replica-types.ts';
 import type { SchedulingStatus, TFJob } from '../../api/v1/schema.ts';
@@ -23,7 +23,7 @@ import { objectKey } from '../../runtime/store.ts';
 import { schedulerConfigFrom, type OperatorConfig } from '../config.ts';
 import { BY_JOB, controllingJobKey, type TFJobObject } from '../informers.ts';
 import type { SchedulingContext, SchedulingLoop } from '../manager.ts';
-import { createSchedulerCaches, startSchedulerCaches, stopSchedulerCaches, waitForSchedulerCaches, type SchedulerCaches } from './caches.ts';
+import { createSchedulerCaches, labelMatcher, startSchedulerCaches, stopSchedulerCaches, waitForSchedulerCaches, type SchedulerCaches } from './caches.ts';
 import { jobSpec, nodeInfo, parseScalingCurve, podRequests, type DefaultRequests } from './convert.ts';
 import { SchedulerMetrics } from './metrics.ts';
 import { canonicalAmount } from './quantity.ts';
@@ -74,6 +74,8 @@ interface JobFacts {
   /** Every pod name of the job that still exists (terminating included). */
   readonly existing: ReadonlySet<string>;
   readonly missing: readonly MissingReplica[];
+  /** Live pods on a node that was deleted or stayed NotReady past the grace period. */
+  readonly lost: readonly { readonly pod: V1Pod; readonly why: string; readonly nodeGone: boolean }[];
 }
 
 export class PrioritySchedulingLoop implements SchedulingLoop {
@@ -86,7 +88,11 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
   readonly #log: Logger;
   readonly #metrics: SchedulerMetrics;
   readonly #defaults: DefaultRequests;
+  /** Whether a node's labels match --node-selector (the nodes the operator places pods on). */
+  readonly #managedNode: (labels: Readonly<Record<string, string>> | undefined) => boolean;
   readonly #decisions = new Map<string, Decision>();
+  /** When each node was last seen turning NotReady (real ms), to apply the node-lost grace. */
+  readonly #notReadySince = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
   #debounce: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
@@ -106,7 +112,8 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       cpu: canonicalAmount('cpu', ctx.config.defaultCpuRequest) ?? 100,
       memory: canonicalAmount('memory', ctx.config.defaultMemoryRequest) ?? 256 * 2 ** 20,
     };
-    this.#caches = createSchedulerCaches({ kc: ctx.kubeConfig, clients: ctx.clients, logger: ctx.logger, nodeSelector: ctx.config.nodeSelector });
+    this.#caches = createSchedulerCaches({ kc: ctx.kubeConfig, clients: ctx.clients, logger: ctx.logger, metrics: ctx.metrics });
+    this.#managedNode = labelMatcher(ctx.config.nodeSelector);
     this.#wireTriggers();
   }
 
@@ -251,7 +258,13 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
         this.trigger('pod bound');
       }
     });
-    this.#caches.nodes.on(() => { this.trigger('node changed'); });
+    this.#caches.nodes.on((type, node) => {
+      const name = node.metadata?.name ?? '';
+      const ready = node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+      if (type === 'delete' || ready) this.#notReadySince.delete(name);
+      else if (!this.#notReadySince.has(name)) this.#notReadySince.set(name, Date.now());
+      this.trigger('node changed');
+    });
   }
 
   // --- one pass ---
@@ -262,7 +275,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     const facts = this.#collect(now);
     const snapshot: ClusterSnapshot = {
       now,
-      nodes: this.#caches.nodes.store.list().map(nodeInfo),
+      nodes: this.#caches.nodes.store.list().filter((n) => this.#managedNode(n.metadata?.labels)).map(nodeInfo),
       otherPods: this.#otherPods(facts),
       jobs: facts.map((f) => f.state),
     };
@@ -341,10 +354,14 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       });
       const live = new Map<string, V1Pod>();
       const existing = new Set<string>();
+      const lost: { pod: V1Pod; why: string; nodeGone: boolean }[] = [];
       for (const p of pods) {
         const name = p.metadata?.name ?? '';
         existing.add(name);
-        if (isLive(p)) live.set(name, p);
+        if (!isLive(p)) continue;
+        const loss = this.#nodeLost(p.spec?.nodeName, now);
+        if (loss !== undefined && decision.admitted) lost.push({ pod: p, ...loss });
+        else live.set(name, p);
       }
       // Expire placements never observed (their create failed): the job is then missing them.
       for (const [name, p] of decision.pendingByName) if (now - p.since >= PENDING_TTL_MS || existing.has(name)) decision.pendingByName.delete(name);
@@ -391,7 +408,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
         }
       }
       out.push({
-        key, object, raw, elastic, bounds, live, existing, missing,
+        key, object, raw, elastic, bounds, live, existing, missing, lost,
         state: { spec, phase: decision.admitted ? 'running' : 'waiting', replicas },
       });
     }
@@ -420,7 +437,16 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     const touched = new Set<string>();
     const stamp = new Date(now).toISOString();
 
-    // Preemptions first: the victims' pods are marked and deleted before anything is created.
+    // Pods stranded on lost nodes go first: they are removed so their replicas can be placed again.
+    for (const f of facts) {
+      for (const { pod, why, nodeGone } of f.lost) {
+        await this.#removePod(pod, REMOVAL_NODE_LOST, nodeGone);
+        touched.add(f.key);
+        this.#ctx.recorder.event(f.object, 'Warning', 'NodeLost', `Removed ${pod.metadata?.name ?? ''}: its node ${pod.spec?.nodeName ?? ''} ${why}; it will be placed again`, 'Schedule');
+      }
+    }
+
+    // Preemptions next: the victims' pods are marked and deleted before anything is created.
     for (const s of plan.scaleIn) {
       const f = byKey.get(s.job);
       const d = this.#decisions.get(s.job);
@@ -548,7 +574,22 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     }
   }
 
-  async #removePod(pod: V1Pod, removal: string): Promise<void> {
+  /**
+   * Whether a pod's node counts as lost: deleted, or NotReady past the grace period. A deleted node's
+   * pods are deleted at once (no kubelet will ever confirm their end, as kube-controller-manager's
+   * pod GC would conclude after its quarantine); a NotReady node may come back, so its pods are
+   * deleted gracefully and only elastic workers can be replaced before they are gone.
+   */
+  #nodeLost(node: string | undefined, now: number): { why: string; nodeGone: boolean } | undefined {
+    if (node === undefined) return undefined;
+    if (this.#caches.nodes.store.get(node) === undefined) return { why: 'no longer exists', nodeGone: true };
+    const since = this.#notReadySince.get(node);
+    const grace = this.#config.nodeLostGrace / this.#config.timeScale;
+    if (since !== undefined && now - since >= grace) return { why: `has been NotReady for ${Math.round((now - since) / 1000)}s`, nodeGone: false };
+    return undefined;
+  }
+
+  async #removePod(pod: V1Pod, removal: string, force = false): Promise<void> {
     const name = pod.metadata?.name ?? '';
     const namespace = pod.metadata?.namespace ?? 'default';
     try {
@@ -556,7 +597,11 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
         { name, namespace, body: { metadata: { annotations: { [ANNOTATION_REMOVAL]: removal } } } },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       );
-      await this.#core.deleteNamespacedPod({ name, namespace, body: { preconditions: { uid: pod.metadata?.uid } } });
+      await this.#core.deleteNamespacedPod({
+        name,
+        namespace,
+        body: { preconditions: { uid: pod.metadata?.uid }, ...(force ? { gracePeriodSeconds: 0 } : {}) },
+      });
       this.#log.info({ pod: `${namespace}/${name}`, removal }, 'Removed worker');
     } catch (err) {
       if ((err as { code?: number }).code === 404) return;
