@@ -1,0 +1,114 @@
+// The skeleton every fault scenario shares: a namespace and a dedicated pool, the invariant monitor
+// from the start, a seeded workload with its driver, operator child processes with their memory
+// sampled, and one report line with the figures (faults injected, jobs completed, violations).
+import { appendFileSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { SchedulingV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { InvariantMonitor, MemorySampler, type MemorySummary, type MonitorReport } from './invariants.ts';
+import { JobDriver, planWorkload, submitWorkload, waitAllFinished, type PlannedJob } from './fault-workload.ts';
+import type { OperatorChild } from './operator-child.ts';
+import type { Pool } from './pool.ts';
+
+export interface ScenarioReport {
+  readonly scenario: string;
+  readonly seed: number;
+  readonly faults: Readonly<Record<string, number>>;
+  readonly jobs: number;
+  readonly succeeded: number;
+  readonly violations: MonitorReport['violations'];
+  readonly deletions: Readonly<Record<string, number>>;
+  readonly monitorGaps: number;
+  readonly memory: MemorySummary;
+  readonly seconds: number;
+}
+
+/** One JSON line per scenario on stderr (and in FAULT_REPORT_FILE if set), for the closing figures. */
+export function publish(report: ScenarioReport): void {
+  const line = `[fault-report] ${JSON.stringify({ ...report, memory: { ...report.memory, maxMiB: Math.round(report.memory.maxBytes / 2 ** 20) } })}\n`;
+  process.stderr.write(line);
+  const file = process.env.FAULT_REPORT_FILE;
+  if (file !== undefined && file !== '') appendFileSync(file, line);
+}
+
+export function scratchDir(prefix: string): string {
+  return mkdtempSync(path.join(os.tmpdir(), `${prefix}-`));
+}
+
+export async function createPriorityClass(kc: KubeConfig, name: string, value: number): Promise<() => Promise<void>> {
+  const api = kc.makeApiClient(SchedulingV1Api);
+  await api.createPriorityClass({ body: { metadata: { name }, value, description: 'fault scenario' } });
+  return async () => { await api.deletePriorityClass({ name }).catch(() => undefined); };
+}
+
+/** Runs the common part of a scenario; `inject` performs the faults while the workload runs. */
+export class Scenario {
+  readonly name: string;
+  readonly seed: number;
+  readonly namespace: string;
+  readonly kc: KubeConfig;
+  readonly planned: PlannedJob[];
+  readonly faults: Record<string, number> = {};
+  readonly operators: OperatorChild[] = [];
+  readonly #pool: Pool;
+  monitor!: InvariantMonitor;
+  #driver!: JobDriver;
+  #sampler!: MemorySampler;
+  #submitted!: Promise<number>;
+  #started = 0;
+
+  constructor(opts: { name: string; seed: number; namespace: string; kc: KubeConfig; pool: Pool; jobs: number; highClass?: string }) {
+    this.name = opts.name;
+    this.seed = opts.seed;
+    this.namespace = opts.namespace;
+    this.kc = opts.kc;
+    this.planned = planWorkload({ seed: opts.seed, count: opts.jobs, pool: opts.pool.name, ...(opts.highClass === undefined ? {} : { highClass: opts.highClass }) });
+    this.#pool = opts.pool;
+  }
+
+  count(fault: string, n = 1): void {
+    this.faults[fault] = (this.faults[fault] ?? 0) + n;
+  }
+
+  /** Starts the monitor (before anything else happens), memory sampling, the driver and the submissions. */
+  async start(opts: { gapMs?: readonly [number, number] } = {}): Promise<void> {
+    this.#started = Date.now();
+    this.monitor = await InvariantMonitor.start({ kubeConfig: this.kc, namespace: this.namespace, nodes: this.#pool.nodes });
+    this.#sampler = new MemorySampler(() => this.operators.filter((o) => o.running).map((o) => o.pid));
+    this.#driver = new JobDriver(this.kc, this.namespace, new Map(this.planned.map((p) => [p.job.metadata.name, p.runMs])));
+    this.#driver.start();
+    this.#submitted = submitWorkload(this.kc, this.namespace, this.planned, { seed: this.seed, gapMs: opts.gapMs ?? [200, 1_500] });
+  }
+
+  async submitted(): Promise<number> {
+    return this.#submitted;
+  }
+
+  /** Waits for every job to finish, stops the driver, and judges the run. */
+  async finish(opts: { timeoutMs?: number } = {}): Promise<ScenarioReport> {
+    await this.#submitted;
+    const unfinished = await waitAllFinished(this.kc, this.namespace, { timeoutMs: opts.timeoutMs ?? 240_000, expected: this.planned.length });
+    await this.#driver.stop();
+    const monitor = await this.monitor.finish();
+    const memory = this.#sampler.stop();
+    const report: ScenarioReport = {
+      scenario: this.name,
+      seed: this.seed,
+      faults: this.faults,
+      jobs: this.planned.length,
+      succeeded: monitor.jobs.succeeded,
+      violations: monitor.violations,
+      deletions: monitor.deletions.byReason,
+      monitorGaps: monitor.gaps,
+      memory,
+      seconds: Math.round((Date.now() - this.#started) / 1000),
+    };
+    publish(report);
+    if (unfinished.length > 0) process.stderr.write(`[${this.name}] unfinished jobs: ${unfinished.join(', ')}\n${this.operators.map((o) => o.tail(40)).join('\n')}\n`);
+    return report;
+  }
+
+  async stopOperators(): Promise<void> {
+    for (const o of this.operators) await o.kill('SIGKILL');
+  }
+}

@@ -1,0 +1,140 @@
+// `tfjob-operator run` as a child process for fault scenarios: any kubeconfig (the shared cluster, a
+// dedicated one, or the fault proxy), its own metrics/probe ports, every log line kept (and
+// optionally appended to a file), SIGKILL-able, with its RSS readable from /proc.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT } from '../../src/local-cluster/index.ts';
+import { freePorts } from '../../src/local-cluster/ports.ts';
+import { rssBytes } from './invariants.ts';
+import { eventually } from './kube.ts';
+
+export interface ChildExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+export interface MetricSample {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+/** Samples of a Prometheus text exposition (what prom-client writes). */
+export function parsePrometheus(text: string): MetricSample[] {
+  const out: MetricSample[] = [];
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#') || line.trim() === '') continue;
+    const m = /^([A-Za-z_:][\w:]*)(\{.*\})?\s+(\S+)$/.exec(line);
+    if (m === null) continue;
+    const labels: Record<string, string> = {};
+    for (const l of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = l[2]!;
+    out.push({ name: m[1]!, labels, value: Number(m[3]) });
+  }
+  return out;
+}
+
+export function metricSum(samples: readonly MetricSample[], name: string, labels: Readonly<Record<string, string>> = {}): number {
+  return samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((n, s) => n + s.value, 0);
+}
+
+export class OperatorChild {
+  readonly name: string;
+  readonly metricsPort: number;
+  readonly healthPort: number;
+  readonly logs: string[] = [];
+  readonly exited: Promise<ChildExit>;
+  readonly #child: ChildProcess;
+  #exit: ChildExit | undefined;
+
+  private constructor(name: string, ports: [number, number], kubeconfig: string, args: readonly string[], opts: { logFile?: string; env?: Readonly<Record<string, string>> }) {
+    this.name = name;
+    [this.metricsPort, this.healthPort] = ports;
+    this.#child = spawn(process.execPath, [
+      path.join(REPO_ROOT, 'src', 'cli', 'main.ts'), 'run',
+      '--kubeconfig', kubeconfig,
+      '--metrics-bind-address', `127.0.0.1:${this.metricsPort}`,
+      '--health-probe-bind-address', `127.0.0.1:${this.healthPort}`,
+      ...args,
+    ], {
+      cwd: REPO_ROOT,
+      // Nothing from the test's environment leaks in (LOG_LEVEL, KUBECONFIG, ...): only flags count.
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const collect = (stream: NodeJS.ReadableStream | null) => {
+      let pending = '';
+      stream?.setEncoding('utf8');
+      stream?.on('data', (chunk: string) => {
+        pending += chunk;
+        const lines = pending.split('\n');
+        pending = lines.pop() ?? '';
+        for (const l of lines) this.logs.push(l);
+        if (opts.logFile !== undefined && lines.length > 0) appendFileSync(opts.logFile, `${lines.join('\n')}\n`);
+      });
+    };
+    collect(this.#child.stdout);
+    collect(this.#child.stderr);
+    this.exited = new Promise((resolve) => {
+      this.#child.on('exit', (code, signal) => {
+        this.#exit = { code, signal };
+        resolve(this.#exit);
+      });
+    });
+  }
+
+  static async start(name: string, kubeconfig: string, args: readonly string[], opts: { logFile?: string; env?: Readonly<Record<string, string>> } = {}): Promise<OperatorChild> {
+    const ports = (await freePorts(2)) as [number, number];
+    return new OperatorChild(name, ports, kubeconfig, ['--identity', name, ...args], opts);
+  }
+
+  get pid(): number {
+    return this.#child.pid ?? -1;
+  }
+
+  get running(): boolean {
+    return this.#exit === undefined;
+  }
+
+  get exit(): ChildExit | undefined {
+    return this.#exit;
+  }
+
+  rss(): number | undefined {
+    return this.running ? rssBytes(this.pid) : undefined;
+  }
+
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<ChildExit> {
+    if (this.running) this.#child.kill(signal);
+    return this.exited;
+  }
+
+  async metrics(): Promise<MetricSample[]> {
+    const res = await fetch(`http://127.0.0.1:${this.metricsPort}/metrics`);
+    if (!res.ok) throw new Error(`${this.name} /metrics: HTTP ${res.status}`);
+    return parsePrometheus(await res.text());
+  }
+
+  async ready(timeoutMs = 90_000): Promise<void> {
+    await eventually(async () => {
+      if (!this.running) throw new Error(`${this.name} exited: ${JSON.stringify(this.#exit)}\n${this.tail()}`);
+      const res = await fetch(`http://127.0.0.1:${this.healthPort}/readyz`);
+      return res.status === 200;
+    }, { timeoutMs, intervalMs: 250, what: `${this.name} ready` });
+  }
+
+  /** Parsed JSON log lines. */
+  messages(): { level?: string; msg?: string; [k: string]: unknown }[] {
+    return this.logs.flatMap((l) => {
+      try {
+        return [JSON.parse(l) as { msg?: string }];
+      } catch {
+        return [];
+      }
+    });
+  }
+
+  tail(lines = 30): string {
+    return `--- ${this.name} (${this.running ? 'running' : `exited ${JSON.stringify(this.#exit)}`}) ---\n${this.logs.slice(-lines).join('\n')}`;
+  }
+}
