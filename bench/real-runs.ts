@@ -9,10 +9,12 @@
 // process. The simulator's prediction for the same scenario and policy is computed alongside.
 //
 //   node bench/real-runs.ts [--batch-sizes 8,16,32,64,128] [--systems training-operator,tf-operator,kod2,ours]
-//                           [--repeats 3] [--time-scale 60] [--out DIR] [--resume]
+//                           [--repeats 3] [--time-scale 60] [--out DIR] [--resume] [--operator-rev HEAD]
 //
+// Our operator runs from a snapshot of --operator-rev (default HEAD; `worktree` = the checkout as is).
 // Writes <out>/real-runs.json (schema real-runs/v1; rewritten after every run, so --resume continues
 // an interrupted series) and SVG charts; prints the table docs/benchmarks.md quotes.
+import { execFileSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,12 +24,11 @@ import { LocalCluster } from '../src/local-cluster/index.ts';
 import { installCrd } from '../src/local-cluster/crd.ts';
 import { createLogger } from '../src/runtime/logger.ts';
 import type { PolicyName } from '../src/scheduler/types.ts';
-import { corePass } from '../src/simulator/core.ts';
-import { runScenario } from '../src/simulator/run.ts';
 import { cdfPoints, lineChart, type Series } from '../src/simulator/svg.ts';
 import { loadScenario } from '../src/workloads/index.ts';
 import { requestsByMethod } from './lib/prom.ts';
 import { startOperatorProcess, startTrainingOperator, upstreamCrdFile, type SystemProcess } from './lib/processes.ts';
+import { snapshotSource, type SourceTree } from './lib/snapshot.ts';
 import { header, resultDir, writeJson, writeText, type ResultHeader } from './lib/results.ts';
 import { round, roundSpread, spread, type Spread } from './lib/stats.ts';
 
@@ -48,6 +49,8 @@ interface RunRecord {
   readonly startedAt: string;
   /** 1-minute load average when the run started (2 shared cores: other engineers' clusters too). */
   readonly loadAverage: number;
+  /** Commit our operator ran from (`worktree` = the checkout), or `training-operator v1.7.0`. */
+  readonly operatorRevision: string;
   readonly wallSeconds: number;
   readonly horizonSeconds: number;
   readonly summary: {
@@ -74,7 +77,7 @@ interface Prediction {
 }
 
 interface Document extends ResultHeader {
-  readonly params: { batchSizes: number[]; systems: System[]; repeats: number; timeScale: number; scenario: string; namespace: string };
+  readonly params: { batchSizes: number[]; systems: System[]; repeats: number; timeScale: number; scenario: string; namespace: string; operatorRevision: string };
   readonly simulator: Record<string, Record<string, Prediction & { horizonSeconds: number }>>;
   runs: RunRecord[];
   summary?: Record<string, Record<string, CellSummary>>;
@@ -106,11 +109,12 @@ function parse() {
       'time-scale': { type: 'string', default: '60' },
       out: { type: 'string' },
       resume: { type: 'boolean', default: false },
+      'operator-rev': { type: 'string', default: 'HEAD' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   if (values.help) {
-    console.log('usage: node bench/real-runs.ts [--batch-sizes 8,16,32,64,128] [--systems training-operator,tf-operator,kod2,ours] [--repeats 3] [--time-scale 60] [--out DIR] [--resume]');
+    console.log('usage: node bench/real-runs.ts [--batch-sizes 8,16,32,64,128] [--systems training-operator,tf-operator,kod2,ours] [--repeats 3] [--time-scale 60] [--out DIR] [--resume] [--operator-rev HEAD|worktree|REV]');
     process.exit(0);
   }
   const systems = values.systems.split(',').map((s) => s.trim());
@@ -122,28 +126,47 @@ function parse() {
     timeScale: Number(values['time-scale']),
     out: values.out,
     resume: values.resume,
+    operatorRev: values['operator-rev'],
   };
 }
 
-function predict(batchSize: number): Record<string, Prediction & { horizonSeconds: number }> {
-  const scenario = loadScenario(`kod2-paper-b${batchSize}`);
-  const sim = runScenario(scenario, { policies: ['tf-operator', 'kod2', 'ours'], passFor: (p) => corePass(p) });
+/** The simulator's figures for the same scenario, from the same source revision as the operator. */
+function predict(batchSize: number, source: SourceTree): Record<string, Prediction & { horizonSeconds: number }> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'tfjob-sim-'));
+  const file = path.join(dir, 'sim.json');
+  execFileSync(process.execPath, [path.join(source.root, 'src', 'cli', 'main.ts'), 'simulate', '--scenario', `kod2-paper-b${batchSize}`, '--policy', 'all', '--json', file], { cwd: source.root, stdio: 'ignore' });
+  const docs = JSON.parse(readFileSync(file, 'utf8')) as SimDocument[];
+  rmSync(dir, { recursive: true, force: true });
   const out: Record<string, Prediction & { horizonSeconds: number }> = {};
-  for (const r of sim.runs) {
-    out[r.policy] = {
-      jctMean: r.summary.jct?.mean ?? null,
-      jctP95: r.summary.jct?.p95 ?? null,
-      jctMeanInclUnfinished: r.summary.jctInclUnfinished?.mean ?? null,
-      makespan: r.summary.makespan,
-      unfinished: r.summary.unfinished,
-      utilisation: { cpu: r.summary.utilisation.allocated.cpu ?? 0, memory: r.summary.utilisation.allocated.memory ?? 0 },
-      horizonSeconds: sim.horizon,
+  for (const d of docs) {
+    const s = d.summary;
+    out[d.policy] = {
+      jctMean: s.jct?.mean ?? null,
+      jctP95: s.jct?.p95 ?? null,
+      jctMeanInclUnfinished: s.jctInclUnfinished?.mean ?? null,
+      makespan: s.makespan,
+      unfinished: s.unfinished,
+      utilisation: { cpu: s.utilisation.allocated.cpu ?? 0, memory: s.utilisation.allocated.memory ?? 0 },
+      horizonSeconds: d.params.horizonSeconds,
     };
   }
   return out;
 }
 
-async function oneRun(batchSize: number, system: System, repeat: number, timeScale: number, horizonSeconds: number, logDir: string): Promise<RunRecord> {
+/** The part of the simulator's JSON (schema simulation/v1) read here. */
+interface SimDocument {
+  readonly policy: string;
+  readonly params: { readonly horizonSeconds: number };
+  readonly summary: {
+    readonly jct: { readonly mean: number; readonly p95: number } | null;
+    readonly jctInclUnfinished: { readonly mean: number } | null;
+    readonly makespan: number | null;
+    readonly unfinished: number;
+    readonly utilisation: { readonly allocated: Readonly<Record<string, number>> };
+  };
+}
+
+async function oneRun(batchSize: number, system: System, repeat: number, timeScale: number, horizonSeconds: number, logDir: string, source: SourceTree): Promise<RunRecord> {
   const scenario = loadScenario(`kod2-paper-b${batchSize}`);
   const startedAt = new Date();
   const loadAverage = round(os.loadavg()[0] ?? 0, 2);
@@ -162,6 +185,7 @@ async function oneRun(batchSize: number, system: System, repeat: number, timeSca
       proc = await startOperatorProcess({
         kubeconfig: cluster.kubeconfigPath,
         logFile: path.join(logDir, `${tag}-operator.log`),
+        root: source.root,
         args: ['--namespace', NAMESPACE, '--policy', system, '--time-scale', String(timeScale), '--node-selector', `${POOL_LABEL}=${NODE_PREFIX}`],
       });
     }
@@ -176,6 +200,7 @@ async function oneRun(batchSize: number, system: System, repeat: number, timeSca
     const inclUnfinished = result.jobs.map((j) => j.jct ?? horizonSeconds - (j.submitted ?? 0));
     return {
       batchSize, system, repeat, timeScale, startedAt: startedAt.toISOString(), loadAverage,
+      operatorRevision: system === 'training-operator' ? 'training-operator v1.7.0' : source.revision,
       wallSeconds: round(result.wallSeconds, 1),
       horizonSeconds,
       summary: {
@@ -314,17 +339,19 @@ async function main(): Promise<void> {
   const dir = resultDir(opts.out);
   const file = path.join(dir, 'real-runs.json');
   const startedAt = new Date();
+  const source = snapshotSource(opts.operatorRev);
   const simulator: Document['simulator'] = {};
-  for (const b of opts.batchSizes) simulator[String(b)] = predict(b);
+  for (const b of opts.batchSizes) simulator[String(b)] = predict(b, source);
   let runs: RunRecord[] = [];
   if (opts.resume && existsSync(file)) {
     const old = JSON.parse(readFileSync(file, 'utf8')) as Document;
+    if (old.params.operatorRevision !== source.revision) console.log(`warning: earlier runs used operator revision ${old.params.operatorRevision}, now ${source.revision}`);
     runs = old.runs.filter((r) => r.timeScale === opts.timeScale && opts.batchSizes.includes(r.batchSize) && opts.systems.includes(r.system));
     console.log(`resuming: ${runs.length} runs kept from ${file}`);
   }
   const doc: Document = {
     ...header(SCHEMA, startedAt),
-    params: { batchSizes: opts.batchSizes, systems: opts.systems, repeats: opts.repeats, timeScale: opts.timeScale, scenario: 'kod2-paper-b<batchSize>', namespace: NAMESPACE },
+    params: { batchSizes: opts.batchSizes, systems: opts.systems, repeats: opts.repeats, timeScale: opts.timeScale, scenario: 'kod2-paper-b<batchSize>', namespace: NAMESPACE, operatorRevision: source.revision },
     simulator,
     runs,
   };
@@ -340,7 +367,7 @@ async function main(): Promise<void> {
         const t0 = performance.now();
         process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] b${b} ${s} repeat ${repeat} ... `);
         try {
-          const run = await oneRun(b, s, repeat, opts.timeScale, horizon, logDir);
+          const run = await oneRun(b, s, repeat, opts.timeScale, horizon, logDir, source);
           doc.runs.push(run);
           console.log(`mean JCT ${fmtS(run.summary.jctMean)} s, p95 ${fmtS(run.summary.jctP95)} s, makespan ${fmtS(run.summary.makespan)} s, unfinished ${run.summary.unfinished}, cpu ${((run.summary.utilisation.cpu ?? 0) * 100).toFixed(1)}% (${((performance.now() - t0) / 1000).toFixed(0)} s wall)${run.deadComponents.length > 0 ? ` DEAD: ${run.deadComponents.join(', ')}` : ''}`);
         } catch (err) {
@@ -357,6 +384,7 @@ async function main(): Promise<void> {
   const svgs = charts(doc, dir);
   printTable(doc);
   console.log(`\nwrote ${file} and ${svgs.length} charts`);
+  source.remove();
   if (failures === 0) rmSync(logDir, { recursive: true, force: true });
   else console.log(`${failures} runs failed; logs kept in ${logDir}`);
   process.exitCode = failures === 0 ? 0 : 1;

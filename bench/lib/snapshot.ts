@@ -1,0 +1,28 @@
+// The operator under test runs from a snapshot of a committed revision, not from the working tree:
+// other engineers edit src/ in the same checkout while a benchmark series runs for hours, and a
+// half-edited file must not end up in a measurement (nor an uncommitted change in a figure).
+// `worktree` runs the checkout as it is. The memory benchmark also uses this for before/after runs.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { REPO_ROOT } from '../../src/local-cluster/index.ts';
+
+export interface SourceTree {
+  /** Directory containing src/ and package.json to run `node src/cli/main.ts` from. */
+  readonly root: string;
+  /** Full commit id, or `worktree`. */
+  readonly revision: string;
+  remove(): void;
+}
+
+export function snapshotSource(rev: string): SourceTree {
+  if (rev === 'worktree') return { root: REPO_ROOT, revision: 'worktree', remove: () => undefined };
+  const commit = execFileSync('git', ['rev-parse', '--verify', `${rev}^{commit}`], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+  const root = mkdtempSync(path.join(os.tmpdir(), `tfjob-src-${commit.slice(0, 8)}-`));
+  const tar = execFileSync('git', ['archive', '--format=tar', commit, 'src', 'scenarios', 'package.json'], { cwd: REPO_ROOT, maxBuffer: 256 * 2 ** 20 });
+  execFileSync('tar', ['-x', '-C', root], { input: tar });
+  // Dependencies are shared with the checkout (read-only use).
+  symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(root, 'node_modules'));
+  return { root, revision: commit, remove: () => { rmSync(root, { recursive: true, force: true }); } };
+}
