@@ -18,11 +18,11 @@ export function spawnOperator(args: readonly string[], logFile?: string): Operat
   });
   if (logFile !== undefined) {
     const out = createWriteStream(logFile, { flags: 'a' });
-    child.stdout?.pipe(out);
-    child.stderr?.pipe(out);
+    child.stdout.pipe(out);
+    child.stderr.pipe(out);
   } else {
-    child.stdout?.resume();
-    child.stderr?.resume();
+    child.stdout.resume();
+    child.stderr.resume();
   }
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => { resolve(code); }));
   return {
