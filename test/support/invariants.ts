@@ -567,11 +567,22 @@ export class InvariantMonitor {
             process.stderr.write(`[invariants] ${what} watch: 410 Gone, relisting (a gap)\n`);
             await relist().catch(() => undefined);
           } else if (err !== null && err !== undefined) {
+            // E.g. the apiserver restarting: come back from the same resourceVersion.
             await sleep(500);
           }
-          await connect().catch(async () => { await sleep(1_000); await connect(); });
+          await reconnect();
         })();
       });
+    };
+    const reconnect = async (): Promise<void> => {
+      for (;;) {
+        try {
+          await connect();
+          return;
+        } catch {
+          await sleep(1_000);
+        }
+      }
     };
     await connect();
   }
