@@ -64,6 +64,8 @@ interface Row {
   readonly p95Jct: number | null;
   readonly makespan: number | null;
   readonly unfinished: number;
+  readonly preemptedWorkers: number;
+  readonly scaleOuts: number;
 }
 
 const rows: Row[] = [];
@@ -99,6 +101,8 @@ for (const name of scenarios) {
         p95Jct: s.jct?.p95 ?? null,
         makespan: s.makespan,
         unfinished: s.unfinished,
+        preemptedWorkers: s.preemptedWorkers,
+        scaleOuts: s.scaleOuts,
       };
       rows.push(row);
       cells.push(`${fmt(row.meanJctInclUnfinished)}/${fmt(row.p95Jct)}/${row.unfinished}`.padStart(20));

@@ -77,9 +77,18 @@ export interface ImprovementToggles {
    * adds to its own job (normalised speed: throughput ÷ throughput at the maximum, from the
    * declared `WorkerGroup.scalingCurve`; see `gain.ts`). Otherwise preemption only reorders work
    * and pays start-ups. A starving job, a higher class, or a job or victim without a curve
-   * preempt as in KOD2.
+   * preempt as in KOD2. Off by default: neutral on the simulator's scenarios
+   * (docs/simulation-results.md), where `preemptCheapestFirst` already takes the cheap workers.
    */
   readonly preemptOnlyForGain: boolean;
+  /**
+   * Scale-in visits the candidate victims of each priority class (lowest class first) by what
+   * their next worker adds to them per unit of cluster share (`gain.ts`), least first, instead of
+   * by rank alone: the room comes from where it costs the least speed. Victims without a curve
+   * come after those with one, in KOD2's order; who may be preempted at all is unchanged (only
+   * jobs ranked below the waiting one).
+   */
+  readonly preemptCheapestFirst: boolean;
   /**
    * Before admission, running jobs grow (highest rank first, up to the knee) by workers that buy
    * more normalised speed per unit of cluster share than the minimum configuration of any waiting
@@ -127,7 +136,8 @@ export const DEFAULT_IMPROVEMENTS: ImprovementToggles = {
   preemptOnUsableNodesFirst: true,
   backfillWhenHeadBlocked: true,
   admitUntilBlocked: true,
-  preemptOnlyForGain: true,
+  preemptOnlyForGain: false,
+  preemptCheapestFirst: true,
   growBeforeAdmit: true,
 };
 
@@ -142,6 +152,7 @@ export const NO_IMPROVEMENTS: ImprovementToggles = {
   backfillWhenHeadBlocked: false,
   admitUntilBlocked: false,
   preemptOnlyForGain: false,
+  preemptCheapestFirst: false,
   growBeforeAdmit: false,
 };
 
@@ -172,6 +183,7 @@ const improvementsSchema = z
     backfillWhenHeadBlocked: z.boolean().default(DEFAULT_IMPROVEMENTS.backfillWhenHeadBlocked),
     admitUntilBlocked: z.boolean().default(DEFAULT_IMPROVEMENTS.admitUntilBlocked),
     preemptOnlyForGain: z.boolean().default(DEFAULT_IMPROVEMENTS.preemptOnlyForGain),
+    preemptCheapestFirst: z.boolean().default(DEFAULT_IMPROVEMENTS.preemptCheapestFirst),
     growBeforeAdmit: z.boolean().default(DEFAULT_IMPROVEMENTS.growBeforeAdmit),
   })
   .strict();

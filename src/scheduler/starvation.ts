@@ -37,6 +37,11 @@
 // has not done so earlier. So each of the at most k jobs ahead of j, and then j itself, is
 // admitted within R + Δ of becoming head.  ∎
 //
+// `ours`' curve-based rules do not enter the proof: growth before admission runs only in passes
+// where no job starves, and neither the victim order (`preemptCheapestFirst`, which only reorders
+// the same candidates) nor `preemptOnlyForGain` (never applied to a starving job) limits what a
+// starving head may take.
+//
 // The bound is tested in starvation.test.ts: a light job under a steady stream of heavier jobs,
 // with and without aging, and a property over random arrival streams.
 

@@ -16,6 +16,7 @@
 // the head: otherwise one impossible job would stop line 5's branch for everyone, forever.
 
 import { admitPlaced, toInstance } from '../admission.ts';
+import type { ClusterState } from '../cluster-state.ts';
 import type { ImprovementToggles, SchedulerConfig } from '../config.ts';
 import { explainWaiting } from '../explain.ts';
 import type { WaitOutcome } from '../explain.ts';
@@ -30,6 +31,19 @@ import { scaleInFor } from '../scale-in.ts';
 import { scaleOut } from '../scale-out.ts';
 import type { ClusterSnapshot, Plan, WaitingReason } from '../types.ts';
 import { compareRank } from '../weight.ts';
+
+/**
+ * `preemptCheapestFirst`: victims (already ranked lowest first) by priority class, lowest first,
+ * then by what their next worker adds per unit of share, least first (unknown last), then rank.
+ */
+function cheapestFirst(state: ClusterState, ranked: readonly RunningJob[]): RunningJob[] {
+  const keyed = ranked.map((r, i) => {
+    const loss = r.job.workers === undefined ? undefined : workerGainDensity(state, r.job.workers, r.workers.length);
+    return { r, i, loss: loss ?? Number.POSITIVE_INFINITY };
+  });
+  keyed.sort((a, b) => a.r.job.priority - b.r.job.priority || a.loss - b.loss || a.i - b.i);
+  return keyed.map((k) => k.r);
+}
 
 export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerConfig, toggles: ImprovementToggles): Plan {
   const model = buildPassModel(snapshot, config);
@@ -82,7 +96,8 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
   };
 
   const tryScaleIn = (head: CompiledJob, failure: PlacementFailure): boolean => {
-    const candidates = byRankAscending(model.running.filter((r) => r.job.priority <= head.priority && compareRank(r.job, head) > 0));
+    const ranked = byRankAscending(model.running.filter((r) => r.job.priority <= head.priority && compareRank(r.job, head) > 0));
+    const candidates = toggles.preemptCheapestFirst ? cheapestFirst(state, ranked) : ranked;
     // ours: a same-class victim keeps a worker that adds at least what the head's admission buys.
     const headGain = toggles.preemptOnlyForGain && !head.starving ? admissionGainDensity(state, head) : undefined;
     const res = scaleInFor(state, head, candidates, now, {

@@ -11,7 +11,9 @@ import { cpu, describeReplicas, Gi, paperTestbed, running, snapshot, waiting } f
 const LINEAR = [100, 200, 300, 400];
 const FLAT = [100, 100, 100, 100];
 const busy = (used: Record<string, number>) => Object.entries(used).map(([n, c]) => ({ key: `other/${n}`, node: n, requests: { cpu: cpu(c) } }));
-const without = (...names: ('growBeforeAdmit' | 'preemptOnlyForGain')[]) => resolveSchedulerConfig({ improvements: Object.fromEntries(names.map((n) => [n, false])) });
+const without = (...names: ('growBeforeAdmit' | 'preemptCheapestFirst')[]) => resolveSchedulerConfig({ improvements: Object.fromEntries(names.map((n) => [n, false])) });
+// preemptOnlyForGain is opt-in.
+const GAIN_ONLY = resolveSchedulerConfig({ improvements: { preemptOnlyForGain: true } });
 const workersOf = (plan: ReturnType<typeof schedule>, job: string) => plan.scaleOut.filter((s) => s.job === job).flatMap((s) => describeReplicas(s.add));
 
 describe('gain (normalised speed per unit of cluster share)', () => {
@@ -113,7 +115,7 @@ describe('growth before admission (ours)', () => {
   });
 });
 
-describe('preemption only for a gain (ours)', () => {
+describe('preemption only for a gain (ours, opt-in)', () => {
   // V runs PS + 4 workers on node-1 (10 cpu used: PS 1 + 4 × 2 + 1 other); node-2 and node-3 full.
   // H is heavier than V (smaller worker), so it may preempt V's workers.
   const snap = (curveV: readonly number[] | undefined, curveH: readonly number[] | undefined, o: { now?: number; priority?: number } = {}) =>
@@ -137,7 +139,7 @@ describe('preemption only for a gain (ours)', () => {
     );
 
   it('preempts a worker that adds nothing (saturated job) for a job that gains', () => {
-    const plan = schedule('ours', snap(FLAT, LINEAR));
+    const plan = schedule('ours', snap(FLAT, LINEAR), GAIN_ONLY);
     expect(plan.scaleIn.map((s) => [s.job, describeReplicas(s.remove), s.forJob])).toEqual([['V', ['Worker:3@node-1'], 'H']]);
     expect(plan.admit.map((a) => a.job)).toEqual(['H']);
   });
@@ -145,11 +147,11 @@ describe('preemption only for a gain (ours)', () => {
   it('keeps workers that add more to their job than the admission would gain, and says so; kod2 preempts', () => {
     // V linear: its 4th worker adds 0.25 / (2/30 + 4/96) ≈ 2.3 per unit of share; H, slow with
     // one of its four workers (100 of 700), buys (1/7) / (PS 1/30 + 1/96 + worker 1/30 + 2/96) ≈ 1.5.
-    const plan = schedule('ours', snap(LINEAR, [100, 300, 500, 700]));
+    const plan = schedule('ours', snap(LINEAR, [100, 300, 500, 700]), GAIN_ONLY);
     expect(plan.scaleIn).toEqual([]);
     expect(plan.admit).toEqual([]);
     expect(plan.waiting.find((w) => w.job === 'H')!.reason).toMatch(/add more to their jobs, by their scaling curves, than this job would gain/);
-    for (const other of [schedule('kod2', snap(LINEAR, [100, 300, 500, 700])), schedule('ours', snap(LINEAR, [100, 300, 500, 700]), without('preemptOnlyForGain'))]) {
+    for (const other of [schedule('kod2', snap(LINEAR, [100, 300, 500, 700])), schedule('ours', snap(LINEAR, [100, 300, 500, 700]))]) {
       expect(other.scaleIn.map((s) => s.job)).toEqual(['V']);
       expect(other.admit.map((a) => a.job)).toEqual(['H']);
     }
@@ -157,9 +159,45 @@ describe('preemption only for a gain (ours)', () => {
 
   it('does not hold back a starving job, a higher class, or jobs without curves', () => {
     const flatterH = [100, 300, 500, 700];
-    expect(schedule('ours', snap(LINEAR, flatterH, { now: 50_000 + 30 * 60_000 })).admit.map((a) => a.job)).toEqual(['H']);
-    expect(schedule('ours', snap(LINEAR, flatterH, { priority: 10 })).admit.map((a) => a.job)).toEqual(['H']);
-    expect(schedule('ours', snap(undefined, flatterH)).admit.map((a) => a.job)).toEqual(['H']);
-    expect(schedule('ours', snap(LINEAR, undefined)).admit.map((a) => a.job)).toEqual(['H']);
+    expect(schedule('ours', snap(LINEAR, flatterH, { now: 50_000 + 30 * 60_000 }), GAIN_ONLY).admit.map((a) => a.job)).toEqual(['H']);
+    expect(schedule('ours', snap(LINEAR, flatterH, { priority: 10 }), GAIN_ONLY).admit.map((a) => a.job)).toEqual(['H']);
+    expect(schedule('ours', snap(undefined, flatterH), GAIN_ONLY).admit.map((a) => a.job)).toEqual(['H']);
+    expect(schedule('ours', snap(LINEAR, undefined), GAIN_ONLY).admit.map((a) => a.job)).toEqual(['H']);
+  });
+});
+
+describe('cheapest victims first (ours)', () => {
+  // A (3 cpu workers, the lowest weight) and B (2 cpu workers) each run PS + 3 workers; node-3 is
+  // full. H (1 cpu worker) outranks both and needs 2 cpu: one worker of either makes room.
+  const snap = (curveA: readonly number[] | undefined, curveB: readonly number[] | undefined) =>
+    snapshot(
+      paperTestbed(),
+      [
+        running('A', ['PS:0@node-1', 'Worker:0@node-1', 'Worker:1@node-1', 'Worker:2@node-1'], {
+          worker: { cpu: cpu(3), memory: 4 * Gi },
+          ...(curveA === undefined ? {} : { scalingCurve: curveA }),
+          createdAt: 0,
+        }),
+        running('B', ['PS:0@node-2', 'Worker:0@node-2', 'Worker:1@node-2', 'Worker:2@node-2'], {
+          ...(curveB === undefined ? {} : { scalingCurve: curveB }),
+          createdAt: 0,
+        }),
+        waiting('H', { worker: { cpu: cpu(1), memory: 2 * Gi }, submittedAt: 10_000 }),
+      ],
+      { now: 200_000, otherPods: busy({ 'node-2': 3, 'node-3': 10 }) },
+    );
+  const victims = (plan: ReturnType<typeof schedule>) => plan.scaleIn.map((s) => [s.job, describeReplicas(s.remove)]);
+
+  it('takes the worker that adds least to its job, not the lowest-ranked job’s; kod2 takes by rank', () => {
+    // A linear (its 3rd worker adds a quarter of its speed), B saturated at 2 (its 3rd adds nothing).
+    const s = snap(LINEAR, [100, 200, 200, 200]);
+    expect(victims(schedule('kod2', s))).toEqual([['A', ['Worker:2@node-1']]]);
+    expect(victims(schedule('ours', s, without('preemptCheapestFirst')))).toEqual([['A', ['Worker:2@node-1']]]);
+    expect(victims(schedule('ours', s))).toEqual([['B', ['Worker:2@node-2']]]);
+  });
+
+  it('keeps rank order among victims without a curve, after those with one', () => {
+    expect(victims(schedule('ours', snap(undefined, undefined)))).toEqual([['A', ['Worker:2@node-1']]]);
+    expect(victims(schedule('ours', snap(undefined, LINEAR)))).toEqual([['B', ['Worker:2@node-2']]]);
   });
 });
