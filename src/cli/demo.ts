@@ -23,7 +23,7 @@ shows live progress and ends with the JCT table. Everything started is stopped o
 
   --scenario NAME     scenario from scenarios/ (default kod2-paper-b32)
   --policy P          ours | kod2 | tf-operator (default ours)
-  --time-scale N      scenario seconds per real second (default 60)
+  --time-scale N      scenario seconds per real second (default 30; higher is faster but less faithful)
   --compare           afterwards, run the same scenario in tf-operator compatible mode and compare
   --log-level L       operator log level, to demo-operator.log (default info)
 `;
@@ -34,7 +34,7 @@ export async function main(argv: string[]): Promise<number> {
     options: {
       scenario: { type: 'string', default: 'kod2-paper-b32' },
       policy: { type: 'string', default: 'ours' },
-      'time-scale': { type: 'string', default: '60' },
+      'time-scale': { type: 'string', default: '30' },
       compare: { type: 'boolean', default: false },
       'log-level': { type: 'string', default: 'info' },
       help: { type: 'boolean', short: 'h', default: false },
