@@ -1,0 +1,137 @@
+// Benchmark (not a test), benchmark.md §5 "one scheduling pass": time of one `schedule()` call of the
+// scheduling core, per policy, on the seeded random clusters of bench/random-cluster.ts (the same
+// inputs as bench/scheduling-pass.ts, which prints the same figures as a table; this script adds the
+// versioned JSON, a chart, and a sweep of the job count at a fixed node count):
+//   nodes sweep: 100 / 1,000 / 5,000 nodes with 0.4 waiting and 0.2 running jobs per node
+//                (5,000 nodes: 2,000 waiting, 1,000 running);
+//   jobs sweep:  5,000 nodes with 500 / 2,000 / 8,000 waiting jobs (1,000 running).
+// Scenarios `busy` (other tenants fill nodes to 80–95%, most waiting jobs do not fit) and `burst`
+// (a mostly idle cluster admits a burst). Median and p99 over many runs, after warm-up runs.
+//
+//   node bench/pass.ts [--sizes 100,1000,5000] [--waiting 500,2000,8000] [--scenarios busy,burst]
+//                      [--policies tf-operator,gang-fifo,kod2,ours] [--runs N] [--seed S] [--out DIR] [--rev HEAD]
+//
+// The scheduling core and the random clusters are loaded from a snapshot of --rev (default HEAD;
+// `worktree` = the checkout as is), so uncommitted work of others in the same checkout is not timed.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type * as SchedulerModule from '../src/scheduler/index.ts';
+import type { PolicyName } from '../src/scheduler/types.ts';
+import { lineChart, type Series } from '../src/simulator/svg.ts';
+import type * as RandomClusterModule from './random-cluster.ts';
+import type { ClusterSize, Scenario } from './random-cluster.ts';
+import { header, resultDir, writeJson, writeText } from './lib/results.ts';
+import { snapshotSource } from './lib/snapshot.ts';
+import { quantile, round } from './lib/stats.ts';
+
+const SCHEMA = 'scheduling-pass/v1';
+
+interface Row {
+  readonly sweep: 'nodes' | 'jobs';
+  readonly scenario: Scenario;
+  readonly nodes: number;
+  readonly waiting: number;
+  readonly running: number;
+  readonly policy: PolicyName;
+  readonly runs: number;
+  readonly medianMs: number;
+  readonly p99Ms: number;
+  readonly minMs: number;
+  readonly maxMs: number;
+  readonly plan: { readonly admitted: number; readonly scaledIn: number; readonly scaledOut: number; readonly waiting: number };
+}
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '100,1000,5000' },
+    waiting: { type: 'string', default: '500,2000,8000' },
+    'jobs-sweep-nodes': { type: 'string', default: '5000' },
+    scenarios: { type: 'string', default: 'busy,burst' },
+    policies: { type: 'string', default: 'tf-operator,gang-fifo,kod2,ours' },
+    runs: { type: 'string', default: '' },
+    seed: { type: 'string', default: '20261121' },
+    out: { type: 'string' },
+    rev: { type: 'string', default: 'HEAD' },
+  },
+});
+
+const source = snapshotSource(values.rev, ['bench']);
+const { DEFAULT_SCHEDULER_CONFIG, isPolicyName, POLICY_NAMES, schedule } = await import(path.join(source.root, 'src', 'scheduler', 'index.ts')) as typeof SchedulerModule;
+const { randomSnapshot } = await import(path.join(source.root, 'bench', 'random-cluster.ts')) as typeof RandomClusterModule;
+
+const seed = Number(values.seed);
+const policies = values.policies.split(',').map((p) => {
+  if (!isPolicyName(p)) throw new Error(`unknown policy ${p}; one of ${POLICY_NAMES.join(', ')}`);
+  return p;
+});
+
+function runsFor(nodes: number, waiting: number): number {
+  if (values.runs !== '') return Number(values.runs);
+  const work = nodes + waiting * 2;
+  return work >= 10_000 ? 25 : work >= 1_500 ? 60 : 200;
+}
+
+function measure(sweep: Row['sweep'], scenario: Scenario, size: ClusterSize): Row[] {
+  const snap = randomSnapshot(size, seed, scenario);
+  const running = snap.jobs.filter((j) => j.phase === 'running').length;
+  const runs = runsFor(size.nodes, size.waiting);
+  return policies.map((policy) => {
+    for (let w = 0; w < 3; w++) schedule(policy, snap, DEFAULT_SCHEDULER_CONFIG);
+    const times: number[] = [];
+    let plan = schedule(policy, snap, DEFAULT_SCHEDULER_CONFIG);
+    for (let i = 0; i < runs; i++) {
+      const t0 = performance.now();
+      plan = schedule(policy, snap, DEFAULT_SCHEDULER_CONFIG);
+      times.push(performance.now() - t0);
+    }
+    times.sort((a, b) => a - b);
+    const row: Row = {
+      sweep, scenario, nodes: size.nodes, waiting: size.waiting, running, policy, runs,
+      medianMs: round(quantile(times, 0.5), 3), p99Ms: round(quantile(times, 0.99), 3),
+      minMs: round(times[0]!, 3), maxMs: round(times[times.length - 1]!, 3),
+      plan: {
+        admitted: plan.admit.length,
+        scaledIn: plan.scaleIn.reduce((s, x) => s + x.remove.length, 0),
+        scaledOut: plan.scaleOut.reduce((s, x) => s + x.add.length, 0),
+        waiting: plan.waiting.length,
+      },
+    };
+    console.log([row.sweep.padEnd(5), scenario.padEnd(5), String(row.nodes).padStart(5), String(row.waiting).padStart(6), String(row.running).padStart(6), policy.padEnd(12),
+      row.medianMs.toFixed(2).padStart(9), row.p99Ms.toFixed(2).padStart(9), String(runs).padStart(4), String(row.plan.admitted).padStart(6)].join(' '));
+    return row;
+  });
+}
+
+const startedAt = new Date();
+const rows: Row[] = [];
+console.log(`node ${process.version}, seed ${seed}`);
+console.log('sweep scen. nodes waiting running policy      median ms  p99 ms  runs admitted');
+for (const scenario of values.scenarios.split(',') as Scenario[]) {
+  for (const nodes of values.sizes.split(',').map(Number)) {
+    rows.push(...measure('nodes', scenario, { nodes, waiting: Math.round(nodes * 0.4), running: Math.round(nodes * 0.2) }));
+  }
+  const fixed = Number(values['jobs-sweep-nodes']);
+  for (const waiting of values.waiting.split(',').filter((w) => w !== '').map(Number)) {
+    rows.push(...measure('jobs', scenario, { nodes: fixed, waiting, running: Math.round(fixed * 0.2) }));
+  }
+}
+
+const dir = resultDir(values.out);
+writeJson(path.join(dir, 'scheduling-pass.json'), {
+  ...header(SCHEMA, startedAt),
+  finishedAt: new Date().toISOString(),
+  params: { revision: source.revision, seed, sizes: values.sizes, waitingSweep: values.waiting, jobsSweepNodes: Number(values['jobs-sweep-nodes']), scenarios: values.scenarios, policies, inputs: 'bench/random-cluster.ts randomSnapshot' },
+  rows,
+});
+for (const scenario of values.scenarios.split(',') as Scenario[]) {
+  const series: Series[] = policies.map((policy, i) => ({
+    name: policy, colorIndex: i,
+    points: rows.filter((r) => r.sweep === 'nodes' && r.scenario === scenario && r.policy === policy).map((r) => [r.nodes, r.medianMs] as const),
+  }));
+  writeText(path.join(dir, `scheduling-pass-${scenario}.svg`), lineChart({
+    title: `One scheduling pass (${scenario}): median ms vs nodes (0.4 waiting, 0.2 running jobs per node)`,
+    xLabel: 'nodes', yLabel: 'median ms per pass', series,
+  }));
+}
+console.log(`wrote ${path.join(dir, 'scheduling-pass.json')}`);
+source.remove();
