@@ -62,6 +62,12 @@ interface Decision {
   lastWaitingKind?: string;
 }
 
+interface JobShape {
+  readonly raw: TFJob;
+  readonly view: ReturnType<typeof buildJobView>;
+  readonly groups: readonly { readonly type: string; readonly replicas: number; readonly template: { spec?: V1Pod['spec'] } | undefined }[];
+}
+
 interface JobFacts {
   readonly key: string;
   readonly object: TFJobObject;
@@ -91,6 +97,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
   /** Whether a node's labels match --node-selector (the nodes the operator places pods on). */
   readonly #managedNode: (labels: Readonly<Record<string, string>> | undefined) => boolean;
   readonly #decisions = new Map<string, Decision>();
+  readonly #shapes = new Map<string, { rv: string; shape: JobShape | undefined }>();
   /** When each node was last seen turning NotReady (real ms), to apply the node-lost grace. */
   readonly #notReadySince = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
@@ -313,35 +320,55 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     return this.#caches.priorityClasses.store.get(name)?.value ?? 0;
   }
 
+  /**
+   * A job's parsed shape (zod parse, validation, defaults, replica groups), memoised per
+   * resourceVersion: a pass over thousands of jobs must not re-parse unchanged pod templates.
+   */
+  #shape(key: string, object: TFJobObject): JobShape | undefined {
+    const rv = object.metadata?.resourceVersion ?? '';
+    const cached = this.#shapes.get(key);
+    if (cached !== undefined && cached.rv === rv) return cached.shape;
+    const parsed = parseTFJob(object);
+    let shape: JobShape | undefined;
+    if (parsed.ok && validateTFJob(parsed.job).length === 0) {
+      const raw = parsed.job;
+      const view = this.#view(raw);
+      const defaulted = applyDefaults(raw);
+      const workers = view.elastic?.max ?? view.replicas.Worker ?? 0;
+      const groups = Object.entries(view.replicaSpecs).map(([type, spec]) => ({
+        type,
+        replicas: type === 'Worker' ? workers : (view.replicas[type] ?? spec.replicas),
+        template: defaulted.spec.tfReplicaSpecs[type]?.template,
+      }));
+      shape = { raw, view, groups };
+    }
+    this.#shapes.set(key, { rv, shape });
+    return shape;
+  }
+
   /** The jobs the scheduler manages, with their state for the core and what they are missing. */
   #collect(now: number): JobFacts[] {
     const out: JobFacts[] = [];
+    const unfinished = new Set<string>();
     for (const object of this.#ctx.caches.tfjobs.list()) {
       const key = objectKey(object);
-      const parsed = parseTFJob(object);
-      if (!parsed.ok || object.metadata?.deletionTimestamp !== undefined) continue;
-      const raw = parsed.job;
-      if (validateTFJob(raw).length > 0) continue; // the reconciler fails it
+      // Finished jobs are most of a long-lived cluster's TFJobs: skip them before any parsing.
+      if (finished(object) || object.metadata?.deletionTimestamp !== undefined) continue;
+      unfinished.add(key);
+      const shape = this.#shape(key, object);
+      if (shape === undefined) continue; // unparsable or invalid: the reconciler fails it
+      const { raw, view, groups } = shape;
       const pods = this.#ctx.caches.pods.byIndex(BY_JOB, key).filter((p) => isControlledBy(p, raw.metadata.uid ?? ''));
       const decision = this.#decision(key, raw, pods);
-      if (finished(object) || raw.spec?.runPolicy?.suspend === true) {
+      if (raw.spec?.runPolicy?.suspend === true) {
         // A suspended job leaves the queues; on resume it waits again (t_j kept).
-        if (raw.spec?.runPolicy?.suspend === true && !finished(object)) {
-          decision.admitted = false;
-          decision.pendingByName.clear();
-          decision.pendingWorkers = [];
-        }
+        decision.admitted = false;
+        decision.pendingByName.clear();
+        decision.pendingWorkers = [];
         continue;
       }
-      const view = this.#view(raw);
       const elastic = view.elastic !== undefined;
       const bounds = view.elastic ?? { min: view.replicas.Worker ?? 0, max: view.replicas.Worker ?? 0 };
-      const defaulted = applyDefaults(raw);
-      const groups = Object.entries(view.replicaSpecs).map(([type, spec]) => ({
-        type,
-        replicas: type === 'Worker' ? bounds.max : (view.replicas[type] ?? spec.replicas),
-        template: defaulted.spec.tfReplicaSpecs[type]?.template,
-      }));
       const scalingCurve = parseScalingCurve(raw.metadata.annotations?.[ANNOTATION_SCALING_CURVE]);
       const spec = jobSpec({
         key,
@@ -412,6 +439,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
         state: { spec, phase: decision.admitted ? 'running' : 'waiting', replicas },
       });
     }
+    for (const key of this.#shapes.keys()) if (!unfinished.has(key)) this.#shapes.delete(key);
     return out;
   }
 
