@@ -1,6 +1,7 @@
 // The operator's caches: TFJobs, and the pods and services it owns (selected by the operator-name
 // label), per managed namespace or cluster-wide. Pods and services are indexed by their controlling
-// TFJob (`namespace/name`) so a reconcile never scans every pod.
+// TFJob (`namespace/name`) so a reconcile never scans every pod, and cached reduced to the fields
+// the operator reads (docs/benchmarks.md, memory).
 import { CoreV1Api, CustomObjectsApi, type KubeConfig, type KubernetesObject, type V1Pod, type V1Service } from '@kubernetes/client-node';
 import { CONTROLLER_NAME, GROUP, KIND, LABEL_OPERATOR_NAME, PLURAL, VERSION } from '../api/v1/constants.ts';
 import { Informer, stripForCache, type InformerHandler, type ListPage, type ListerWatcher } from '../runtime/informer.ts';
@@ -98,11 +99,86 @@ interface Deps {
   readonly metrics?: RuntimeMetrics;
 }
 
-function informerOptions<T extends KubernetesObject>(deps: Deps, name: string, indexed: boolean) {
+type Status = NonNullable<V1Pod['status']>;
+type ContainerStatus = NonNullable<Status['containerStatuses']>[number];
+type Container = NonNullable<V1Pod['spec']>['containers'][number];
+
+function reduceContainer(c: Container): Container {
+  return {
+    name: c.name,
+    ...(c.resources === undefined ? {} : { resources: { ...(c.resources.requests ? { requests: c.resources.requests } : {}), ...(c.resources.limits ? { limits: c.resources.limits } : {}) } }),
+    ...(c.restartPolicy === undefined ? {} : { restartPolicy: c.restartPolicy }),
+  };
+}
+
+function reduceContainerStatus(s: ContainerStatus): ContainerStatus {
+  return {
+    name: s.name,
+    restartCount: s.restartCount,
+    ready: s.ready,
+    // Required by the type, never read: not worth a copy of every image name per pod.
+    image: '',
+    imageID: '',
+    ...(s.started === undefined ? {} : { started: s.started }),
+    ...(s.state === undefined ? {} : { state: s.state }),
+  };
+}
+
+/**
+ * An owned pod as the TFJob controller and the scheduling loop read it: its whole metadata (but
+ * managedFields and kubectl's last-applied copy), its node, restart policy and container requests,
+ * and the status fields tf-operator's logic uses — phase, reason, conditions, container states and
+ * restart counts. The rest of the spec (env with TF_CONFIG, volumes, mounts, ports, tolerations) and
+ * of the status (IPs, images, QoS) is never read, and was about 60% of a cached pod: with 50,000
+ * pods it dominated the operator's memory. Writes never start from a cached pod (pods are built from
+ * the job's template), so nothing dropped here can be written back by mistake.
+ */
+export function reduceOwnedPod(pod: V1Pod): V1Pod {
+  const stripped = stripForCache(pod);
+  const spec = pod.spec;
+  const status = pod.status;
+  return {
+    ...(pod.apiVersion === undefined ? {} : { apiVersion: pod.apiVersion }),
+    ...(pod.kind === undefined ? {} : { kind: pod.kind }),
+    metadata: stripped.metadata,
+    spec: {
+      ...(spec?.nodeName === undefined ? {} : { nodeName: spec.nodeName }),
+      ...(spec?.restartPolicy === undefined ? {} : { restartPolicy: spec.restartPolicy }),
+      ...(spec?.schedulerName === undefined ? {} : { schedulerName: spec.schedulerName }),
+      ...(spec?.priority === undefined ? {} : { priority: spec.priority }),
+      containers: (spec?.containers ?? []).map(reduceContainer),
+      ...(spec?.initContainers ? { initContainers: spec.initContainers.map(reduceContainer) } : {}),
+      ...(spec?.overhead ? { overhead: spec.overhead } : {}),
+    },
+    ...(status === undefined ? {} : {
+      status: {
+        ...(status.phase === undefined ? {} : { phase: status.phase }),
+        ...(status.reason === undefined ? {} : { reason: status.reason }),
+        ...(status.message === undefined ? {} : { message: status.message }),
+        ...(status.startTime === undefined ? {} : { startTime: status.startTime }),
+        ...(status.conditions ? { conditions: status.conditions } : {}),
+        ...(status.containerStatuses ? { containerStatuses: status.containerStatuses.map(reduceContainerStatus) } : {}),
+        ...(status.initContainerStatuses ? { initContainerStatuses: status.initContainerStatuses.map(reduceContainerStatus) } : {}),
+      },
+    }),
+  };
+}
+
+/** An owned service: only its metadata is read (which replica it serves, owner, deletion). */
+export function reduceOwnedService(service: V1Service): V1Service {
+  const stripped = stripForCache(service);
+  return {
+    ...(service.apiVersion === undefined ? {} : { apiVersion: service.apiVersion }),
+    ...(service.kind === undefined ? {} : { kind: service.kind }),
+    metadata: stripped.metadata,
+  };
+}
+
+function informerOptions<T extends KubernetesObject>(deps: Deps, name: string, indexed: boolean, transform: (o: T) => T = stripForCache) {
   return {
     name,
     logger: deps.logger,
-    transform: (o: T) => stripForCache(o),
+    transform,
     ...(indexed ? { indexers: { [BY_JOB]: byJob as IndexFunc<T> } } : {}),
     onWatchEvent: (event: string) => deps.metrics?.informerEvents.inc({ informer: name, event }),
   };
@@ -132,7 +208,7 @@ export function createOperatorCaches(deps: Deps): OperatorCaches {
       watchPath: ns === undefined ? '/api/v1/pods' : `/api/v1/namespaces/${ns}/pods`,
       labelSelector: OWNED_SELECTOR,
     };
-    return new Informer(deps.kc, lw, informerOptions<V1Pod>(deps, ns === undefined ? 'pods' : `pods/${ns}`, true));
+    return new Informer(deps.kc, lw, informerOptions<V1Pod>(deps, ns === undefined ? 'pods' : `pods/${ns}`, true, reduceOwnedPod));
   });
 
   const services = new NamespacedInformers<V1Service>(deps.namespaces, (ns) => {
@@ -144,7 +220,7 @@ export function createOperatorCaches(deps: Deps): OperatorCaches {
       watchPath: ns === undefined ? '/api/v1/services' : `/api/v1/namespaces/${ns}/services`,
       labelSelector: OWNED_SELECTOR,
     };
-    return new Informer(deps.kc, lw, informerOptions<V1Service>(deps, ns === undefined ? 'services' : `services/${ns}`, true));
+    return new Informer(deps.kc, lw, informerOptions<V1Service>(deps, ns === undefined ? 'services' : `services/${ns}`, true, reduceOwnedService));
   });
 
   return { tfjobs, pods, services };
