@@ -19,9 +19,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubernetesObject, type V1Pod, type V1Service } from '@kubernetes/client-node';
 import { fakeNodes, LocalCluster, POD_EXIT_CODE_ANNOTATION } from '../src/local-cluster/index.ts';
 import { installCrd } from '../src/local-cluster/crd.ts';
+import { reduceOwnedPod, reduceOwnedService } from '../src/operator/informers.ts';
+import { reducePod } from '../src/operator/scheduling/caches.ts';
 import { Informer, stripForCache } from '../src/runtime/informer.ts';
 import type { KubeClients } from '../src/runtime/kube-client.ts';
 import { createLogger } from '../src/runtime/logger.ts';
@@ -254,8 +256,14 @@ async function main(): Promise<void> {
     };
     log(`in the API (and so in every operator's caches): ${JSON.stringify(inApi)}`);
     if (opts.composition) {
+      // The caches' transforms: before (stripForCache only) and after reducing owned pods and services;
+      // `reducePod` is the scheduler's all-pods cache (active pods only).
       const strip = { stripForCache: (o: KubernetesObject) => stripForCache(o) };
-      compositions = await composition(clients, NAMESPACE, { pods: strip, services: strip, tfjobs: strip });
+      compositions = await composition(clients, NAMESPACE, {
+        pods: { ...strip, reduceOwnedPod: (o) => reduceOwnedPod(o as V1Pod), schedulerReducePod: (o) => reducePod(o as V1Pod) },
+        services: { ...strip, reduceOwnedService: (o) => reduceOwnedService(o as V1Service) },
+        tfjobs: strip,
+      });
     }
     write();
 
