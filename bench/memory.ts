@@ -260,8 +260,8 @@ async function main(): Promise<void> {
       // `reducePod` is the scheduler's all-pods cache (active pods only).
       const strip = { stripForCache: (o: KubernetesObject) => stripForCache(o) };
       compositions = await composition(clients, NAMESPACE, {
-        pods: { ...strip, reduceOwnedPod: (o) => reduceOwnedPod(o as V1Pod), schedulerReducePod: (o) => reducePod(o as V1Pod) },
-        services: { ...strip, reduceOwnedService: (o) => reduceOwnedService(o as V1Service) },
+        pods: { ...strip, reduceOwnedPod: (o) => reduceOwnedPod(o), schedulerReducePod: (o) => reducePod(o) },
+        services: { ...strip, reduceOwnedService: (o) => reduceOwnedService(o) },
         tfjobs: strip,
       });
     }
