@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubernetesObject, type V1Pod, type V1Service } from '@kubernetes/client-node';
+import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
 import { fakeNodes, LocalCluster, POD_EXIT_CODE_ANNOTATION } from '../src/local-cluster/index.ts';
 import { installCrd } from '../src/local-cluster/crd.ts';
 import { reduceOwnedPod, reduceOwnedService } from '../src/operator/informers.ts';
