@@ -25,6 +25,7 @@ import { installCrd } from '../src/local-cluster/crd.ts';
 import { Informer } from '../src/runtime/informer.ts';
 import { createLogger } from '../src/runtime/logger.ts';
 import { lineChart, type Series } from '../src/simulator/svg.ts';
+import { cliArgs } from './lib/args.ts';
 import { diffCounts, requestsByMethod, total, type Sample } from './lib/prom.ts';
 import { cpuSeconds, kubeSchedulerMetrics, peakRssBytes, startOperatorProcess, startTrainingOperator, upstreamCrdFile, type SystemProcess } from './lib/processes.ts';
 import { header, resultDir, writeJson, writeText } from './lib/results.ts';
@@ -77,6 +78,7 @@ interface RunRecord {
 
 function parse() {
   const { values } = parseArgs({
+    args: cliArgs(),
     options: {
       jobs: { type: 'string', default: '500' },
       workers: { type: 'string', default: '4' },

@@ -27,6 +27,7 @@ import { reducePod } from '../src/operator/scheduling/caches.ts';
 import { Informer, stripForCache } from '../src/runtime/informer.ts';
 import type { KubeClients } from '../src/runtime/kube-client.ts';
 import { createLogger } from '../src/runtime/logger.ts';
+import { cliArgs } from './lib/args.ts';
 import { composition, type Composition } from './lib/composition.ts';
 import { single, sumBy } from './lib/prom.ts';
 import { cpuSeconds, peakRssBytes, rssBytes, startOperatorProcess, type SystemProcess } from './lib/processes.ts';
@@ -56,6 +57,7 @@ interface Measurement {
 
 function parse() {
   const { values } = parseArgs({
+    args: cliArgs(),
     options: {
       jobs: { type: 'string', default: '10000' },
       workers: { type: 'string', default: '4' },

@@ -20,6 +20,7 @@ import type { PolicyName } from '../src/scheduler/types.ts';
 import { lineChart, type Series } from '../src/simulator/svg.ts';
 import type * as RandomClusterModule from './random-cluster.ts';
 import type { ClusterSize, Scenario } from './random-cluster.ts';
+import { cliArgs } from './lib/args.ts';
 import { header, resultDir, writeJson, writeText } from './lib/results.ts';
 import { snapshotSource } from './lib/snapshot.ts';
 import { quantile, round } from './lib/stats.ts';
@@ -42,6 +43,7 @@ interface Row {
 }
 
 const { values } = parseArgs({
+    args: cliArgs(),
   options: {
     sizes: { type: 'string', default: '100,1000,5000' },
     waiting: { type: 'string', default: '500,2000,8000' },

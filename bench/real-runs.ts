@@ -26,6 +26,7 @@ import { createLogger } from '../src/runtime/logger.ts';
 import type { PolicyName } from '../src/scheduler/types.ts';
 import { cdfPoints, lineChart, type Series } from '../src/simulator/svg.ts';
 import { loadScenario } from '../src/workloads/index.ts';
+import { cliArgs } from './lib/args.ts';
 import { requestsByMethod } from './lib/prom.ts';
 import { startOperatorProcess, startTrainingOperator, upstreamCrdFile, type SystemProcess } from './lib/processes.ts';
 import { snapshotSource, type SourceTree } from './lib/snapshot.ts';
@@ -102,6 +103,7 @@ interface CellSummary {
 
 function parse() {
   const { values } = parseArgs({
+    args: cliArgs(),
     options: {
       'batch-sizes': { type: 'string', default: '8,16,32,64,128' },
       systems: { type: 'string', default: SYSTEMS.join(',') },

@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from '../../src/local-cluster/index.ts';
+import { cliArgs } from './args.ts';
 
 export const SCHEMA_PREFIX = 'tfjob-operator.kubeflow.org/bench';
 
@@ -88,7 +89,7 @@ export function header(name: string, startedAt: Date): ResultHeader {
 /** How this benchmark was invoked, as a user would retype it. */
 export function commandLine(): string {
   const script = path.relative(REPO_ROOT, process.argv[1] ?? '');
-  return ['node', script, ...process.argv.slice(2)].join(' ');
+  return ['node', script, ...cliArgs()].join(' ');
 }
 
 export function writeJson(file: string, doc: unknown): void {
