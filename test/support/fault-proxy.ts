@@ -6,9 +6,10 @@
 // - every open watch cut at once (to make clients resume from an old resourceVersion, e.g. after an
 //   etcd compaction, which then answers 410 Gone);
 // - recording of request bodies (what exactly the operator sent).
-// The operator talks plain HTTP to it (a kubeconfig with an http:// server and a bearer token); the
-// proxy forwards the request, Authorization header included, over TLS to the apiserver.
-import { writeFileSync } from 'node:fs';
+// The operator talks TLS to it with the apiserver's own serving certificate (so the cluster's CA in
+// the kubeconfig verifies it), and the proxy forwards each request, Authorization header included,
+// over TLS to the apiserver. (client-node refuses plain HTTP unless TLS verification is skipped.)
+import { readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -64,8 +65,9 @@ function statusBody(code: number): string {
 export class FaultProxy {
   readonly stats: ProxyStats = { requests: 0, watches: 0, injected: {}, frozenWatches: 0, closedWatches: 0, upstreamErrors: 0 };
   readonly recorded: RecordedRequest[] = [];
-  readonly #server: http.Server;
+  readonly #server: https.Server;
   readonly #upstream: URL;
+  readonly #caFile: string;
   readonly #agent: https.Agent;
   readonly #rng: Rng;
   readonly #watches = new Set<ActiveWatch>();
@@ -73,23 +75,28 @@ export class FaultProxy {
   #freezeNew = false;
   #record: ((method: string, path: string) => boolean) | undefined;
 
-  private constructor(server: http.Server, upstream: string, ca: Buffer | string, seed: number) {
+  private constructor(server: https.Server, upstream: string, caFile: string, seed: number) {
     this.#server = server;
     this.#upstream = new URL(upstream);
-    this.#agent = new https.Agent({ ca, keepAlive: true, maxSockets: 64 });
+    this.#caFile = caFile;
+    this.#agent = new https.Agent({ ca: readFileSync(caFile), keepAlive: true, maxSockets: 64 });
     this.#rng = rng(seed);
   }
 
-  static async start(opts: { upstream: string; ca: Buffer | string; seed: number }): Promise<FaultProxy> {
-    const server = http.createServer();
-    const proxy = new FaultProxy(server, opts.upstream, opts.ca, opts.seed);
+  /**
+   * `caFile` is the cluster's CA (the apiserver's self-signed serving certificate, for 127.0.0.1);
+   * its key sits next to it (`apiserver.key`), and the proxy serves with the same pair.
+   */
+  static async start(opts: { upstream: string; caFile: string; seed: number }): Promise<FaultProxy> {
+    const server = https.createServer({ cert: readFileSync(opts.caFile), key: readFileSync(opts.caFile.replace(/\.crt$/, '.key')) });
+    const proxy = new FaultProxy(server, opts.upstream, opts.caFile, opts.seed);
     server.on('request', (req, res) => { proxy.#handle(req, res); });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return proxy;
   }
 
   get url(): string {
-    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
+    return `https://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
   }
 
   /** Starts (or with undefined, stops) failing a fraction of requests. */
@@ -144,7 +151,7 @@ export class FaultProxy {
     writeFileSync(file, stringify({
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [{ name: 'fault-proxy', cluster: { server: this.url } }],
+      clusters: [{ name: 'fault-proxy', cluster: { server: this.url, 'certificate-authority': this.#caFile } }],
       users: [{ name: 'via-proxy', user: { token } }],
       contexts: [{ name: 'fault-proxy', context: { cluster: 'fault-proxy', user: 'via-proxy' } }],
       'current-context': 'fault-proxy',
@@ -210,6 +217,8 @@ export class FaultProxy {
       }
       res.writeHead(up.statusCode ?? 502, up.headers);
       if (watch && up.statusCode === 200) {
+        // As the apiserver does: the client learns the watch is open before the first event.
+        res.flushHeaders();
         this.stats.watches += 1;
         const w: ActiveWatch = { upstream: up, client: res, frozen: false };
         this.#watches.add(w);
@@ -220,7 +229,6 @@ export class FaultProxy {
           w.frozen = true;
           this.stats.frozenWatches += 1;
           up.pause();
-          res.flushHeaders();
           return;
         }
       }

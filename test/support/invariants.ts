@@ -63,6 +63,8 @@ interface PendingDeletion {
 }
 
 interface PodRecord {
+  readonly rv: number;
+  readonly terminating: boolean;
   readonly node: string | undefined;
   readonly requests: Readonly<Record<string, number>>;
   /** Uses node capacity: bound, not Succeeded/Failed (terminating pods still hold their node). */
@@ -242,6 +244,8 @@ export class InvariantState {
       const job = pod.metadata?.labels?.[LABEL_JOB_NAME];
       const live = !terminating && !TERMINATED.has(phase);
       this.#pods.set(name, {
+        rv,
+        terminating,
         node: pod.spec?.nodeName,
         requests: podSpecRequests(pod.spec),
         usesNode: pod.spec?.nodeName !== undefined && !TERMINATED.has(phase),
@@ -366,17 +370,19 @@ export class InvariantState {
     const allocatable = this.#nodes.get(node);
     if (allocatable === undefined) return;
     const used: Record<string, number> = { pods: 0 };
-    for (const p of this.#pods.values()) {
+    const on: string[] = [];
+    for (const [name, p] of this.#pods) {
       if (p.node !== node || !p.usesNode) continue;
       used.pods = (used.pods ?? 0) + 1;
       for (const [k, v] of Object.entries(p.requests)) used[k] = (used[k] ?? 0) + v;
+      on.push(`${name}@${p.rv}${p.terminating ? '(terminating)' : ''}`);
     }
     const over = Object.entries(used).filter(([k, v]) => v > 0 && v > (allocatable[k] ?? 0));
     if (over.length === 0) return;
     const report = `${node}:${over.map(([k, v]) => `${k}=${v}`).join(',')}`;
     if (this.#reportedOvercommit.has(report)) return;
     this.#reportedOvercommit.add(report);
-    this.#violate('overcommitted-node', `node ${node} over-committed: ${over.map(([k, v]) => `${k} ${v} > ${allocatable[k] ?? 0}`).join(', ')}`);
+    this.#violate('overcommitted-node', `node ${node} over-committed: ${over.map(([k, v]) => `${k} ${v} > ${allocatable[k] ?? 0}`).join(', ')} (${on.join(' ')})`);
   }
 
   #violate(kind: ViolationKind, message: string): void {

@@ -83,9 +83,17 @@ export class OperatorChild {
     });
   }
 
+  /**
+   * Debugging a scenario: FAULT_LOG_DIR keeps every operator's log in `<dir>/<name>.log`, and
+   * FAULT_OPERATOR_LOG_LEVEL (e.g. debug) raises their log level.
+   */
   static async start(name: string, kubeconfig: string, args: readonly string[], opts: { logFile?: string; env?: Readonly<Record<string, string>> } = {}): Promise<OperatorChild> {
     const ports = (await freePorts(2)) as [number, number];
-    return new OperatorChild(name, ports, kubeconfig, ['--identity', name, ...args], opts);
+    const dir = process.env.FAULT_LOG_DIR;
+    const level = process.env.FAULT_OPERATOR_LOG_LEVEL;
+    const logFile = opts.logFile ?? (dir === undefined || dir === '' ? undefined : path.join(dir, `${name}.log`));
+    const extra = level !== undefined && level !== '' && !args.includes('--log-level') ? ['--log-level', level] : [];
+    return new OperatorChild(name, ports, kubeconfig, ['--identity', name, ...args, ...extra], { ...opts, ...(logFile === undefined ? {} : { logFile }) });
   }
 
   get pid(): number {
@@ -116,11 +124,15 @@ export class OperatorChild {
   }
 
   async ready(timeoutMs = 90_000): Promise<void> {
-    await eventually(async () => {
-      if (!this.running) throw new Error(`${this.name} exited: ${JSON.stringify(this.#exit)}\n${this.tail()}`);
-      const res = await fetch(`http://127.0.0.1:${this.healthPort}/readyz`);
-      return res.status === 200;
-    }, { timeoutMs, intervalMs: 250, what: `${this.name} ready` });
+    try {
+      await eventually(async () => {
+        if (!this.running) throw new Error(`${this.name} exited: ${JSON.stringify(this.#exit)}`);
+        const res = await fetch(`http://127.0.0.1:${this.healthPort}/readyz`);
+        return res.status === 200;
+      }, { timeoutMs, intervalMs: 250, what: `${this.name} ready` });
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\n${this.tail()}`, { cause: err });
+    }
   }
 
   /** Parsed JSON log lines. */
