@@ -10,7 +10,7 @@
 // the kubeconfig verifies it), and the proxy forwards each request, Authorization header included,
 // over TLS to the apiserver. (client-node refuses plain HTTP unless TLS verification is skipped.)
 import { readFileSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
+import type http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { stringify } from 'yaml';
@@ -27,6 +27,8 @@ export interface FailureRule {
   readonly watches?: boolean;
   /** Only requests whose path contains one of these (default: all). */
   readonly paths?: readonly string[];
+  /** Only these HTTP methods (default: all). */
+  readonly methods?: readonly string[];
 }
 
 export interface RecordedRequest {
@@ -73,6 +75,7 @@ export class FaultProxy {
   readonly #watches = new Set<ActiveWatch>();
   #failures: FailureRule | undefined;
   #freezeNew = false;
+  #refuseWatches = false;
   #record: ((method: string, path: string) => boolean) | undefined;
 
   private constructor(server: https.Server, upstream: string, caFile: string, seed: number) {
@@ -122,6 +125,11 @@ export class FaultProxy {
   /** New watches flow normally again (already frozen ones stay frozen until their client gives up). */
   thaw(): void {
     this.#freezeNew = false;
+  }
+
+  /** While on, new watch requests are answered 503 (other requests pass). */
+  refuseWatches(on: boolean): void {
+    this.#refuseWatches = on;
   }
 
   /** Cuts every open watch; clients reconnect from their last resourceVersion. */
@@ -174,6 +182,7 @@ export class FaultProxy {
     const rule = this.#failures;
     if (rule === undefined || (watch && rule.watches !== true)) return undefined;
     if (rule.paths !== undefined && !rule.paths.some((p) => url.pathname.includes(p))) return undefined;
+    if (rule.methods !== undefined && !rule.methods.includes(method)) return undefined;
     if (!this.#rng.chance(rule.fraction)) return undefined;
     const code = this.#rng.pick(rule.statuses);
     // Only writes can be "applied but reported failed"; a GET failing after the fact is the same as before.
@@ -192,6 +201,11 @@ export class FaultProxy {
       res.writeHead(code, { 'Content-Type': 'application/json', ...(code === 429 ? { 'Retry-After': '1' } : {}) });
       res.end(statusBody(code));
     };
+    if (watch && this.#refuseWatches) {
+      req.resume();
+      fail(503);
+      return;
+    }
     if (failure !== undefined && !failure.after) {
       req.resume();
       fail(failure.code);

@@ -8,6 +8,8 @@
 //   or a deletion the test itself injected (`allowDeletion`, `allowNodeLoss`);
 // - a node whose live pods request more than its allocatable;
 // - a changed `status.scheduling.enqueueTime` (a job's first-enqueue time);
+// - a pod marked for removal (scale-in/preemption) that is still not being deleted long after: its
+//   capacity is never freed, and a job waiting for it as a preemption victim waits forever;
 // and at the end: pods/services without their TFJob, jobs that did not finish.
 //
 // Events of different resources arrive on different watch streams, so their order is not the order
@@ -27,6 +29,7 @@ export type ViolationKind =
   | 'unexpected-service-deletion'
   | 'overcommitted-node'
   | 'enqueue-time-changed'
+  | 'stuck-removal'
   | 'orphan'
   | 'not-terminal';
 
@@ -64,6 +67,7 @@ interface PendingDeletion {
 
 interface PodRecord {
   readonly rv: number;
+  readonly owner: string | undefined;
   readonly terminating: boolean;
   readonly node: string | undefined;
   readonly requests: Readonly<Record<string, number>>;
@@ -83,6 +87,11 @@ interface NameEvent {
 export interface DeletionCounts {
   /** Legitimate deletions by reason (`pod:cleanup`, `service:scale-in`, ...). */
   readonly byReason: Readonly<Record<string, number>>;
+  /**
+   * Deletions that could not be judged because the monitor's own watch had a gap (410 Gone) around
+   * them: their last state or the job's state then is unknown. Zero unless the monitor had gaps.
+   */
+  readonly unjudged: number;
 }
 
 const TERMINATED = new Set(['Succeeded', 'Failed']);
@@ -147,9 +156,15 @@ export class InvariantState {
   readonly #reportedOvercommit = new Set<string>();
   readonly #podNames = new Map<string, NameEvent[]>();
   readonly #pending: PendingDeletion[] = [];
+  /** Pods marked for removal and not yet terminating: name → when the mark was first seen. */
+  readonly #marked = new Map<string, number>();
+  readonly #reportedStuck = new Set<string>();
   readonly #allowed = new Map<string, number>();
   readonly #lostNodes = new Set<string>();
   readonly #byReason: Record<string, number> = {};
+  /** resourceVersion ranges the monitor did not see (its watch got 410 and relisted). */
+  readonly #gaps: { readonly from: number; readonly to: number }[] = [];
+  #unjudged = 0;
   /** Only these nodes are checked for over-commitment (the scenario's pool); undefined = all seen. */
   readonly #nodeFilter: ((name: string) => boolean) | undefined;
   events = 0;
@@ -170,7 +185,7 @@ export class InvariantState {
   }
 
   get counts(): DeletionCounts {
-    return { byReason: { ...this.#byReason } };
+    return { byReason: { ...this.#byReason }, unjudged: this.#unjudged };
   }
 
   get pendingDeletions(): number {
@@ -218,6 +233,9 @@ export class InvariantState {
     const last = names.at(-1)?.what;
     if ((terminating || type === 'DELETED') && last !== 'removed' && last !== 'deleted') names.push({ rv, what: removal === undefined ? 'deleted' : 'removed' });
     this.#podNames.set(name, names);
+    if (removal !== undefined && !terminating && type !== 'DELETED') {
+      if (!this.#marked.has(name)) this.#marked.set(name, now);
+    } else this.#marked.delete(name);
 
     // A deletion is judged once, at its first sighting (the terminating update, or DELETED).
     if ((terminating || type === 'DELETED') && !this.#deletingPods.has(name)) {
@@ -245,6 +263,7 @@ export class InvariantState {
       const live = !terminating && !TERMINATED.has(phase);
       this.#pods.set(name, {
         rv,
+        owner: controllerUid(pod),
         terminating,
         node: pod.spec?.nodeName,
         requests: podSpecRequests(pod.spec),
@@ -278,6 +297,33 @@ export class InvariantState {
     });
   }
 
+  /**
+   * After the monitor's watch of `kind` relisted (410 Gone): objects gone from the list were deleted
+   * somewhere in (fromRv, toRv] without the monitor seeing how; pods are judged as deleted at `toRv`,
+   * and any deletion in that range that fails its judgement counts as unjudged, not as a violation.
+   */
+  resync(kind: 'pods' | 'tfjobs' | 'services' | 'nodes', present: ReadonlySet<string>, fromRv: number, toRv: number, now = Date.now()): void {
+    this.#gaps.push({ from: fromRv, to: toRv });
+    if (kind !== 'pods') return;
+    for (const [name, p] of [...this.#pods]) {
+      if (present.has(name)) continue;
+      this.onPod('DELETED', { metadata: { name, resourceVersion: String(toRv), ...(p.owner === undefined ? {} : { ownerReferences: [{ apiVersion: 'kubeflow.org/v1', kind: 'TFJob', name: '', uid: p.owner, controller: true }] }) }, spec: { ...(p.node === undefined ? {} : { nodeName: p.node }), containers: [] }, status: {} }, now);
+    }
+  }
+
+  #inGap(rv: number): boolean {
+    return this.#gaps.some((g) => rv > g.from && rv <= g.to + 1);
+  }
+
+  /** Flags pods marked for removal before `markedBefore` that are still not being deleted. */
+  checkStuckRemovals(markedBefore: number): void {
+    for (const [name, at] of this.#marked) {
+      if (at > markedBefore || this.#reportedStuck.has(name)) continue;
+      this.#reportedStuck.add(name);
+      this.#violate('stuck-removal', `pod ${name} was marked for removal but is still not being deleted`);
+    }
+  }
+
   /** Judges the deletions seen before `seenBefore` (default: all of them). */
   evaluate(seenBefore = Number.POSITIVE_INFINITY): void {
     for (let i = 0; i < this.#pending.length;) {
@@ -288,7 +334,9 @@ export class InvariantState {
       }
       this.#pending.splice(i, 1);
       const reason = this.#reasonFor(d);
-      if (reason === undefined) {
+      if (reason === undefined && this.#inGap(d.rv)) {
+        this.#unjudged += 1;
+      } else if (reason === undefined) {
         const job = this.#jobAt(d.ownerUid, d.rv);
         const state = job === undefined ? 'job never seen' : `job ${job.name}: finished=${job.finished} cleanPodPolicy=${job.cleanPodPolicy} suspended=${job.suspended}`;
         const pods = (this.#podNames.get(d.name) ?? []).map((e) => `${e.what}@${e.rv}`).join(' ');
@@ -495,7 +543,11 @@ export class InvariantMonitor {
     this.namespace = namespace;
     this.state = state;
     // Judge deletions a few seconds after they were seen: the job's events may still be on their way.
-    this.#sweeper = setInterval(() => { this.state.evaluate(Date.now() - 5_000); }, 1_000);
+    this.#sweeper = setInterval(() => {
+      this.state.evaluate(Date.now() - 5_000);
+      // The operator deletes a pod right after marking it; a minute leaves room for API faults.
+      this.state.checkStuckRemovals(Date.now() - 60_000);
+    }, 1_000);
     this.#sweeper.unref();
   }
 
@@ -527,7 +579,7 @@ export class InvariantMonitor {
   }
 
   async #follow<T extends KubernetesObject>(
-    what: string,
+    what: 'pods' | 'tfjobs' | 'services' | 'nodes',
     path: string,
     list: () => Promise<{ items: T[]; metadata?: { resourceVersion?: string } }>,
     handle: (type: WatchEventType, obj: T) => void,
@@ -545,7 +597,9 @@ export class InvariantMonitor {
         }
       }
       for (const item of res.items) handle('ADDED', item);
+      const from = Number(rv);
       rv = res.metadata?.resourceVersion ?? '';
+      return { present: new Set(res.items.map((i) => i.metadata?.name ?? '')), from, to: Number(rv) };
     };
     await relist();
     const stream: Stream & { current?: AbortController } = { abort: () => { stream.current?.abort(); } };
@@ -571,7 +625,8 @@ export class InvariantMonitor {
           if (gone || (err as { statusCode?: number } | null)?.statusCode === 410) {
             this.#gaps += 1;
             process.stderr.write(`[invariants] ${what} watch: 410 Gone, relisting (a gap)\n`);
-            await relist().catch(() => undefined);
+            const seen = await relist().catch(() => undefined);
+            if (seen !== undefined) this.state.resync(what, seen.present, seen.from, seen.to);
           } else if (err !== null && err !== undefined) {
             // E.g. the apiserver restarting: come back from the same resourceVersion.
             await sleep(500);
@@ -636,5 +691,6 @@ export class InvariantMonitor {
     clearInterval(this.#sweeper);
     for (const s of this.#streams) s.abort();
     this.state.evaluate();
+    this.state.checkStuckRemovals(Date.now() - 60_000);
   }
 }

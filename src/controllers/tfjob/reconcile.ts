@@ -344,6 +344,15 @@ function reconcileReplicaType(
         : { kind: 'deletePod', name, reason: 'scale-down' },
     );
   }
+  // A removal interrupted between its mark and its delete (the delete failed, or the operator
+  // restarted in between) is completed here: a marked pod is no longer a replica, nothing else would
+  // ever delete it, and a job that preempted it would wait for its capacity forever.
+  for (const pod of typePods) {
+    const name = podName(pod);
+    if (!isRemovedByOperator(pod) || isTerminating(pod) || deleted.has(name)) continue;
+    deleted.add(name);
+    pass.actions.push({ kind: 'deletePod', name, reason: 'scale-in' });
+  }
 
   const duplicated = new Set(plan.duplicated);
   for (const pod of typePods) {

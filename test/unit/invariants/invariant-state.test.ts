@@ -180,6 +180,46 @@ describe('InvariantState: deletions', () => {
   });
 });
 
+describe('InvariantState: gaps of the monitor itself', () => {
+  it('after a relist, treats vanished pods as deleted and counts what it cannot judge as unjudged, not violations', () => {
+    const s = new InvariantState();
+    s.onJob('ADDED', job(5));
+    s.onNode('ADDED', node('n', '2'));
+    s.onPod('ADDED', pod('kept', 10, { node: 'n', cpu: '1' }));
+    s.onPod('ADDED', pod('vanished', 11, { node: 'n', cpu: '1', index: 1 }));
+    // The watch got 410 at rv 11; the relist at rv 50 no longer has "vanished".
+    s.resync('pods', new Set(['kept']), 11, 50);
+    s.onPod('ADDED', pod('new', 51, { node: 'n', cpu: '1', index: 2 })); // fits only because "vanished" is gone
+    s.evaluate();
+    expect(kinds(s)).toEqual([]);
+    expect(s.counts.unjudged).toBe(1);
+    // Outside the gap, the same unexplained deletion is a violation.
+    deleteOutside(s);
+    expect(kinds(s)).toEqual(['unexpected-pod-deletion']);
+  });
+
+  function deleteOutside(s: InvariantState): void {
+    s.onPod('DELETED', pod('kept', 60, { node: 'n', cpu: '1' }));
+    s.evaluate();
+  }
+});
+
+describe('InvariantState: removals that never complete', () => {
+  it('flags a pod marked for removal that is not being deleted by the deadline, not one deleted in time', () => {
+    const s = new InvariantState();
+    s.onPod('ADDED', pod('slow', 1, { index: 1 }), 0);
+    s.onPod('MODIFIED', pod('slow', 2, { index: 1, removal: 'preemption' }), 1_000);
+    s.onPod('ADDED', pod('quick', 3, { index: 2 }), 0);
+    s.onPod('MODIFIED', pod('quick', 4, { index: 2, removal: 'scale-in' }), 1_000);
+    s.onPod('MODIFIED', pod('quick', 5, { index: 2, removal: 'scale-in', terminating: true }), 1_500);
+    s.checkStuckRemovals(500);
+    expect(kinds(s)).toEqual([]);
+    s.checkStuckRemovals(2_000);
+    s.checkStuckRemovals(3_000);
+    expect(s.violations.map((v) => v.message)).toEqual(['pod slow was marked for removal but is still not being deleted']);
+  });
+});
+
 describe('InvariantState: nodes and queue state', () => {
   it('flags a node whose bound, non-terminated pods request more than its allocatable', () => {
     const s = new InvariantState({ nodeFilter: (n) => n.startsWith('pool-') });
