@@ -50,6 +50,8 @@ export class Scenario {
   readonly planned: PlannedJob[];
   readonly faults: Record<string, number> = {};
   readonly operators: OperatorChild[] = [];
+  /** Jobs the test deleted on purpose (not expected to finish). */
+  readonly deletedJobs = new Set<string>();
   readonly #pool: Pool;
   monitor!: InvariantMonitor;
   #driver!: JobDriver;
@@ -87,7 +89,7 @@ export class Scenario {
   /** Waits for every job to finish, stops the driver, and judges the run. */
   async finish(opts: { timeoutMs?: number } = {}): Promise<ScenarioReport> {
     await this.#submitted;
-    const unfinished = await waitAllFinished(this.kc, this.namespace, { timeoutMs: opts.timeoutMs ?? 240_000, expected: this.planned.length });
+    const unfinished = await waitAllFinished(this.kc, this.namespace, { timeoutMs: opts.timeoutMs ?? 240_000, expected: this.planned.length - this.deletedJobs.size });
     await this.#driver.stop();
     const monitor = await this.monitor.finish();
     const memory = this.#sampler.stop();
@@ -95,7 +97,7 @@ export class Scenario {
       scenario: this.name,
       seed: this.seed,
       faults: this.faults,
-      jobs: this.planned.length,
+      jobs: this.planned.length - this.deletedJobs.size,
       succeeded: monitor.jobs.succeeded,
       violations: monitor.violations,
       deletions: monitor.deletions.byReason,

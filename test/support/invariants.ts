@@ -8,6 +8,8 @@
 //   or a deletion the test itself injected (`allowDeletion`, `allowNodeLoss`);
 // - a node whose live pods request more than its allocatable;
 // - a changed `status.scheduling.enqueueTime` (a job's first-enqueue time);
+// - a pod created on a node that had been cordoned, or tainted NoSchedule/NoExecute without the pod
+//   tolerating it, for more than a few seconds (the operator's cache may lag a moment);
 // - a pod marked for removal (scale-in/preemption) that is still not being deleted long after: its
 //   capacity is never freed, and a job waiting for it as a preemption victim waits forever;
 // and at the end: pods/services without their TFJob, jobs that did not finish.
@@ -18,7 +20,7 @@
 // were seen. `InvariantState` is pure (unit-tested); `InvariantMonitor` feeds it from the API.
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CoreV1Api, CustomObjectsApi, Watch, type KubeConfig, type KubernetesObject, type V1Node, type V1Pod, type V1Service } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, Watch, type KubeConfig, type KubernetesObject, type V1Node, type V1Pod, type V1Service, type V1Taint, type V1Toleration } from '@kubernetes/client-node';
 import { ANNOTATION_REMOVAL, LABEL_JOB_NAME, LABEL_OPERATOR_NAME, LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE } from '../../src/api/v1/constants.ts';
 import { podSpecRequests } from '../../src/operator/scheduling/convert.ts';
 import { canonicalResources } from '../../src/operator/scheduling/quantity.ts';
@@ -30,6 +32,7 @@ export type ViolationKind =
   | 'overcommitted-node'
   | 'enqueue-time-changed'
   | 'stuck-removal'
+  | 'placed-on-forbidden-node'
   | 'orphan'
   | 'not-terminal';
 
@@ -48,6 +51,7 @@ interface JobVersion {
   readonly suspended: boolean;
   readonly deleting: boolean;
   readonly cleanPodPolicy: string;
+  readonly elastic: boolean;
   /** Desired replicas per lower-case type; the Worker entry is the elastic maximum when elastic. */
   readonly replicas: Readonly<Record<string, number>>;
 }
@@ -96,6 +100,26 @@ export interface DeletionCounts {
 
 const TERMINATED = new Set(['Succeeded', 'Failed']);
 
+/** How long a node must have been cordoned/tainted before a new pod on it is a violation. */
+export const PLACEMENT_GRACE_MS = 5_000;
+
+/** Kubernetes' toleration matching (ToleratesTaint). */
+export function tolerates(tolerations: readonly V1Toleration[] | undefined, taint: V1Taint): boolean {
+  return (tolerations ?? []).some((t) => {
+    if (t.effect !== undefined && t.effect !== '' && t.effect !== taint.effect) return false;
+    if (t.key !== undefined && t.key !== '' && t.key !== taint.key) return false;
+    if ((t.key === undefined || t.key === '') && t.operator !== 'Exists') return false;
+    return t.operator === 'Exists' || (t.value ?? '') === (taint.value ?? '');
+  });
+}
+
+interface NodeRestrictions {
+  /** When the monitor first saw the node cordoned (undefined: schedulable). */
+  readonly cordonedSince: number | undefined;
+  /** NoSchedule/NoExecute taints, each with when it was first seen. */
+  readonly taints: readonly { readonly taint: V1Taint; readonly since: number }[];
+}
+
 function rvOf(obj: KubernetesObject): number {
   const n = Number(obj.metadata?.resourceVersion ?? '0');
   return Number.isFinite(n) ? n : 0;
@@ -139,6 +163,7 @@ function jobVersion(job: TFJobLike, deleted: boolean): JobVersion {
     deleting: deleted || job.metadata?.deletionTimestamp !== undefined,
     // tf-operator's default (v1.8.1 defaults to None).
     cleanPodPolicy: job.spec?.runPolicy?.cleanPodPolicy ?? 'None',
+    elastic: job.spec?.elasticPolicy !== undefined,
     replicas,
   };
 }
@@ -153,13 +178,15 @@ export class InvariantState {
   readonly #replicas = new Map<string, Set<string>>();
   readonly #reportedDuplicates = new Set<string>();
   readonly #nodes = new Map<string, Readonly<Record<string, number>>>();
+  readonly #restrictions = new Map<string, NodeRestrictions>();
   readonly #reportedOvercommit = new Set<string>();
   readonly #podNames = new Map<string, NameEvent[]>();
   readonly #pending: PendingDeletion[] = [];
   /** Pods marked for removal and not yet terminating: name → when the mark was first seen. */
   readonly #marked = new Map<string, number>();
   readonly #reportedStuck = new Set<string>();
-  readonly #allowed = new Map<string, number>();
+  /** Injected deletions: `kind/name` → when the test announced each (matched to later deletions only). */
+  readonly #allowed = new Map<string, number[]>();
   readonly #lostNodes = new Set<string>();
   readonly #byReason: Record<string, number> = {};
   /** resourceVersion ranges the monitor did not see (its watch got 410 and relisted). */
@@ -173,10 +200,10 @@ export class InvariantState {
     this.#nodeFilter = opts.nodeFilter;
   }
 
-  /** The test is about to delete this pod/service itself (consumed by one matching deletion). */
-  allowDeletion(kind: 'pod' | 'service', name: string): void {
+  /** The test is about to delete this pod/service itself (consumed by the next deletion of it). */
+  allowDeletion(kind: 'pod' | 'service', name: string, now = Date.now()): void {
     const key = `${kind}/${name}`;
-    this.#allowed.set(key, (this.#allowed.get(key) ?? 0) + 1);
+    this.#allowed.set(key, [...(this.#allowed.get(key) ?? []), now]);
   }
 
   /** The test deletes (or breaks) this node: its pods may vanish. */
@@ -210,9 +237,19 @@ export class InvariantState {
     }
   }
 
-  onNode(type: WatchEventType, node: V1Node): void {
+  onNode(type: WatchEventType, node: V1Node, now = Date.now()): void {
     this.events += 1;
     const name = node.metadata?.name ?? '';
+    if (type === 'DELETED') this.#restrictions.delete(name);
+    else {
+      const before = this.#restrictions.get(name);
+      const key = (t: V1Taint) => `${t.key}=${t.value ?? ''}:${t.effect}`;
+      const sinceOf = (t: V1Taint) => before?.taints.find((b) => key(b.taint) === key(t))?.since ?? now;
+      this.#restrictions.set(name, {
+        cordonedSince: node.spec?.unschedulable === true ? (before?.cordonedSince ?? now) : undefined,
+        taints: (node.spec?.taints ?? []).filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute').map((t) => ({ taint: t, since: sinceOf(t) })),
+      });
+    }
     if (this.#nodeFilter !== undefined && !this.#nodeFilter(name)) return;
     if (type === 'DELETED') this.#nodes.delete(name);
     else {
@@ -226,6 +263,7 @@ export class InvariantState {
     const name = pod.metadata?.name ?? '';
     const rv = rvOf(pod);
     const before = this.#pods.get(name);
+    if (before?.node === undefined && pod.spec?.nodeName !== undefined && type !== 'DELETED') this.#checkPlacement(pod, pod.spec.nodeName, now);
     const names = this.#podNames.get(name) ?? [];
     if (before === undefined && type !== 'DELETED') names.push({ rv, what: 'created' });
     const terminating = pod.metadata?.deletionTimestamp !== undefined;
@@ -361,10 +399,13 @@ export class InvariantState {
   }
 
   #reasonFor(d: PendingDeletion): string | undefined {
+    // An announced deletion explains only a deletion seen after the announcement (an earlier one of
+    // the same name, still waiting to be judged, has its own reason).
     const key = `${d.kind}/${d.name}`;
-    const allowed = this.#allowed.get(key) ?? 0;
-    if (allowed > 0) {
-      this.#allowed.set(key, allowed - 1);
+    const allowed = this.#allowed.get(key) ?? [];
+    const i = allowed.findIndex((t) => t <= d.seenAt);
+    if (i >= 0) {
+      allowed.splice(i, 1);
       return 'injected';
     }
     if (d.node !== undefined && this.#lostNodes.has(d.node)) return 'node-lost';
@@ -389,8 +430,26 @@ export class InvariantState {
       history.forEach((e, i) => { if (e.what === 'created' && e.rv <= d.rv) created = i; });
       const after = history.slice(created + 1);
       if (after[0]?.what === 'removed') return 'scale-in';
+      // An elastic job that lost a worker (deleted by hand, lost with its node, restarted) may shrink
+      // instead of replacing it, down to its minimum: the service of that absent worker goes with it.
+      // (The worker's own deletion is judged on its own.)
+      const last = history.filter((e) => e.rv <= d.rv).at(-1);
+      if (job.elastic && d.type === 'worker' && last !== undefined && last.what !== 'created') return 'elastic-shrink';
     }
     return undefined;
+  }
+
+  /** A pod just seen bound to `node` (created there by us, or bound by a scheduler). */
+  #checkPlacement(pod: V1Pod, node: string, now: number): void {
+    const r = this.#restrictions.get(node);
+    if (r === undefined) return;
+    const name = pod.metadata?.name ?? '';
+    if (r.cordonedSince !== undefined && now - r.cordonedSince > PLACEMENT_GRACE_MS) {
+      this.#violate('placed-on-forbidden-node', `pod ${name} placed on ${node}, cordoned ${Math.round((now - r.cordonedSince) / 1000)}s before`);
+      return;
+    }
+    const bad = r.taints.find((t) => now - t.since > PLACEMENT_GRACE_MS && !tolerates(pod.spec?.tolerations, t.taint));
+    if (bad !== undefined) this.#violate('placed-on-forbidden-node', `pod ${name} placed on ${node} despite taint ${bad.taint.key}=${bad.taint.value ?? ''}:${bad.taint.effect} it does not tolerate`);
   }
 
   #updateReplica(pod: string, before: string | undefined, after: string | undefined): void {

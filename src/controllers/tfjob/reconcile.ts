@@ -384,7 +384,11 @@ function reconcileReplicaType(
     pass.counts = addCounts(pass.counts, podContribution(pod, spec.restartPolicy));
   }
 
-  const servicePlan = planServices(ofReplicaType(services, type), wantedIndices);
+  // Services are created only for replicas created now (none for a pod still waiting for a node),
+  // but a replica waiting for a node keeps the service it has (e.g. a pod deleted by hand or lost
+  // with its node, being replaced): only indices the job no longer wants lose theirs.
+  const typeServices = ofReplicaType(services, type);
+  const servicePlan = { create: planServices(typeServices, wantedIndices).create, remove: planServices(typeServices, plan.wanted).remove };
   for (const index of servicePlan.create) {
     pass.actions.push({ kind: 'createService', service: buildService(view, type, index, spec) });
   }

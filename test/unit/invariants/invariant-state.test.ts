@@ -1,8 +1,8 @@
 // The pure part of the fault scenarios' invariant monitor: each rule fires on the history that
 // breaks it and stays silent on the legitimate histories next to it.
 import { describe, expect, it } from 'vitest';
-import type { V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
-import { InvariantState, summarizeMemory, type TFJobLike } from '../../support/invariants.ts';
+import type { V1Node, V1Pod, V1Service, V1Taint } from '@kubernetes/client-node';
+import { InvariantState, summarizeMemory, tolerates, type TFJobLike } from '../../support/invariants.ts';
 import { rng } from '../../support/prng.ts';
 
 const JOB_UID = 'job-uid-1';
@@ -141,7 +141,7 @@ describe('InvariantState: deletions', () => {
     s.onJob('ADDED', job(5, { workers: 3 }));
     s.onJob('MODIFIED', job(10, { workers: 1 }));
     deleteAt(s, pod('j-worker-2', 6, { index: 2 }), 12); // scale-down 3 → 1
-    s.allowDeletion('pod', 'by-hand');
+    s.allowDeletion('pod', 'by-hand', 0);
     deleteAt(s, pod('by-hand', 7), 14);
     s.allowNodeLoss('n1');
     deleteAt(s, pod('on-lost-node', 8, { node: 'n1' }), 16);
@@ -152,14 +152,16 @@ describe('InvariantState: deletions', () => {
     s.evaluate();
     expect(kinds(s)).toEqual([]);
     expect(s.counts.byReason).toEqual({ 'pod:scale-down': 1, 'pod:injected': 1, 'pod:node-lost': 1, 'pod:suspend': 1, 'pod:job-deleted': 1 });
-    // An allowance is used up by one deletion.
+    // An allowance is used up by one deletion, and explains none seen before it was given.
     const t = new InvariantState();
     t.onJob('ADDED', job(5));
-    t.allowDeletion('pod', 'by-hand');
-    deleteAt(t, pod('by-hand', 6), 8);
-    deleteAt(t, pod('by-hand', 10), 12);
+    t.onPod('DELETED', pod('by-hand', 3), 100); // unexplained, seen before the announcement
+    t.allowDeletion('pod', 'by-hand', 200);
+    t.onPod('DELETED', pod('by-hand', 8), 300);
+    t.onPod('DELETED', pod('by-hand', 12), 400);
     t.evaluate();
-    expect(kinds(t)).toEqual(['unexpected-pod-deletion']);
+    expect(t.violations.map((v) => v.message.split(' ').slice(0, 6).join(' '))).toEqual(['pod by-hand deleted at rv 3', 'pod by-hand deleted at rv 12']);
+    expect(t.counts.byReason).toEqual({ 'pod:injected': 1 });
   });
 
   it('accepts a service deleted with its scale-in, in either order, but not one deleted after a plain pod restart', () => {
@@ -177,6 +179,28 @@ describe('InvariantState: deletions', () => {
     expect(s.violations.map((v) => v.kind)).toEqual(['unexpected-service-deletion']);
     expect(s.violations[0]?.message).toContain('j-worker-1');
     expect(s.counts.byReason).toMatchObject({ 'service:scale-in': 1, 'pod:scale-in': 1, 'pod:restart': 1 });
+  });
+
+  it('accepts the service of an elastic job\'s lost worker going when the job shrinks instead of replacing it', () => {
+    const s = new InvariantState();
+    const elastic = { ...job(5, { workers: 4 }), spec: { ...job(5).spec, elasticPolicy: { maxReplicas: 4 } } };
+    s.onJob('ADDED', elastic);
+    s.onPod('ADDED', pod('j-worker-2', 10, { index: 2 }));
+    s.allowDeletion('pod', 'j-worker-2', 0);
+    s.onPod('DELETED', pod('j-worker-2', 20, { index: 2 }));
+    s.onService('DELETED', service('j-worker-2', 25));
+    // The same in a fixed-size job is a violation: it replaces the pod and keeps the service.
+    const t = new InvariantState();
+    t.onJob('ADDED', job(5, { workers: 4 }));
+    t.onPod('ADDED', pod('j-worker-2', 10, { index: 2 }));
+    t.allowDeletion('pod', 'j-worker-2', 0);
+    t.onPod('DELETED', pod('j-worker-2', 20, { index: 2 }));
+    t.onService('DELETED', service('j-worker-2', 25));
+    s.evaluate();
+    t.evaluate();
+    expect(kinds(s)).toEqual([]);
+    expect(s.counts.byReason).toEqual({ 'pod:injected': 1, 'service:elastic-shrink': 1 });
+    expect(kinds(t)).toEqual(['unexpected-service-deletion']);
   });
 });
 
@@ -202,6 +226,45 @@ describe('InvariantState: gaps of the monitor itself', () => {
     s.onPod('DELETED', pod('kept', 60, { node: 'n', cpu: '1' }));
     s.evaluate();
   }
+});
+
+describe('InvariantState: cordoned and tainted nodes', () => {
+  const tainted = (name: string, taints: V1Taint[], unschedulable = false): V1Node =>
+    ({ metadata: { name }, spec: { unschedulable, taints }, status: { allocatable: { cpu: '8', pods: '110' } } });
+
+  it('flags a pod created on a node cordoned (or tainted) for longer than the grace period', () => {
+    const s = new InvariantState();
+    s.onNode('ADDED', tainted('c', [], true), 0);
+    s.onNode('ADDED', tainted('t', [{ key: 'fault', value: 'x', effect: 'NoSchedule' }]), 0);
+    s.onPod('ADDED', pod('early', 1, { node: 'c' }), 1_000); // within the grace period: the operator's cache may lag
+    expect(kinds(s)).toEqual([]);
+    s.onPod('ADDED', pod('late', 2, { node: 'c', index: 1 }), 10_000);
+    s.onPod('ADDED', pod('untolerated', 3, { node: 't', index: 2 }), 10_000);
+    const ok = pod('tolerated', 4, { node: 't', index: 3 });
+    ok.spec = { ...ok.spec!, tolerations: [{ key: 'fault', operator: 'Exists' }] };
+    s.onPod('ADDED', ok, 10_000);
+    expect(s.violations.map((v) => v.message.split(' ').slice(0, 2).join(' '))).toEqual(['pod late', 'pod untolerated']);
+  });
+
+  it('does not flag pods that were there before, nor nodes uncordoned again', () => {
+    const s = new InvariantState();
+    s.onNode('ADDED', tainted('n', []), 0);
+    s.onPod('ADDED', pod('before', 1, { node: 'n' }), 0);
+    s.onNode('MODIFIED', tainted('n', [], true), 1_000);
+    s.onPod('MODIFIED', pod('before', 2, { node: 'n', phase: 'Succeeded' }), 20_000);
+    s.onNode('MODIFIED', tainted('n', [], false), 21_000);
+    s.onPod('ADDED', pod('after', 3, { node: 'n', index: 1 }), 30_000);
+    expect(kinds(s)).toEqual([]);
+  });
+
+  it('matches tolerations as Kubernetes does', () => {
+    const taint = { key: 'k', value: 'v', effect: 'NoSchedule' };
+    expect(tolerates([{ key: 'k', operator: 'Equal', value: 'v' }], taint)).toBe(true);
+    expect(tolerates([{ key: 'k', operator: 'Equal', value: 'w' }], taint)).toBe(false);
+    expect(tolerates([{ operator: 'Exists' }], taint)).toBe(true);
+    expect(tolerates([{ key: 'k', operator: 'Exists', effect: 'NoExecute' }], taint)).toBe(false);
+    expect(tolerates(undefined, taint)).toBe(false);
+  });
 });
 
 describe('InvariantState: removals that never complete', () => {

@@ -2,9 +2,10 @@
 // reconciler so they cannot come back unnoticed.
 import { describe, expect, it } from 'vitest';
 import { reconcileTFJob, type Action } from '../../../src/controllers/tfjob/index.ts';
-import { at, newPod, newTFJob, pods, services } from '../controllers/tfjob/builders.ts';
+import { at, newPod, newService, newTFJob, pods, services } from '../controllers/tfjob/builders.ts';
 
 const deletedPods = (actions: readonly Action[]) => actions.flatMap((a) => (a.kind === 'deletePod' ? [a.name] : []));
+const deletedServices = (actions: readonly Action[]) => actions.flatMap((a) => (a.kind === 'deleteService' ? [a.name] : []));
 
 describe('an interrupted removal (api-errors.test.ts: the mark applied, the delete never sent)', () => {
   it('deletes a worker that carries the removal mark but is not being deleted', () => {
@@ -20,5 +21,38 @@ describe('an interrupted removal (api-errors.test.ts: the mark applied, the dele
     const world = [...pods('Worker', 3, 'Running'), newPod('Worker', 3, { phase: 'Running', removal: 'preemption', deleting: true })];
     const r = reconcileTFJob({ job, pods: world, services: services('Worker', 3), now: at(0), scheduling: { admitted: true, workers: 3, status: { queue: 'Running' } } });
     expect(deletedPods(r.actions)).toEqual([]);
+  });
+});
+
+describe('a replica waiting for a node keeps its service (conflicting-writers.test.ts: pods deleted by hand)', () => {
+  it('fixed replicas: the service of a pod deleted by hand stays while the replacement waits for placement', () => {
+    const job = newTFJob(2, 1, { restartPolicy: 'OnFailure' });
+    // worker-1 was deleted by hand; the scheduler has not placed its replacement yet.
+    const world = [newPod('Worker', 0, { phase: 'Running' }), newPod('PS', 0, { phase: 'Running' })];
+    const r = reconcileTFJob({
+      job, pods: world, services: [...services('Worker', 2), newService('PS', 0)], now: at(0),
+      scheduling: { admitted: true, placements: {}, requirePlacement: true, status: { queue: 'Running' } },
+    });
+    expect(r.actions.filter((a) => a.kind === 'createPod')).toEqual([]);
+    expect(deletedServices(r.actions)).toEqual([]);
+  });
+
+  it('elastic workers: the same while the replacement worker waits for a node', () => {
+    const job = newTFJob(3, 1, { restartPolicy: 'OnFailure', spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 3 } } });
+    const world = [newPod('Worker', 0, { phase: 'Running' }), newPod('Worker', 2, { phase: 'Running' }), newPod('PS', 0, { phase: 'Running' })];
+    const r = reconcileTFJob({
+      job, pods: world, services: [...services('Worker', 3), newService('PS', 0)], now: at(0),
+      scheduling: { admitted: true, workers: 3, placements: {}, workerNodes: [], requirePlacement: true, status: { queue: 'Running' } },
+    });
+    expect(deletedServices(r.actions)).toEqual([]);
+  });
+
+  it('a scale-in still deletes the services of the workers it removes', () => {
+    const job = newTFJob(3, 0, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 3 } } });
+    const r = reconcileTFJob({
+      job, pods: pods('Worker', 3, 'Running'), services: services('Worker', 3), now: at(0),
+      scheduling: { admitted: true, workers: 1, placements: {}, workerNodes: [], requirePlacement: true, status: { queue: 'Running' } },
+    });
+    expect(deletedServices(r.actions).sort()).toEqual(['test-tfjob-worker-1', 'test-tfjob-worker-2']);
   });
 });
