@@ -531,13 +531,20 @@ export interface MemorySample {
 
 export interface MemorySummary {
   readonly samples: number;
+  /** Peak RSS of any sampled process. */
   readonly maxBytes: number;
-  /** Median of the last third of the samples over the median of the middle third (growth ratio). */
+  /**
+   * Growth of the longest-lived process: median RSS of its last third of samples over that of its
+   * middle third (the first third is start-up). Well above 1 on a steady workload suggests a leak.
+   */
   readonly lateOverMiddle: number;
 }
 
-export function summarizeMemory(samples: readonly MemorySample[]): MemorySummary {
-  if (samples.length === 0) return { samples: 0, maxBytes: 0, lateOverMiddle: 1 };
+export function summarizeMemory(all: readonly MemorySample[]): MemorySummary {
+  if (all.length === 0) return { samples: 0, maxBytes: 0, lateOverMiddle: 1 };
+  const byPid = new Map<number, MemorySample[]>();
+  for (const s of all) byPid.set(s.pid, [...(byPid.get(s.pid) ?? []), s]);
+  const samples = [...byPid.values()].sort((a, b) => b.length - a.length)[0]!;
   const median = (xs: readonly number[]) => {
     const s = [...xs].sort((a, b) => a - b);
     return s.length === 0 ? 0 : s[Math.floor(s.length / 2)]!;
@@ -546,7 +553,7 @@ export function summarizeMemory(samples: readonly MemorySample[]): MemorySummary
   const third = Math.floor(bytes.length / 3);
   const middle = median(bytes.slice(third, 2 * third));
   const late = median(bytes.slice(2 * third));
-  return { samples: samples.length, maxBytes: Math.max(...bytes), lateOverMiddle: middle > 0 ? late / middle : 1 };
+  return { samples: all.length, maxBytes: Math.max(...all.map((s) => s.bytes)), lateOverMiddle: middle > 0 ? late / middle : 1 };
 }
 
 /** Samples the RSS of whatever processes `pids()` names, every `intervalMs`. */

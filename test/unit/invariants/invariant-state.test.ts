@@ -328,6 +328,10 @@ describe('memory summary and seeded randomness', () => {
     const leak = Array.from({ length: 30 }, (_, i) => ({ t: i, pid: 1, bytes: 100 * (i + 1) }));
     expect(summarizeMemory(leak).lateOverMiddle).toBeGreaterThan(1.4);
     expect(summarizeMemory([])).toEqual({ samples: 0, maxBytes: 0, lateOverMiddle: 1 });
+    // Several processes (restarts): the peak of all, the growth of the longest-lived one.
+    const restarted = [...Array.from({ length: 4 }, (_, i) => ({ t: i, pid: 2, bytes: 900 })), ...flat];
+    expect(summarizeMemory(restarted)).toMatchObject({ samples: 34, maxBytes: 900 });
+    expect(summarizeMemory(restarted).lateOverMiddle).toBeCloseTo(1, 1);
   });
 
   it('replays the same sequence for the same seed', () => {
