@@ -18,9 +18,11 @@ import { simulate } from '../src/simulator/engine.ts';
 import { summarize } from '../src/simulator/figures.ts';
 import type { PolicyName } from '../src/scheduler/types.ts';
 import { isPolicyName } from '../src/scheduler/index.ts';
+import { cliArgs } from './lib/args.ts';
 import { buildScenario, listScenarioNames, readScenarioDefinition, resolveScenarioFile } from '../src/workloads/scenario.ts';
 
 const { values } = parseArgs({
+  args: cliArgs(),
   options: {
     scenarios: { type: 'string', default: 'all' },
     seeds: { type: 'string', default: '1' },

@@ -9,8 +9,9 @@
 
 import { readFileSync } from 'node:fs';
 import type { RunDocument } from '../src/simulator/report.ts';
+import { cliArgs } from './lib/args.ts';
 
-const files = process.argv.slice(2);
+const files = cliArgs();
 if (files.length === 0) {
   console.error('usage: node bench/simulation-report.ts FILE.json...');
   process.exit(2);

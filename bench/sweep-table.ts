@@ -11,8 +11,10 @@
 
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { cliArgs } from './lib/args.ts';
 
 const { values, positionals } = parseArgs({
+  args: cliArgs(),
   allowPositionals: true,
   options: { reference: { type: 'string', default: 'kod2' }, absolute: { type: 'boolean', default: false }, variants: { type: 'string' } },
 });

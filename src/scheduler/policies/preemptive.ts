@@ -1,9 +1,12 @@
 // Algorithm 1 (preemptive scheduling), shared by `kod2` (every improvement off) and `ours`.
 //
+//   ours (growBeforeAdmit), while no job starves: running jobs first grow by the workers that buy
+//         more normalised speed per share than any waiting job of their class would (gain.ts)
 //   head = the highest-ranked waiting job that could fit an empty cluster          (lines 5, 19)
 //   if head outranks (priority, then weight) every running job of its class or below:  (line 5)
 //       place head's minimum configuration (§4.1)                                  (lines 6–9)
 //       else Scale-In (Alg. 2) and place it                                       (lines 10–16)
+//            (ours: victims whose next worker adds least first; opt-in: only for a gain)
 //       ours: repeat with the next head while admissions succeed; if the head is blocked, admit
 //             others that fit without preemption (backfill) — around a starving head only off
 //             the nodes reserved for it
