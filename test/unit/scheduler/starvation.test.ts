@@ -125,7 +125,7 @@ describe('starvation', () => {
     for (const p of ours) expect(p.nodes.every((n) => n === 'b'), p.job).toBe(true);
   });
 
-  it('bounds every job’s wait over random arrival streams (single class, runtimes ≤ R, all fit an empty cluster)', () => {
+  it('bounds every job’s wait over random arrival streams (single class, runtimes ≤ R, all fit an empty cluster, curves or not)', () => {
     const nodes: NodeInfo[] = [node('a', { cpu: cpu(8), memory: 32 * Gi }), node('b', { cpu: cpu(8), memory: 32 * Gi })];
     const jobArb = fc.record({
       slot: fc.integer({ min: 0, max: 20 }),
@@ -134,6 +134,8 @@ describe('starvation', () => {
       min: fc.integer({ min: 1, max: 2 }),
       extra: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 3 })),
       runtimeSlots: fc.integer({ min: 1, max: 6 }),
+      // Steps of a declared scaling curve (none for some jobs), so ours' curve-based rules act too.
+      curveSteps: fc.option(fc.array(fc.integer({ min: 0, max: 100 }), { minLength: 5, maxLength: 5 }), { nil: undefined }),
     });
     fc.assert(
       fc.property(fc.array(jobArb, { minLength: 1, maxLength: 24 }), fc.constantFrom('kod2' as const, 'ours' as const), fc.integer({ min: 2, max: 8 }), (jobs, policy, limitSlots) => {
@@ -148,6 +150,7 @@ describe('starvation', () => {
             worker: { cpu: cpu(j.workerCpu), memory: Gi },
             min: j.min,
             max: j.min + j.extra,
+            ...(j.curveSteps === undefined ? {} : { scalingCurve: j.curveSteps.slice(0, j.min + j.extra).map((_, k, xs) => 10 + xs.slice(0, k + 1).reduce((a, b) => a + b, 0)) }),
           }),
           runtimeMs: j.runtimeSlots * PASS,
         }));
