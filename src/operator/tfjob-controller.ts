@@ -14,17 +14,19 @@ import {
 import PQueue from 'p-queue';
 import { GROUP, PLURAL, VERSION, ANNOTATION_REMOVAL } from '../api/v1/constants.ts';
 import type { JobCondition, JobStatus } from '../api/v1/schema.ts';
-import { reconcileTFJob, type Action, type ReconcileOptions, type SchedulingInput } from '../controllers/tfjob/index.ts';
+import { conditionFor, formatTime, reconcileTFJob, setCondition, type Action, type ReconcileOptions, type SchedulingInput } from '../controllers/tfjob/index.ts';
 import {
   EVENT_FAILED_CREATE_POD,
   EVENT_FAILED_CREATE_SERVICE,
   EVENT_FAILED_DELETE_POD,
   EVENT_FAILED_DELETE_SERVICE,
+  EVENT_FAILED_VALIDATION,
   EVENT_RESTARTING,
   EVENT_SUCCESSFUL_CREATE_POD,
   EVENT_SUCCESSFUL_CREATE_SERVICE,
   EVENT_SUCCESSFUL_DELETE_POD,
   EVENT_SUCCESSFUL_DELETE_SERVICE,
+  messages,
 } from '../controllers/tfjob/events.ts';
 import type { Controller, ReconcileContext, ReconcileResult } from '../runtime/controller.ts';
 import type { EventRecorder } from '../runtime/events.ts';
@@ -124,8 +126,30 @@ export class TFJobController {
     }
 
     for (const e of result.events) this.#deps.recorder.event(job, e.type, e.reason, e.message);
-    const jobDeleted = await this.#apply(key, job, result.actions, ctx);
+    const invalid: string[] = [];
+    const jobDeleted = await this.#apply(key, job, result.actions, ctx, invalid);
     if (jobDeleted) return undefined;
+
+    if (invalid.length > 0) {
+      // The API server rejected a pod or service built from this job as Invalid (e.g. a template that
+      // is no valid pod, or a job name leaving no room for its service names). No retry can fix it:
+      // fail the job with the API server's reasons, as a job failing our own validation fails.
+      // tf-operator retried forever, and our scheduler would have held the job's capacity meanwhile.
+      const now = this.#now();
+      const reason = invalid.length === 1 ? invalid[0]! : `[${invalid.join(', ')}]`;
+      const status: JobStatus = {
+        ...result.status,
+        conditions: [...setCondition(result.status.conditions ?? [], conditionFor.failedValidation(reason, now))],
+        completionTime: result.status.completionTime ?? formatTime(now),
+      };
+      this.#deps.recorder.event(job, 'Warning', EVENT_FAILED_VALIDATION, messages.failedValidation(reason));
+      await this.#writeStatus(key, job, status);
+      this.#countTransitions(job, status, 0);
+      ctx.log.info({ reason }, 'Failed the job: the API server rejects its replicas as invalid');
+      scheduling?.observed?.(key, job);
+      // Come back at once for the cleanup of what was created.
+      return { requeueAfterMs: 0 };
+    }
 
     if (result.statusChanged) {
       await this.#writeStatus(key, job, result.status);
@@ -137,7 +161,8 @@ export class TFJobController {
   };
 
   /** Performs the reconciler's actions; returns true when the job itself was deleted (TTL). */
-  async #apply(key: string, job: TFJobObject, actions: readonly Action[], ctx: ReconcileContext): Promise<boolean> {
+  /** `invalid` collects the messages of creates the API server rejected as Invalid (422). */
+  async #apply(key: string, job: TFJobObject, actions: readonly Action[], ctx: ReconcileContext, invalid: string[]): Promise<boolean> {
     const { namespace } = splitKey(key);
     const ns = namespace ?? 'default';
     const { expectations, recorder } = this.#deps;
@@ -196,7 +221,8 @@ export class TFJobController {
               expectations.creationFailed(key, `pod/${name}`);
               if (statusOf(err) === 409) return; // already exists: the cache will show it
               recorder.event(job, 'Warning', EVENT_FAILED_CREATE_POD, `Error creating: ${errorMessage(err)}`, 'Create');
-              errors.push(err);
+              if (statusOf(err) === 422) invalid.push(errorMessage(err));
+              else errors.push(err);
             }
           } else {
             const name = a.service.metadata?.name ?? '';
@@ -207,7 +233,8 @@ export class TFJobController {
               expectations.creationFailed(key, `service/${name}`);
               if (statusOf(err) === 409) return;
               recorder.event(job, 'Warning', EVENT_FAILED_CREATE_SERVICE, `Error creating: ${errorMessage(err)}`, 'Create');
-              errors.push(err);
+              if (statusOf(err) === 422) invalid.push(errorMessage(err));
+              else errors.push(err);
             }
           }
         });

@@ -86,7 +86,10 @@ export function sparseTfConfig(layout: ClusterLayout, replicaType: string, index
     ps = goJsonStringArray([replicaAddress(layout, REPLICA_TYPE_PS, index)]);
   } else if (replicaType === REPLICA_TYPE_WORKER) {
     worker = goJsonMap(new Map([[String(index), goJsonString(replicaAddress(layout, REPLICA_TYPE_WORKER, index))]]));
-    ps = goJsonStringArray(clusterSpec(layout).get(REPLICA_TYPE_PS.toLowerCase()));
+    // Only the PS addresses: building the whole cluster spec would make an address for every one of
+    // Worker.replicas (which an elastic job may set to 2^31 - 1) in every worker's TF_CONFIG.
+    const psSpec = layout.replicaSpecs[REPLICA_TYPE_PS];
+    ps = goJsonStringArray(psSpec === undefined ? undefined : Array.from({ length: Math.max(0, psSpec.replicas) }, (_, i) => replicaAddress(layout, REPLICA_TYPE_PS, i)));
   }
   return `{"cluster":{"worker":${worker},"ps":${ps}},"task":${taskJson(replicaType, index)}}`;
 }

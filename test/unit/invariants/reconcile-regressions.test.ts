@@ -1,8 +1,9 @@
 // Reconciler regressions found by the fault scenarios (test/integration/faults), pinned on the pure
 // reconciler so they cannot come back unnoticed.
 import { describe, expect, it } from 'vitest';
-import { reconcileTFJob, type Action } from '../../../src/controllers/tfjob/index.ts';
-import { at, newPod, newService, newTFJob, pods, services } from '../controllers/tfjob/builders.ts';
+import { applyDefaults } from '../../../src/api/v1/defaults.ts';
+import { buildJobView, reconcileTFJob, sparseTfConfig, type Action } from '../../../src/controllers/tfjob/index.ts';
+import { asTFJob, at, newPod, newService, newTFJob, pods, services } from '../controllers/tfjob/builders.ts';
 
 const deletedPods = (actions: readonly Action[]) => actions.flatMap((a) => (a.kind === 'deletePod' ? [a.name] : []));
 const deletedServices = (actions: readonly Action[]) => actions.flatMap((a) => (a.kind === 'deleteService' ? [a.name] : []));
@@ -54,5 +55,25 @@ describe('a replica waiting for a node keeps its service (conflicting-writers.te
       scheduling: { admitted: true, workers: 1, placements: {}, workerNodes: [], requirePlacement: true, status: { queue: 'Running' } },
     });
     expect(deletedServices(r.actions).sort()).toEqual(['test-tfjob-worker-1', 'test-tfjob-worker-2']);
+  });
+});
+
+describe('an elastic job with an absurd Worker.replicas (bad-input corpus: the operator ran out of memory)', () => {
+  it("builds a worker's sparse TF_CONFIG without reading Worker.replicas (it lists only itself and the PS)", () => {
+    const job = newTFJob(2_147_483_647, 2, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 2_147_483_647 } } });
+    const view = buildJobView(asTFJob(job), applyDefaults(asTFJob(job)), {});
+    const worker = view.layout.replicaSpecs.Worker!;
+    // Any read of Worker.replicas would build an address per replica: 2^31 strings.
+    const guarded = { ...view.layout, replicaSpecs: { ...view.layout.replicaSpecs, Worker: { ...worker, get replicas(): number { throw new Error('Worker.replicas read'); } } } };
+    expect(JSON.parse(sparseTfConfig(guarded, 'Worker', 5))).toEqual({
+      cluster: { worker: { 5: 'test-tfjob-worker-5.default.svc:2222' }, ps: ['test-tfjob-ps-0.default.svc:2222', 'test-tfjob-ps-1.default.svc:2222'] },
+      task: { type: 'worker', index: 5 },
+    });
+  });
+
+  it('reconciles such a job admitted with a few workers, creating just those', () => {
+    const job = newTFJob(2_147_483_647, 1, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 2_147_483_647 } } });
+    const r = reconcileTFJob({ job, pods: [], services: [], now: at(0), scheduling: { admitted: true, workers: 2, status: { queue: 'Running' } } });
+    expect(r.actions.flatMap((a) => (a.kind === 'createPod' ? [a.pod.metadata?.name] : []))).toEqual(['test-tfjob-ps-0', 'test-tfjob-worker-0', 'test-tfjob-worker-1']);
   });
 });
