@@ -1,0 +1,52 @@
+// Load, CI-sized: LOAD_JOBS TFJobs (default 300) submitted within LOAD_WINDOW_S seconds (default 60)
+// on LOAD_NODES kwok nodes (default 60). Every job reaches a terminal state, no key is left queued or
+// in flight, every invariant holds; queue depth and RSS are reported. The full run (2,000 jobs on
+// 500 nodes) is bench/soak-load.ts.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPriorityClass } from '../../support/fault-scenario.ts';
+import { adminKubeConfig, clusterState, createNamespace, deleteNamespace, uniqueName } from '../../support/kube.ts';
+import { runLoad } from '../../support/load-run.ts';
+import { OperatorChild } from '../../support/operator-child.ts';
+import { createPool, type Pool } from '../../support/pool.ts';
+import { scenarioSeed } from '../../support/prng.ts';
+
+const JOBS = Number(process.env.LOAD_JOBS ?? 300);
+const NODES = Number(process.env.LOAD_NODES ?? 60);
+const WINDOW_S = Number(process.env.LOAD_WINDOW_S ?? 60);
+const SEED = scenarioSeed(8200);
+
+describe('load: a burst of TFJobs on many nodes', () => {
+  let ns: string;
+  let pool: Pool;
+  let operator: OperatorChild;
+  let dropClass: () => Promise<void> = async () => undefined;
+  const highClass = uniqueName('load-high');
+
+  beforeAll(async () => {
+    ns = await createNamespace('load');
+    pool = await createPool('load', NODES, { cpu: '4', memory: '16Gi' });
+    dropClass = await createPriorityClass(adminKubeConfig(), highClass, 1000);
+    operator = await OperatorChild.start('load', clusterState().kubeconfig, ['--namespace', ns, '--policy', 'ours', '--scheduling-interval', '2s', '--kube-api-qps', '200', '--kube-api-burst', '400', ...pool.operatorFlags]);
+    await operator.ready();
+  });
+  afterAll(async () => {
+    await operator.kill();
+    await deleteNamespace(ns);
+    await pool.delete();
+    await dropClass();
+  });
+
+  it(`runs ${JOBS} jobs submitted within ${WINDOW_S}s on ${NODES} nodes to completion`, async () => {
+    const report = await runLoad({ kc: adminKubeConfig(), namespace: ns, pool, operator, jobs: JOBS, submitWithinMs: WINDOW_S * 1000, seed: SEED, timeoutMs: 600_000, highClass });
+    process.stderr.write(`[load] ${JSON.stringify(report)}\n`);
+    expect(operator.running, operator.tail()).toBe(true);
+    expect(report.unfinished).toEqual([]);
+    expect(report.succeeded).toBe(JOBS);
+    expect(report.violations).toEqual([]);
+    expect(report.monitorGaps).toBe(0);
+    // No stuck keys: nothing queued, nothing in flight once everything finished.
+    expect(report.finalQueueDepth).toBe(0);
+    expect(report.finalUnfinishedWorkSeconds).toBe(0);
+    expect(report.peakRssMiB).toBeLessThan(1024);
+  }, 900_000);
+});
