@@ -34,10 +34,10 @@ export async function namespaceIn(kc: KubeConfig, prefix: string): Promise<strin
 }
 
 /** A pool like test/support/pool.ts's, on the given cluster. */
-export async function poolIn(cluster: LocalCluster, prefix: string, count: number, capacity: Record<string, string>): Promise<Pool> {
+export async function poolIn(cluster: LocalCluster, prefix: string, count: number, capacity: Record<string, string>, readyTimeoutMs = 120_000): Promise<Pool> {
   const name = uniqueName(prefix);
   const specs = fakeNodes(name, count, { capacity, labels: { [LABEL_NODE_POOL]: name }, taints: [{ key: LABEL_NODE_POOL, value: name, effect: 'NoSchedule' }] });
-  await cluster.createNodes(specs, { timeoutMs: 120_000 });
+  await cluster.createNodes(specs, { timeoutMs: readyTimeoutMs });
   const core = cluster.kubeConfig().makeApiClient(CoreV1Api);
   return {
     name,

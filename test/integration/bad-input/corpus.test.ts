@@ -6,6 +6,7 @@
 // Meanwhile a control job keeps running untouched, the operator never exits nor fails a scheduling
 // pass, and a job submitted after the corpus is admitted and completes (nothing stalled).
 // CI size: BAD_INPUT_COUNT (default 2,000); test/soak/bad-input.ts runs a bigger corpus.
+import { appendFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBadInput } from '../../support/bad-input-run.ts';
 import { createPriorityClass } from '../../support/fault-scenario.ts';
@@ -50,7 +51,9 @@ describe('bad input: a hostile corpus against admission and the operator', () =>
     };
 
     const result = await runBadInput({ kc: adminKubeConfig(), namespace: ns, pool: pool.name, seed: SEED, count: COUNT, afterBatch: checkControl });
-    process.stderr.write(`[bad-input] ${JSON.stringify(result)}\n`);
+    const line = `[bad-input] ${JSON.stringify({ seed: SEED, ...result })}\n`;
+    process.stderr.write(line);
+    if (process.env.FAULT_REPORT_FILE !== undefined && process.env.FAULT_REPORT_FILE !== '') appendFileSync(process.env.FAULT_REPORT_FILE, line);
 
     expect(result.unnamedRejections).toEqual([]);
     expect(result.reasonlessFailures).toEqual([]);
@@ -77,5 +80,5 @@ describe('bad input: a hostile corpus against admission and the operator', () =>
     await eventually(async () => (await jobPods(ns, 'control-b')).filter((p) => p.status?.phase === 'Running').length === 3, { what: 'control-b running', timeoutMs: 120_000 });
     await exitPod(ns, 'control-b-worker-0', 0);
     await waitForCondition(ns, 'control-b', 'Succeeded', { timeoutMs: 60_000 });
-  }, 900_000);
+  }, Math.max(900_000, COUNT * 300));
 });
