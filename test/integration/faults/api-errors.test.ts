@@ -69,6 +69,8 @@ describe('fault: API errors (429/500/503) for a while', () => {
     expect(operator.running, operator.tail()).toBe(true);
     expect(report.violations).toEqual([]);
     expect(report.monitorGaps).toBe(0);
+    // Bounded memory: the operator's peak RSS over the run (restarts included).
+    expect(report.memory.maxBytes).toBeLessThan(768 * 2 ** 20);
     expect(report.succeeded).toBe(24);
     const injected = Object.values(report.faults).reduce((a, b) => a + b, 0);
     expect(injected).toBeGreaterThan(0);

@@ -59,6 +59,8 @@ describe('fault: kube-apiserver restarted mid-run', () => {
     expect(operator.running, operator.tail()).toBe(true);
     expect(report.violations).toEqual([]);
     expect(report.monitorGaps).toBe(0);
+    // Bounded memory: the operator's peak RSS over the run (restarts included).
+    expect(report.memory.maxBytes).toBeLessThan(768 * 2 ** 20);
     expect(report.succeeded).toBe(JOBS);
     // The operator saw the outages (failed requests or watch errors) and recovered from them.
     const m = await operator.metrics();

@@ -136,6 +136,8 @@ describe('fault: conflicting writers (users, hand deletions, node changes)', () 
     expect(operator.running, operator.tail()).toBe(true);
     expect(report.violations).toEqual([]);
     expect(report.monitorGaps).toBe(0);
+    // Bounded memory: the operator's peak RSS over the run (restarts included).
+    expect(report.memory.maxBytes).toBeLessThan(768 * 2 ** 20);
     expect(report.succeeded).toBe(JOBS - s.deletedJobs.size);
     expect(report.faults['node-deleted']).toBe(1);
     // The deleted job left nothing behind (no orphans is part of the report; it is gone entirely).

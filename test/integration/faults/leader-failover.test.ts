@@ -87,6 +87,8 @@ describe('fault: leader failover during a burst', () => {
     for (const o of alive) expect(o.running, o.tail()).toBe(true);
     expect(report.violations).toEqual([]);
     expect(report.monitorGaps).toBe(0);
+    // Bounded memory: the operator's peak RSS over the run (restarts included).
+    expect(report.memory.maxBytes).toBeLessThan(768 * 2 ** 20);
     expect(report.succeeded).toBe(JOBS);
   }, 600_000);
 });

@@ -50,6 +50,8 @@ describe('fault: watches broken under the operator', () => {
     expect(operator.running, operator.tail()).toBe(true);
     expect(report.violations).toEqual([]);
     expect(report.monitorGaps).toBe(0);
+    // Bounded memory: the operator's peak RSS over the run (restarts included).
+    expect(report.memory.maxBytes).toBeLessThan(768 * 2 ** 20);
     expect(report.succeeded).toBe(JOBS);
     return { s, operator };
   }
