@@ -40,7 +40,7 @@ try {
   ], { logFile: path.join(scratchDir('soak-load'), 'operator.log') });
   await operator.ready();
   log(`submitting ${jobs} jobs within ${values.window}s`);
-  const report = await runLoad({ kc, namespace, pool, operator, jobs, submitWithinMs: Number(values.window) * 1000, seed: Number(values.seed), timeoutMs: 3_600_000, highClass: 'soak-high' });
+  const report = await runLoad({ kc, namespace, pool, operator, jobs, submitWithinMs: Number(values.window) * 1000, seed: Number(values.seed), timeoutMs: 3_600_000, drainTimeoutMs: 900_000, highClass: 'soak-high' });
   const result = { ...report, operatorRunning: operator.running, at: new Date().toISOString() };
   const text = JSON.stringify(result, null, 2);
   process.stdout.write(`${text}\n`);

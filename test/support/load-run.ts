@@ -17,6 +17,8 @@ export interface LoadReport {
   readonly unfinished: readonly string[];
   readonly succeeded: number;
   readonly peakQueueDepth: number;
+  /** From every job terminal to an empty, idle work queue (cleanup and last status writes). */
+  readonly drainSeconds: number;
   readonly finalQueueDepth: number;
   readonly finalUnfinishedWorkSeconds: number;
   readonly peakRssMiB: number;
@@ -35,6 +37,8 @@ export async function runLoad(opts: {
   submitWithinMs: number;
   seed: number;
   timeoutMs: number;
+  /** How long the work queue may take to drain once every job is terminal (a stuck key never does). */
+  drainTimeoutMs?: number;
   highClass?: string;
 }): Promise<LoadReport> {
   const planned = planWorkload({ seed: opts.seed, count: opts.jobs, pool: opts.pool.name, ...(opts.highClass === undefined ? {} : { highClass: opts.highClass }), namePrefix: 'load' })
@@ -81,11 +85,18 @@ export async function runLoad(opts: {
   const unfinished = await waitAllFinished(opts.kc, opts.namespace, { timeoutMs: opts.timeoutMs, expected: opts.jobs });
   const allTerminalSeconds = (Date.now() - started) / 1000;
   await driver.stop();
-  // Give the queue a moment to drain its last status writes, then read the final state.
-  await sleep(3_000);
+  // The queue drains what is left (cleanup of finished jobs, last status writes); a stuck key never
+  // leaves it, and a key whose reconcile hangs keeps unfinished work above 0.
+  const drainStarted = Date.now();
+  let final = await opts.operator.metrics();
+  while (Date.now() - drainStarted < (opts.drainTimeoutMs ?? 120_000)) {
+    if (metricSum(final, 'workqueue_depth') === 0 && metricSum(final, 'workqueue_unfinished_work_seconds') === 0) break;
+    await sleep(1_000);
+    final = await opts.operator.metrics();
+  }
+  const drainSeconds = (Date.now() - drainStarted) / 1000;
   sampling.on = false;
   await sampler;
-  const final = await opts.operator.metrics();
   const report = await monitor.finish({ orphanGraceMs: 120_000 });
   return {
     jobs: opts.jobs,
@@ -95,6 +106,7 @@ export async function runLoad(opts: {
     unfinished,
     succeeded: report.jobs.succeeded,
     peakQueueDepth: peakDepth,
+    drainSeconds: Math.round(drainSeconds),
     finalQueueDepth: metricSum(final, 'workqueue_depth'),
     finalUnfinishedWorkSeconds: metricSum(final, 'workqueue_unfinished_work_seconds'),
     peakRssMiB: Math.round(peakRss / 2 ** 20),
