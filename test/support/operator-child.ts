@@ -88,12 +88,33 @@ export class OperatorChild {
    * FAULT_OPERATOR_LOG_LEVEL (e.g. debug) raises their log level.
    */
   static async start(name: string, kubeconfig: string, args: readonly string[], opts: { logFile?: string; env?: Readonly<Record<string, string>> } = {}): Promise<OperatorChild> {
-    const ports = (await freePorts(2)) as [number, number];
     const dir = process.env.FAULT_LOG_DIR;
     const level = process.env.FAULT_OPERATOR_LOG_LEVEL;
     const logFile = opts.logFile ?? (dir === undefined || dir === '' ? undefined : path.join(dir, `${name}.log`));
     const extra = level !== undefined && level !== '' && !args.includes('--log-level') ? ['--log-level', level] : [];
-    return new OperatorChild(name, ports, kubeconfig, ['--identity', name, ...args, ...extra], { ...opts, ...(logFile === undefined ? {} : { logFile }) });
+    // A free port is free only until someone binds it: another child started right after this one
+    // may be handed the same ports before this one listens. Return only once it listens, and start
+    // again on other ports if it lost that race.
+    for (let attempt = 1; ; attempt++) {
+      const ports = (await freePorts(2)) as [number, number];
+      const child = new OperatorChild(name, ports, kubeconfig, ['--identity', name, ...args, ...extra], { ...opts, ...(logFile === undefined ? {} : { logFile }) });
+      if (await child.#listening()) return child;
+      if (attempt >= 3 || !child.logs.some((l) => l.includes('EADDRINUSE'))) throw new Error(`${name} did not start\n${child.tail()}`);
+    }
+  }
+
+  /**
+   * True once this process says it serves both its ports (its own log lines: a port answering could be
+   * another process's), false if it exits first.
+   */
+  async #listening(): Promise<boolean> {
+    const deadline = Date.now() + 120_000;
+    const serving = () => this.messages().filter((m) => m.msg === 'Serving metrics and health probes').length >= 2;
+    while (this.running && Date.now() < deadline) {
+      if (serving()) return true;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return this.running && serving();
   }
 
   get pid(): number {
