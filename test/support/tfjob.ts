@@ -113,6 +113,29 @@ export async function eventReasons(namespace: string, name: string): Promise<str
 }
 
 /**
+ * Waits until the job's events satisfy `accept` and returns them. Events are written after the
+ * change they report, so a test that has just seen the change must wait for its event.
+ */
+export async function waitForJobEvents(
+  namespace: string,
+  name: string,
+  accept: (events: CoreV1Event[]) => boolean,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<CoreV1Event[]> {
+  return eventually(async () => {
+    const events = await jobEvents(namespace, name);
+    return accept(events) ? events : false;
+  }, { what: `${what} on ${namespace}/${name}`, timeoutMs });
+}
+
+/** Waits until the job has events with every given reason. */
+export async function waitForEventReasons(namespace: string, name: string, reasons: string[], timeoutMs = 30_000): Promise<string[]> {
+  const events = await waitForJobEvents(namespace, name, (es) => reasons.every((r) => es.some((e) => e.reason === r)), `events ${reasons.join(', ')}`, timeoutMs);
+  return events.map((e) => e.reason ?? '');
+}
+
+/**
  * Records every condition list the job goes through (a watch, so states that last milliseconds,
  * like Restarting while kwok restarts a pod at once, are not missed by polling). Call stop() when done.
  */

@@ -8,7 +8,7 @@ import type { Operator } from '../../../src/operator/manager.ts';
 import { createNamespace, deleteNamespace, eventually, exitPod } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
 import { createPool, onPool, type Pool } from '../../support/pool.ts';
-import { createTFJob, eventReasons, jobPods, tfjob, waitForCondition, type TestTFJob } from '../../support/tfjob.ts';
+import { createTFJob, jobPods, tfjob, waitForCondition, waitForEventReasons, type TestTFJob } from '../../support/tfjob.ts';
 
 describe('bad input: replicas the API server rejects', () => {
   let ns: string;
@@ -32,7 +32,7 @@ describe('bad input: replicas the API server rejects', () => {
     const condition = failed.status?.conditions?.find((c) => c.type === 'Failed');
     expect(condition?.reason).toBe('TFJobFailedValidation');
     expect(condition?.message).toMatch(field);
-    expect(await eventReasons(ns, job.metadata.name)).toContain('TFJobFailedValidation');
+    await waitForEventReasons(ns, job.metadata.name, ['TFJobFailedValidation']);
   }
 
   it('fails a job whose pod template is not a valid pod', async () => {

@@ -130,8 +130,11 @@ describe('config/rbac: the operator as its ServiceAccount', () => {
       await exitPod(ns, 'tfop-worker-0', 0);
       await waitForCondition(ns, 'tfop', 'Succeeded');
       await waitGone('tfop');
-      const events = await ourEvents('tfop');
-      expect(events.map((e) => e.reason)).toEqual(expect.arrayContaining(['SuccessfulCreatePod', 'SuccessfulCreateService', 'SuccessfulDeletePod', 'TFJobSucceeded']));
+      const events = await eventually(async () => {
+        const es = await ourEvents('tfop');
+        const reasons = es.map((e) => e.reason);
+        return ['SuccessfulCreatePod', 'SuccessfulCreateService', 'SuccessfulDeletePod', 'TFJobSucceeded'].every((r) => reasons.includes(r)) ? es : false;
+      }, { what: 'tfop lifecycle events' });
       expect(new Set(events.map((e) => e.instance))).toEqual(new Set(['rbac-tfop']));
       await expectNoForbidden(operator);
     } finally {
@@ -172,8 +175,10 @@ describe('config/rbac: the operator as its ServiceAccount', () => {
       await waitForCondition(ns, 'light', 'Succeeded');
       await waitGone('light');
 
-      const reasons = (await ourEvents('light')).map((e) => e.reason);
-      expect(reasons).toEqual(expect.arrayContaining(['Admitted', 'Preempted', 'ScaledOut', 'SuccessfulCreatePod']));
+      await eventually(async () => {
+        const reasons = (await ourEvents('light')).map((e) => e.reason);
+        return ['Admitted', 'Preempted', 'ScaledOut', 'SuccessfulCreatePod'].every((r) => reasons.includes(r));
+      }, { what: 'light scheduling events' });
       await expectNoForbidden(operator);
     } finally {
       await operator.stop();

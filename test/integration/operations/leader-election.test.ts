@@ -102,7 +102,10 @@ describe('leader election between operator processes', () => {
     await waitForCondition(ns, 'one', 'Succeeded');
 
     // Everything was done by the leader; the standby only kept its caches warm.
-    const seen = await events();
+    const seen = await eventually(async () => {
+      const es = await events();
+      return es.some((e) => e.reason === 'TFJobSucceeded') && es.filter((e) => e.reason === 'SuccessfulCreatePod').length >= 9 ? es : false;
+    }, { what: 'the events of the first jobs' });
     expect(seen.filter((e) => e.reason === 'SuccessfulCreatePod')).toHaveLength(9);
     expect(new Set(seen.map((e) => e.instance))).toEqual(new Set([leader.identity]));
     const [lm, sm] = await Promise.all([leader.metrics(), standby.metrics()]);
@@ -145,7 +148,10 @@ describe('leader election between operator processes', () => {
     // pod of every job was created exactly once, by one replica or the other.
     const after = new Map((await jobPods(ns, 'two')).concat(await jobPods(ns, 'three')).map((p) => [p.metadata!.name!, p.metadata!.uid!]));
     expect(after).toEqual(before);
-    const seen = await events();
+    const seen = await eventually(async () => {
+      const es = await events();
+      return es.filter((e) => e.reason === 'TFJobSucceeded').length >= 4 ? es : false;
+    }, { what: 'TFJobSucceeded events of all four jobs' });
     const creates = new Map<string, number>();
     for (const e of seen.filter((x) => x.reason === 'SuccessfulCreatePod')) creates.set(e.note, (creates.get(e.note) ?? 0) + e.count);
     expect(creates.size).toBe(12);

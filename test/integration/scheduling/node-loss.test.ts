@@ -7,7 +7,7 @@ import { NODE_NOT_READY_ANNOTATION } from '../../../src/local-cluster/index.ts';
 import { adminKubeConfig, createNamespace, deleteNamespace, eventually } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
 import { createPool, onPool, patchNode, type Pool } from '../../support/pool.ts';
-import { createTFJob, elasticJob, getTFJob, jobEvents, livePods } from '../../support/tfjob.ts';
+import { createTFJob, elasticJob, getTFJob, waitForJobEvents, livePods } from '../../support/tfjob.ts';
 
 const running = async (ns: string, job: string) => (await livePods(ns, job)).filter((p) => p.status?.phase === 'Running' && p.spec?.nodeName !== undefined);
 
@@ -45,7 +45,7 @@ describe('node loss (policy ours)', () => {
     expect(pods.every((p) => p.spec?.nodeName !== psNode)).toBe(true);
     const job = await getTFJob(ns, 'survivor');
     expect(job.status?.conditions?.some((c) => c.type === 'Failed' && c.status === 'True')).toBe(false);
-    expect((await jobEvents(ns, 'survivor')).some((e) => e.reason === 'NodeLost' && (e.message ?? '').includes(psNode))).toBe(true);
+    await waitForJobEvents(ns, 'survivor', (es) => es.some((e) => e.reason === 'NodeLost' && (e.message ?? '').includes(psNode)), `a NodeLost event naming ${psNode}`);
   });
 
   it('treats a node that stays NotReady past the grace period as lost', async () => {

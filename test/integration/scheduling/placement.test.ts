@@ -5,7 +5,7 @@ import type { Operator } from '../../../src/operator/manager.ts';
 import { createNamespace, deleteNamespace, eventually } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
 import { createPool, onPool, patchNode, type Pool } from '../../support/pool.ts';
-import { createTFJob, elasticJob, getTFJob, jobEvents, livePods, podsByNode, tfjob, waitForCondition } from '../../support/tfjob.ts';
+import { createTFJob, elasticJob, getTFJob, waitForEventReasons, livePods, podsByNode, tfjob, waitForCondition } from '../../support/tfjob.ts';
 
 describe('placement by the operator (policy ours)', () => {
   let ns: string;
@@ -75,7 +75,7 @@ describe('placement by the operator (policy ours)', () => {
     }, { what: 'blocked waiting with a reason' });
     expect(String(job.status?.scheduling?.message)).toMatch(/needs/);
     expect(await livePods(ns, 'blocked')).toHaveLength(0);
-    expect((await jobEvents(ns, 'blocked')).some((e) => e.reason === 'Waiting')).toBe(true);
+    await waitForEventReasons(ns, 'blocked', ['Waiting']);
     // Un-cordoning node 4 gives it room: it is admitted there.
     await patchNode(pool.nodes[4]!, { spec: { unschedulable: false } });
     await waitForCondition(ns, 'blocked', 'Running', { timeoutMs: 30_000 });

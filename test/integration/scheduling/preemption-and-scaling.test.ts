@@ -6,7 +6,7 @@ import type { Operator } from '../../../src/operator/manager.ts';
 import { adminKubeConfig, createNamespace, deleteNamespace, eventually, exitPod, uniqueName } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
 import { createPool, onPool, type Pool } from '../../support/pool.ts';
-import { createTFJob, elasticJob, eventReasons, getTFJob, jobEvents, livePods, waitForCondition } from '../../support/tfjob.ts';
+import { createTFJob, elasticJob, getTFJob, waitForJobEvents, livePods, waitForCondition, waitForEventReasons } from '../../support/tfjob.ts';
 
 describe('priority preemption and elastic scaling (policy ours)', () => {
   let ns: string;
@@ -44,7 +44,7 @@ describe('priority preemption and elastic scaling (policy ours)', () => {
       return j.status?.scheduling?.workersSummary === '6/1/6' ? j : false;
     }, { what: 'status 6/1/6' });
     expect(job.status?.scheduling).toMatchObject({ queue: 'Running', workers: { current: 6, min: 1, max: 6 } });
-    expect(await eventReasons(ns, 'light')).toEqual(expect.arrayContaining(['Admitted']));
+    await waitForEventReasons(ns, 'light', ['Admitted']);
   });
 
   it('lets a heavier (higher-priority) job preempt workers of the lighter one down to its minimum, and the lighter one grows back afterwards', async () => {
@@ -59,7 +59,7 @@ describe('priority preemption and elastic scaling (policy ours)', () => {
     // Never below the minimum, never the PS, and the lowest indices stay (dense from 0).
     expect(lightPods.map((p) => p.metadata?.name).sort()).toEqual(['light-worker-0', 'light-worker-1', 'light-worker-2', 'light-worker-3']);
     expect((await livePods(ns, 'light')).some((p) => p.metadata?.name === 'light-ps-0')).toBe(true);
-    const preempted = (await jobEvents(ns, 'light')).filter((e) => e.reason === 'Preempted');
+    const preempted = (await waitForJobEvents(ns, 'light', (es) => es.some((e) => e.reason === 'Preempted'), 'a Preempted event')).filter((e) => e.reason === 'Preempted');
     expect(preempted.length).toBeGreaterThan(0);
     expect(preempted[0]?.message).toContain(`to admit ${ns}/heavy`);
     const light = await getTFJob(ns, 'light');
@@ -72,6 +72,6 @@ describe('priority preemption and elastic scaling (policy ours)', () => {
     await waitForCondition(ns, 'heavy', 'Succeeded');
     for (const p of await livePods(ns, 'heavy')) await exitPod(ns, p.metadata!.name!, 0);
     await eventually(async () => (await livePods(ns, 'light')).filter((x) => x.metadata?.name?.includes('-worker-')).length === 6, { what: 'light back to 6 workers', timeoutMs: 60_000 });
-    expect(await eventReasons(ns, 'light')).toEqual(expect.arrayContaining(['ScaledOut']));
+    await waitForEventReasons(ns, 'light', ['ScaledOut']);
   });
 });

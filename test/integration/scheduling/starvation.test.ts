@@ -6,7 +6,7 @@ import type { Operator } from '../../../src/operator/manager.ts';
 import { createNamespace, deleteNamespace, eventually, exitPod } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
 import { createPool, onPool, type Pool } from '../../support/pool.ts';
-import { createTFJob, elasticJob, getTFJob, jobEvents, livePods, waitForCondition } from '../../support/tfjob.ts';
+import { createTFJob, elasticJob, getTFJob, waitForJobEvents, livePods, waitForCondition } from '../../support/tfjob.ts';
 
 const STARVE_LIMIT_S = 6;
 
@@ -64,8 +64,7 @@ describe('starvation bound (policy ours)', () => {
     // ...and admitted once starving, within the bound (STARVELIMIT + the heavy jobs running then + slack).
     expect(waited).toBeGreaterThanOrEqual(STARVE_LIMIT_S - 1);
     expect(waited).toBeLessThan(STARVE_LIMIT_S + 20);
-    const events = await jobEvents(ns, 'light');
-    expect(events.map((e) => e.reason)).toEqual(expect.arrayContaining(['Waiting', 'Admitted']));
+    const events = await waitForJobEvents(ns, 'light', (es) => ['Waiting', 'Admitted'].every((r) => es.some((e) => e.reason === r)), 'Waiting and Admitted events');
     // Admitted as a starving job (it may become the head and be admitted in the same pass, in which
     // case no separate Starving event is ever needed).
     expect(events.find((e) => e.reason === 'Admitted')?.message).toMatch(/starving after waiting \d+s/);

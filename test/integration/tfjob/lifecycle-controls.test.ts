@@ -4,7 +4,7 @@ import type { Operator } from '../../../src/operator/manager.ts';
 import { createNamespace, deleteNamespace, eventually, exitPod } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
 import {
-  coreApi, conditionTypes, createTFJob, eventReasons, getTFJob, jobPods, patchTFJob, tfjob, waitForCondition, waitForPods,
+  coreApi, conditionTypes, createTFJob, getTFJob, jobPods, patchTFJob, tfjob, waitForCondition, waitForPods, waitForEventReasons,
 } from '../../support/tfjob.ts';
 
 const names = async (ns: string, job: string) => (await jobPods(ns, job)).filter((p) => p.metadata?.deletionTimestamp === undefined).map((p) => p.metadata?.name);
@@ -60,7 +60,7 @@ describe('TFJob cleanup, suspend and scaling', () => {
     expect(conditionTypes(resumed)).toEqual(['Created=True', 'Suspended=False', 'Running=True']);
     expect(resumed.status?.conditions?.[1]).toMatchObject({ reason: 'TFJobResumed', message: 'TFJob susp is resumed.' });
     expect(await serviceNames(ns, 'susp')).toEqual(['susp-chief-0', 'susp-worker-0']);
-    expect(await eventReasons(ns, 'susp')).toEqual(expect.arrayContaining(['TFJobSuspended', 'TFJobResumed']));
+    await waitForEventReasons(ns, 'susp', ['TFJobSuspended', 'TFJobResumed']);
   });
 
   it('a job created suspended has [Created, Suspended] and no pods', async () => {
