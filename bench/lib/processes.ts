@@ -9,7 +9,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureUpstream, REPO_ROOT, type LocalCluster } from '../../src/local-cluster/index.ts';
 import { freePorts } from '../../src/local-cluster/ports.ts';
 import { ManagedProcess, signalGroup } from '../../src/local-cluster/process.ts';
-import { scrape, type Sample } from './prom.ts';
+import type { Sample } from '../../test/support/prometheus.ts';
+import { scrape } from './prom.ts';
 
 export interface SystemProcess {
   readonly name: string;

@@ -1,28 +1,7 @@
-// Reads a Prometheus text exposition (/metrics of our operator, training-operator, kube-scheduler):
-// enough to sum a counter by one label, e.g. rest_client_requests_total by method.
+// Counters of a Prometheus text exposition (/metrics of our operator, training-operator,
+// kube-scheduler) for the benchmarks: sums by one label, e.g. rest_client_requests_total by method.
 import https from 'node:https';
-
-export interface Sample {
-  readonly name: string;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly value: number;
-}
-
-const LINE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/;
-const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
-
-export function parseMetrics(text: string): Sample[] {
-  const out: Sample[] = [];
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const m = LINE.exec(line);
-    if (m === null) continue;
-    const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(LABEL)) labels[l[1]!] = l[2]!;
-    out.push({ name: m[1]!, labels, value: Number(m[3]) });
-  }
-  return out;
-}
+import { parseMetrics, type Sample } from '../../test/support/prometheus.ts';
 
 /** Sum of a metric's samples grouped by one label (`''` groups everything). */
 export function sumBy(samples: readonly Sample[], name: string, label: string): Record<string, number> {

@@ -2,7 +2,8 @@
 // neither reconciles nor API requests have moved for a while (the initial level-triggered reconcile
 // of every job after a start is over).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sumBy, type Sample } from './prom.ts';
+import type { Sample } from '../../test/support/prometheus.ts';
+import { sumBy } from './prom.ts';
 
 function activity(samples: readonly Sample[]): { depth: number; reconciles: number; requests: number } {
   return {

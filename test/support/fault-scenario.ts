@@ -5,10 +5,12 @@ import { appendFileSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SchedulingV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll } from 'vitest';
 import { InvariantMonitor, MemorySampler, type MemorySummary, type MonitorReport } from './invariants.ts';
 import { JobDriver, planWorkload, submitWorkload, waitAllFinished, type PlannedJob } from './fault-workload.ts';
+import { adminKubeConfig, createNamespace, deleteNamespace, uniqueName } from './kube.ts';
 import type { OperatorChild } from './operator-child.ts';
-import type { Pool } from './pool.ts';
+import { createPool, type Pool } from './pool.ts';
 
 export interface ScenarioReport {
   readonly scenario: string;
@@ -39,6 +41,53 @@ export async function createPriorityClass(kc: KubeConfig, name: string, value: n
   const api = kc.makeApiClient(SchedulingV1Api);
   await api.createPriorityClass({ body: { metadata: { name }, value, description: 'fault scenario' } });
   return async () => { await api.deletePriorityClass({ name }).catch(() => undefined); };
+}
+
+/** What a scenario on the shared cluster runs in; valid inside the tests of the suite that asked for it. */
+export interface SharedClusterFixture {
+  readonly namespace: string;
+  readonly pool: Pool;
+  /** A PriorityClass (value 1000) the workload's high-priority jobs use. */
+  readonly highClass: string;
+  /** A scenario in this namespace and pool; its operators are stopped after the suite. */
+  scenario(opts: { name: string; seed: number; jobs: number }): Scenario;
+}
+
+/**
+ * Registers the suite's set-up and clean-up: a namespace, a pool of `nodes` kwok nodes (6 cpu /
+ * 24Gi each) and a high PriorityClass, on the shared cluster.
+ */
+export function useSharedClusterFixture(name: string, poolName: string, nodes: number): SharedClusterFixture {
+  let namespace: string | undefined;
+  let pool: Pool | undefined;
+  let dropClass: () => Promise<void> = async () => undefined;
+  const scenarios: Scenario[] = [];
+  const highClass = uniqueName(`${name}-high`);
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error(`${name}: the fixture is used outside its suite's tests`);
+    return value;
+  };
+  beforeAll(async () => {
+    namespace = await createNamespace(name);
+    pool = await createPool(poolName, nodes, { cpu: '6', memory: '24Gi' });
+    dropClass = await createPriorityClass(adminKubeConfig(), highClass, 1000);
+  });
+  afterAll(async () => {
+    for (const s of scenarios) await s.stopOperators();
+    if (namespace !== undefined) await deleteNamespace(namespace);
+    await pool?.delete();
+    await dropClass();
+  });
+  return {
+    get namespace() { return ready(namespace); },
+    get pool() { return ready(pool); },
+    highClass,
+    scenario(opts) {
+      const s = new Scenario({ ...opts, namespace: ready(namespace), kc: adminKubeConfig(), pool: ready(pool), highClass });
+      scenarios.push(s);
+      return s;
+    },
+  };
 }
 
 /** Runs the common part of a scenario; `inject` performs the faults while the workload runs. */

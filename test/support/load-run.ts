@@ -6,7 +6,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { JobDriver, planWorkload, waitAllFinished } from './fault-workload.ts';
 import { InvariantMonitor, type MonitorReport } from './invariants.ts';
-import { metricSum, type OperatorChild } from './operator-child.ts';
+import type { OperatorChild } from './operator-child.ts';
+import { sumOf } from './prometheus.ts';
 
 export interface LoadReport {
   readonly jobs: number;
@@ -50,7 +51,7 @@ export async function runLoad(opts: {
   const sampler = (async () => {
     while (sampling.on) {
       try {
-        peakDepth = Math.max(peakDepth, metricSum(await opts.operator.metrics(), 'workqueue_depth'));
+        peakDepth = Math.max(peakDepth, sumOf(await opts.operator.metrics(), 'workqueue_depth'));
       } catch {
         // a scrape during a hiccup
       }
@@ -90,7 +91,7 @@ export async function runLoad(opts: {
   const drainStarted = Date.now();
   let final = await opts.operator.metrics();
   while (Date.now() - drainStarted < (opts.drainTimeoutMs ?? 120_000)) {
-    if (metricSum(final, 'workqueue_depth') === 0 && metricSum(final, 'workqueue_unfinished_work_seconds') === 0) break;
+    if (sumOf(final, 'workqueue_depth') === 0 && sumOf(final, 'workqueue_unfinished_work_seconds') === 0) break;
     await sleep(1_000);
     final = await opts.operator.metrics();
   }
@@ -107,11 +108,11 @@ export async function runLoad(opts: {
     succeeded: report.jobs.succeeded,
     peakQueueDepth: peakDepth,
     drainSeconds: Math.round(drainSeconds),
-    finalQueueDepth: metricSum(final, 'workqueue_depth'),
-    finalUnfinishedWorkSeconds: metricSum(final, 'workqueue_unfinished_work_seconds'),
+    finalQueueDepth: sumOf(final, 'workqueue_depth'),
+    finalUnfinishedWorkSeconds: sumOf(final, 'workqueue_unfinished_work_seconds'),
     peakRssMiB: Math.round(peakRss / 2 ** 20),
     finalRssMiB: Math.round((opts.operator.rss() ?? 0) / 2 ** 20),
-    reconcileErrors: metricSum(final, 'controller_runtime_reconcile_errors_total'),
+    reconcileErrors: sumOf(final, 'controller_runtime_reconcile_errors_total'),
     violations: report.violations,
     monitorGaps: report.gaps,
   };

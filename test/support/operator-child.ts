@@ -1,6 +1,8 @@
-// `tfjob-operator run` as a child process for fault scenarios: any kubeconfig (the shared cluster, a
-// dedicated one, or the fault proxy), its own metrics/probe ports, every log line kept (and
-// optionally appended to a file), SIGKILL-able, with its RSS readable from /proc.
+// `tfjob-operator run` as a real child process (node src/cli/main.ts, as the container runs dist/),
+// for every test that kills, restarts, races or inspects the operator as a process: any kubeconfig
+// (the shared cluster, a dedicated one, a ServiceAccount token, or the fault proxy), its own
+// metrics/probe ports, every log line kept (and optionally appended to a file), SIGKILL-able, with
+// its RSS readable from /proc.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
@@ -8,34 +10,18 @@ import { REPO_ROOT } from '../../src/local-cluster/index.ts';
 import { freePorts } from '../../src/local-cluster/ports.ts';
 import { rssBytes } from './invariants.ts';
 import { eventually } from './kube.ts';
+import { parseMetrics, type Sample } from './prometheus.ts';
 
 export interface ChildExit {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
 }
 
-export interface MetricSample {
-  readonly name: string;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly value: number;
-}
-
-/** Samples of a Prometheus text exposition (what prom-client writes). */
-export function parsePrometheus(text: string): MetricSample[] {
-  const out: MetricSample[] = [];
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#') || line.trim() === '') continue;
-    const m = /^([A-Za-z_:][\w:]*)(\{.*\})?\s+(\S+)$/.exec(line);
-    if (m === null) continue;
-    const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = l[2]!;
-    out.push({ name: m[1]!, labels, value: Number(m[3]) });
-  }
-  return out;
-}
-
-export function metricSum(samples: readonly MetricSample[], name: string, labels: Readonly<Record<string, string>> = {}): number {
-  return samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((n, s) => n + s.value, 0);
+export interface ChildOptions {
+  /** Also append every log line to this file. */
+  readonly logFile?: string;
+  /** Environment of the process besides PATH and HOME (nothing of the test's own leaks in). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export class OperatorChild {
@@ -47,7 +33,7 @@ export class OperatorChild {
   readonly #child: ChildProcess;
   #exit: ChildExit | undefined;
 
-  private constructor(name: string, ports: [number, number], kubeconfig: string, args: readonly string[], opts: { logFile?: string; env?: Readonly<Record<string, string>> }) {
+  private constructor(name: string, ports: [number, number], kubeconfig: string, args: readonly string[], opts: ChildOptions) {
     this.name = name;
     [this.metricsPort, this.healthPort] = ports;
     this.#child = spawn(process.execPath, [
@@ -87,20 +73,25 @@ export class OperatorChild {
    * Debugging a scenario: FAULT_LOG_DIR keeps every operator's log in `<dir>/<name>.log`, and
    * FAULT_OPERATOR_LOG_LEVEL (e.g. debug) raises their log level.
    */
-  static async start(name: string, kubeconfig: string, args: readonly string[], opts: { logFile?: string; env?: Readonly<Record<string, string>> } = {}): Promise<OperatorChild> {
-    const dir = process.env.FAULT_LOG_DIR;
-    const level = process.env.FAULT_OPERATOR_LOG_LEVEL;
-    const logFile = opts.logFile ?? (dir === undefined || dir === '' ? undefined : path.join(dir, `${name}.log`));
-    const extra = level !== undefined && level !== '' && !args.includes('--log-level') ? ['--log-level', level] : [];
+  static async start(name: string, kubeconfig: string, args: readonly string[], opts: ChildOptions = {}): Promise<OperatorChild> {
     // A free port is free only until someone binds it: another child started right after this one
     // may be handed the same ports before this one listens. Return only once it listens, and start
     // again on other ports if it lost that race.
     for (let attempt = 1; ; attempt++) {
-      const ports = (await freePorts(2)) as [number, number];
-      const child = new OperatorChild(name, ports, kubeconfig, ['--identity', name, ...args, ...extra], { ...opts, ...(logFile === undefined ? {} : { logFile }) });
+      const child = await OperatorChild.spawn(name, kubeconfig, args, opts);
       if (await child.#listening()) return child;
       if (attempt >= 3 || !child.logs.some((l) => l.includes('EADDRINUSE'))) throw new Error(`${name} did not start\n${child.tail()}`);
     }
+  }
+
+  /** Starts the process and returns at once (for a test that expects it to exit, or to fail to listen). */
+  static async spawn(name: string, kubeconfig: string, args: readonly string[], opts: ChildOptions = {}): Promise<OperatorChild> {
+    const dir = process.env.FAULT_LOG_DIR;
+    const level = process.env.FAULT_OPERATOR_LOG_LEVEL;
+    const logFile = opts.logFile ?? (dir === undefined || dir === '' ? undefined : path.join(dir, `${name}.log`));
+    const extra = level !== undefined && level !== '' && !args.includes('--log-level') ? ['--log-level', level] : [];
+    const ports = (await freePorts(2)) as [number, number];
+    return new OperatorChild(name, ports, kubeconfig, ['--identity', name, ...args, ...extra], { ...opts, ...(logFile === undefined ? {} : { logFile }) });
   }
 
   /**
@@ -138,10 +129,15 @@ export class OperatorChild {
     return this.exited;
   }
 
-  async metrics(): Promise<MetricSample[]> {
+  async metrics(): Promise<Sample[]> {
     const res = await fetch(`http://127.0.0.1:${this.metricsPort}/metrics`);
     if (!res.ok) throw new Error(`${this.name} /metrics: HTTP ${res.status}`);
-    return parsePrometheus(await res.text());
+    return parseMetrics(await res.text());
+  }
+
+  async probe(path: '/healthz' | '/readyz'): Promise<{ status: number; body: string }> {
+    const res = await fetch(`http://127.0.0.1:${this.healthPort}${path}`);
+    return { status: res.status, body: await res.text() };
   }
 
   async ready(timeoutMs = 90_000): Promise<void> {

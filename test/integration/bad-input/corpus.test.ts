@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBadInput } from '../../support/bad-input-run.ts';
 import { createPriorityClass } from '../../support/fault-scenario.ts';
 import { adminKubeConfig, clusterState, createNamespace, deleteNamespace, eventually, exitPod, uniqueName } from '../../support/kube.ts';
-import { OperatorChild, metricSum } from '../../support/operator-child.ts';
+import { OperatorChild } from '../../support/operator-child.ts';
+import { sumOf } from '../../support/prometheus.ts';
 import { createPool, onPool, type Pool } from '../../support/pool.ts';
 import { scenarioSeed } from '../../support/prng.ts';
 import { createTFJob, jobPods, tfjob, waitForCondition, waitForPods } from '../../support/tfjob.ts';
@@ -71,7 +72,7 @@ describe('bad input: a hostile corpus against admission and the operator', () =>
     const logs = operator.messages();
     expect(logs.filter((m) => m.msg === 'Scheduling pass failed; will retry').map((m) => JSON.stringify(m.err))).toEqual([]);
     expect(logs.filter((m) => m.msg === 'Informer event handler failed')).toEqual([]);
-    expect(metricSum(await operator.metrics(), 'controller_runtime_reconcile_panics_total')).toBe(0);
+    expect(sumOf(await operator.metrics(), 'controller_runtime_reconcile_panics_total')).toBe(0);
 
     // Nothing stalled: the control finishes, and a job submitted now is admitted and finishes.
     await exitPod(ns, 'control-a-worker-0', 0);

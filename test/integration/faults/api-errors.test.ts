@@ -10,7 +10,8 @@ import { FaultProxy } from '../../support/fault-proxy.ts';
 import { Scenario, createPriorityClass, scratchDir } from '../../support/fault-scenario.ts';
 import { InvariantMonitor } from '../../support/invariants.ts';
 import { adminKubeConfig, clusterState, createNamespace, deleteNamespace, eventually, exitPod, uniqueName } from '../../support/kube.ts';
-import { OperatorChild, metricSum } from '../../support/operator-child.ts';
+import { OperatorChild } from '../../support/operator-child.ts';
+import { sumOf } from '../../support/prometheus.ts';
 import { createPool, onPool, type Pool } from '../../support/pool.ts';
 import { rng, scenarioSeed } from '../../support/prng.ts';
 import { createTFJob, elasticJob, getTFJob, jobPods, livePods } from '../../support/tfjob.ts';
@@ -77,12 +78,12 @@ describe('fault: API errors (429/500/503) for a while', () => {
 
     const m = await operator.metrics();
     // Failed reconciles were retried through the rate limiter (per-key backoff)...
-    expect(metricSum(m, 'workqueue_retries_total')).toBeGreaterThan(0);
-    expect(metricSum(m, 'controller_runtime_reconcile_errors_total')).toBeGreaterThan(0);
+    expect(sumOf(m, 'workqueue_retries_total')).toBeGreaterThan(0);
+    expect(sumOf(m, 'controller_runtime_reconcile_errors_total')).toBeGreaterThan(0);
     // ...and nothing is stuck: no key queued or in flight once the jobs are done.
     await eventually(async () => {
       const now = await operator.metrics();
-      return metricSum(now, 'workqueue_depth') === 0 && metricSum(now, 'workqueue_unfinished_work_seconds') === 0;
+      return sumOf(now, 'workqueue_depth') === 0 && sumOf(now, 'workqueue_unfinished_work_seconds') === 0;
     }, { timeoutMs: 30_000, what: 'an empty, idle work queue' });
   }, 600_000);
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalCluster } from '../../../src/local-cluster/index.ts';
 import { namespaceIn, poolIn, startDedicatedCluster } from '../../support/dedicated-cluster.ts';
 import { Scenario, createPriorityClass } from '../../support/fault-scenario.ts';
-import { metricSum } from '../../support/operator-child.ts';
+import { sumOf } from '../../support/prometheus.ts';
 import { OperatorChild } from '../../support/operator-child.ts';
 import type { Pool } from '../../support/pool.ts';
 import { rng, scenarioSeed } from '../../support/prng.ts';
@@ -64,7 +64,7 @@ describe('fault: kube-apiserver restarted mid-run', () => {
     expect(report.succeeded).toBe(JOBS);
     // The operator saw the outages (failed requests or watch errors) and recovered from them.
     const m = await operator.metrics();
-    const failed = metricSum(m, 'rest_client_requests_total', { code: '<error>' }) + metricSum(m, 'tfjob_operator_informer_events_total', { event: 'error' });
+    const failed = sumOf(m, 'rest_client_requests_total', { code: '<error>' }) + sumOf(m, 'tfjob_operator_informer_events_total', { event: 'error' });
     expect(failed).toBeGreaterThan(0);
     expect(cluster.deadComponents()).toEqual([]);
   }, 600_000);

@@ -7,12 +7,12 @@
 // - a node cordoned and tainted during the run (nothing new placed there), then restored.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Scenario, createPriorityClass } from '../../support/fault-scenario.ts';
+import { describe, expect, it } from 'vitest';
+import { useSharedClusterFixture } from '../../support/fault-scenario.ts';
 import { isFinished, type TFJobLike } from '../../support/invariants.ts';
-import { adminKubeConfig, clusterState, createNamespace, deleteNamespace, uniqueName } from '../../support/kube.ts';
-import { OperatorChild, metricSum } from '../../support/operator-child.ts';
-import { createPool, type Pool } from '../../support/pool.ts';
+import { adminKubeConfig, clusterState } from '../../support/kube.ts';
+import { OperatorChild } from '../../support/operator-child.ts';
+import { sumOf } from '../../support/prometheus.ts';
 import { rng, scenarioSeed, type Rng } from '../../support/prng.ts';
 
 const SEED = scenarioSeed(8007);
@@ -21,30 +21,14 @@ const GROUP = { group: 'kubeflow.org', version: 'v1', plural: 'tfjobs' };
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 describe('fault: conflicting writers (users, hand deletions, node changes)', () => {
-  let ns: string;
-  let pool: Pool;
-  let scenario: Scenario | undefined;
-  let dropClass: () => Promise<void> = async () => undefined;
-  const highClass = uniqueName('fault-writers-high');
-
-  beforeAll(async () => {
-    ns = await createNamespace('fault-writers');
-    pool = await createPool('fwrite', 4, { cpu: '6', memory: '24Gi' });
-    dropClass = await createPriorityClass(adminKubeConfig(), highClass, 1000);
-  });
-  afterAll(async () => {
-    await scenario?.stopOperators();
-    await deleteNamespace(ns);
-    await pool.delete();
-    await dropClass();
-  });
+  const fx = useSharedClusterFixture('fault-writers', 'fwrite', 4);
 
   it(`keeps every promise while others write (seed ${SEED})`, async () => {
     const kc = adminKubeConfig();
     const core = kc.makeApiClient(CoreV1Api);
     const custom = kc.makeApiClient(CustomObjectsApi);
-    const s = new Scenario({ name: 'conflicting-writers', seed: SEED, namespace: ns, kc, pool, jobs: JOBS, highClass });
-    scenario = s;
+    const { namespace: ns, pool } = fx;
+    const s = fx.scenario({ name: 'conflicting-writers', seed: SEED, jobs: JOBS });
     const r = rng(SEED);
     const operator = await OperatorChild.start('writers', clusterState().kubeconfig, ['--namespace', ns, '--policy', 'ours', '--scheduling-interval', '1s', '--scale-out-cooldown', '2s', ...pool.operatorFlags]);
     s.operators.push(operator);
@@ -144,7 +128,7 @@ describe('fault: conflicting writers (users, hand deletions, node changes)', () 
     for (const name of s.deletedJobs) expect((await jobs()).some((j) => j.metadata?.name === name)).toBe(false);
     // The user's writes made the operator's status writes conflict, and it recovered from each.
     const m = await operator.metrics();
-    const conflicts = metricSum(m, 'rest_client_requests_total', { code: '409' });
+    const conflicts = sumOf(m, 'rest_client_requests_total', { code: '409' });
     process.stderr.write(`[conflicting-writers] operator requests answered 409: ${conflicts}\n`);
     expect(conflicts).toBeGreaterThan(0);
   }, 600_000);

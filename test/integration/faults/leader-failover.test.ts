@@ -4,11 +4,10 @@
 // immediate hand-over). Exactly the invariants of a single operator must hold throughout.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoordinationV1Api } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Scenario, createPriorityClass } from '../../support/fault-scenario.ts';
-import { adminKubeConfig, clusterState, createNamespace, deleteNamespace, eventually, uniqueName } from '../../support/kube.ts';
+import { describe, expect, it } from 'vitest';
+import { useSharedClusterFixture } from '../../support/fault-scenario.ts';
+import { adminKubeConfig, clusterState, eventually } from '../../support/kube.ts';
 import { OperatorChild } from '../../support/operator-child.ts';
-import { createPool, type Pool } from '../../support/pool.ts';
 import { rng, scenarioSeed } from '../../support/prng.ts';
 
 const SEED = scenarioSeed(8008);
@@ -16,28 +15,12 @@ const JOBS = 30;
 const LEASE = 'tfjob-operator.kubeflow.org';
 
 describe('fault: leader failover during a burst', () => {
-  let ns: string;
-  let pool: Pool;
-  let scenario: Scenario | undefined;
-  let dropClass: () => Promise<void> = async () => undefined;
-  const highClass = uniqueName('fault-leader-high');
-
-  beforeAll(async () => {
-    ns = await createNamespace('fault-leader');
-    pool = await createPool('flead', 3, { cpu: '6', memory: '24Gi' });
-    dropClass = await createPriorityClass(adminKubeConfig(), highClass, 1000);
-  });
-  afterAll(async () => {
-    await scenario?.stopOperators();
-    await deleteNamespace(ns);
-    await pool.delete();
-    await dropClass();
-  });
+  const fx = useSharedClusterFixture('fault-leader', 'flead', 3);
 
   it(`hands over without breaking a promise (seed ${SEED})`, async () => {
     const kc = adminKubeConfig();
-    const s = new Scenario({ name: 'leader-failover', seed: SEED, namespace: ns, kc, pool, jobs: JOBS, highClass });
-    scenario = s;
+    const { namespace: ns, pool } = fx;
+    const s = fx.scenario({ name: 'leader-failover', seed: SEED, jobs: JOBS });
     const r = rng(SEED);
     let replicas = 0;
     const replica = async () => {

@@ -2,11 +2,10 @@
 // again, and restarted each time (sometimes at once, sometimes after a pause). Every job must still
 // succeed, with every invariant of test/support/invariants.ts holding throughout.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Scenario, createPriorityClass } from '../../support/fault-scenario.ts';
-import { adminKubeConfig, clusterState, createNamespace, deleteNamespace, uniqueName } from '../../support/kube.ts';
+import { describe, expect, it } from 'vitest';
+import { useSharedClusterFixture } from '../../support/fault-scenario.ts';
+import { clusterState } from '../../support/kube.ts';
 import { OperatorChild } from '../../support/operator-child.ts';
-import { createPool, type Pool } from '../../support/pool.ts';
 import { rng, scenarioSeed } from '../../support/prng.ts';
 
 const SEED = scenarioSeed(8001);
@@ -14,27 +13,11 @@ const JOBS = 30;
 const KILLS = 7;
 
 describe('fault: operator SIGKILLed repeatedly mid-run', () => {
-  let ns: string;
-  let pool: Pool;
-  let dropClass: () => Promise<void> = async () => undefined;
-  let scenario: Scenario | undefined;
-  const highClass = uniqueName('fault-kill-high');
-
-  beforeAll(async () => {
-    ns = await createNamespace('fault-kill');
-    pool = await createPool('fkill', 3, { cpu: '6', memory: '24Gi' });
-    dropClass = await createPriorityClass(adminKubeConfig(), highClass, 1000);
-  });
-  afterAll(async () => {
-    await scenario?.stopOperators();
-    await deleteNamespace(ns);
-    await pool.delete();
-    await dropClass();
-  });
+  const fx = useSharedClusterFixture('fault-kill', 'fkill', 3);
 
   it(`keeps every promise across ${KILLS} SIGKILLs during ${JOBS} jobs (seed ${SEED})`, async () => {
-    const s = new Scenario({ name: 'operator-sigkill', seed: SEED, namespace: ns, kc: adminKubeConfig(), pool, jobs: JOBS, highClass });
-    scenario = s;
+    const { namespace: ns, pool } = fx;
+    const s = fx.scenario({ name: 'operator-sigkill', seed: SEED, jobs: JOBS });
     const r = rng(SEED);
     const start = () => OperatorChild.start(`kill-${s.operators.length}`, clusterState().kubeconfig, [
       '--namespace', ns, '--policy', 'ours', '--scheduling-interval', '1s', '--scale-out-cooldown', '2s', ...pool.operatorFlags,

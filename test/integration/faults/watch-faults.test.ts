@@ -11,7 +11,8 @@ import type { LocalCluster } from '../../../src/local-cluster/index.ts';
 import { compactEtcdAt, namespaceIn, poolIn, startDedicatedCluster } from '../../support/dedicated-cluster.ts';
 import { FaultProxy } from '../../support/fault-proxy.ts';
 import { Scenario, createPriorityClass, scratchDir } from '../../support/fault-scenario.ts';
-import { OperatorChild, metricSum } from '../../support/operator-child.ts';
+import { OperatorChild } from '../../support/operator-child.ts';
+import { sumOf } from '../../support/prometheus.ts';
 import type { Pool } from '../../support/pool.ts';
 import { rng, scenarioSeed } from '../../support/prng.ts';
 import path from 'node:path';
@@ -78,7 +79,7 @@ describe('fault: watches broken under the operator', () => {
     });
     const m = await operator.metrics();
     // Every informer kind came back through a 410 relist at least once.
-    const gone = (informer: string) => metricSum(m, 'tfjob_operator_informer_events_total', { informer, event: 'gone' });
+    const gone = (informer: string) => sumOf(m, 'tfjob_operator_informer_events_total', { informer, event: 'gone' });
     expect(gone(`tfjobs/${scenarios.at(-1)!.namespace}`) + gone(`pods/${scenarios.at(-1)!.namespace}`) + gone('all-pods')).toBeGreaterThan(0);
   }, 600_000);
 
@@ -98,6 +99,6 @@ describe('fault: watches broken under the operator', () => {
     // The informers reconnected (a list plus at least one new watch per informer after the freezes).
     const m = await operator.metrics();
     const informers = new Set(m.filter((x) => x.name === 'tfjob_operator_informer_events_total').map((x) => x.labels.informer ?? ''));
-    for (const informer of informers) expect(metricSum(m, 'tfjob_operator_informer_events_total', { informer, event: 'watch' }), informer).toBeGreaterThan(1);
+    for (const informer of informers) expect(sumOf(m, 'tfjob_operator_informer_events_total', { informer, event: 'watch' }), informer).toBeGreaterThan(1);
   }, 600_000);
 });

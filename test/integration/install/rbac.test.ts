@@ -9,7 +9,8 @@ import type { Operator } from '../../../src/operator/manager.ts';
 import { adminKubeConfig, apiStatus, clusterState, createNamespace, deleteNamespace, eventually, exitPod, kubeConfigForToken, uniqueName } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
 import { createTFJob, getTFJob, jobPods, tfjob, waitForCondition, waitForPods, type TestTFJob } from '../../support/tfjob.ts';
-import { createNodePool, installOperatorRbac, onPool, parseMetrics, serviceAccountToken, sumOf, type NodePool, type OperatorRbac } from './helpers.ts';
+import { parseMetrics, sumOf } from '../../support/prometheus.ts';
+import { createNodePool, installOperatorRbac, onPool, serviceAccountToken, type NodePool, type OperatorRbac } from './helpers.ts';
 
 const VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'] as const;
 

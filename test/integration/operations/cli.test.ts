@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterState } from '../../support/kube.ts';
-import { OperatorProcess } from './operator-process.ts';
+import { OperatorChild } from '../../support/operator-child.ts';
 
 describe('tfjob-operator run (process)', () => {
   let dir: string;
@@ -15,7 +15,7 @@ describe('tfjob-operator run (process)', () => {
   afterAll(() => { rmSync(dir, { recursive: true, force: true }); });
 
   const exitOf = async (args: readonly string[]) => {
-    const p = await OperatorProcess.start('cli', ['--kubeconfig', clusterState().kubeconfig, ...args]);
+    const p = await OperatorChild.spawn('cli', clusterState().kubeconfig, args);
     const exit = await p.exited;
     return { exit, p };
   };
@@ -41,7 +41,7 @@ describe('tfjob-operator run (process)', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => { resolve(); }));
     const port = (blocker.address() as { port: number }).port;
     try {
-      // OperatorProcess picks free ports; the later flag wins, so metrics goes to the busy one.
+      // OperatorChild picks free ports; the later flag wins, so metrics goes to the busy one.
       const { exit, p } = await exitOf(['--policy', 'tf-operator', '--metrics-bind-address', `127.0.0.1:${port}`]);
       expect(exit.code, p.tail()).toBe(1);
       const fatal = p.messages().find((m) => m.level === 'fatal');

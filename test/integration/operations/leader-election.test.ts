@@ -14,8 +14,9 @@ import { CoordinationV1Api, EventsV1Api, V1MicroTime, Watch, type V1Lease } from
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { adminKubeConfig, clusterState, createNamespace, deleteNamespace, eventually, exitPod, uniqueName } from '../../support/kube.ts';
 import { createTFJob, jobPods, tfjob, waitForCondition, waitForPods } from '../../support/tfjob.ts';
-import { createNodePool, installOperatorRbac, onPool, serviceAccountToken, sumOf, writeTokenKubeconfig, type NodePool, type OperatorRbac } from '../install/helpers.ts';
-import { OperatorProcess } from './operator-process.ts';
+import { OperatorChild } from '../../support/operator-child.ts';
+import { sumOf } from '../../support/prometheus.ts';
+import { createNodePool, installOperatorRbac, onPool, serviceAccountToken, writeTokenKubeconfig, type NodePool, type OperatorRbac } from '../install/helpers.ts';
 
 const LEASE = 'tfjob-operator.kubeflow.org';
 const LEASE_MS = 8_000;
@@ -29,15 +30,14 @@ describe('leader election between operator processes', () => {
   let rbac: OperatorRbac;
   let dir: string;
   let kubeconfig: string;
-  const processes: OperatorProcess[] = [];
+  const processes: OperatorChild[] = [];
   const leases = () => adminKubeConfig().makeApiClient(CoordinationV1Api);
   const lease = () => leases().readNamespacedLease({ name: LEASE, namespace: ns });
-  let leader: OperatorProcess;
-  let standby: OperatorProcess;
+  let leader: OperatorChild;
+  let standby: OperatorChild;
 
   const start = async (identity: string) => {
-    const p = await OperatorProcess.start(identity, [
-      '--kubeconfig', kubeconfig,
+    const p = await OperatorChild.start(identity, kubeconfig, [
       '--namespace', ns,
       '--policy', 'ours', ...pool.operatorFlags,
       '--leader-elect',
@@ -49,8 +49,8 @@ describe('leader election between operator processes', () => {
     processes.push(p);
     return p;
   };
-  const leaderStatus = async (p: OperatorProcess) => sumOf(await p.metrics(), 'leader_election_master_status', { name: LEASE });
-  const ready = (p: OperatorProcess) => eventually(async () => (await p.probe('/readyz')).status === 200, { timeoutMs: 60_000, what: `${p.identity} ready` });
+  const leaderStatus = async (p: OperatorChild) => sumOf(await p.metrics(), 'leader_election_master_status', { name: LEASE });
+  const ready = (p: OperatorChild) => eventually(async () => (await p.probe('/readyz')).status === 200, { timeoutMs: 60_000, what: `${p.name} ready` });
   const job = (name: string) => onPool(tfjob(name, { PS: 1, Worker: 2 }, { restartPolicy: 'OnFailure', resources: { cpu: '500m', memory: '512Mi' } }), pool);
 
   /** The operator's events in the namespace: who reported them, and how often (series included). */
@@ -73,8 +73,7 @@ describe('leader election between operator processes', () => {
     if (ctx.task.result?.state === 'fail') for (const p of processes) process.stderr.write(`${p.tail()}\n`);
   });
   afterAll(async () => {
-    for (const p of processes) p.kill('SIGKILL');
-    await Promise.all(processes.map((p) => p.exited));
+    await Promise.all(processes.map((p) => p.kill('SIGKILL')));
     await deleteNamespace(ns);
     await rbac.cleanup();
     await pool.delete();
@@ -87,8 +86,8 @@ describe('leader election between operator processes', () => {
       const h = (await lease()).spec?.holderIdentity ?? '';
       return h === '' ? false : h;
     }, { timeoutMs: 60_000, what: 'a lease holder' });
-    [leader, standby] = holder === a.identity ? [a, b] : [b, a];
-    expect([a.identity, b.identity]).toContain(holder);
+    [leader, standby] = holder === a.name ? [a, b] : [b, a];
+    expect([a.name, b.name]).toContain(holder);
     await Promise.all([ready(a), ready(b)]);
     expect(await leaderStatus(leader)).toBe(1);
     expect(await leaderStatus(standby)).toBe(0);
@@ -107,13 +106,13 @@ describe('leader election between operator processes', () => {
       return es.some((e) => e.reason === 'TFJobSucceeded') && es.filter((e) => e.reason === 'SuccessfulCreatePod').length >= 9 ? es : false;
     }, { what: 'the events of the first jobs' });
     expect(seen.filter((e) => e.reason === 'SuccessfulCreatePod')).toHaveLength(9);
-    expect(new Set(seen.map((e) => e.instance))).toEqual(new Set([leader.identity]));
+    expect(new Set(seen.map((e) => e.instance))).toEqual(new Set([leader.name]));
     const [lm, sm] = await Promise.all([leader.metrics(), standby.metrics()]);
     expect(sumOf(lm, 'controller_runtime_reconcile_total')).toBeGreaterThan(0);
     expect(sumOf(sm, 'controller_runtime_reconcile_total')).toBe(0);
     expect(sumOf(lm, 'tfjob_operator_scheduling_pass_duration_seconds_count')).toBeGreaterThan(0);
     expect(sumOf(sm, 'tfjob_operator_scheduling_pass_duration_seconds_count')).toBe(0);
-    expect((await lease()).spec?.holderIdentity).toBe(leader.identity);
+    expect((await lease()).spec?.holderIdentity).toBe(leader.name);
   });
 
   it('hands over to the standby when the leader is killed, after the lease expires and not before', async () => {
@@ -121,12 +120,11 @@ describe('leader election between operator processes', () => {
     expect(before.size).toBe(6);
     const last = await lease();
     const lastRenew = new Date(last.spec!.renewTime!).getTime();
-    leader.kill('SIGKILL');
-    expect((await leader.exited).signal).toBe('SIGKILL');
+    expect((await leader.kill('SIGKILL')).signal).toBe('SIGKILL');
 
     const taken = await eventually(async () => {
       const l = await lease();
-      return l.spec?.holderIdentity === standby.identity ? l : false;
+      return l.spec?.holderIdentity === standby.name ? l : false;
     }, { timeoutMs: 60_000, intervalMs: 100, what: 'the standby to take the lease' });
     const acquired = new Date(taken.spec!.acquireTime!).getTime();
     // Never before the lease expired (same clock: every process runs on this machine) ...
@@ -156,9 +154,9 @@ describe('leader election between operator processes', () => {
     for (const e of seen.filter((x) => x.reason === 'SuccessfulCreatePod')) creates.set(e.note, (creates.get(e.note) ?? 0) + e.count);
     expect(creates.size).toBe(12);
     expect([...creates.values()].every((n) => n === 1)).toBe(true);
-    expect(seen.filter((e) => e.note.startsWith('Created pod: four-')).every((e) => e.instance === standby.identity)).toBe(true);
+    expect(seen.filter((e) => e.note.startsWith('Created pod: four-')).every((e) => e.instance === standby.name)).toBe(true);
     expect(seen.filter((e) => e.reason === 'TFJobSucceeded').map((e) => e.note).sort()).toHaveLength(4);
-    expect(seen.filter((e) => e.instance === standby.identity && /^Created pod: (one|two|three)-/.test(e.note))).toEqual([]);
+    expect(seen.filter((e) => e.instance === standby.name && /^Created pod: (one|two|three)-/.test(e.note))).toEqual([]);
     leader = standby;
   });
 
@@ -175,8 +173,7 @@ describe('leader election between operator processes', () => {
     try {
       await eventually(async () => holders.length > 0, { what: 'the lease watch' });
       const lastRenew = new Date((await lease()).spec!.renewTime!).getTime();
-      leader.kill('SIGTERM');
-      const exit = await leader.exited;
+      const exit = await leader.kill('SIGTERM');
       expect(exit.code, leader.tail()).toBe(0);
       const messages = leader.messages().map((m) => m.msg);
       expect(messages).toEqual(expect.arrayContaining(['Received signal', 'Stopped workers', 'Released the lease', 'Stopped']));
@@ -186,12 +183,12 @@ describe('leader election between operator processes', () => {
 
       const taken = await eventually(async () => {
         const l = await lease();
-        return l.spec?.holderIdentity === standby.identity ? l : false;
+        return l.spec?.holderIdentity === standby.name ? l : false;
       }, { timeoutMs: 30_000, intervalMs: 100, what: 'the standby to take the released lease' });
       // Well before the old lease would have expired: a handover, not a timeout.
       expect(new Date(taken.spec!.acquireTime!).getTime() - lastRenew).toBeLessThan(LEASE_MS);
-      await eventually(async () => holders.at(-1) === standby.identity, { what: 'the watch to see the new holder' });
-      expect(holders.slice(-3)).toEqual([leader.identity, '', standby.identity]);
+      await eventually(async () => holders.at(-1) === standby.name, { what: 'the watch to see the new holder' });
+      expect(holders.slice(-3)).toEqual([leader.name, '', standby.name]);
     } finally {
       watch.abort();
     }

@@ -13,7 +13,8 @@ import { Operator } from '../../../src/operator/manager.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import { adminKubeConfig, clusterState, createNamespace, deleteNamespace, eventually, exitPod, kubeConfigForToken, uniqueName } from '../../support/kube.ts';
 import { createTFJob, getTFJob, jobPods, tfjob, waitForCondition, waitForPods } from '../../support/tfjob.ts';
-import { createNodePool, installOperatorRbac, onPool, parseMetrics, serviceAccountToken, sumOf, type NodePool, type OperatorRbac } from '../install/helpers.ts';
+import { parseMetrics, sumOf } from '../../support/prometheus.ts';
+import { createNodePool, installOperatorRbac, onPool, serviceAccountToken, type NodePool, type OperatorRbac } from '../install/helpers.ts';
 
 const LEASE = 'tfjob-operator.kubeflow.org';
 

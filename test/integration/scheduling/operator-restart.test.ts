@@ -2,8 +2,8 @@
 // job's first-enqueue time nor creates a pod twice; every job still completes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Watch, type V1Pod } from '@kubernetes/client-node';
-import { adminKubeConfig, createNamespace, deleteNamespace, eventually, exitPod } from '../../support/kube.ts';
-import { spawnOperator, type OperatorProcess } from '../../support/operator-process.ts';
+import { adminKubeConfig, clusterState, createNamespace, deleteNamespace, eventually, exitPod } from '../../support/kube.ts';
+import { OperatorChild } from '../../support/operator-child.ts';
 import { createPool, onPool, type Pool } from '../../support/pool.ts';
 import { createTFJob, elasticJob, getTFJob, livePods, waitForCondition } from '../../support/tfjob.ts';
 
@@ -16,7 +16,7 @@ interface PodEvent {
 describe('operator restart (policy ours)', () => {
   let ns: string;
   let pool: Pool;
-  let operator: OperatorProcess | undefined;
+  let operator: OperatorChild | undefined;
   const events: PodEvent[] = [];
   let stopWatch: (() => void) | undefined;
 
@@ -35,10 +35,10 @@ describe('operator restart (policy ours)', () => {
     await pool.delete();
   });
 
-  const start = () => spawnOperator(['--namespace', ns, '--policy', 'ours', '--scale-out-cooldown', '0s', '--scheduling-interval', '1s', ...pool.operatorFlags]);
+  const start = () => OperatorChild.start('restart', clusterState().kubeconfig, ['--namespace', ns, '--policy', 'ours', '--scale-out-cooldown', '0s', '--scheduling-interval', '1s', ...pool.operatorFlags]);
 
   it('keeps t_j and placements across a SIGKILL, creates no duplicate pods, and completes every job', async () => {
-    operator = start();
+    operator = await start();
     await createTFJob(ns, onPool(elasticJob('first', { ps: { cpu: '1', memory: '1Gi' }, worker: { cpu: '1', memory: '1Gi' }, min: 3, max: 3 }), pool));
     await eventually(async () => (await livePods(ns, 'first')).filter((p) => p.status?.phase === 'Running').length === 4, { what: 'first running', timeoutMs: 60_000 });
     // The node is full: "second" waits.
@@ -51,9 +51,9 @@ describe('operator restart (policy ours)', () => {
     const podsBefore = (await livePods(ns, 'first')).map((p) => `${p.metadata?.name ?? ''}/${p.metadata?.uid ?? ''}`).sort();
 
     // Kill -9 mid-run, change things while it is down, restart.
-    expect(await operator.kill('SIGKILL')).toBeNull();
+    expect((await operator.kill('SIGKILL')).signal).toBe('SIGKILL');
     await createTFJob(ns, onPool(elasticJob('third', { ps: { cpu: '500m', memory: '1Gi' }, worker: { cpu: '500m', memory: '1Gi' }, min: 1, max: 1 }), pool));
-    operator = start();
+    operator = await start();
     // The restarted operator sees the same world: same pods (no re-creation), same waiting time.
     await eventually(async () => (await getTFJob(ns, 'third')).status?.scheduling?.queue === 'Waiting', { what: 'third enqueued by the new operator', timeoutMs: 60_000 });
     expect((await livePods(ns, 'first')).map((p) => `${p.metadata?.name ?? ''}/${p.metadata?.uid ?? ''}`).sort()).toEqual(podsBefore);

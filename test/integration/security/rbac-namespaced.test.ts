@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operator } from '../../../src/operator/manager.ts';
 import { REPO_ROOT } from '../../../src/local-cluster/index.ts';
 import { adminKubeConfig, apiStatus, createNamespace, deleteNamespace, exitPod, kubeConfigForToken, uniqueName } from '../../support/kube.ts';
-import { metricSum, parsePrometheus } from '../../support/operator-child.ts';
+import { parseMetrics, sumOf } from '../../support/prometheus.ts';
 import { startOperator } from '../../support/operator.ts';
 import { createPool, onPool, type Pool } from '../../support/pool.ts';
 import { createTFJob, getTFJob, tfjob, waitForCondition, waitForPods } from '../../support/tfjob.ts';
@@ -84,11 +84,11 @@ describe('security: namespaced mode under least privilege', () => {
       await exitPod(nsA, 'mine-worker-0', 0);
       await waitForCondition(nsA, 'mine', 'Succeeded', { timeoutMs: 60_000 });
       await sleep(2_000);
-      const samples = parsePrometheus(await operator.registry.metrics());
-      expect(metricSum(samples, 'rest_client_requests_total')).toBeGreaterThan(0);
-      expect(metricSum(samples, 'rest_client_requests_total', { code: '403' })).toBe(0);
-      expect(metricSum(samples, 'rest_client_requests_total', { code: '401' })).toBe(0);
-      expect(metricSum(samples, 'tfjob_operator_informer_events_total', { event: 'error' })).toBe(0);
+      const samples = parseMetrics(await operator.registry.metrics());
+      expect(sumOf(samples, 'rest_client_requests_total')).toBeGreaterThan(0);
+      expect(sumOf(samples, 'rest_client_requests_total', { code: '403' })).toBe(0);
+      expect(sumOf(samples, 'rest_client_requests_total', { code: '401' })).toBe(0);
+      expect(sumOf(samples, 'tfjob_operator_informer_events_total', { event: 'error' })).toBe(0);
       // B's job was never looked at: no status, no pods.
       expect((await getTFJob(nsB, 'elsewhere')).status?.conditions ?? []).toEqual([]);
       expect((await adminKubeConfig().makeApiClient(CoreV1Api).listNamespacedPod({ namespace: nsB })).items).toEqual([]);
