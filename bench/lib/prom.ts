@@ -20,8 +20,23 @@ export function single(samples: readonly Sample[], name: string): number | undef
 
 /** GET a /metrics page over http, or https with a bearer token (kube-scheduler's secure port). */
 export async function scrape(url: string, opts: { token?: string; timeoutMs?: number } = {}): Promise<Sample[]> {
+  // A hard deadline on a referenced timer: the client's own timeouts run on unreferenced timers, so a
+  // scrape stuck on a dead connection would otherwise let the benchmark exit with its work unsettled.
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => { reject(new Error(`GET ${url}: no complete answer within ${timeoutMs / 1000} s`)); }, timeoutMs + 1_000);
+  });
+  try {
+    return await Promise.race([scrapeOnce(url, opts.token, timeoutMs), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function scrapeOnce(url: string, token: string | undefined, timeoutMs: number): Promise<Sample[]> {
   if (url.startsWith('http://')) {
-    const res = await fetch(url, { signal: AbortSignal.timeout(opts.timeoutMs ?? 10_000) });
+    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
     if (!res.ok) throw new Error(`GET ${url}: HTTP ${res.status}`);
     return parseMetrics(await res.text());
   }
@@ -29,12 +44,14 @@ export async function scrape(url: string, opts: { token?: string; timeoutMs?: nu
   const text = await new Promise<string>((resolve, reject) => {
     const req = https.get(url, {
       rejectUnauthorized: false,
-      headers: opts.token === undefined ? {} : { Authorization: `Bearer ${opts.token}` },
-      timeout: opts.timeoutMs ?? 10_000,
+      headers: token === undefined ? {} : { Authorization: `Bearer ${token}` },
+      timeout: timeoutMs,
     }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));
+      res.on('error', reject);
+      res.on('aborted', () => { reject(new Error(`GET ${url}: response aborted`)); });
       res.on('end', () => {
         if ((res.statusCode ?? 0) >= 300) reject(new Error(`GET ${url}: HTTP ${res.statusCode ?? 0} ${body.slice(0, 200)}`));
         else resolve(body);

@@ -62,6 +62,9 @@ export class ManagedProcess {
   /** SIGTERM to the process group, then SIGKILL after `graceMs`. */
   async stop(graceMs = 5_000): Promise<void> {
     if (!this.running) return;
+    // The child is unreferenced (see start); while waiting for its exit it must hold the event loop,
+    // or a parent with nothing else to do exits before the child has (with its await unsettled).
+    this.#child.ref();
     signalGroup(this.pid, 'SIGTERM');
     const timedOut = Symbol('timeout');
     const result = await Promise.race([this.exited, sleep(graceMs, timedOut)]);

@@ -20,6 +20,9 @@ import { JobMetrics } from './job-metrics.ts';
 import { PrioritySchedulingLoop } from './scheduling/loop.ts';
 import { TFJobController, type SchedulingSource } from './tfjob-controller.ts';
 
+/** How long a graceful stop waits for pending event writes before dropping them. */
+const EVENT_FLUSH_DEADLINE_MS = 5_000;
+
 export interface OperatorOptions {
   /** Use this client configuration instead of --kubeconfig (tests, the demo). */
   readonly kubeConfig?: KubeConfig;
@@ -80,7 +83,10 @@ export class Operator {
     const metrics = new RuntimeMetrics(this.registry);
     this.clients = new KubeClients(kc, { rateLimit: { qps: config.kubeApiQps, burst: config.kubeApiBurst }, metrics });
     this.caches = createOperatorCaches({ kc, clients: this.clients, namespaces: config.namespace, logger: this.logger, metrics });
-    this.#recorder = new KubeEventRecorder(this.clients, { controller: CONTROLLER_NAME, instance: this.identity, logger: this.logger });
+    // Events get a client of their own (its own rate limiter, as controller-runtime's broadcaster has
+    // its own clientset): under a burst they must not take the budget pod and service creates need.
+    const eventClients = new KubeClients(kc, { rateLimit: { qps: config.kubeApiQps, burst: config.kubeApiBurst }, metrics });
+    this.#recorder = new KubeEventRecorder(eventClients, { controller: CONTROLLER_NAME, instance: this.identity, logger: this.logger });
     const expectations = new Expectations();
     const jobMetrics = new JobMetrics(this.registry);
 
@@ -191,7 +197,7 @@ export class Operator {
     this.logger.info('Shutting down');
     await this.controller.stop();
     await this.#scheduling?.stop();
-    await this.#recorder.flush();
+    await this.#recorder.flush(EVENT_FLUSH_DEADLINE_MS);
     await this.#elector?.stop();
     this.caches.tfjobs.stop();
     this.caches.pods.stop();

@@ -1,5 +1,8 @@
 // Kubernetes Events through the events.k8s.io/v1 API (kubectl describe shows them under the object).
-// Recording never fails a reconcile: writes are asynchronous, bounded, and errors are only logged.
+// Recording never fails a reconcile: writes are asynchronous and errors are only logged. Pending
+// writes are bounded like client-go's broadcaster queue: under a burst (thousands of pods created in
+// seconds) new events are dropped rather than queued without limit, and a graceful stop waits for
+// pending writes only up to a deadline (a backlog at the client rate limit would take minutes).
 // A repeat of the same event (object, type, reason, message) within ten minutes updates the existing
 // event's series count instead of creating another object, like client-go's EventCorrelator.
 import { EventsV1Api, PatchStrategy, setHeaderOptions, V1MicroTime, type KubernetesObject, type V1ObjectReference } from '@kubernetes/client-node';
@@ -18,11 +21,15 @@ interface SeriesEntry {
   namespace: string;
   count: number;
   first: number;
+  /** Settles once the event's create finished (true: it exists); series updates wait for it. */
+  created: Promise<boolean>;
 }
 
 const SERIES_WINDOW_MS = 10 * 60_000;
 const MAX_TRACKED = 4096;
 const MAX_MESSAGE = 1024;
+/** Pending event writes beyond which new events are dropped (client-go's broadcaster queue length). */
+export const MAX_PENDING_EVENTS = 1000;
 
 export class KubeEventRecorder implements EventRecorder {
   readonly #api: EventsV1Api;
@@ -31,19 +38,35 @@ export class KubeEventRecorder implements EventRecorder {
   readonly #log: Logger;
   readonly #queue = new PQueue({ concurrency: 4 });
   readonly #series = new Map<string, SeriesEntry>();
+  readonly #maxPending: number;
+  /** Settlers of creates not finished yet (a stop that drops them settles them as not created). */
+  readonly #unsettled = new Set<(exists: boolean) => void>();
   #seq = 0;
+  #dropped = 0;
 
-  constructor(clients: KubeClients, opts: { controller: string; instance: string; logger: Logger }) {
+  constructor(clients: KubeClients, opts: { controller: string; instance: string; logger: Logger; maxPending?: number }) {
     this.#api = clients.api(EventsV1Api);
     this.#controller = opts.controller;
     this.#instance = opts.instance;
     this.#log = opts.logger;
+    this.#maxPending = opts.maxPending ?? MAX_PENDING_EVENTS;
+  }
+
+  /** Events dropped so far because too many writes were pending (or still pending at stop). */
+  get dropped(): number {
+    return this.#dropped;
   }
 
   event(obj: KubernetesObject, type: EventType, reason: string, message: string, action = 'Reconcile'): void {
     const meta = obj.metadata;
     const namespace = meta?.namespace ?? 'default';
     if (meta?.name === undefined) return;
+    if (this.#queue.size + this.#queue.pending >= this.#maxPending) {
+      // Logged at powers of two: a burst that drops thousands says so a dozen times, not thousands.
+      this.#dropped += 1;
+      if ((this.#dropped & (this.#dropped - 1)) === 0) this.#log.warn({ dropped: this.#dropped, pending: this.#maxPending, reason }, 'Too many pending events; dropping new ones');
+      return;
+    }
     const note = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE - 3)}...` : message;
     const regarding: V1ObjectReference = {
       apiVersion: obj.apiVersion,
@@ -58,8 +81,10 @@ export class KubeEventRecorder implements EventRecorder {
     const existing = this.#series.get(key);
     if (existing !== undefined && now - existing.first < SERIES_WINDOW_MS) {
       existing.count += 1;
-      const { name, count } = existing;
+      const { name, count, created } = existing;
       void this.#queue.add(async () => {
+        // A repeat right after the first must not patch an event whose create is still in flight.
+        if (!(await created)) return;
         try {
           await this.#api.patchNamespacedEvent(
             { name, namespace, body: { series: { count, lastObservedTime: new V1MicroTime() } } },
@@ -76,7 +101,14 @@ export class KubeEventRecorder implements EventRecorder {
       const oldest = this.#series.keys().next().value;
       if (oldest !== undefined) this.#series.delete(oldest);
     }
-    this.#series.set(key, { name, namespace, count: 1, first: now });
+    let resolveCreated: (exists: boolean) => void = () => undefined;
+    const created = new Promise<boolean>((resolve) => { resolveCreated = resolve; });
+    const settle = (exists: boolean) => {
+      this.#unsettled.delete(settle);
+      resolveCreated(exists);
+    };
+    this.#unsettled.add(settle);
+    this.#series.set(key, { name, namespace, count: 1, first: now, created });
     void this.#queue.add(async () => {
       try {
         await this.#api.createNamespacedEvent({
@@ -93,15 +125,35 @@ export class KubeEventRecorder implements EventRecorder {
             regarding,
           },
         });
+        settle(true);
       } catch (err) {
+        settle(false);
         this.#log.debug({ err, reason }, 'Failed to record an event');
       }
     });
   }
 
-  /** Waits for queued event writes (graceful shutdown, tests). */
-  async flush(): Promise<void> {
-    await this.#queue.onIdle();
+  /**
+   * Waits for pending event writes (graceful shutdown, tests); with a deadline, drops what is still
+   * queued by then so a stop never waits for a backlog.
+   */
+  async flush(deadlineMs?: number): Promise<void> {
+    if (deadlineMs === undefined) {
+      await this.#queue.onIdle();
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<'expired'>((resolve) => { timer = setTimeout(() => { resolve('expired'); }, deadlineMs); });
+    const outcome = await Promise.race([this.#queue.onIdle().then(() => 'idle' as const), expired]);
+    clearTimeout(timer);
+    if (outcome === 'expired') {
+      const left = this.#queue.size;
+      this.#queue.clear();
+      for (const settle of [...this.#unsettled]) settle(false);
+      this.#dropped += left;
+      if (left > 0) this.#log.warn({ dropped: left }, 'Dropped events still pending at stop');
+      await this.#queue.onIdle();
+    }
   }
 }
 
