@@ -178,9 +178,10 @@ export class TFJobController {
           if (a.kind === 'deletePod') {
             const pod = this.#deps.caches.pods.get(`${ns}/${a.name}`);
             try {
-              if (a.markRemoval !== undefined) await this.#markRemoval(ns, a.name, a.markRemoval);
-              // The UID precondition guarantees we only ever delete the pod we reasoned about.
-              await this.#core.deleteNamespacedPod({ name: a.name, namespace: ns, body: { preconditions: { uid: pod?.metadata?.uid } } });
+              if (a.markRemoval !== undefined) await this.#markRemoval(ns, a.name, a.uid, a.markRemoval);
+              // The UID precondition guarantees we only ever delete the pod we reasoned about: the one
+              // the reconciler saw, not whatever the cache holds under that name by now.
+              await this.#core.deleteNamespacedPod({ name: a.name, namespace: ns, body: { preconditions: { uid: a.uid ?? pod?.metadata?.uid } } });
               recorder.event(job, 'Normal', EVENT_SUCCESSFUL_DELETE_POD, `Deleted pod: ${a.name}`, 'Delete');
               ctx.log.info({ pod: `${ns}/${a.name}`, reason: a.reason }, 'Deleted pod');
             } catch (err) {
@@ -261,9 +262,10 @@ export class TFJobController {
     return false;
   }
 
-  async #markRemoval(namespace: string, name: string, reason: string): Promise<void> {
+  /** The UID in the patch makes the apiserver refuse it if the pod under that name is another one. */
+  async #markRemoval(namespace: string, name: string, uid: string | undefined, reason: string): Promise<void> {
     await this.#core.patchNamespacedPod(
-      { name, namespace, body: { metadata: { annotations: { [ANNOTATION_REMOVAL]: reason } } } },
+      { name, namespace, body: { metadata: { ...(uid === undefined ? {} : { uid }), annotations: { [ANNOTATION_REMOVAL]: reason } } } },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
   }

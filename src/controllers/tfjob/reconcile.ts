@@ -66,7 +66,11 @@ export type DeleteReason = 'restart' | 'scale-down' | 'scale-in' | 'cleanup' | '
 
 export type Action =
   | { readonly kind: 'createPod'; readonly pod: Pod }
-  | { readonly kind: 'deletePod'; readonly name: string; readonly reason: DeleteReason; readonly markRemoval?: string }
+  /**
+   * `uid` is the UID of the pod the decision was about: the delete carries it as a precondition, so
+   * a pod of the same name created since (a replacement) is never deleted by a stale decision.
+   */
+  | { readonly kind: 'deletePod'; readonly name: string; readonly uid: string | undefined; readonly reason: DeleteReason; readonly markRemoval?: string }
   | { readonly kind: 'createService'; readonly service: Service }
   | { readonly kind: 'deleteService'; readonly name: string }
   /** TTL expired: delete the TFJob (pods and services go with it through garbage collection). */
@@ -227,9 +231,10 @@ function unparsable(input: ReconcileInput, message: string): ReconcileResult {
   return result('finished', stored, working, [], events);
 }
 
-function cleanupActions(selection: { pods: readonly string[]; services: readonly string[] }, reason: DeleteReason): Action[] {
+function cleanupActions(selection: { pods: readonly string[]; services: readonly string[] }, pods: readonly Pod[], reason: DeleteReason): Action[] {
+  const uids = new Map(pods.map((p) => [podName(p), p.metadata?.uid]));
   return [
-    ...selection.pods.map((name): Action => ({ kind: 'deletePod', name, reason })),
+    ...selection.pods.map((name): Action => ({ kind: 'deletePod', name, uid: uids.get(name), reason })),
     ...selection.services.map((name): Action => ({ kind: 'deleteService', name })),
   ];
 }
@@ -263,7 +268,7 @@ function finishedPass(
   // failed every TTL check with "job completion time is nil").
   working.completionTime ??= formatTime(now);
   const runPolicy = job.spec.runPolicy;
-  const actions = cleanupActions(selectForCleanup(runPolicy.cleanPodPolicy, true, pods, services), 'cleanup');
+  const actions = cleanupActions(selectForCleanup(runPolicy.cleanPodPolicy, true, pods, services), pods, 'cleanup');
   const ttl = ttlDecision(runPolicy.ttlSecondsAfterFinished, runPolicy.suspend === true, working.completionTime, now);
   if (ttl.kind === 'delete') actions.push({ kind: 'deleteJob' });
   return result(outcome, stored, working, actions, events, ttl.kind === 'requeue' ? ttl.afterMs : undefined, scheduling);
@@ -271,7 +276,7 @@ function finishedPass(
 
 function suspendPass(job: DefaultedTFJob, stored: JobStatus, working: Working, pods: readonly Pod[], services: readonly Service[], events: JobEvent[], now: Date, scheduling?: SchedulingStatus): ReconcileResult {
   const name = job.metadata.name;
-  const actions = cleanupActions(selectForCleanup(job.spec.runPolicy.cleanPodPolicy, false, pods, services), 'suspend');
+  const actions = cleanupActions(selectForCleanup(job.spec.runPolicy.cleanPodPolicy, false, pods, services), pods, 'suspend');
   for (const [type, rs] of Object.entries(working.replicaStatuses)) {
     const copy = { ...rs };
     delete copy.active;
@@ -340,8 +345,8 @@ function reconcileReplicaType(
     deleted.add(name);
     pass.actions.push(
       elastic
-        ? { kind: 'deletePod', name, reason: 'scale-in', markRemoval: REMOVAL_SCALE_IN }
-        : { kind: 'deletePod', name, reason: 'scale-down' },
+        ? { kind: 'deletePod', name, uid: pod.metadata?.uid, reason: 'scale-in', markRemoval: REMOVAL_SCALE_IN }
+        : { kind: 'deletePod', name, uid: pod.metadata?.uid, reason: 'scale-down' },
     );
   }
   // A removal interrupted between its mark and its delete (the delete failed, or the operator
@@ -351,7 +356,7 @@ function reconcileReplicaType(
     const name = podName(pod);
     if (!isRemovedByOperator(pod) || isTerminating(pod) || deleted.has(name)) continue;
     deleted.add(name);
-    pass.actions.push({ kind: 'deletePod', name, reason: 'scale-in' });
+    pass.actions.push({ kind: 'deletePod', name, uid: pod.metadata?.uid, reason: 'scale-in' });
   }
 
   const duplicated = new Set(plan.duplicated);
@@ -369,7 +374,7 @@ function reconcileReplicaType(
         const name = podName(pod);
         if (!isTerminating(pod) && !deleted.has(name)) {
           deleted.add(name);
-          pass.actions.push({ kind: 'deletePod', name, reason: 'restart' });
+          pass.actions.push({ kind: 'deletePod', name, uid: pod.metadata?.uid, reason: 'restart' });
           pass.recreated += 1;
         }
         const message = messages.restarting(view.name, type);

@@ -77,3 +77,24 @@ describe('an elastic job with an absurd Worker.replicas (bad-input corpus: the o
     expect(r.actions.flatMap((a) => (a.kind === 'createPod' ? [a.pod.metadata?.name] : []))).toEqual(['test-tfjob-ps-0', 'test-tfjob-worker-0', 'test-tfjob-worker-1']);
   });
 });
+
+describe('a delete names the pod it was decided about (leader-failover.test.ts: a replacement deleted once)', () => {
+  const withUid = <T extends { metadata?: { uid?: string } }>(pod: T, uid: string): T => ({ ...pod, metadata: { ...pod.metadata, uid } });
+  const deleteUids = (actions: readonly Action[]) => actions.flatMap((a) => (a.kind === 'deletePod' ? [[a.name, a.uid]] : []));
+
+  it('scale-in, restart and cleanup deletes carry the UID of the pod the reconciler saw', () => {
+    const elastic = newTFJob(3, 0, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 3 } } });
+    const world = pods('Worker', 3, 'Running').map((p, i) => withUid(p, `uid-w${i}`));
+    const scaleIn = reconcileTFJob({ job: elastic, pods: world, services: services('Worker', 3), now: at(0), scheduling: { admitted: true, workers: 1, status: { queue: 'Running' } } });
+    expect(deleteUids(scaleIn.actions).sort()).toEqual([['test-tfjob-worker-1', 'uid-w1'], ['test-tfjob-worker-2', 'uid-w2']]);
+
+    const restarting = newTFJob(1, 0, { restartPolicy: 'OnFailure' });
+    const failed = withUid(newPod('Worker', 0, { phase: 'Failed', exitCode: 1 }), 'uid-failed');
+    const restart = reconcileTFJob({ job: restarting, pods: [failed], services: services('Worker', 1), now: at(0) });
+    expect(deleteUids(restart.actions)).toEqual([['test-tfjob-worker-0', 'uid-failed']]);
+
+    const suspended = newTFJob(2, 0, { spec: { runPolicy: { suspend: true } } });
+    const suspend = reconcileTFJob({ job: suspended, pods: pods('Worker', 2, 'Running').map((p, i) => withUid(p, `uid-s${i}`)), services: services('Worker', 2), now: at(0) });
+    expect(deleteUids(suspend.actions).sort()).toEqual([['test-tfjob-worker-0', 'uid-s0'], ['test-tfjob-worker-1', 'uid-s1']]);
+  });
+});
