@@ -159,8 +159,10 @@ describe('health probes and metrics', () => {
 
     const text = await eventually(async () => {
       const body = (await get(second.metrics, '/metrics')).body;
-      // Counters move right after the status write; wait until the last one has.
-      return sumOf(parseMetrics(body), 'training_operator_jobs_failed_total') === 1 ? body : false;
+      // Counters move right after the status write, queue gauges at the next scheduling pass; wait
+      // until the last of each has.
+      const samples = parseMetrics(body);
+      return sumOf(samples, 'training_operator_jobs_failed_total') === 1 && sumOf(samples, 'tfjob_operator_queue_length', { queue: 'finished' }) === 2 ? body : false;
     }, { what: 'the failure counted' });
     const s = parseMetrics(text);
     const job = { job_namespace: ns, framework: 'tensorflow' };
