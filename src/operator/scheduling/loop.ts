@@ -23,7 +23,7 @@ import { objectKey } from '../../runtime/store.ts';
 import { schedulerConfigFrom, type OperatorConfig } from '../config.ts';
 import { BY_JOB, controllingJobKey, type TFJobObject } from '../informers.ts';
 import type { SchedulingContext, SchedulingLoop } from '../manager.ts';
-import { createSchedulerCaches, labelMatcher, startSchedulerCaches, stopSchedulerCaches, waitForSchedulerCaches, type SchedulerCaches } from './caches.ts';
+import { BY_NODE, createSchedulerCaches, labelMatcher, startSchedulerCaches, stopSchedulerCaches, waitForSchedulerCaches, type SchedulerCaches } from './caches.ts';
 import { jobSpec, nodeInfo, parseScalingCurve, podRequests, type DefaultRequests } from './convert.ts';
 import { SchedulerMetrics } from './metrics.ts';
 import { canonicalAmount } from './quantity.ts';
@@ -50,6 +50,8 @@ interface Decision {
   pendingWorkers: Pending[];
   /** Pods preempted for this job that must be gone before its pods are created on their nodes. */
   readonly victims: Set<string>;
+  /** Nodes where this job's placements wait for a pod preempted for another job to be gone. */
+  readonly heldOnNodes: Set<string>;
   readonly enqueueTime: number;
   weight?: number;
   starving: boolean;
@@ -201,16 +203,25 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     // Victims already gone from the cache no longer block (their delete event may have been missed).
     for (const victim of decision.victims) if (this.#caches.pods.store.get(victim) === undefined) decision.victims.delete(victim);
     const ready = decision.victims.size === 0;
+    // The core counts a preempted pod's capacity as free from the moment it is marked (the room is
+    // its preemptor's), but a kubelet admits a new pod against every pod not yet terminated. A pod
+    // of this job placed on a node where such a pod still terminates waits for it to be gone.
+    decision.heldOnNodes.clear();
+    const held = (node: string) => {
+      if (!this.#terminatingPreempted(node)) return false;
+      decision.heldOnNodes.add(node);
+      return true;
+    };
     const placements: Record<string, { nodeName: string; placedBy: string }> = {};
     if (ready) {
-      for (const [name, p] of decision.pendingByName) if (now - p.since < PENDING_TTL_MS) placements[name] = { nodeName: p.node, placedBy: this.#policy };
+      for (const [name, p] of decision.pendingByName) if (now - p.since < PENDING_TTL_MS && !held(p.node)) placements[name] = { nodeName: p.node, placedBy: this.#policy };
     }
     const liveWorkers = pods.filter((p) => isLiveWorker(p)).length;
     return {
       admitted: decision.admitted,
       ...(view.elastic ? { workers: decision.targetWorkers } : {}),
       placements,
-      workerNodes: ready ? decision.pendingWorkers.filter((p) => now - p.since < PENDING_TTL_MS).map((p) => p.node) : [],
+      workerNodes: ready ? decision.pendingWorkers.filter((p) => now - p.since < PENDING_TTL_MS && !held(p.node)).map((p) => p.node) : [],
       placedBy: this.#policy,
       requirePlacement: true,
       status: this.#status(parsed.job, decision, bounds, liveWorkers),
@@ -255,8 +266,10 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       if (type === 'delete') {
         // Capacity freed; a preempted victim is gone.
         const podKey = objectKey(pod);
+        const node = pod.spec?.nodeName;
         for (const [jobKey, d] of this.#decisions) {
           if (d.victims.delete(podKey) && d.victims.size === 0) this.#ctx.controller.enqueue(jobKey);
+          else if (node !== undefined && d.heldOnNodes.delete(node)) this.#ctx.controller.enqueue(jobKey);
         }
         this.trigger('pod gone');
       } else if (type === 'add' && pod.spec?.nodeName !== undefined && controllingJobKey(pod) === undefined) {
@@ -441,6 +454,13 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     }
     for (const key of this.#shapes.keys()) if (!unfinished.has(key)) this.#shapes.delete(key);
     return out;
+  }
+
+  /** Whether a pod preempted by this operator is still terminating on the node. */
+  #terminatingPreempted(node: string): boolean {
+    return this.#caches.pods.store.byIndex(BY_NODE, node).some(
+      (p) => p.metadata?.deletionTimestamp !== undefined && p.metadata.annotations?.[ANNOTATION_REMOVAL] === REMOVAL_PREEMPTION,
+    );
   }
 
   /** Every pod using capacity that is not a live replica of a managed job (terminating ones too). */
@@ -652,6 +672,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       pendingByName: new Map(),
       pendingWorkers: [],
       victims: new Set(),
+      heldOnNodes: new Set(),
       enqueueTime: Number.isFinite(enqueue) ? enqueue : created,
       starving: status?.starving ?? false,
       ...(status?.reason === undefined ? {} : { reason: status.reason }),
