@@ -8,8 +8,8 @@ import { SchedulingV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll } from 'vitest';
 import { InvariantMonitor, MemorySampler, type MemorySummary, type MonitorReport } from './invariants.ts';
 import { JobDriver, planWorkload, submitWorkload, waitAllFinished, type PlannedJob } from './fault-workload.ts';
-import { adminKubeConfig, createNamespace, deleteNamespace, uniqueName } from './kube.ts';
-import type { OperatorChild } from './operator-child.ts';
+import { adminKubeConfig, clusterState, createNamespace, deleteNamespace, uniqueName } from './kube.ts';
+import { OperatorChild } from './operator-child.ts';
 import { createPool, type Pool } from './pool.ts';
 
 export interface ScenarioReport {
@@ -47,19 +47,35 @@ export async function createPriorityClass(kc: KubeConfig, name: string, value: n
 export interface SharedClusterFixture {
   readonly namespace: string;
   readonly pool: Pool;
-  /** A PriorityClass (value 1000) the workload's high-priority jobs use. */
+  /** A PriorityClass (`classValue`) the workload's high-priority jobs use. */
   readonly highClass: string;
+  /** The suite's operator, when `operatorArgs` asked for one. */
+  readonly operator: OperatorChild;
   /** A scenario in this namespace and pool; its operators are stopped after the suite. */
   scenario(opts: { name: string; seed: number; jobs: number }): Scenario;
 }
 
+export interface SharedClusterFixtureOptions {
+  readonly nodes: number;
+  /** Allocatable of each node (default 6 cpu / 24Gi). */
+  readonly node?: { readonly cpu: string; readonly memory: string };
+  /** Value of the high PriorityClass (default 1000). */
+  readonly classValue?: number;
+  /**
+   * Start one operator for the suite (`--namespace`, `--policy ours` and the pool's flags added
+   * around these), ready before the tests and killed after them.
+   */
+  readonly operatorArgs?: readonly string[];
+}
+
 /**
- * Registers the suite's set-up and clean-up: a namespace, a pool of `nodes` kwok nodes (6 cpu /
- * 24Gi each) and a high PriorityClass, on the shared cluster.
+ * Registers the suite's set-up and clean-up: a namespace, a pool of kwok nodes, a high
+ * PriorityClass and optionally an operator, on the shared cluster.
  */
-export function useSharedClusterFixture(name: string, poolName: string, nodes: number): SharedClusterFixture {
+export function useSharedClusterFixture(name: string, poolName: string, opts: SharedClusterFixtureOptions): SharedClusterFixture {
   let namespace: string | undefined;
   let pool: Pool | undefined;
+  let operator: OperatorChild | undefined;
   let dropClass: () => Promise<void> = async () => undefined;
   const scenarios: Scenario[] = [];
   const highClass = uniqueName(`${name}-high`);
@@ -69,10 +85,15 @@ export function useSharedClusterFixture(name: string, poolName: string, nodes: n
   };
   beforeAll(async () => {
     namespace = await createNamespace(name);
-    pool = await createPool(poolName, nodes, { cpu: '6', memory: '24Gi' });
-    dropClass = await createPriorityClass(adminKubeConfig(), highClass, 1000);
+    pool = await createPool(poolName, opts.nodes, opts.node ?? { cpu: '6', memory: '24Gi' });
+    dropClass = await createPriorityClass(adminKubeConfig(), highClass, opts.classValue ?? 1000);
+    if (opts.operatorArgs !== undefined) {
+      operator = await OperatorChild.start(name, clusterState().kubeconfig, ['--namespace', namespace, '--policy', 'ours', ...opts.operatorArgs, ...pool.operatorFlags]);
+      await operator.ready();
+    }
   });
   afterAll(async () => {
+    await operator?.kill();
     for (const s of scenarios) await s.stopOperators();
     if (namespace !== undefined) await deleteNamespace(namespace);
     await pool?.delete();
@@ -81,6 +102,7 @@ export function useSharedClusterFixture(name: string, poolName: string, nodes: n
   return {
     get namespace() { return ready(namespace); },
     get pool() { return ready(pool); },
+    get operator() { return ready(operator); },
     highClass,
     scenario(opts) {
       const s = new Scenario({ ...opts, namespace: ready(namespace), kc: adminKubeConfig(), pool: ready(pool), highClass });

@@ -7,13 +7,12 @@
 // pass, and a job submitted after the corpus is admitted and completes (nothing stalled).
 // CI size: BAD_INPUT_COUNT (default 2,000); test/soak/bad-input.ts runs a bigger corpus.
 import { appendFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runBadInput } from '../../support/bad-input-run.ts';
-import { createPriorityClass } from '../../support/fault-scenario.ts';
-import { adminKubeConfig, clusterState, createNamespace, deleteNamespace, eventually, exitPod, uniqueName } from '../../support/kube.ts';
-import { OperatorChild } from '../../support/operator-child.ts';
+import { useSharedClusterFixture } from '../../support/fault-scenario.ts';
+import { adminKubeConfig, eventually, exitPod } from '../../support/kube.ts';
 import { sumOf } from '../../support/prometheus.ts';
-import { createPool, onPool, type Pool } from '../../support/pool.ts';
+import { onPool } from '../../support/pool.ts';
 import { scenarioSeed } from '../../support/prng.ts';
 import { createTFJob, jobPods, tfjob, waitForCondition, waitForPods } from '../../support/tfjob.ts';
 
@@ -21,27 +20,10 @@ const SEED = scenarioSeed(8100);
 const COUNT = Number(process.env.BAD_INPUT_COUNT ?? 2_000);
 
 describe('bad input: a hostile corpus against admission and the operator', () => {
-  let ns: string;
-  let pool: Pool;
-  let operator: OperatorChild;
-  let dropClass: () => Promise<void> = async () => undefined;
-  const controlClass = uniqueName('bad-input-control');
-
-  beforeAll(async () => {
-    ns = await createNamespace('bad-input');
-    pool = await createPool('badin', 2, { cpu: '8', memory: '32Gi' });
-    dropClass = await createPriorityClass(adminKubeConfig(), controlClass, 100_000);
-    operator = await OperatorChild.start('bad-input', clusterState().kubeconfig, ['--namespace', ns, '--policy', 'ours', '--scheduling-interval', '1s', ...pool.operatorFlags]);
-    await operator.ready();
-  });
-  afterAll(async () => {
-    await operator.kill();
-    await deleteNamespace(ns);
-    await pool.delete();
-    await dropClass();
-  });
+  const fx = useSharedClusterFixture('bad-input', 'badin', { nodes: 2, node: { cpu: '8', memory: '32Gi' }, classValue: 100_000, operatorArgs: ['--scheduling-interval', '1s'] });
 
   it(`classifies ${COUNT} hostile inputs (seed ${SEED}) without crashing or stalling the operator`, async () => {
+    const { namespace: ns, pool, operator, highClass: controlClass } = fx;
     // The control: fixed-size (never preempted), of a class above anything in the corpus.
     await createTFJob(ns, onPool(tfjob('control-a', { Worker: 2 }, { restartPolicy: 'OnFailure', resources: { cpu: '1', memory: '1Gi' }, runPolicy: { cleanPodPolicy: 'All', schedulingPolicy: { priorityClass: controlClass } } }), pool));
     const controlPods = (await waitForPods(ns, 'control-a', 2)).map((p) => p.metadata?.uid).sort();

@@ -21,7 +21,7 @@ const GROUP = { group: 'kubeflow.org', version: 'v1', plural: 'tfjobs' };
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 describe('fault: conflicting writers (users, hand deletions, node changes)', () => {
-  const fx = useSharedClusterFixture('fault-writers', 'fwrite', 4);
+  const fx = useSharedClusterFixture('fault-writers', 'fwrite', { nodes: 4 });
 
   it(`keeps every promise while others write (seed ${SEED})`, async () => {
     const kc = adminKubeConfig();

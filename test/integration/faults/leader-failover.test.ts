@@ -15,7 +15,7 @@ const JOBS = 30;
 const LEASE = 'tfjob-operator.kubeflow.org';
 
 describe('fault: leader failover during a burst', () => {
-  const fx = useSharedClusterFixture('fault-leader', 'flead', 3);
+  const fx = useSharedClusterFixture('fault-leader', 'flead', { nodes: 3 });
 
   it(`hands over without breaking a promise (seed ${SEED})`, async () => {
     const kc = adminKubeConfig();

@@ -2,12 +2,10 @@
 // on LOAD_NODES kwok nodes (default 60). Every job reaches a terminal state, no key is left queued or
 // in flight, every invariant holds; queue depth and RSS are reported. The full run (2,000 jobs on
 // 500 nodes) is bench/soak-load.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPriorityClass } from '../../support/fault-scenario.ts';
-import { adminKubeConfig, clusterState, createNamespace, deleteNamespace, uniqueName } from '../../support/kube.ts';
+import { describe, expect, it } from 'vitest';
+import { useSharedClusterFixture } from '../../support/fault-scenario.ts';
+import { adminKubeConfig } from '../../support/kube.ts';
 import { runLoad } from '../../support/load-run.ts';
-import { OperatorChild } from '../../support/operator-child.ts';
-import { createPool, type Pool } from '../../support/pool.ts';
 import { scenarioSeed } from '../../support/prng.ts';
 
 const JOBS = Number(process.env.LOAD_JOBS ?? 300);
@@ -16,27 +14,10 @@ const WINDOW_S = Number(process.env.LOAD_WINDOW_S ?? 60);
 const SEED = scenarioSeed(8200);
 
 describe('load: a burst of TFJobs on many nodes', () => {
-  let ns: string;
-  let pool: Pool;
-  let operator: OperatorChild;
-  let dropClass: () => Promise<void> = async () => undefined;
-  const highClass = uniqueName('load-high');
-
-  beforeAll(async () => {
-    ns = await createNamespace('load');
-    pool = await createPool('load', NODES, { cpu: '4', memory: '16Gi' });
-    dropClass = await createPriorityClass(adminKubeConfig(), highClass, 1000);
-    operator = await OperatorChild.start('load', clusterState().kubeconfig, ['--namespace', ns, '--policy', 'ours', '--scheduling-interval', '2s', '--kube-api-qps', '200', '--kube-api-burst', '400', ...pool.operatorFlags]);
-    await operator.ready();
-  });
-  afterAll(async () => {
-    await operator.kill();
-    await deleteNamespace(ns);
-    await pool.delete();
-    await dropClass();
-  });
+  const fx = useSharedClusterFixture('load', 'load', { nodes: NODES, node: { cpu: '4', memory: '16Gi' }, operatorArgs: ['--scheduling-interval', '2s', '--kube-api-qps', '200', '--kube-api-burst', '400'] });
 
   it(`runs ${JOBS} jobs submitted within ${WINDOW_S}s on ${NODES} nodes to completion`, async () => {
+    const { namespace: ns, pool, operator, highClass } = fx;
     const report = await runLoad({ kc: adminKubeConfig(), namespace: ns, pool, operator, jobs: JOBS, submitWithinMs: WINDOW_S * 1000, seed: SEED, timeoutMs: 600_000, highClass });
     process.stderr.write(`[load] ${JSON.stringify(report)}\n`);
     expect(operator.running, operator.tail()).toBe(true);

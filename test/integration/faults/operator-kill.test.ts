@@ -13,7 +13,7 @@ const JOBS = 30;
 const KILLS = 7;
 
 describe('fault: operator SIGKILLed repeatedly mid-run', () => {
-  const fx = useSharedClusterFixture('fault-kill', 'fkill', 3);
+  const fx = useSharedClusterFixture('fault-kill', 'fkill', { nodes: 3 });
 
   it(`keeps every promise across ${KILLS} SIGKILLs during ${JOBS} jobs (seed ${SEED})`, async () => {
     const { namespace: ns, pool } = fx;
