@@ -28,7 +28,15 @@ import { lineChart, type Series } from '../src/simulator/svg.ts';
 import { cliArgs } from './lib/args.ts';
 import type { Sample } from '../test/support/prometheus.ts';
 import { diffCounts, requestsByMethod, total } from './lib/prom.ts';
-import { cpuSeconds, kubeSchedulerMetrics, peakRssBytes, startOperatorProcess, startTrainingOperator, upstreamCrdFile, type SystemProcess } from './lib/processes.ts';
+import {
+  cpuSeconds,
+  kubeSchedulerMetrics,
+  peakRssBytes,
+  startOperatorProcess,
+  startTrainingOperator,
+  upstreamCrdFile,
+  type SystemProcess,
+} from './lib/processes.ts';
 import { header, resultDir, writeJson, writeText } from './lib/results.ts';
 import { snapshotSource, type SourceTree } from './lib/snapshot.ts';
 import { round, roundSpread, spread } from './lib/stats.ts';
@@ -98,7 +106,9 @@ function parse() {
     },
   });
   if (values.help) {
-    console.log('usage: node bench/burst.ts [--jobs 500] [--nodes 200] [--systems ours,training-operator] [--qps default,500/1000] [--apiserver default,unlimited] [--repeats 3] [--out DIR] [--operator-rev HEAD|worktree|REV]');
+    console.log(
+      'usage: node bench/burst.ts [--jobs 500] [--nodes 200] [--systems ours,training-operator] [--qps default,500/1000] [--apiserver default,unlimited] [--repeats 3] [--out DIR] [--operator-rev HEAD|worktree|REV]',
+    );
     process.exit(0);
   }
   const systems = values.systems.split(',') as System[];
@@ -117,10 +127,17 @@ function parse() {
     }
   }
   return {
-    jobs: Number(values.jobs), workers: Number(values.workers), nodes: Number(values.nodes),
-    nodeCpu: values['node-cpu'], nodeMemory: values['node-memory'],
-    configs, repeats: Number(values.repeats), concurrency: Number(values.concurrency),
-    timeoutMs: Number(values['timeout-seconds']) * 1000, out: values.out, operatorRev: values['operator-rev'],
+    jobs: Number(values.jobs),
+    workers: Number(values.workers),
+    nodes: Number(values.nodes),
+    nodeCpu: values['node-cpu'],
+    nodeMemory: values['node-memory'],
+    configs,
+    repeats: Number(values.repeats),
+    concurrency: Number(values.concurrency),
+    timeoutMs: Number(values['timeout-seconds']) * 1000,
+    out: values.out,
+    operatorRev: values['operator-rev'],
   };
 }
 
@@ -130,22 +147,31 @@ async function oneRun(opts: Options, config: Config, repeat: number, logDir: str
   const tag = `${config.system}-${config.qps.replace(/\W+/g, '_')}-${config.apiserver}-r${repeat}`;
   const startedAt = new Date();
   const loadAverage = round(os.loadavg()[0] ?? 0, 2);
-  const cluster = await LocalCluster.start({ scheduler: true, noRateLimits: config.apiserver === 'unlimited', onProgress: () => undefined });
+  const cluster = await LocalCluster.start({
+    scheduler: true,
+    noRateLimits: config.apiserver === 'unlimited',
+    onProgress: () => undefined,
+  });
   let proc: SystemProcess | undefined;
   let tracker: Informer<V1Pod> | undefined;
   try {
     const kc = cluster.kubeConfig();
     const clients = driverClients(kc);
-    await cluster.createNodes(fakeNodes('node', opts.nodes, { capacity: { cpu: opts.nodeCpu, memory: opts.nodeMemory } }), { timeoutMs: 180_000 });
+    await cluster.createNodes(fakeNodes('node', opts.nodes, { capacity: { cpu: opts.nodeCpu, memory: opts.nodeMemory } }), {
+      timeoutMs: 180_000,
+    });
     await createNamespace(clients, NAMESPACE);
     if (config.system === 'training-operator') {
       await installCrd(kc, upstreamCrdFile());
       proc = await startTrainingOperator({ kubeconfig: cluster.kubeconfigPath, logFile: path.join(logDir, `${tag}.log`) });
     } else {
       await installCrd(kc);
-      const rate = config.qps === 'default' ? [] : ['--kube-api-qps', config.qps.split('/')[0]!, '--kube-api-burst', config.qps.split('/')[1]!];
+      const rate =
+        config.qps === 'default' ? [] : ['--kube-api-qps', config.qps.split('/')[0]!, '--kube-api-burst', config.qps.split('/')[1]!];
       proc = await startOperatorProcess({
-        kubeconfig: cluster.kubeconfigPath, logFile: path.join(logDir, `${tag}.log`), root: source.root,
+        kubeconfig: cluster.kubeconfigPath,
+        logFile: path.join(logDir, `${tag}.log`),
+        root: source.root,
         args: ['--policy', config.system, ...rate],
       });
     }
@@ -162,10 +188,14 @@ async function oneRun(opts: Options, config: Config, repeat: number, logDir: str
     const seen = new Set<string>();
     const timeline: [number, number][] = [];
     const core = clients.api(CoreV1Api);
-    tracker = new Informer<V1Pod>(kc, {
-      list: ({ limit, continueToken }) => core.listNamespacedPod({ namespace: NAMESPACE, limit, _continue: continueToken }),
-      watchPath: `/api/v1/namespaces/${NAMESPACE}/pods`,
-    }, { name: 'burst-pods', logger: createLogger({ level: 'silent' }) });
+    tracker = new Informer<V1Pod>(
+      kc,
+      {
+        list: ({ limit, continueToken }) => core.listNamespacedPod({ namespace: NAMESPACE, limit, _continue: continueToken }),
+        watchPath: `/api/v1/namespaces/${NAMESPACE}/pods`,
+      },
+      { name: 'burst-pods', logger: createLogger({ level: 'silent' }) },
+    );
     tracker.on((type, pod) => {
       if (type === 'delete' || pod.spec?.nodeName === undefined) return;
       const uid = pod.metadata?.uid ?? '';
@@ -201,8 +231,13 @@ async function oneRun(opts: Options, config: Config, repeat: number, logDir: str
     // Then every job Running (status written by the operator once its pods run).
     let allRunningSeconds: number | null = null;
     while (performance.now() < deadline) {
-      const list = await clients.request<{ items: { status?: { conditions?: { type: string; status: string }[] } }[] }>('GET', tfjobsPath(NAMESPACE));
-      const running = list.items.filter((j) => j.status?.conditions?.some((c) => c.type === 'Running' && c.status === 'True') === true).length;
+      const list = await clients.request<{ items: { status?: { conditions?: { type: string; status: string }[] } }[] }>(
+        'GET',
+        tfjobsPath(NAMESPACE),
+      );
+      const running = list.items.filter(
+        (j) => j.status?.conditions?.some((c) => c.type === 'Running' && c.status === 'True') === true,
+      ).length;
       if (running >= opts.jobs) {
         allRunningSeconds = (performance.now() - t0) / 1000;
         break;
@@ -212,11 +247,16 @@ async function oneRun(opts: Options, config: Config, repeat: number, logDir: str
     const atRunning = { system: await requests(() => proc!.metrics()), scheduler: await requests(schedulerMetrics) };
     const cpuAfter = { system: cpuSeconds(proc.process.pid), scheduler: cpuSeconds(schedulerPid) };
     return {
-      config, label: label(config), repeat, startedAt: startedAt.toISOString(), loadAverage,
+      config,
+      label: label(config),
+      repeat,
+      startedAt: startedAt.toISOString(),
+      loadAverage,
       createSeconds: round(createSeconds, 2),
       firstBoundSeconds: firstBoundAt === 0 ? null : round((firstBoundAt - t0) / 1000, 2),
       allBoundSeconds: allBound ? round((lastBoundAt - t0) / 1000, 2) : null,
-      podsBound: bound, podsExpected: expected,
+      podsBound: bound,
+      podsExpected: expected,
       allRunningSeconds: allRunningSeconds === null ? null : round(allRunningSeconds, 2),
       timeline,
       requests: {
@@ -238,25 +278,36 @@ async function oneRun(opts: Options, config: Config, repeat: number, logDir: str
 
 function summarise(runs: readonly RunRecord[]) {
   const labels = [...new Set(runs.map((r) => r.label))];
-  return Object.fromEntries(labels.map((l) => {
-    const rs = runs.filter((r) => r.label === l);
-    const nums = (f: (r: RunRecord) => number | null) => rs.flatMap((r) => { const v = f(r); return v === null ? [] : [v]; });
-    const verbs = [...new Set(rs.flatMap((r) => Object.keys(r.requests.systemAtBound)))];
-    return [l, {
-      runs: rs.length,
-      incomplete: rs.filter((r) => r.allBoundSeconds === null).length,
-      createSeconds: roundSpread(spread(nums((r) => r.createSeconds)), 2),
-      allBoundSeconds: roundSpread(spread(nums((r) => r.allBoundSeconds)), 2),
-      allRunningSeconds: roundSpread(spread(nums((r) => r.allRunningSeconds)), 2),
-      systemRequestsAtBound: roundSpread(spread(nums((r) => total(r.requests.systemAtBound))), 0),
-      systemRequestsAtBoundByVerb: Object.fromEntries(verbs.map((v) => [v, roundSpread(spread(nums((r) => r.requests.systemAtBound[v] ?? 0)), 0)])),
-      systemRequestsAtRunning: roundSpread(spread(nums((r) => total(r.requests.systemAtRunning))), 0),
-      schedulerRequestsAtBound: roundSpread(spread(nums((r) => total(r.requests.schedulerAtBound))), 0),
-      systemCpuSeconds: roundSpread(spread(nums((r) => r.cpuSeconds.system)), 2),
-      schedulerCpuSeconds: roundSpread(spread(nums((r) => r.cpuSeconds.scheduler)), 2),
-      systemPeakRssMiB: roundSpread(spread(nums((r) => r.peakRssBytes.system / 2 ** 20)), 1),
-    }];
-  }));
+  return Object.fromEntries(
+    labels.map((l) => {
+      const rs = runs.filter((r) => r.label === l);
+      const nums = (f: (r: RunRecord) => number | null) =>
+        rs.flatMap((r) => {
+          const v = f(r);
+          return v === null ? [] : [v];
+        });
+      const verbs = [...new Set(rs.flatMap((r) => Object.keys(r.requests.systemAtBound)))];
+      return [
+        l,
+        {
+          runs: rs.length,
+          incomplete: rs.filter((r) => r.allBoundSeconds === null).length,
+          createSeconds: roundSpread(spread(nums((r) => r.createSeconds)), 2),
+          allBoundSeconds: roundSpread(spread(nums((r) => r.allBoundSeconds)), 2),
+          allRunningSeconds: roundSpread(spread(nums((r) => r.allRunningSeconds)), 2),
+          systemRequestsAtBound: roundSpread(spread(nums((r) => total(r.requests.systemAtBound))), 0),
+          systemRequestsAtBoundByVerb: Object.fromEntries(
+            verbs.map((v) => [v, roundSpread(spread(nums((r) => r.requests.systemAtBound[v] ?? 0)), 0)]),
+          ),
+          systemRequestsAtRunning: roundSpread(spread(nums((r) => total(r.requests.systemAtRunning))), 0),
+          schedulerRequestsAtBound: roundSpread(spread(nums((r) => total(r.requests.schedulerAtBound))), 0),
+          systemCpuSeconds: roundSpread(spread(nums((r) => r.cpuSeconds.system)), 2),
+          schedulerCpuSeconds: roundSpread(spread(nums((r) => r.cpuSeconds.scheduler)), 2),
+          systemPeakRssMiB: roundSpread(spread(nums((r) => r.peakRssBytes.system / 2 ** 20)), 1),
+        },
+      ];
+    }),
+  );
 }
 
 async function main(): Promise<void> {
@@ -272,10 +323,18 @@ async function main(): Promise<void> {
     ...header(SCHEMA, startedAt),
     finishedAt: new Date().toISOString(),
     params: {
-      jobs: opts.jobs, workersPerJob: opts.workers, psPerJob: 1, nodes: opts.nodes, node: { cpu: opts.nodeCpu, memory: opts.nodeMemory, pods: 110 },
+      jobs: opts.jobs,
+      workersPerJob: opts.workers,
+      psPerJob: 1,
+      nodes: opts.nodes,
+      node: { cpu: opts.nodeCpu, memory: opts.nodeMemory, pods: 110 },
       requests: { ps: { cpu: '1', memory: '2Gi' }, worker: { cpu: '2', memory: '4Gi' } },
-      configs: opts.configs, repeats: opts.repeats, driverConcurrency: opts.concurrency, timeoutSeconds: opts.timeoutMs / 1000,
-      operatorRevision: source.revision, trainingOperator: 'v1.7.0 (controller-runtime default client limit 20 QPS / burst 30, --controller-threads 1)',
+      configs: opts.configs,
+      repeats: opts.repeats,
+      driverConcurrency: opts.concurrency,
+      timeoutSeconds: opts.timeoutMs / 1000,
+      operatorRevision: source.revision,
+      trainingOperator: 'v1.7.0 (controller-runtime default client limit 20 QPS / burst 30, --controller-threads 1)',
     },
     runs,
     summary: summarise(runs),
@@ -287,7 +346,9 @@ async function main(): Promise<void> {
       try {
         const r = await oneRun(opts, config, repeat, logDir, source);
         runs.push(r);
-        console.log(`created in ${r.createSeconds.toFixed(1)} s; ${r.podsBound}/${r.podsExpected} pods bound in ${r.allBoundSeconds?.toFixed(1) ?? '-'} s; all Running ${r.allRunningSeconds?.toFixed(1) ?? '-'} s; requests ${total(r.requests.systemAtBound)} (${JSON.stringify(r.requests.systemAtBound)}), scheduler ${total(r.requests.schedulerAtBound)}; cpu ${r.cpuSeconds.system} s + scheduler ${r.cpuSeconds.scheduler} s${r.deadComponents.length > 0 ? ` DEAD ${r.deadComponents.join(',')}` : ''}`);
+        console.log(
+          `created in ${r.createSeconds.toFixed(1)} s; ${r.podsBound}/${r.podsExpected} pods bound in ${r.allBoundSeconds?.toFixed(1) ?? '-'} s; all Running ${r.allRunningSeconds?.toFixed(1) ?? '-'} s; requests ${total(r.requests.systemAtBound)} (${JSON.stringify(r.requests.systemAtBound)}), scheduler ${total(r.requests.schedulerAtBound)}; cpu ${r.cpuSeconds.system} s + scheduler ${r.cpuSeconds.scheduler} s${r.deadComponents.length > 0 ? ` DEAD ${r.deadComponents.join(',')}` : ''}`,
+        );
       } catch (err) {
         failures++;
         console.log(`FAILED: ${(err as Error).message.split('\n')[0] ?? ''}`);
@@ -301,10 +362,15 @@ async function main(): Promise<void> {
     const median = rs[Math.floor((rs.length - 1) / 2)];
     return { name: l, colorIndex: i, points: median?.timeline ?? [] };
   });
-  writeText(path.join(dir, 'burst-bound-pods.svg'), lineChart({
-    title: `Burst: ${opts.jobs} TFJobs × ${1 + opts.workers} pods on ${opts.nodes} kwok nodes (median run)`,
-    xLabel: 'seconds since the first create', yLabel: 'pods with spec.nodeName', series,
-  }));
+  writeText(
+    path.join(dir, 'burst-bound-pods.svg'),
+    lineChart({
+      title: `Burst: ${opts.jobs} TFJobs × ${1 + opts.workers} pods on ${opts.nodes} kwok nodes (median run)`,
+      xLabel: 'seconds since the first create',
+      yLabel: 'pods with spec.nodeName',
+      series,
+    }),
+  );
   console.log(`\n${JSON.stringify(doc().summary, null, 1)}`);
   console.log(`wrote ${file}`);
   source.remove();

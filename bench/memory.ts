@@ -52,7 +52,13 @@ interface Measurement {
   readonly externalMiB: number | null;
   /** Requests issued from start to idle (a restart should write nothing for jobs already in sync). */
   readonly startupRequests: Record<string, number>;
-  readonly idle?: { readonly seconds: number; readonly cpuSeconds: number; readonly cpuPercentOfOneCore: number; readonly requests: number; readonly reconciles: number };
+  readonly idle?: {
+    readonly seconds: number;
+    readonly cpuSeconds: number;
+    readonly cpuPercentOfOneCore: number;
+    readonly requests: number;
+    readonly reconciles: number;
+  };
 }
 
 function parse() {
@@ -73,14 +79,22 @@ function parse() {
     },
   });
   if (values.help) {
-    console.log('usage: node bench/memory.ts [--jobs 10000] [--revisions REV1,REV2|worktree] [--idle-seconds 60] [--composition] [--out DIR]');
+    console.log(
+      'usage: node bench/memory.ts [--jobs 10000] [--revisions REV1,REV2|worktree] [--idle-seconds 60] [--composition] [--out DIR]',
+    );
     process.exit(0);
   }
   return {
-    jobs: Number(values.jobs), workers: Number(values.workers), nodes: Number(values.nodes),
-    revisions: values.revisions.split(','), policy: values.policy,
-    idleSeconds: Number(values['idle-seconds']), rssSamples: Number(values['rss-samples']),
-    composition: values.composition, concurrency: Number(values.concurrency), out: values.out,
+    jobs: Number(values.jobs),
+    workers: Number(values.workers),
+    nodes: Number(values.nodes),
+    revisions: values.revisions.split(','),
+    policy: values.policy,
+    idleSeconds: Number(values['idle-seconds']),
+    rssSamples: Number(values['rss-samples']),
+    composition: values.composition,
+    concurrency: Number(values.concurrency),
+    out: values.out,
   };
 }
 
@@ -93,21 +107,36 @@ function log(msg: string): void {
 /** The driver's own minimal view of pods: name and phase (it must not hold 50,000 full pods). */
 function podPhases(kc: ReturnType<LocalCluster['kubeConfig']>, clients: KubeClients): Informer<V1Pod> {
   const core = clients.api(CoreV1Api);
-  return new Informer<V1Pod>(kc, {
-    list: ({ limit, continueToken }) => core.listNamespacedPod({ namespace: NAMESPACE, limit, _continue: continueToken }),
-    watchPath: `/api/v1/namespaces/${NAMESPACE}/pods`,
-  }, {
-    name: 'driver-pods', logger: createLogger({ level: 'silent' }),
-    transform: (p) => ({ metadata: { name: p.metadata?.name, namespace: p.metadata?.namespace, uid: p.metadata?.uid, resourceVersion: p.metadata?.resourceVersion }, status: { phase: p.status?.phase } }),
-  });
+  return new Informer<V1Pod>(
+    kc,
+    {
+      list: ({ limit, continueToken }) => core.listNamespacedPod({ namespace: NAMESPACE, limit, _continue: continueToken }),
+      watchPath: `/api/v1/namespaces/${NAMESPACE}/pods`,
+    },
+    {
+      name: 'driver-pods',
+      logger: createLogger({ level: 'silent' }),
+      transform: (p) => ({
+        metadata: {
+          name: p.metadata?.name,
+          namespace: p.metadata?.namespace,
+          uid: p.metadata?.uid,
+          resourceVersion: p.metadata?.resourceVersion,
+        },
+        status: { phase: p.status?.phase },
+      }),
+    },
+  );
 }
 
 async function countJobs(clients: KubeClients, condition: string): Promise<number> {
   let n = 0;
   let cont: string | undefined;
   do {
-    const page = await clients.request<{ items: { status?: { conditions?: { type: string; status: string }[] } }[]; metadata?: { continue?: string } }>(
-      'GET', `${tfjobsPath(NAMESPACE)}?limit=1000${cont === undefined ? '' : `&continue=${encodeURIComponent(cont)}`}`);
+    const page = await clients.request<{
+      items: { status?: { conditions?: { type: string; status: string }[] } }[];
+      metadata?: { continue?: string };
+    }>('GET', `${tfjobsPath(NAMESPACE)}?limit=1000${cont === undefined ? '' : `&continue=${encodeURIComponent(cont)}`}`);
     n += page.items.filter((j) => j.status?.conditions?.some((c) => c.type === condition && c.status === 'True') === true).length;
     cont = page.metadata?.continue === '' ? undefined : page.metadata?.continue;
   } while (cont !== undefined);
@@ -128,11 +157,20 @@ async function waitFor(what: string, ok: () => Promise<boolean> | boolean, timeo
   }
 }
 
-async function measure(cluster: LocalCluster, source: SourceTree, opts: Options, state: Measurement['state'], logDir: string): Promise<Measurement> {
+async function measure(
+  cluster: LocalCluster,
+  source: SourceTree,
+  opts: Options,
+  state: Measurement['state'],
+  logDir: string,
+): Promise<Measurement> {
   const started = performance.now();
   const proc = await startOperatorProcess({
-    kubeconfig: cluster.kubeconfigPath, root: source.root, logFile: path.join(logDir, `measure-${state}-${source.revision.slice(0, 8)}.log`),
-    args: ['--policy', opts.policy], readyTimeoutMs: 900_000,
+    kubeconfig: cluster.kubeconfigPath,
+    root: source.root,
+    logFile: path.join(logDir, `measure-${state}-${source.revision.slice(0, 8)}.log`),
+    args: ['--policy', opts.policy],
+    readyTimeoutMs: 900_000,
   });
   try {
     const readySeconds = (performance.now() - started) / 1000;
@@ -147,10 +185,16 @@ async function measure(cluster: LocalCluster, source: SourceTree, opts: Options,
     let idle: Measurement['idle'];
     if (state === 'finished') idle = await idleCpu(proc, opts.idleSeconds);
     return {
-      revision: source.revision, state, readySeconds: round(readySeconds, 1), idleAfterSeconds: round(idleAfterSeconds, 1),
-      rssMiB: roundSpread(spread(samples), 1), peakRssMiB: round(peakRssBytes(proc.process.pid) / MiB, 1),
-      heapUsedMiB: mib(single(m, 'nodejs_heap_size_used_bytes')), externalMiB: mib(single(m, 'nodejs_external_memory_bytes')),
-      startupRequests: startup, ...(idle === undefined ? {} : { idle }),
+      revision: source.revision,
+      state,
+      readySeconds: round(readySeconds, 1),
+      idleAfterSeconds: round(idleAfterSeconds, 1),
+      rssMiB: roundSpread(spread(samples), 1),
+      peakRssMiB: round(peakRssBytes(proc.process.pid) / MiB, 1),
+      heapUsedMiB: mib(single(m, 'nodejs_heap_size_used_bytes')),
+      externalMiB: mib(single(m, 'nodejs_external_memory_bytes')),
+      startupRequests: startup,
+      ...(idle === undefined ? {} : { idle }),
     };
   } finally {
     await proc.stop();
@@ -171,8 +215,11 @@ async function idleCpu(proc: SystemProcess, seconds: number): Promise<NonNullabl
   const after = await proc.metrics();
   const delta = (name: string) => (sumBy(after, name, '').total ?? 0) - (sumBy(before, name, '').total ?? 0);
   return {
-    seconds: round(elapsed, 1), cpuSeconds: round(cpu1 - cpu0, 2), cpuPercentOfOneCore: round(((cpu1 - cpu0) / elapsed) * 100, 2),
-    requests: delta('rest_client_requests_total'), reconciles: delta('controller_runtime_reconcile_total'),
+    seconds: round(elapsed, 1),
+    cpuSeconds: round(cpu1 - cpu0, 2),
+    cpuPercentOfOneCore: round(((cpu1 - cpu0) / elapsed) * 100, 2),
+    requests: delta('rest_client_requests_total'),
+    reconciles: delta('controller_runtime_reconcile_total'),
   };
 }
 
@@ -191,10 +238,18 @@ async function main(): Promise<void> {
   const file = path.join(dir, 'memory.json');
   const write = () => {
     writeJson(file, {
-      ...header(SCHEMA, startedAt), finishedAt: new Date().toISOString(),
+      ...header(SCHEMA, startedAt),
+      finishedAt: new Date().toISOString(),
       params: {
-        jobs: opts.jobs, workersPerJob: opts.workers, psPerJob: 1, podsExpected: opts.jobs * (1 + opts.workers), nodes: opts.nodes, policy: opts.policy,
-        revisions: sources.map((s) => s.revision), idleSeconds: opts.idleSeconds, rssSamples: opts.rssSamples,
+        jobs: opts.jobs,
+        workersPerJob: opts.workers,
+        psPerJob: 1,
+        podsExpected: opts.jobs * (1 + opts.workers),
+        nodes: opts.nodes,
+        policy: opts.policy,
+        revisions: sources.map((s) => s.revision),
+        idleSeconds: opts.idleSeconds,
+        rssSamples: opts.rssSamples,
         operatorFlags: 'defaults (--kube-api-qps 50 --kube-api-burst 100, cluster-wide) plus --policy',
       },
       setupSeconds: setup,
@@ -213,14 +268,18 @@ async function main(): Promise<void> {
     const expectedPods = opts.jobs * (1 + opts.workers);
     let t = performance.now();
     const podsPerNode = Math.ceil((expectedPods * 1.2) / opts.nodes);
-    await cluster.createNodes(fakeNodes('node', opts.nodes, { capacity: { cpu: '1000', memory: '4Ti', pods: String(podsPerNode) } }), { timeoutMs: 300_000 });
+    await cluster.createNodes(fakeNodes('node', opts.nodes, { capacity: { cpu: '1000', memory: '4Ti', pods: String(podsPerNode) } }), {
+      timeoutMs: 300_000,
+    });
     await createNamespace(clients, NAMESPACE);
     await installCrd(kc);
     setup.nodesAndCrd = round((performance.now() - t) / 1000, 1);
 
     // The set-up operator: unlimited client rate so filling the cluster takes minutes, not hours.
     setupOperator = await startOperatorProcess({
-      kubeconfig: cluster.kubeconfigPath, root: setupSource.root, logFile: path.join(logDir, 'setup-operator.log'),
+      kubeconfig: cluster.kubeconfigPath,
+      root: setupSource.root,
+      logFile: path.join(logDir, 'setup-operator.log'),
       args: ['--policy', opts.policy, '--kube-api-qps', '0', '--controller-threads', '16'],
     });
     phases = podPhases(kc, clients);
@@ -234,8 +293,24 @@ async function main(): Promise<void> {
     await pool(names, opts.concurrency, (name) => clients.request('POST', tfjobsPath(NAMESPACE), simpleTfjob(name, NAMESPACE, shape)));
     setup.createTfjobs = round((performance.now() - t) / 1000, 1);
     log(`created ${opts.jobs} TFJobs in ${setup.createTfjobs} s`);
-    setup.podsRunning = round(await waitFor('pods Running', () => running() >= expectedPods, 3_600_000, () => `${running()}/${expectedPods} Running, ${phases!.store.size} exist`), 1);
-    setup.jobsRunning = round(await waitFor('TFJobs Running', async () => (await countJobs(clients, 'Running')) >= opts.jobs, 3_600_000, () => 'polling'), 1);
+    setup.podsRunning = round(
+      await waitFor(
+        'pods Running',
+        () => running() >= expectedPods,
+        3_600_000,
+        () => `${running()}/${expectedPods} Running, ${phases!.store.size} exist`,
+      ),
+      1,
+    );
+    setup.jobsRunning = round(
+      await waitFor(
+        'TFJobs Running',
+        async () => (await countJobs(clients, 'Running')) >= opts.jobs,
+        3_600_000,
+        () => 'polling',
+      ),
+      1,
+    );
     log(`set-up: ${JSON.stringify(setup)}`);
     await setupOperator.stop();
     setupOperator = undefined;
@@ -273,27 +348,43 @@ async function main(): Promise<void> {
       log(`measuring revision ${source.revision.slice(0, 12)} with running jobs`);
       const m = await measure(cluster, source, opts, 'running', logDir);
       measurements.push(m);
-      log(`  RSS ${m.rssMiB?.median ?? '-'} MiB (peak ${m.peakRssMiB}), heap ${m.heapUsedMiB ?? '-'} MiB, ready ${m.readySeconds} s, idle after ${m.idleAfterSeconds} s, startup requests ${JSON.stringify(m.startupRequests)}`);
+      log(
+        `  RSS ${m.rssMiB?.median ?? '-'} MiB (peak ${m.peakRssMiB}), heap ${m.heapUsedMiB ?? '-'} MiB, ready ${m.readySeconds} s, idle after ${m.idleAfterSeconds} s, startup requests ${JSON.stringify(m.startupRequests)}`,
+      );
       write();
     }
 
     // Finish every job: each pod's container exits 0 (kwok), the set-up operator marks jobs Succeeded.
     setupOperator = await startOperatorProcess({
-      kubeconfig: cluster.kubeconfigPath, root: setupSource.root, logFile: path.join(logDir, 'setup-operator-2.log'),
+      kubeconfig: cluster.kubeconfigPath,
+      root: setupSource.root,
+      logFile: path.join(logDir, 'setup-operator-2.log'),
       args: ['--policy', opts.policy, '--kube-api-qps', '0', '--controller-threads', '16'],
     });
     t = performance.now();
     const pods = phases.store.list().map((p) => p.metadata?.name ?? '');
-    await pool(pods, opts.concurrency, (name) => core.patchNamespacedPod(
-      { name, namespace: NAMESPACE, body: { metadata: { annotations: { [POD_EXIT_CODE_ANNOTATION]: '0' } } } },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    ));
+    await pool(pods, opts.concurrency, (name) =>
+      core.patchNamespacedPod(
+        { name, namespace: NAMESPACE, body: { metadata: { annotations: { [POD_EXIT_CODE_ANNOTATION]: '0' } } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      ),
+    );
     // kube-controller-manager's PodGC deletes terminated pods beyond 12,500 (its default
     // --terminated-pod-gc-threshold), so 50,000 Succeeded pods never exist at once: wait until no pod
     // is left running instead.
     const active = () => phases!.store.list().filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed').length;
-    await waitFor('pods exited', () => active() === 0, 3_600_000, () => `${active()} of ${phases!.store.list().length} still running`);
-    await waitFor('TFJobs Succeeded', async () => (await countJobs(clients, 'Succeeded')) >= opts.jobs, 3_600_000, () => 'polling');
+    await waitFor(
+      'pods exited',
+      () => active() === 0,
+      3_600_000,
+      () => `${active()} of ${phases!.store.list().length} still running`,
+    );
+    await waitFor(
+      'TFJobs Succeeded',
+      async () => (await countJobs(clients, 'Succeeded')) >= opts.jobs,
+      3_600_000,
+      () => 'polling',
+    );
     setup.finish = round((performance.now() - t) / 1000, 1);
     await setupOperator.stop();
     setupOperator = undefined;
@@ -304,7 +395,9 @@ async function main(): Promise<void> {
       log(`measuring revision ${source.revision.slice(0, 12)} with finished jobs`);
       const m = await measure(cluster, source, opts, 'finished', logDir);
       measurements.push(m);
-      log(`  RSS ${m.rssMiB?.median ?? '-'} MiB (peak ${m.peakRssMiB}), heap ${m.heapUsedMiB ?? '-'} MiB; idle CPU ${m.idle?.cpuSeconds ?? '-'} s in ${m.idle?.seconds ?? '-'} s (${m.idle?.cpuPercentOfOneCore ?? '-'}% of a core), ${m.idle?.requests ?? '-'} requests`);
+      log(
+        `  RSS ${m.rssMiB?.median ?? '-'} MiB (peak ${m.peakRssMiB}), heap ${m.heapUsedMiB ?? '-'} MiB; idle CPU ${m.idle?.cpuSeconds ?? '-'} s in ${m.idle?.seconds ?? '-'} s (${m.idle?.cpuPercentOfOneCore ?? '-'}% of a core), ${m.idle?.requests ?? '-'} requests`,
+      );
       write();
     }
     const dead = cluster.deadComponents();

@@ -43,7 +43,7 @@ interface Row {
 }
 
 const { values } = parseArgs({
-    args: cliArgs(),
+  args: cliArgs(),
   options: {
     sizes: { type: 'string', default: '100,1000,5000' },
     waiting: { type: 'string', default: '500,2000,8000' },
@@ -58,8 +58,10 @@ const { values } = parseArgs({
 });
 
 const source = snapshotSource(values.rev, ['bench']);
-const { DEFAULT_SCHEDULER_CONFIG, isPolicyName, POLICY_NAMES, schedule } = await import(path.join(source.root, 'src', 'scheduler', 'index.ts')) as typeof SchedulerModule;
-const { randomSnapshot } = await import(path.join(source.root, 'bench', 'random-cluster.ts')) as typeof RandomClusterModule;
+const { DEFAULT_SCHEDULER_CONFIG, isPolicyName, POLICY_NAMES, schedule } = (await import(
+  path.join(source.root, 'src', 'scheduler', 'index.ts')
+)) as typeof SchedulerModule;
+const { randomSnapshot } = (await import(path.join(source.root, 'bench', 'random-cluster.ts'))) as typeof RandomClusterModule;
 
 const seed = Number(values.seed);
 const policies = values.policies.split(',').map((p) => {
@@ -88,9 +90,17 @@ function measure(sweep: Row['sweep'], scenario: Scenario, size: ClusterSize): Ro
     }
     times.sort((a, b) => a - b);
     const row: Row = {
-      sweep, scenario, nodes: size.nodes, waiting: size.waiting, running, policy, runs,
-      medianMs: round(quantile(times, 0.5), 3), p99Ms: round(quantile(times, 0.99), 3),
-      minMs: round(times[0]!, 3), maxMs: round(times[times.length - 1]!, 3),
+      sweep,
+      scenario,
+      nodes: size.nodes,
+      waiting: size.waiting,
+      running,
+      policy,
+      runs,
+      medianMs: round(quantile(times, 0.5), 3),
+      p99Ms: round(quantile(times, 0.99), 3),
+      minMs: round(times[0]!, 3),
+      maxMs: round(times[times.length - 1]!, 3),
       plan: {
         admitted: plan.admit.length,
         scaledIn: plan.scaleIn.reduce((s, x) => s + x.remove.length, 0),
@@ -98,8 +108,20 @@ function measure(sweep: Row['sweep'], scenario: Scenario, size: ClusterSize): Ro
         waiting: plan.waiting.length,
       },
     };
-    console.log([row.sweep.padEnd(5), scenario.padEnd(5), String(row.nodes).padStart(5), String(row.waiting).padStart(6), String(row.running).padStart(6), policy.padEnd(12),
-      row.medianMs.toFixed(2).padStart(9), row.p99Ms.toFixed(2).padStart(9), String(runs).padStart(4), String(row.plan.admitted).padStart(6)].join(' '));
+    console.log(
+      [
+        row.sweep.padEnd(5),
+        scenario.padEnd(5),
+        String(row.nodes).padStart(5),
+        String(row.waiting).padStart(6),
+        String(row.running).padStart(6),
+        policy.padEnd(12),
+        row.medianMs.toFixed(2).padStart(9),
+        row.p99Ms.toFixed(2).padStart(9),
+        String(runs).padStart(4),
+        String(row.plan.admitted).padStart(6),
+      ].join(' '),
+    );
     return row;
   });
 }
@@ -113,7 +135,10 @@ for (const scenario of values.scenarios.split(',') as Scenario[]) {
     rows.push(...measure('nodes', scenario, { nodes, waiting: Math.round(nodes * 0.4), running: Math.round(nodes * 0.2) }));
   }
   const fixed = Number(values['jobs-sweep-nodes']);
-  for (const waiting of values.waiting.split(',').filter((w) => w !== '').map(Number)) {
+  for (const waiting of values.waiting
+    .split(',')
+    .filter((w) => w !== '')
+    .map(Number)) {
     rows.push(...measure('jobs', scenario, { nodes: fixed, waiting, running: Math.round(fixed * 0.2) }));
   }
 }
@@ -122,18 +147,35 @@ const dir = resultDir(values.out);
 writeJson(path.join(dir, 'scheduling-pass.json'), {
   ...header(SCHEMA, startedAt),
   finishedAt: new Date().toISOString(),
-  params: { revision: source.revision, seed, sizes: values.sizes, waitingSweep: values.waiting, jobsSweepNodes: Number(values['jobs-sweep-nodes']), scenarios: values.scenarios, policies, inputs: 'bench/random-cluster.ts randomSnapshot' },
+  params: {
+    revision: source.revision,
+    seed,
+    sizes: values.sizes,
+    waitingSweep: values.waiting,
+    jobsSweepNodes: Number(values['jobs-sweep-nodes']),
+    scenarios: values.scenarios,
+    policies,
+    inputs: 'bench/random-cluster.ts randomSnapshot',
+  },
   rows,
 });
 for (const scenario of values.scenarios.split(',') as Scenario[]) {
   const series: Series[] = policies.map((policy, i) => ({
-    name: policy, colorIndex: i,
-    points: rows.filter((r) => r.sweep === 'nodes' && r.scenario === scenario && r.policy === policy).map((r) => [r.nodes, r.medianMs] as const),
+    name: policy,
+    colorIndex: i,
+    points: rows
+      .filter((r) => r.sweep === 'nodes' && r.scenario === scenario && r.policy === policy)
+      .map((r) => [r.nodes, r.medianMs] as const),
   }));
-  writeText(path.join(dir, `scheduling-pass-${scenario}.svg`), lineChart({
-    title: `One scheduling pass (${scenario}): median ms vs nodes (0.4 waiting, 0.2 running jobs per node)`,
-    xLabel: 'nodes', yLabel: 'median ms per pass', series,
-  }));
+  writeText(
+    path.join(dir, `scheduling-pass-${scenario}.svg`),
+    lineChart({
+      title: `One scheduling pass (${scenario}): median ms vs nodes (0.4 waiting, 0.2 running jobs per node)`,
+      xLabel: 'nodes',
+      yLabel: 'median ms per pass',
+      series,
+    }),
+  );
 }
 console.log(`wrote ${path.join(dir, 'scheduling-pass.json')}`);
 source.remove();

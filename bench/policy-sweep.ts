@@ -136,6 +136,8 @@ for (const v of variants) {
     if (q < 0.995) wins++;
     if (q > 1.005) losses++;
   }
-  console.log(`${v.name.padEnd(24)} ${Math.exp(logSum / Math.max(1, n)).toFixed(4)}  worst ${worst.toFixed(3)} (${worstAt})  ${wins}/${losses}`);
+  console.log(
+    `${v.name.padEnd(24)} ${Math.exp(logSum / Math.max(1, n)).toFixed(4)}  worst ${worst.toFixed(3)} (${worstAt})  ${wins}/${losses}`,
+  );
 }
 if (values.json !== undefined) writeFileSync(values.json, JSON.stringify(rows, null, 2) + '\n');

@@ -2,7 +2,16 @@
 // (taints, zones, cordoned and NotReady nodes, pod capacity, DaemonSet-like other pods), running
 // jobs already placed (first fit, 70–90% full), and waiting jobs of assorted shapes and ages.
 
-import type { ClusterSnapshot, JobSpec, JobState, NodeInfo, OtherPod, PlacementConstraints, ReplicaInstance, Resources } from '../src/scheduler/types.ts';
+import type {
+  ClusterSnapshot,
+  JobSpec,
+  JobState,
+  NodeInfo,
+  OtherPod,
+  PlacementConstraints,
+  ReplicaInstance,
+  Resources,
+} from '../src/scheduler/types.ts';
 
 const Gi = 1024 ** 3;
 
@@ -57,7 +66,11 @@ export function randomSnapshot(size: ClusterSize, seed: number, scenario: Scenar
       name: `node-${String(i).padStart(5, '0')}`,
       allocatable,
       labels: { zone: pick(['a', 'b', 'c']), ...(gpu ? { accelerator: 'gpu' } : {}), 'kubernetes.io/hostname': `node-${i}` },
-      taints: gpu ? [{ key: 'nvidia.com/gpu', effect: 'NoSchedule' }] : r() < 0.05 ? [{ key: 'maintenance', effect: 'PreferNoSchedule' }] : [],
+      taints: gpu
+        ? [{ key: 'nvidia.com/gpu', effect: 'NoSchedule' }]
+        : r() < 0.05
+          ? [{ key: 'maintenance', effect: 'PreferNoSchedule' }]
+          : [],
       unschedulable: r() < 0.02,
       ready: r() >= 0.02,
     });
@@ -79,14 +92,30 @@ export function randomSnapshot(size: ClusterSize, seed: number, scenario: Scenar
     const gpu = r() < 0.35;
     const min = gpu ? pick([1, 1, 2, 3, 4]) : int(1, 4);
     const max = min + (gpu ? pick([0, 3, 5, 7, 11]) : int(0, 8));
-    const worker: Resources = gpu ? { cpu: 12_000, memory: 48 * Gi, 'nvidia.com/gpu': 1 } : { cpu: pick([1000, 2000, 4000, 8000]), memory: pick([2, 4, 8, 16, 32]) * Gi };
+    const worker: Resources = gpu
+      ? { cpu: 12_000, memory: 48 * Gi, 'nvidia.com/gpu': 1 }
+      : { cpu: pick([1000, 2000, 4000, 8000]), memory: pick([2, 4, 8, 16, 32]) * Gi };
     const constraints = gpu ? gpuConstraints() : cpuConstraints();
     return {
       key,
       priority: r() < 0.1 ? 1000 : 0,
       submittedAt,
-      fixed: [{ type: 'PS', count: r() < 0.9 ? 1 : 2, requests: { cpu: pick([1000, 2000, 4000]), memory: pick([2, 4, 16]) * Gi }, constraints: gpu ? { nodeSelector: {}, tolerations: [GPU_TOLERATION] } : constraints }],
-      workers: { type: 'Worker', min, max, requests: worker, constraints, ...(scenario === 'elastic' ? { scalingCurve: concaveCurve(max) } : {}) },
+      fixed: [
+        {
+          type: 'PS',
+          count: r() < 0.9 ? 1 : 2,
+          requests: { cpu: pick([1000, 2000, 4000]), memory: pick([2, 4, 16]) * Gi },
+          constraints: gpu ? { nodeSelector: {}, tolerations: [GPU_TOLERATION] } : constraints,
+        },
+      ],
+      workers: {
+        type: 'Worker',
+        min,
+        max,
+        requests: worker,
+        constraints,
+        ...(scenario === 'elastic' ? { scalingCurve: concaveCurve(max) } : {}),
+      },
     };
   };
 
@@ -97,8 +126,10 @@ export function randomSnapshot(size: ClusterSize, seed: number, scenario: Scenar
     const spec = makeSpec(`team-${attempt % 50}/run-${attempt}`, now - int(600_000, 8 * 3600_000));
     const workers = int(spec.workers!.min, spec.workers!.max);
     const replicas: { type: string; index: number; requests: Resources; constraints: PlacementConstraints }[] = [];
-    for (const g of spec.fixed) for (let k = 0; k < g.count; k++) replicas.push({ type: g.type, index: k, requests: g.requests, constraints: g.constraints });
-    for (let k = 0; k < workers; k++) replicas.push({ type: 'Worker', index: k, requests: spec.workers!.requests, constraints: spec.workers!.constraints });
+    for (const g of spec.fixed)
+      for (let k = 0; k < g.count; k++) replicas.push({ type: g.type, index: k, requests: g.requests, constraints: g.constraints });
+    for (let k = 0; k < workers; k++)
+      replicas.push({ type: 'Worker', index: k, requests: spec.workers!.requests, constraints: spec.workers!.constraints });
     // First fit from a random start, remembering tentative usage so a job is placed whole or not at all.
     const start = int(0, nodes.length - 1);
     const tentative = new Map<number, Record<string, number>>();
@@ -129,14 +160,24 @@ export function randomSnapshot(size: ClusterSize, seed: number, scenario: Scenar
       const target = 0.8 + 0.15 * r();
       const cpu = Math.max(0, Math.floor((n.allocatable.cpu ?? 0) * target - (u.cpu ?? 0)));
       const memory = Math.max(0, Math.floor((n.allocatable.memory ?? 0) * target - (u.memory ?? 0)));
-      const requests: Resources = { cpu, memory, ...(n.allocatable['nvidia.com/gpu'] !== undefined && r() < 0.5 ? { 'nvidia.com/gpu': Math.max(0, (n.allocatable['nvidia.com/gpu'] ?? 0) - (u['nvidia.com/gpu'] ?? 0) - 1) } : {}) };
+      const requests: Resources = {
+        cpu,
+        memory,
+        ...(n.allocatable['nvidia.com/gpu'] !== undefined && r() < 0.5
+          ? { 'nvidia.com/gpu': Math.max(0, (n.allocatable['nvidia.com/gpu'] ?? 0) - (u['nvidia.com/gpu'] ?? 0) - 1) }
+          : {}),
+      };
       otherPods.push({ key: `tenant/batch-${i}`, node: n.name, requests });
       add(u, requests);
     });
   }
   for (let i = 0; i < size.waiting; i++) {
     // Waiting for up to 2 h, so some have passed the default 30-minute STARVELIMIT (elastic: up to 20 min, none has).
-    jobs.push({ spec: makeSpec(`team-${i % 50}/wait-${i}`, now - int(0, scenario === 'elastic' ? 20 * 60_000 : 2 * 3600_000)), phase: 'waiting', replicas: [] });
+    jobs.push({
+      spec: makeSpec(`team-${i % 50}/wait-${i}`, now - int(0, scenario === 'elastic' ? 20 * 60_000 : 2 * 3600_000)),
+      phase: 'waiting',
+      replicas: [],
+    });
   }
   return { now, nodes, otherPods, jobs };
 }

@@ -40,7 +40,12 @@ const NAMESPACE = 'bench';
 const NODE_PREFIX = 'node';
 
 /** The simulator policy that predicts each system. */
-const SIM_POLICY: Record<System, PolicyName> = { 'training-operator': 'tf-operator', 'tf-operator': 'tf-operator', kod2: 'kod2', ours: 'ours' };
+const SIM_POLICY: Record<System, PolicyName> = {
+  'training-operator': 'tf-operator',
+  'tf-operator': 'tf-operator',
+  kod2: 'kod2',
+  ours: 'ours',
+};
 
 interface RunRecord {
   readonly batchSize: number;
@@ -62,7 +67,14 @@ interface RunRecord {
     readonly unfinished: number;
     readonly utilisation: Readonly<Record<string, number>>;
   };
-  readonly jobs: readonly { name: string; label: string; submitted: number | null; started: number | null; finished: number | null; jct: number | null }[];
+  readonly jobs: readonly {
+    name: string;
+    label: string;
+    submitted: number | null;
+    started: number | null;
+    finished: number | null;
+    jct: number | null;
+  }[];
   /** The system's own API requests by verb over the run (its /metrics rest_client_requests_total). */
   readonly apiRequests: Readonly<Record<string, number>>;
   readonly deadComponents: readonly string[];
@@ -78,7 +90,15 @@ interface Prediction {
 }
 
 interface Document extends ResultHeader {
-  readonly params: { batchSizes: number[]; systems: System[]; repeats: number; timeScale: number; scenario: string; namespace: string; operatorRevision: string };
+  readonly params: {
+    batchSizes: number[];
+    systems: System[];
+    repeats: number;
+    timeScale: number;
+    scenario: string;
+    namespace: string;
+    operatorRevision: string;
+  };
   readonly simulator: Record<string, Record<string, Prediction & { horizonSeconds: number }>>;
   runs: RunRecord[];
   summary?: Record<string, Record<string, CellSummary>>;
@@ -95,7 +115,13 @@ interface CellSummary {
   readonly memory: Spread | null;
   readonly wallSeconds: Spread | null;
   /** Median of this system / median of training-operator (a); < 1 is better for JCT and makespan. */
-  readonly vsTrainingOperator: { jctMean: number | null; jctP95: number | null; jctMeanInclUnfinished: number | null; makespan: number | null; cpu: number | null } | null;
+  readonly vsTrainingOperator: {
+    jctMean: number | null;
+    jctP95: number | null;
+    jctMeanInclUnfinished: number | null;
+    makespan: number | null;
+    cpu: number | null;
+  } | null;
   readonly simulator: Prediction;
   /** (real median − simulated) / simulated mean JCT. */
   readonly simGapJctMean: number | null;
@@ -116,11 +142,14 @@ function parse() {
     },
   });
   if (values.help) {
-    console.log('usage: node bench/real-runs.ts [--batch-sizes 8,16,32,64,128] [--systems training-operator,tf-operator,kod2,ours] [--repeats 3] [--time-scale 60] [--out DIR] [--resume] [--operator-rev HEAD|worktree|REV]');
+    console.log(
+      'usage: node bench/real-runs.ts [--batch-sizes 8,16,32,64,128] [--systems training-operator,tf-operator,kod2,ours] [--repeats 3] [--time-scale 60] [--out DIR] [--resume] [--operator-rev HEAD|worktree|REV]',
+    );
     process.exit(0);
   }
   const systems = values.systems.split(',').map((s) => s.trim());
-  for (const s of systems) if (!(SYSTEMS as readonly string[]).includes(s)) throw new Error(`unknown system ${s}; one of ${SYSTEMS.join(', ')}`);
+  for (const s of systems)
+    if (!(SYSTEMS as readonly string[]).includes(s)) throw new Error(`unknown system ${s}; one of ${SYSTEMS.join(', ')}`);
   return {
     batchSizes: values['batch-sizes'].split(',').map(Number),
     systems: systems as System[],
@@ -136,7 +165,20 @@ function parse() {
 function predict(batchSize: number, source: SourceTree): Record<string, Prediction & { horizonSeconds: number }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tfjob-sim-'));
   const file = path.join(dir, 'sim.json');
-  execFileSync(process.execPath, [path.join(source.root, 'src', 'cli', 'main.ts'), 'simulate', '--scenario', `kod2-paper-b${batchSize}`, '--policy', 'all', '--json', file], { cwd: source.root, stdio: 'ignore' });
+  execFileSync(
+    process.execPath,
+    [
+      path.join(source.root, 'src', 'cli', 'main.ts'),
+      'simulate',
+      '--scenario',
+      `kod2-paper-b${batchSize}`,
+      '--policy',
+      'all',
+      '--json',
+      file,
+    ],
+    { cwd: source.root, stdio: 'ignore' },
+  );
   const docs = JSON.parse(readFileSync(file, 'utf8')) as SimDocument[];
   rmSync(dir, { recursive: true, force: true });
   const out: Record<string, Prediction & { horizonSeconds: number }> = {};
@@ -168,7 +210,15 @@ interface SimDocument {
   };
 }
 
-async function oneRun(batchSize: number, system: System, repeat: number, timeScale: number, horizonSeconds: number, logDir: string, source: SourceTree): Promise<RunRecord> {
+async function oneRun(
+  batchSize: number,
+  system: System,
+  repeat: number,
+  timeScale: number,
+  horizonSeconds: number,
+  logDir: string,
+  source: SourceTree,
+): Promise<RunRecord> {
   const scenario = loadScenario(`kod2-paper-b${batchSize}`);
   const startedAt = new Date();
   const loadAverage = round(os.loadavg()[0] ?? 0, 2);
@@ -181,27 +231,51 @@ async function oneRun(batchSize: number, system: System, repeat: number, timeSca
     if (system === 'training-operator') {
       // Same CRD name as ours: the real training-operator gets its own upstream CRD on its own cluster.
       await installCrd(kc, upstreamCrdFile());
-      proc = await startTrainingOperator({ kubeconfig: cluster.kubeconfigPath, logFile: path.join(logDir, `${tag}-training-operator.log`) });
+      proc = await startTrainingOperator({
+        kubeconfig: cluster.kubeconfigPath,
+        logFile: path.join(logDir, `${tag}-training-operator.log`),
+      });
     } else {
       await installCrd(kc);
       proc = await startOperatorProcess({
         kubeconfig: cluster.kubeconfigPath,
         logFile: path.join(logDir, `${tag}-operator.log`),
         root: source.root,
-        args: ['--namespace', NAMESPACE, '--policy', system, '--time-scale', String(timeScale), '--node-selector', `${POOL_LABEL}=${NODE_PREFIX}`],
+        args: [
+          '--namespace',
+          NAMESPACE,
+          '--policy',
+          system,
+          '--time-scale',
+          String(timeScale),
+          '--node-selector',
+          `${POOL_LABEL}=${NODE_PREFIX}`,
+        ],
       });
     }
     const before = requestsByMethod(await proc.metrics());
     const result: ScenarioRunResult = await runScenarioOnCluster({
-      cluster, scenario, policy: system === 'training-operator' ? 'tf-operator' : system,
-      timeScale, namespace: NAMESPACE, nodePrefix: NODE_PREFIX, inProcessOperator: false, logger, horizonSeconds,
+      cluster,
+      scenario,
+      policy: system === 'training-operator' ? 'tf-operator' : system,
+      timeScale,
+      namespace: NAMESPACE,
+      nodePrefix: NODE_PREFIX,
+      inProcessOperator: false,
+      logger,
+      horizonSeconds,
     });
     const after = requestsByMethod(await proc.metrics());
     const apiRequests: Record<string, number> = {};
     for (const [k, v] of Object.entries(after)) if (v - (before[k] ?? 0) > 0) apiRequests[k] = v - (before[k] ?? 0);
     const inclUnfinished = result.jobs.map((j) => j.jct ?? horizonSeconds - (j.submitted ?? 0));
     return {
-      batchSize, system, repeat, timeScale, startedAt: startedAt.toISOString(), loadAverage,
+      batchSize,
+      system,
+      repeat,
+      timeScale,
+      startedAt: startedAt.toISOString(),
+      loadAverage,
       operatorRevision: system === 'training-operator' ? 'training-operator v1.7.0' : source.revision,
       wallSeconds: round(result.wallSeconds, 1),
       horizonSeconds,
@@ -214,7 +288,8 @@ async function oneRun(batchSize: number, system: System, repeat: number, timeSca
         utilisation: Object.fromEntries(Object.entries(result.summary.utilisation).map(([k, v]) => [k, round(v, 4)])),
       },
       jobs: result.jobs.map((j) => ({
-        name: j.name, label: j.label,
+        name: j.name,
+        label: j.label,
         submitted: j.submitted === null ? null : round(j.submitted, 1),
         started: j.started === null ? null : round(j.started, 1),
         finished: j.finished === null ? null : round(j.finished, 1),
@@ -242,8 +317,16 @@ function summarise(doc: Document): Record<string, Record<string, CellSummary>> {
   for (const b of doc.params.batchSizes) {
     const row: Record<string, CellSummary> = {};
     const cells = new Map<System, RunRecord[]>();
-    for (const s of doc.params.systems) cells.set(s, doc.runs.filter((r) => r.batchSize === b && r.system === s));
-    const vals = (runs: readonly RunRecord[], f: (r: RunRecord) => number | null) => runs.flatMap((r) => { const v = f(r); return v === null ? [] : [v]; });
+    for (const s of doc.params.systems)
+      cells.set(
+        s,
+        doc.runs.filter((r) => r.batchSize === b && r.system === s),
+      );
+    const vals = (runs: readonly RunRecord[], f: (r: RunRecord) => number | null) =>
+      runs.flatMap((r) => {
+        const v = f(r);
+        return v === null ? [] : [v];
+      });
     const spreads = (runs: readonly RunRecord[]) => ({
       jctMean: roundSpread(spread(vals(runs, (r) => r.summary.jctMean)), 1),
       jctP95: roundSpread(spread(vals(runs, (r) => r.summary.jctP95)), 1),
@@ -260,19 +343,32 @@ function summarise(doc: Document): Record<string, Record<string, CellSummary>> {
       if (runs.length === 0) continue;
       const sp = spreads(runs);
       const sim = doc.simulator[String(b)]?.[SIM_POLICY[s]];
-      const simulator: Prediction = sim ?? { jctMean: null, jctP95: null, jctMeanInclUnfinished: null, makespan: null, unfinished: 0, utilisation: {} };
+      const simulator: Prediction = sim ?? {
+        jctMean: null,
+        jctP95: null,
+        jctMeanInclUnfinished: null,
+        makespan: null,
+        unfinished: 0,
+        utilisation: {},
+      };
       row[s] = {
         runs: runs.length,
         ...sp,
-        vsTrainingOperator: (cells.get('training-operator') ?? []).length === 0 ? null : {
-          jctMean: ratio(median(sp.jctMean), median(base.jctMean)),
-          jctP95: ratio(median(sp.jctP95), median(base.jctP95)),
-          jctMeanInclUnfinished: ratio(median(sp.jctMeanInclUnfinished), median(base.jctMeanInclUnfinished)),
-          makespan: ratio(median(sp.makespan), median(base.makespan)),
-          cpu: ratio(median(sp.cpu), median(base.cpu)),
-        },
+        vsTrainingOperator:
+          (cells.get('training-operator') ?? []).length === 0
+            ? null
+            : {
+                jctMean: ratio(median(sp.jctMean), median(base.jctMean)),
+                jctP95: ratio(median(sp.jctP95), median(base.jctP95)),
+                jctMeanInclUnfinished: ratio(median(sp.jctMeanInclUnfinished), median(base.jctMeanInclUnfinished)),
+                makespan: ratio(median(sp.makespan), median(base.makespan)),
+                cpu: ratio(median(sp.cpu), median(base.cpu)),
+              },
         simulator,
-        simGapJctMean: median(sp.jctMean) === null || simulator.jctMean === null ? null : round((median(sp.jctMean)! - simulator.jctMean) / simulator.jctMean, 4),
+        simGapJctMean:
+          median(sp.jctMean) === null || simulator.jctMean === null
+            ? null
+            : round((median(sp.jctMean)! - simulator.jctMean) / simulator.jctMean, 4),
       };
     }
     out[String(b)] = row;
@@ -292,20 +388,49 @@ function fmtSpread(s: Spread | null, pct = false): string {
 
 function printTable(doc: Document): void {
   const summary = doc.summary ?? {};
-  console.log(`\nkod2-paper on a real control plane, time ×${doc.params.timeScale}; medians [min–max] over repeats; sim = simulator's prediction`);
-  console.log(['batch', 'system', 'n', 'mean JCT s', 'sim', 'p95 JCT s', 'sim', 'makespan s', 'sim', 'cpu %', 'sim', 'unfin', 'sim', 'JCT/(a)', 'cv(JCT)'].join(' | '));
+  console.log(
+    `\nkod2-paper on a real control plane, time ×${doc.params.timeScale}; medians [min–max] over repeats; sim = simulator's prediction`,
+  );
+  console.log(
+    [
+      'batch',
+      'system',
+      'n',
+      'mean JCT s',
+      'sim',
+      'p95 JCT s',
+      'sim',
+      'makespan s',
+      'sim',
+      'cpu %',
+      'sim',
+      'unfin',
+      'sim',
+      'JCT/(a)',
+      'cv(JCT)',
+    ].join(' | '),
+  );
   for (const [b, row] of Object.entries(summary)) {
     for (const [s, c] of Object.entries(row)) {
-      console.log([
-        b, s, c.runs,
-        fmtSpread(c.jctMean), fmtS(c.simulator.jctMean),
-        fmtSpread(c.jctP95), fmtS(c.simulator.jctP95),
-        fmtSpread(c.makespan), fmtS(c.simulator.makespan),
-        fmtSpread(c.cpu, true), c.simulator.utilisation.cpu === undefined ? '-' : (c.simulator.utilisation.cpu * 100).toFixed(1),
-        fmtSpread(c.unfinished, false), c.simulator.unfinished,
-        c.vsTrainingOperator?.jctMean ?? '-',
-        c.jctMean === null ? '-' : `${(c.jctMean.cv * 100).toFixed(1)}%`,
-      ].join(' | '));
+      console.log(
+        [
+          b,
+          s,
+          c.runs,
+          fmtSpread(c.jctMean),
+          fmtS(c.simulator.jctMean),
+          fmtSpread(c.jctP95),
+          fmtS(c.simulator.jctP95),
+          fmtSpread(c.makespan),
+          fmtS(c.simulator.makespan),
+          fmtSpread(c.cpu, true),
+          c.simulator.utilisation.cpu === undefined ? '-' : (c.simulator.utilisation.cpu * 100).toFixed(1),
+          fmtSpread(c.unfinished, false),
+          c.simulator.unfinished,
+          c.vsTrainingOperator?.jctMean ?? '-',
+          c.jctMean === null ? '-' : `${(c.jctMean.cv * 100).toFixed(1)}%`,
+        ].join(' | '),
+      );
     }
   }
 }
@@ -315,22 +440,61 @@ function charts(doc: Document, dir: string): string[] {
   const summary = doc.summary ?? {};
   const series: Series[] = [];
   doc.params.systems.forEach((s, i) => {
-    series.push({ name: `${s} (real, median)`, colorIndex: i, points: doc.params.batchSizes.flatMap((b) => { const v = summary[String(b)]?.[s]?.jctMeanInclUnfinished?.median; return v === undefined ? [] : [[b, v] as const]; }) });
+    series.push({
+      name: `${s} (real, median)`,
+      colorIndex: i,
+      points: doc.params.batchSizes.flatMap((b) => {
+        const v = summary[String(b)]?.[s]?.jctMeanInclUnfinished?.median;
+        return v === undefined ? [] : [[b, v] as const];
+      }),
+    });
     if (s !== 'tf-operator') {
-      series.push({ name: `${SIM_POLICY[s]} (simulated)`, colorIndex: i, dashed: true, points: doc.params.batchSizes.flatMap((b) => { const v = doc.simulator[String(b)]?.[SIM_POLICY[s]]?.jctMeanInclUnfinished; return v === undefined || v === null ? [] : [[b, v] as const]; }) });
+      series.push({
+        name: `${SIM_POLICY[s]} (simulated)`,
+        colorIndex: i,
+        dashed: true,
+        points: doc.params.batchSizes.flatMap((b) => {
+          const v = doc.simulator[String(b)]?.[SIM_POLICY[s]]?.jctMeanInclUnfinished;
+          return v === undefined || v === null ? [] : [[b, v] as const];
+        }),
+      });
     }
   });
   const f = path.join(dir, 'real-jct-by-batch.svg');
-  writeText(f, lineChart({ title: `kod2-paper, real control plane ×${doc.params.timeScale}: mean JCT (incl. unfinished)`, xLabel: 'batch size', yLabel: 'mean JCT (scenario s)', series }));
+  writeText(
+    f,
+    lineChart({
+      title: `kod2-paper, real control plane ×${doc.params.timeScale}: mean JCT (incl. unfinished)`,
+      xLabel: 'batch size',
+      yLabel: 'mean JCT (scenario s)',
+      series,
+    }),
+  );
   files.push(f);
   for (const b of doc.params.batchSizes) {
-    const cdf: Series[] = doc.params.systems.map((s, i) => ({
-      name: s, colorIndex: i,
-      points: cdfPoints(doc.runs.filter((r) => r.batchSize === b && r.system === s).flatMap((r) => r.jobs.map((j) => j.jct ?? r.horizonSeconds - (j.submitted ?? 0)))),
-    })).filter((s) => s.points.length > 0);
+    const cdf: Series[] = doc.params.systems
+      .map((s, i) => ({
+        name: s,
+        colorIndex: i,
+        points: cdfPoints(
+          doc.runs
+            .filter((r) => r.batchSize === b && r.system === s)
+            .flatMap((r) => r.jobs.map((j) => j.jct ?? r.horizonSeconds - (j.submitted ?? 0))),
+        ),
+      }))
+      .filter((s) => s.points.length > 0);
     if (cdf.length === 0) continue;
     const file = path.join(dir, `real-jct-cdf-b${b}.svg`);
-    writeText(file, lineChart({ title: `kod2-paper-b${b}, real ×${doc.params.timeScale}: JCT CDF (all repeats; unfinished at horizon)`, xLabel: 'JCT (scenario s)', yLabel: 'share of jobs', series: cdf, yMax: 1 }));
+    writeText(
+      file,
+      lineChart({
+        title: `kod2-paper-b${b}, real ×${doc.params.timeScale}: JCT CDF (all repeats; unfinished at horizon)`,
+        xLabel: 'JCT (scenario s)',
+        yLabel: 'share of jobs',
+        series: cdf,
+        yMax: 1,
+      }),
+    );
     files.push(file);
   }
   return files;
@@ -347,13 +511,24 @@ async function main(): Promise<void> {
   let runs: RunRecord[] = [];
   if (opts.resume && existsSync(file)) {
     const old = JSON.parse(readFileSync(file, 'utf8')) as Document;
-    if (old.params.operatorRevision !== source.revision) console.log(`warning: earlier runs used operator revision ${old.params.operatorRevision}, now ${source.revision}`);
-    runs = old.runs.filter((r) => r.timeScale === opts.timeScale && opts.batchSizes.includes(r.batchSize) && opts.systems.includes(r.system));
+    if (old.params.operatorRevision !== source.revision)
+      console.log(`warning: earlier runs used operator revision ${old.params.operatorRevision}, now ${source.revision}`);
+    runs = old.runs.filter(
+      (r) => r.timeScale === opts.timeScale && opts.batchSizes.includes(r.batchSize) && opts.systems.includes(r.system),
+    );
     console.log(`resuming: ${runs.length} runs kept from ${file}`);
   }
   const doc: Document = {
     ...header(SCHEMA, startedAt),
-    params: { batchSizes: opts.batchSizes, systems: opts.systems, repeats: opts.repeats, timeScale: opts.timeScale, scenario: 'kod2-paper-b<batchSize>', namespace: NAMESPACE, operatorRevision: source.revision },
+    params: {
+      batchSizes: opts.batchSizes,
+      systems: opts.systems,
+      repeats: opts.repeats,
+      timeScale: opts.timeScale,
+      scenario: 'kod2-paper-b<batchSize>',
+      namespace: NAMESPACE,
+      operatorRevision: source.revision,
+    },
     simulator,
     runs,
   };
@@ -371,7 +546,9 @@ async function main(): Promise<void> {
         try {
           const run = await oneRun(b, s, repeat, opts.timeScale, horizon, logDir, source);
           doc.runs.push(run);
-          console.log(`mean JCT ${fmtS(run.summary.jctMean)} s, p95 ${fmtS(run.summary.jctP95)} s, makespan ${fmtS(run.summary.makespan)} s, unfinished ${run.summary.unfinished}, cpu ${((run.summary.utilisation.cpu ?? 0) * 100).toFixed(1)}% (${((performance.now() - t0) / 1000).toFixed(0)} s wall)${run.deadComponents.length > 0 ? ` DEAD: ${run.deadComponents.join(', ')}` : ''}`);
+          console.log(
+            `mean JCT ${fmtS(run.summary.jctMean)} s, p95 ${fmtS(run.summary.jctP95)} s, makespan ${fmtS(run.summary.makespan)} s, unfinished ${run.summary.unfinished}, cpu ${((run.summary.utilisation.cpu ?? 0) * 100).toFixed(1)}% (${((performance.now() - t0) / 1000).toFixed(0)} s wall)${run.deadComponents.length > 0 ? ` DEAD: ${run.deadComponents.join(', ')}` : ''}`,
+          );
         } catch (err) {
           failures++;
           console.log(`FAILED: ${(err as Error).message.split('\n')[0] ?? ''}`);

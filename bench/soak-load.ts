@@ -26,7 +26,9 @@ const jobs = Number(values.jobs);
 const nodes = Number(values.nodes);
 
 const started = Date.now();
-const log = (line: string) => { process.stderr.write(`[soak-load ${Math.round((Date.now() - started) / 1000)}s] ${line}\n`); };
+const log = (line: string) => {
+  process.stderr.write(`[soak-load ${Math.round((Date.now() - started) / 1000)}s] ${line}\n`);
+};
 const cluster = await startDedicatedCluster({ noRateLimits: true });
 let operator: OperatorChild | undefined;
 try {
@@ -35,12 +37,38 @@ try {
   log(`creating ${nodes} kwok nodes`);
   const pool = await poolIn(cluster, 'soak', nodes, { cpu: '4', memory: '16Gi' }, 900_000);
   await createPriorityClass(kc, 'soak-high', 1000);
-  operator = await OperatorChild.start('soak-load', cluster.kubeconfigPath, [
-    '--namespace', namespace, '--policy', 'ours', '--scheduling-interval', '2s', '--kube-api-qps', '500', '--kube-api-burst', '1000', ...pool.operatorFlags,
-  ], { logFile: path.join(scratchDir('soak-load'), 'operator.log') });
+  operator = await OperatorChild.start(
+    'soak-load',
+    cluster.kubeconfigPath,
+    [
+      '--namespace',
+      namespace,
+      '--policy',
+      'ours',
+      '--scheduling-interval',
+      '2s',
+      '--kube-api-qps',
+      '500',
+      '--kube-api-burst',
+      '1000',
+      ...pool.operatorFlags,
+    ],
+    { logFile: path.join(scratchDir('soak-load'), 'operator.log') },
+  );
   await operator.ready();
   log(`submitting ${jobs} jobs within ${values.window}s`);
-  const report = await runLoad({ kc, namespace, pool, operator, jobs, submitWithinMs: Number(values.window) * 1000, seed: Number(values.seed), timeoutMs: 3_600_000, drainTimeoutMs: 900_000, highClass: 'soak-high' });
+  const report = await runLoad({
+    kc,
+    namespace,
+    pool,
+    operator,
+    jobs,
+    submitWithinMs: Number(values.window) * 1000,
+    seed: Number(values.seed),
+    timeoutMs: 3_600_000,
+    drainTimeoutMs: 900_000,
+    highClass: 'soak-high',
+  });
   const result = { ...report, operatorRunning: operator.running, at: new Date().toISOString() };
   const text = JSON.stringify(result, null, 2);
   process.stdout.write(`${text}\n`);

@@ -53,6 +53,10 @@ for (const scenario of scenarios) {
   console.log(`| ${scenario} | ${cells.join(' | ')} |`);
 }
 const summary = (f: (l: number[]) => string): string => variants.map((v) => f(logs.get(v)!)).join(' | ');
-console.log(`| **geo-mean ÷ ${ref}** | ${summary((l) => `**${Math.exp(l.reduce((s, x) => s + x, 0) / Math.max(1, l.length)).toFixed(3)}**`)} |`);
-console.log(`| runs worse / better than ${ref} by > 0.5 % | ${summary((l) => `${l.filter((x) => x > Math.log(1.005)).length} / ${l.filter((x) => x < Math.log(0.995)).length}`)} |`);
+console.log(
+  `| **geo-mean ÷ ${ref}** | ${summary((l) => `**${Math.exp(l.reduce((s, x) => s + x, 0) / Math.max(1, l.length)).toFixed(3)}**`)} |`,
+);
+console.log(
+  `| runs worse / better than ${ref} by > 0.5 % | ${summary((l) => `${l.filter((x) => x > Math.log(1.005)).length} / ${l.filter((x) => x < Math.log(0.995)).length}`)} |`,
+);
 console.log(`| worst ratio | ${summary((l) => Math.exp(Math.max(...l)).toFixed(3))} |`);

@@ -46,7 +46,10 @@ async function listAll(clients: KubeClients, path: string): Promise<KubernetesOb
   const out: KubernetesObject[] = [];
   let cont: string | undefined;
   do {
-    const page = await clients.request<{ items: KubernetesObject[]; metadata?: { continue?: string } }>('GET', `${path}?limit=2000${cont === undefined ? '' : `&continue=${encodeURIComponent(cont)}`}`);
+    const page = await clients.request<{ items: KubernetesObject[]; metadata?: { continue?: string } }>(
+      'GET',
+      `${path}?limit=2000${cont === undefined ? '' : `&continue=${encodeURIComponent(cont)}`}`,
+    );
     out.push(...page.items);
     cont = page.metadata?.continue === '' ? undefined : page.metadata?.continue;
   } while (cont !== undefined);
@@ -54,7 +57,10 @@ async function listAll(clients: KubeClients, path: string): Promise<KubernetesOb
 }
 
 /** Composition of a list of objects; `transforms` are the cache transforms to compare (name → fn). */
-export function composeKind(objects: readonly KubernetesObject[], transforms: Readonly<Record<string, (o: KubernetesObject) => KubernetesObject>>): KindComposition {
+export function composeKind(
+  objects: readonly KubernetesObject[],
+  transforms: Readonly<Record<string, (o: KubernetesObject) => KubernetesObject>>,
+): KindComposition {
   const acc = new Map<string, number>();
   let apiBytes = 0;
   const transformed: Record<string, number> = {};
@@ -66,8 +72,14 @@ export function composeKind(objects: readonly KubernetesObject[], transforms: Re
   const n = Math.max(1, objects.length);
   return {
     objects: objects.length,
-    meanBytes: { api: Math.round(apiBytes / n), ...Object.fromEntries(Object.entries(transformed).map(([k, v]) => [k, Math.round(v / n)])) },
-    byPath: [...acc].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([p, b]) => [p, Math.round((b / Math.max(1, apiBytes)) * 1000) / 1000] as const),
+    meanBytes: {
+      api: Math.round(apiBytes / n),
+      ...Object.fromEntries(Object.entries(transformed).map(([k, v]) => [k, Math.round(v / n)])),
+    },
+    byPath: [...acc]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 25)
+      .map(([p, b]) => [p, Math.round((b / Math.max(1, apiBytes)) * 1000) / 1000] as const),
   };
 }
 
@@ -76,7 +88,11 @@ export function composeKind(objects: readonly KubernetesObject[], transforms: Re
  * operator's informers.ts of the revision under test exports `stripForCache` and, once pods are
  * reduced, `cacheTransforms`).
  */
-export async function composition(clients: KubeClients, namespace: string, transforms: Readonly<Record<string, Readonly<Record<string, (o: KubernetesObject) => KubernetesObject>>>> = {}): Promise<Composition> {
+export async function composition(
+  clients: KubeClients,
+  namespace: string,
+  transforms: Readonly<Record<string, Readonly<Record<string, (o: KubernetesObject) => KubernetesObject>>>> = {},
+): Promise<Composition> {
   const kinds: Record<string, string> = {
     pods: `/api/v1/namespaces/${namespace}/pods`,
     services: `/api/v1/namespaces/${namespace}/services`,

@@ -57,16 +57,33 @@ export async function startOperatorProcess(opts: {
   readonly root?: string;
   readonly readyTimeoutMs?: number;
 }): Promise<SystemProcess> {
-  const [metricsPort, probePort] = await freePorts(2) as [number, number];
+  const [metricsPort, probePort] = (await freePorts(2)) as [number, number];
   const main = path.join(opts.root ?? REPO_ROOT, 'src', 'cli', 'main.ts');
-  const p = track(ManagedProcess.start('tfjob-operator', process.execPath, [
-    ...(opts.nodeFlags ?? []), main, 'run',
-    '--kubeconfig', opts.kubeconfig,
-    '--metrics-bind-address', `127.0.0.1:${metricsPort}`,
-    '--health-probe-bind-address', `127.0.0.1:${probePort}`,
-    ...opts.args,
-  ], { logFile: opts.logFile, env: { ...process.env, LOG_LEVEL: opts.logLevel ?? 'warn' }, cwd: path.dirname(opts.logFile) }));
-  await waitUntil('tfjob-operator', p, async () => (await fetch(`http://127.0.0.1:${probePort}/readyz`, { signal: AbortSignal.timeout(5_000) })).ok, opts.readyTimeoutMs ?? 120_000);
+  const p = track(
+    ManagedProcess.start(
+      'tfjob-operator',
+      process.execPath,
+      [
+        ...(opts.nodeFlags ?? []),
+        main,
+        'run',
+        '--kubeconfig',
+        opts.kubeconfig,
+        '--metrics-bind-address',
+        `127.0.0.1:${metricsPort}`,
+        '--health-probe-bind-address',
+        `127.0.0.1:${probePort}`,
+        ...opts.args,
+      ],
+      { logFile: opts.logFile, env: { ...process.env, LOG_LEVEL: opts.logLevel ?? 'warn' }, cwd: path.dirname(opts.logFile) },
+    ),
+  );
+  await waitUntil(
+    'tfjob-operator',
+    p,
+    async () => (await fetch(`http://127.0.0.1:${probePort}/readyz`, { signal: AbortSignal.timeout(5_000) })).ok,
+    opts.readyTimeoutMs ?? 120_000,
+  );
   const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   return { name: 'tfjob-operator', process: p, metricsUrl, metrics: () => scrape(metricsUrl), stop: () => p.stop(10_000) };
 }
@@ -75,7 +92,8 @@ export async function startOperatorProcess(opts: {
 export function upstreamCrdFile(version = 'v1.7.0', file = 'kubeflow.org_tfjobs.yaml'): string {
   const modcache = execFileSync('go', ['env', 'GOMODCACHE'], { encoding: 'utf8' }).trim();
   const f = path.join(modcache, 'github.com', 'kubeflow', `training-operator@${version}`, 'manifests', 'base', 'crds', file);
-  if (!existsSync(f)) throw new Error(`upstream CRD not found at ${f}; run hack/build-upstream.sh training-operator first (it downloads the module)`);
+  if (!existsSync(f))
+    throw new Error(`upstream CRD not found at ${f}; run hack/build-upstream.sh training-operator first (it downloads the module)`);
   return f;
 }
 
@@ -91,16 +109,23 @@ export async function startTrainingOperator(opts: {
 }): Promise<SystemProcess> {
   const dirs = await ensureUpstream(['training-operator'], () => undefined);
   const binary = path.join(dirs['training-operator'] ?? '', 'training-operator');
-  const [metricsPort, probePort, monitoringPort] = await freePorts(3) as [number, number, number];
-  const p = track(ManagedProcess.start('training-operator', binary, [
-    `--kubeconfig=${opts.kubeconfig}`,
-    '--enable-scheme=tfjob',
-    `--metrics-bind-address=127.0.0.1:${metricsPort}`,
-    `--health-probe-bind-address=127.0.0.1:${probePort}`,
-    `--monitoring-port=${monitoringPort}`,
-    '--leader-elect=false',
-    ...(opts.extraArgs ?? []),
-  ], { logFile: opts.logFile, cwd: path.dirname(opts.logFile) }));
+  const [metricsPort, probePort, monitoringPort] = (await freePorts(3)) as [number, number, number];
+  const p = track(
+    ManagedProcess.start(
+      'training-operator',
+      binary,
+      [
+        `--kubeconfig=${opts.kubeconfig}`,
+        '--enable-scheme=tfjob',
+        `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+        `--health-probe-bind-address=127.0.0.1:${probePort}`,
+        `--monitoring-port=${monitoringPort}`,
+        '--leader-elect=false',
+        ...(opts.extraArgs ?? []),
+      ],
+      { logFile: opts.logFile, cwd: path.dirname(opts.logFile) },
+    ),
+  );
   // Controllers are set up in a goroutine after the manager starts; "Starting workers" means the
   // TFJob informers synced and reconciles can run.
   await waitUntil('training-operator', p, () => readFileSync(opts.logFile, 'utf8').includes('Starting workers'), 120_000);

@@ -25,7 +25,9 @@ export async function scrape(url: string, opts: { token?: string; timeoutMs?: nu
   const timeoutMs = opts.timeoutMs ?? 10_000;
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => { reject(new Error(`GET ${url}: no complete answer within ${timeoutMs / 1000} s`)); }, timeoutMs + 1_000);
+    timer = setTimeout(() => {
+      reject(new Error(`GET ${url}: no complete answer within ${timeoutMs / 1000} s`));
+    }, timeoutMs + 1_000);
   });
   try {
     return await Promise.race([scrapeOnce(url, opts.token, timeoutMs), deadline]);
@@ -42,21 +44,27 @@ async function scrapeOnce(url: string, token: string | undefined, timeoutMs: num
   }
   // Self-signed serving certificates of the local control plane's components.
   const text = await new Promise<string>((resolve, reject) => {
-    const req = https.get(url, {
-      rejectUnauthorized: false,
-      headers: token === undefined ? {} : { Authorization: `Bearer ${token}` },
-      timeout: timeoutMs,
-    }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('error', reject);
-      res.on('aborted', () => { reject(new Error(`GET ${url}: response aborted`)); });
-      res.on('end', () => {
-        if ((res.statusCode ?? 0) >= 300) reject(new Error(`GET ${url}: HTTP ${res.statusCode ?? 0} ${body.slice(0, 200)}`));
-        else resolve(body);
-      });
-    });
+    const req = https.get(
+      url,
+      {
+        rejectUnauthorized: false,
+        headers: token === undefined ? {} : { Authorization: `Bearer ${token}` },
+        timeout: timeoutMs,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('error', reject);
+        res.on('aborted', () => {
+          reject(new Error(`GET ${url}: response aborted`));
+        });
+        res.on('end', () => {
+          if ((res.statusCode ?? 0) >= 300) reject(new Error(`GET ${url}: HTTP ${res.statusCode ?? 0} ${body.slice(0, 200)}`));
+          else resolve(body);
+        });
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', reject);
   });

@@ -7,14 +7,23 @@ import { sumBy } from './prom.ts';
 
 function activity(samples: readonly Sample[]): { depth: number; reconciles: number; requests: number } {
   return {
-    depth: Object.values(sumBy(samples.filter((s) => s.labels.name === 'tfjob-controller'), 'workqueue_depth', '')).reduce((a, b) => a + b, 0),
+    depth: Object.values(
+      sumBy(
+        samples.filter((s) => s.labels.name === 'tfjob-controller'),
+        'workqueue_depth',
+        '',
+      ),
+    ).reduce((a, b) => a + b, 0),
     reconciles: sumBy(samples, 'controller_runtime_reconcile_total', '').total ?? 0,
     requests: sumBy(samples, 'rest_client_requests_total', '').total ?? 0,
   };
 }
 
 /** Resolves with the seconds waited once the operator was idle for `stableMs`; throws after `timeoutMs`. */
-export async function waitForQuiescence(metrics: () => Promise<Sample[]>, opts: { stableMs?: number; timeoutMs?: number } = {}): Promise<number> {
+export async function waitForQuiescence(
+  metrics: () => Promise<Sample[]>,
+  opts: { stableMs?: number; timeoutMs?: number } = {},
+): Promise<number> {
   const stableMs = opts.stableMs ?? 10_000;
   const start = performance.now();
   const deadline = start + (opts.timeoutMs ?? 1_800_000);
@@ -26,6 +35,7 @@ export async function waitForQuiescence(metrics: () => Promise<Sample[]>, opts: 
     if (now.depth > 0 || now.reconciles !== last.reconciles || now.requests !== last.requests) since = performance.now();
     last = now;
     if (performance.now() - since >= stableMs) return (performance.now() - start) / 1000;
-    if (performance.now() > deadline) throw new Error(`operator not idle after ${(opts.timeoutMs ?? 1_800_000) / 1000} s (queue depth ${now.depth})`);
+    if (performance.now() > deadline)
+      throw new Error(`operator not idle after ${(opts.timeoutMs ?? 1_800_000) / 1000} s (queue depth ${now.depth})`);
   }
 }

@@ -50,7 +50,10 @@ export function sourceInfo(): SourceInfo {
   };
   return {
     commit: git('rev-parse', 'HEAD').trim(),
-    dirty: git('status', '--porcelain', '--', 'src').split('\n').filter((l) => l !== '').map((l) => l.slice(3)),
+    dirty: git('status', '--porcelain', '--', 'src')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => l.slice(3)),
   };
 }
 

@@ -20,9 +20,18 @@ export function snapshotSource(rev: string, extra: readonly string[] = []): Sour
   if (rev === 'worktree') return { root: REPO_ROOT, revision: 'worktree', remove: () => undefined };
   const commit = execFileSync('git', ['rev-parse', '--verify', `${rev}^{commit}`], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
   const root = mkdtempSync(path.join(os.tmpdir(), `tfjob-src-${commit.slice(0, 8)}-`));
-  const tar = execFileSync('git', ['archive', '--format=tar', commit, 'src', 'scenarios', 'package.json', ...extra], { cwd: REPO_ROOT, maxBuffer: 256 * 2 ** 20 });
+  const tar = execFileSync('git', ['archive', '--format=tar', commit, 'src', 'scenarios', 'package.json', ...extra], {
+    cwd: REPO_ROOT,
+    maxBuffer: 256 * 2 ** 20,
+  });
   execFileSync('tar', ['-x', '-C', root], { input: tar });
   // Dependencies are shared with the checkout (read-only use).
   symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(root, 'node_modules'));
-  return { root, revision: commit, remove: () => { rmSync(root, { recursive: true, force: true }); } };
+  return {
+    root,
+    revision: commit,
+    remove: () => {
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
 }

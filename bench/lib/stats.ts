@@ -35,5 +35,12 @@ export function round(v: number, digits = 3): number {
 
 export function roundSpread(s: Spread | null, digits = 3): Spread | null {
   if (s === null) return null;
-  return { n: s.n, min: round(s.min, digits), median: round(s.median, digits), max: round(s.max, digits), mean: round(s.mean, digits), cv: round(s.cv, 4) };
+  return {
+    n: s.n,
+    min: round(s.min, digits),
+    median: round(s.median, digits),
+    max: round(s.max, digits),
+    mean: round(s.mean, digits),
+    cv: round(s.cv, 4),
+  };
 }

@@ -18,7 +18,9 @@ export interface SimpleJobShape {
 export function simpleTfjob(name: string, namespace: string, shape: SimpleJobShape): Record<string, unknown> {
   const template = (r: { cpu: string; memory: string }) => ({
     spec: {
-      containers: [{ name: 'tensorflow', image: 'example.invalid/tf-emulated:latest', resources: { requests: { cpu: r.cpu, memory: r.memory } } }],
+      containers: [
+        { name: 'tensorflow', image: 'example.invalid/tf-emulated:latest', resources: { requests: { cpu: r.cpu, memory: r.memory } } },
+      ],
       ...(shape.podSpec ?? {}),
     },
   });

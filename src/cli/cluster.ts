@@ -56,10 +56,16 @@ export async function main(argv: string[]): Promise<number> {
       const capacity: Record<string, string> = { cpu: values.cpu, memory: values.memory };
       if (gpu > 0) capacity['nvidia.com/gpu'] = String(gpu);
       await cluster.createNodes(fakeNodes('kwok-node', nodes, { capacity }));
-      console.log(`Local cluster is up (${nodes} fake nodes, ${values.cpu} cpu / ${values.memory} each), started in ${(cluster.state.startupMs / 1000).toFixed(1)} s.`);
+      console.log(
+        `Local cluster is up (${nodes} fake nodes, ${values.cpu} cpu / ${values.memory} each), started in ${(cluster.state.startupMs / 1000).toFixed(1)} s.`,
+      );
       console.log(`  export KUBECONFIG=${cluster.kubeconfigPath}`);
-      console.log(`  export PATH=${path.dirname(cluster.state.kubectl)}:$PATH   # kubectl ${path.basename(path.dirname(cluster.state.kubectl))}`);
-      console.log(`Stop it with: hack/dev cluster down${values.dir === path.join(REPO_ROOT, '.cache', 'clusters', 'default') ? '' : ` --dir ${dir}`}`);
+      console.log(
+        `  export PATH=${path.dirname(cluster.state.kubectl)}:$PATH   # kubectl ${path.basename(path.dirname(cluster.state.kubectl))}`,
+      );
+      console.log(
+        `Stop it with: hack/dev cluster down${values.dir === path.join(REPO_ROOT, '.cache', 'clusters', 'default') ? '' : ` --dir ${dir}`}`,
+      );
       console.log(cluster.kubeconfigPath);
       return 0;
     }

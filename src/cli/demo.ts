@@ -59,8 +59,15 @@ export async function main(argv: string[]): Promise<number> {
   const logFile = 'demo-operator.log';
   const logger = createLogger({ level: values['log-level'], destination: createWriteStream(logFile) });
 
-  console.log(`Starting a local control plane for ${scenario.definition.name} (${scenario.cluster.nodeCount} nodes, ${scenario.jobs.length} jobs)...`);
-  const cluster = await LocalCluster.start({ scheduler: true, onProgress: (line) => { if (!line.includes('cached in')) console.log(line); } });
+  console.log(
+    `Starting a local control plane for ${scenario.definition.name} (${scenario.cluster.nodeCount} nodes, ${scenario.jobs.length} jobs)...`,
+  );
+  const cluster = await LocalCluster.start({
+    scheduler: true,
+    onProgress: (line) => {
+      if (!line.includes('cached in')) console.log(line);
+    },
+  });
   const abort = new AbortController();
   let interrupted = false;
   const onSignal = () => {
@@ -81,11 +88,19 @@ export async function main(argv: string[]): Promise<number> {
       console.log(`\n== ${scenario.definition.name} with policy ${p}, time ×${timeScale} (operator log: ${logFile}) ==`);
       const display = new LiveDisplay(p);
       const result = await runScenarioOnCluster({
-        cluster, scenario, policy: p, timeScale, namespace: `demo-${p}`, nodePrefix: `node${i === 0 ? '' : i}`,
-        logger, signal: abort.signal,
+        cluster,
+        scenario,
+        policy: p,
+        timeScale,
+        namespace: `demo-${p}`,
+        nodePrefix: `node${i === 0 ? '' : i}`,
+        logger,
+        signal: abort.signal,
         // Each run gets its own nodes; earlier runs' nodes are tainted away.
         dedicatedNodes: true,
-        onTick: (jobs, now, operator) => { display.render(jobs, now, operator); },
+        onTick: (jobs, now, operator) => {
+          display.render(jobs, now, operator);
+        },
       });
       display.done();
       runs.push(result);
@@ -110,9 +125,11 @@ class LiveDisplay {
 
   render(jobs: readonly EmulatedJob[], now: number, operator: Operator | undefined): void {
     const rows = jobs.map((j) => {
-      const obj = operator?.caches.tfjobs.get(`${operator.config.namespace[0] ?? ''}/${j.name}`) as { status?: { scheduling?: { queue?: string; weight?: string; workersSummary?: string } } } | undefined;
+      const obj = operator?.caches.tfjobs.get(`${operator.config.namespace[0] ?? ''}/${j.name}`) as
+        { status?: { scheduling?: { queue?: string; weight?: string; workersSummary?: string } } } | undefined;
       const s = obj?.status?.scheduling;
-      const state = j.finished !== undefined ? 'Finished' : j.submitted === undefined ? '-' : (s?.queue ?? (j.rate > 0 ? 'Running' : 'Submitted'));
+      const state =
+        j.finished !== undefined ? 'Finished' : j.submitted === undefined ? '-' : (s?.queue ?? (j.rate > 0 ? 'Running' : 'Submitted'));
       const pct = `${Math.floor((j.done / j.workload.work) * 100)}%`;
       const placement = placementSummary(j);
       return `${j.name.padEnd(14)} ${j.workload.label.padEnd(16)} ${state.padEnd(9)} ${(s?.weight ?? '').padEnd(6)} ${(s?.workersSummary ?? '').padEnd(8)} ${pct.padStart(4)}  ${placement}`;
@@ -149,26 +166,42 @@ function fmt(seconds: number | null): string {
 function printResult(r: ScenarioRunResult): void {
   console.log(`\nJCT per job (${r.policy}; scenario seconds, time ×${r.timeScale}):`);
   console.log(`${'job'.padEnd(14)} ${'model'.padEnd(16)} ${'submitted'.padStart(9)} ${'waited'.padStart(7)} ${'JCT'.padStart(7)}`);
-  for (const j of r.jobs) console.log(`${j.name.padEnd(14)} ${j.label.padEnd(16)} ${fmt(j.submitted).padStart(9)} ${fmt(j.waited).padStart(7)} ${fmt(j.jct).padStart(7)}`);
-  const u = Object.entries(r.summary.utilisation).map(([k, v]) => `${k} ${(v * 100).toFixed(1)}%`).join(', ');
-  console.log(`mean JCT ${fmt(r.summary.jctMean)}, p95 ${fmt(r.summary.jctP95)}, makespan ${fmt(r.summary.makespan)}, unfinished ${r.summary.unfinished}, allocated ${u}; wall ${r.wallSeconds.toFixed(0)} s`);
+  for (const j of r.jobs)
+    console.log(
+      `${j.name.padEnd(14)} ${j.label.padEnd(16)} ${fmt(j.submitted).padStart(9)} ${fmt(j.waited).padStart(7)} ${fmt(j.jct).padStart(7)}`,
+    );
+  const u = Object.entries(r.summary.utilisation)
+    .map(([k, v]) => `${k} ${(v * 100).toFixed(1)}%`)
+    .join(', ');
+  console.log(
+    `mean JCT ${fmt(r.summary.jctMean)}, p95 ${fmt(r.summary.jctP95)}, makespan ${fmt(r.summary.makespan)}, unfinished ${r.summary.unfinished}, allocated ${u}; wall ${r.wallSeconds.toFixed(0)} s`,
+  );
 }
 
 function printComparison(runs: readonly ScenarioRunResult[], scenario: ReturnType<typeof loadScenario>, timeScale: number): void {
-  const simulated = runScenario(scenario, { policies: runs.map((r) => r.policy as 'ours' | 'kod2' | 'tf-operator'), passFor: (p) => corePass(p) });
+  const simulated = runScenario(scenario, {
+    policies: runs.map((r) => r.policy as 'ours' | 'kod2' | 'tf-operator'),
+    passFor: (p) => corePass(p),
+  });
   console.log(`\nReal control plane (time ×${timeScale}) vs the simulator's prediction:`);
-  console.log(`${'policy'.padEnd(12)} ${'mean JCT'.padStart(9)} ${'simulated'.padStart(10)} ${'gap'.padStart(7)} ${'makespan'.padStart(9)} ${'simulated'.padStart(10)} ${'cpu alloc'.padStart(10)} ${'simulated'.padStart(10)}`);
+  console.log(
+    `${'policy'.padEnd(12)} ${'mean JCT'.padStart(9)} ${'simulated'.padStart(10)} ${'gap'.padStart(7)} ${'makespan'.padStart(9)} ${'simulated'.padStart(10)} ${'cpu alloc'.padStart(10)} ${'simulated'.padStart(10)}`,
+  );
   for (const r of runs) {
     const sim = simulated.runs.find((s) => s.policy === r.policy)?.summary;
     const simJct = sim?.jct?.mean ?? null;
     const gap = r.summary.jctMean !== null && simJct !== null ? `${(((r.summary.jctMean - simJct) / simJct) * 100).toFixed(1)}%` : '-';
     const cpu = r.summary.utilisation.cpu;
     const simCpu = sim?.utilisation.allocated.cpu;
-    console.log(`${r.policy.padEnd(12)} ${fmt(r.summary.jctMean).padStart(9)} ${fmt(simJct).padStart(10)} ${gap.padStart(7)} ${fmt(r.summary.makespan).padStart(9)} ${fmt(sim?.makespan ?? null).padStart(10)} ${(cpu === undefined ? '-' : `${(cpu * 100).toFixed(1)}%`).padStart(10)} ${(simCpu === undefined ? '-' : `${(simCpu * 100).toFixed(1)}%`).padStart(10)}`);
+    console.log(
+      `${r.policy.padEnd(12)} ${fmt(r.summary.jctMean).padStart(9)} ${fmt(simJct).padStart(10)} ${gap.padStart(7)} ${fmt(r.summary.makespan).padStart(9)} ${fmt(sim?.makespan ?? null).padStart(10)} ${(cpu === undefined ? '-' : `${(cpu * 100).toFixed(1)}%`).padStart(10)} ${(simCpu === undefined ? '-' : `${(simCpu * 100).toFixed(1)}%`).padStart(10)}`,
+    );
   }
   const base = runs.find((r) => r.policy === 'tf-operator');
   for (const r of runs) {
     if (base === undefined || r === base || r.summary.jctMean === null || base.summary.jctMean === null) continue;
-    console.log(`${r.policy}: mean JCT ${((1 - r.summary.jctMean / base.summary.jctMean) * 100).toFixed(1)}% lower than tf-operator compatible mode on the same cluster`);
+    console.log(
+      `${r.policy}: mean JCT ${((1 - r.summary.jctMean / base.summary.jctMean) * 100).toFixed(1)}% lower than tf-operator compatible mode on the same cluster`,
+    );
   }
 }

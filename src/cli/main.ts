@@ -8,7 +8,10 @@ const subcommands: Record<string, { describe: string; load: () => Promise<Subcom
   run: { describe: 'run the operator against the current kubeconfig', load: async () => (await import('./run.ts')).main },
   simulate: { describe: 'simulate scheduling policies on a scenario', load: async () => (await import('../simulator/cli.ts')).main },
   cluster: { describe: 'start or stop the embedded local control plane', load: async () => (await import('./cluster.ts')).main },
-  demo: { describe: 'local cluster + operator + kod2-paper workload, with live progress', load: async () => (await import('./demo.ts')).main },
+  demo: {
+    describe: 'local cluster + operator + kod2-paper workload, with live progress',
+    load: async () => (await import('./demo.ts')).main,
+  },
 };
 
 function usage(): string {

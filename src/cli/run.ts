@@ -37,8 +37,12 @@ export async function main(argv: string[]): Promise<number> {
       },
     );
   };
-  process.on('SIGTERM', () => { shutdown('SIGTERM'); });
-  process.on('SIGINT', () => { shutdown('SIGINT'); });
+  process.on('SIGTERM', () => {
+    shutdown('SIGTERM');
+  });
+  process.on('SIGINT', () => {
+    shutdown('SIGINT');
+  });
   try {
     await operator.start();
   } catch (err) {

@@ -34,7 +34,9 @@ export function jobName(job: WorkloadJob): string {
 export function tfjobManifest(job: WorkloadJob, opts: ManifestOptions): Record<string, unknown> {
   const template = (requests: Resources) => ({
     spec: {
-      containers: [{ name: 'tensorflow', image: opts.image ?? 'example.invalid/tf-emulated:latest', resources: { requests: toQuantities(requests) } }],
+      containers: [
+        { name: 'tensorflow', image: opts.image ?? 'example.invalid/tf-emulated:latest', resources: { requests: toQuantities(requests) } },
+      ],
       ...(opts.tolerations ? { tolerations: opts.tolerations } : {}),
     },
   });

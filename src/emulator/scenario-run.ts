@@ -76,11 +76,13 @@ export async function runScenarioOnCluster(opts: ScenarioRunOptions): Promise<Sc
   });
   const dedicated = opts.dedicatedNodes ?? false;
   const taint: V1Taint = { key: POOL_LABEL, value: nodePrefix, effect: 'NoSchedule' };
-  await cluster.createNodes(fakeNodes(nodePrefix, scenario.cluster.nodeCount, {
-    capacity: toQuantities(scenario.cluster.allocatable),
-    labels: { [POOL_LABEL]: nodePrefix },
-    ...(dedicated ? { taints: [taint] } : {}),
-  }));
+  await cluster.createNodes(
+    fakeNodes(nodePrefix, scenario.cluster.nodeCount, {
+      capacity: toQuantities(scenario.cluster.allocatable),
+      labels: { [POOL_LABEL]: nodePrefix },
+      ...(dedicated ? { taints: [taint] } : {}),
+    }),
+  );
   // Pods need the namespace's default ServiceAccount (created by kube-controller-manager).
   for (let i = 0; i < 300; i++) {
     try {
@@ -95,9 +97,18 @@ export async function runScenarioOnCluster(opts: ScenarioRunOptions): Promise<Sc
   if (opts.inProcessOperator ?? true) {
     const { config } = loadConfig({
       argv: [
-        '--namespace', namespace, '--policy', opts.policy, '--time-scale', String(opts.timeScale),
-        '--node-selector', `${POOL_LABEL}=${nodePrefix}`,
-        '--metrics-bind-address', '0', '--health-probe-bind-address', '0',
+        '--namespace',
+        namespace,
+        '--policy',
+        opts.policy,
+        '--time-scale',
+        String(opts.timeScale),
+        '--node-selector',
+        `${POOL_LABEL}=${nodePrefix}`,
+        '--metrics-bind-address',
+        '0',
+        '--health-probe-bind-address',
+        '0',
         ...(opts.extraOperatorFlags ?? []),
       ],
       env: {},
@@ -107,22 +118,41 @@ export async function runScenarioOnCluster(opts: ScenarioRunOptions): Promise<Sc
   }
 
   const emulator = new TrainingEmulator({
-    kc, clients, namespace, jobs: scenario.jobs, timeScale: opts.timeScale,
-    startupSeconds: scenario.definition.startupSeconds, logger: opts.logger,
+    kc,
+    clients,
+    namespace,
+    jobs: scenario.jobs,
+    timeScale: opts.timeScale,
+    startupSeconds: scenario.definition.startupSeconds,
+    logger: opts.logger,
   });
   await emulator.start();
 
   const manifests = scenario.jobs.map((job) => ({
     job,
-    body: withPlacementPool(tfjobManifest(job, { namespace, cluster: scenario.cluster, declareScalingCurve: scenario.definition.declareScalingCurves }), nodePrefix, dedicated),
+    body: withPlacementPool(
+      tfjobManifest(job, { namespace, cluster: scenario.cluster, declareScalingCurve: scenario.definition.declareScalingCurves }),
+      nodePrefix,
+      dedicated,
+    ),
   }));
-  const horizon = opts.horizonSeconds ?? 4 * Math.max(...scenario.jobs.map((j) => j.submitSeconds + idealRuntimeSeconds(j, scenario.cluster, scenario.definition.startupSeconds)));
+  const horizon =
+    opts.horizonSeconds ??
+    4 *
+      Math.max(...scenario.jobs.map((j) => j.submitSeconds + idealRuntimeSeconds(j, scenario.cluster, scenario.definition.startupSeconds)));
   const pending = [...manifests].sort((a, b) => a.job.submitSeconds - b.job.submitSeconds);
   const custom = kc.makeApiClient((await import('@kubernetes/client-node')).CustomObjectsApi);
   // The API server compiles a CRD's schema and validation rules on first use, which takes seconds of
   // real time for the TFJob CRD: warm it up with a dry run so it does not count as scenario time.
   if (manifests[0] !== undefined) {
-    await custom.createNamespacedCustomObject({ group: 'kubeflow.org', version: 'v1', plural: 'tfjobs', namespace, body: manifests[0].body, dryRun: 'All' });
+    await custom.createNamespacedCustomObject({
+      group: 'kubeflow.org',
+      version: 'v1',
+      plural: 'tfjobs',
+      namespace,
+      body: manifests[0].body,
+      dryRun: 'All',
+    });
   }
   try {
     let lastTick = 0;

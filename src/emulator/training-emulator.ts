@@ -3,7 +3,15 @@
 // (`progressRate` of where its running PS and workers are), and when a job's work is done ends all
 // its pods with exit code 0 (kwok then marks them Succeeded, and the operator sees the job succeed).
 // Time is compressed: one real second is `timeScale` seconds of training.
-import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubeConfig,
+  type KubernetesObject,
+  type V1Pod,
+} from '@kubernetes/client-node';
 import { LABEL_JOB_NAME, LABEL_REPLICA_TYPE } from '../api/v1/constants.ts';
 import { POD_EXIT_CODE_ANNOTATION } from '../local-cluster/nodes.ts';
 import { Informer } from '../runtime/informer.ts';
@@ -71,16 +79,32 @@ export class TrainingEmulator {
     this.#core = opts.clients.api(CoreV1Api);
     const custom = opts.clients.api(CustomObjectsApi);
     const ns = opts.namespace;
-    this.#pods = new Informer<V1Pod>(opts.kc, {
-      list: ({ limit, continueToken }) => this.#core.listNamespacedPod({ namespace: ns, limit, _continue: continueToken, labelSelector: LABEL_JOB_NAME }),
-      watchPath: `/api/v1/namespaces/${ns}/pods`,
-      labelSelector: LABEL_JOB_NAME,
-    }, { name: 'emulator-pods', logger: opts.logger });
-    this.#tfjobs = new Informer<JobObject>(opts.kc, {
-      list: ({ limit, continueToken }) =>
-        custom.listNamespacedCustomObject({ group: 'kubeflow.org', version: 'v1', plural: 'tfjobs', namespace: ns, limit, _continue: continueToken }) as Promise<{ items: JobObject[] }>,
-      watchPath: `/apis/kubeflow.org/v1/namespaces/${ns}/tfjobs`,
-    }, { name: 'emulator-tfjobs', logger: opts.logger });
+    this.#pods = new Informer<V1Pod>(
+      opts.kc,
+      {
+        list: ({ limit, continueToken }) =>
+          this.#core.listNamespacedPod({ namespace: ns, limit, _continue: continueToken, labelSelector: LABEL_JOB_NAME }),
+        watchPath: `/api/v1/namespaces/${ns}/pods`,
+        labelSelector: LABEL_JOB_NAME,
+      },
+      { name: 'emulator-pods', logger: opts.logger },
+    );
+    this.#tfjobs = new Informer<JobObject>(
+      opts.kc,
+      {
+        list: ({ limit, continueToken }) =>
+          custom.listNamespacedCustomObject({
+            group: 'kubeflow.org',
+            version: 'v1',
+            plural: 'tfjobs',
+            namespace: ns,
+            limit,
+            _continue: continueToken,
+          }) as Promise<{ items: JobObject[] }>,
+        watchPath: `/apis/kubeflow.org/v1/namespaces/${ns}/tfjobs`,
+      },
+      { name: 'emulator-tfjobs', logger: opts.logger },
+    );
   }
 
   /** Scenario seconds elapsed since the emulator started. */
@@ -103,7 +127,9 @@ export class TrainingEmulator {
     this.#timer = setInterval(() => {
       if (this.#busy) return;
       this.#busy = true;
-      void this.#tick().finally(() => { this.#busy = false; });
+      void this.#tick().finally(() => {
+        this.#busy = false;
+      });
     }, this.#opts.tickMs ?? 100);
   }
 
@@ -184,15 +210,23 @@ export class TrainingEmulator {
   }
 
   async #endPods(pods: readonly V1Pod[]): Promise<void> {
-    await Promise.all(pods.filter((p) => p.status?.phase === 'Running').map(async (pod) => {
-      try {
-        await this.#core.patchNamespacedPod(
-          { name: pod.metadata?.name ?? '', namespace: this.#opts.namespace, body: { metadata: { annotations: { [POD_EXIT_CODE_ANNOTATION]: '0' } } } },
-          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-        );
-      } catch (err) {
-        this.#opts.logger.warn({ err, pod: pod.metadata?.name }, 'Could not end an emulated pod');
-      }
-    }));
+    await Promise.all(
+      pods
+        .filter((p) => p.status?.phase === 'Running')
+        .map(async (pod) => {
+          try {
+            await this.#core.patchNamespacedPod(
+              {
+                name: pod.metadata?.name ?? '',
+                namespace: this.#opts.namespace,
+                body: { metadata: { annotations: { [POD_EXIT_CODE_ANNOTATION]: '0' } } },
+              },
+              setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+            );
+          } catch (err) {
+            this.#opts.logger.warn({ err, pod: pod.metadata?.name }, 'Could not end an emulated pod');
+          }
+        }),
+    );
   }
 }

@@ -38,7 +38,9 @@ export async function ensureUpstream(
   });
   const code = await new Promise<number>((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (c) => { resolve(c ?? 1); });
+    child.on('close', (c) => {
+      resolve(c ?? 1);
+    });
   });
   if (pending !== '') onProgress(pending);
   if (code !== 0) throw new Error(`hack/build-upstream.sh ${components.join(' ')} failed with exit code ${code}`);

@@ -69,7 +69,12 @@ export class LocalCluster {
   #stopped = false;
   #exitHook: () => void;
 
-  private constructor(state: ClusterState, processes: ManagedProcess[], tiedToProcess: boolean, launchSpecs: ReadonlyMap<string, LaunchSpec> = new Map()) {
+  private constructor(
+    state: ClusterState,
+    processes: ManagedProcess[],
+    tiedToProcess: boolean,
+    launchSpecs: ReadonlyMap<string, LaunchSpec> = new Map(),
+  ) {
     this.#state = state;
     this.#processes = processes;
     this.#launchSpecs = launchSpecs;
@@ -145,7 +150,14 @@ export class LocalCluster {
     };
 
     try {
-      const [etcdClient, etcdPeer, apiPort, kcmPort, schedPort, kwokPort] = await freePorts(6) as [number, number, number, number, number, number];
+      const [etcdClient, etcdPeer, apiPort, kcmPort, schedPort, kwokPort] = (await freePorts(6)) as [
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+      ];
 
       // Credentials: static bearer tokens per component (no client certificates needed), and a
       // ServiceAccount signing key so real ServiceAccount tokens work (RBAC tests, TokenRequest).
@@ -208,11 +220,16 @@ export class LocalCluster {
         ...(options.extraApiserverArgs ?? []),
       ]);
       const caFile = path.join(certDir, 'apiserver.crt');
-      await waitFor('kube-apiserver', apiserver, async () => {
-        if (!existsSync(caFile)) return false;
-        const res = await httpGet(`${server}/readyz`, { token: users.admin.token, ca: readFileSync(caFile) });
-        return res.status === 200;
-      }, 120_000);
+      await waitFor(
+        'kube-apiserver',
+        apiserver,
+        async () => {
+          if (!existsSync(caFile)) return false;
+          const res = await httpGet(`${server}/readyz`, { token: users.admin.token, ca: readFileSync(caFile) });
+          return res.status === 200;
+        },
+        120_000,
+      );
 
       const kubeconfigFor = (u: { name: string; token: string }, fname: string) => {
         const p = file(fname);
@@ -238,7 +255,9 @@ export class LocalCluster {
           `--secure-port=${kcmPort}`,
           // Faster reaction to a fake node that stops renewing its lease (node-failure tests).
           '--node-monitor-grace-period=20s',
-          ...(options.noRateLimits === true ? ['--kube-api-qps=1000', '--kube-api-burst=2000'] : ['--kube-api-qps=100', '--kube-api-burst=200']),
+          ...(options.noRateLimits === true
+            ? ['--kube-api-qps=1000', '--kube-api-burst=2000']
+            : ['--kube-api-qps=100', '--kube-api-burst=200']),
         ]);
       }
 
@@ -287,7 +306,9 @@ export class LocalCluster {
       const cluster = new LocalCluster(state, processes, options.tiedToProcess ?? true, launchSpecs);
       await cluster.#waitForDefaultServiceAccount();
       writeFileSync(file(STATE_FILE), JSON.stringify({ ...state, startupMs: Math.round(performance.now() - started) }, null, 2));
-      progress(`[local-cluster] ready in ${((performance.now() - started) / 1000).toFixed(1)} s at ${server} (kubeconfig ${adminKubeconfig})`);
+      progress(
+        `[local-cluster] ready in ${((performance.now() - started) / 1000).toFixed(1)} s at ${server} (kubeconfig ${adminKubeconfig})`,
+      );
       return cluster;
     } catch (err) {
       for (const p of processes.reverse()) await p.stop(2_000);
@@ -360,7 +381,12 @@ export class LocalCluster {
     this.#state = { ...this.#state, processes: { ...this.#state.processes, [name]: { pid: p.pid, log: p.logFile } } };
     if (name === 'kube-apiserver') {
       const ca = readFileSync(this.#state.caFile);
-      await waitFor(name, p, async () => (await httpGet(`${this.#state.server}/readyz`, { token: this.#state.adminToken, ca })).status === 200, opts.timeoutMs ?? 120_000);
+      await waitFor(
+        name,
+        p,
+        async () => (await httpGet(`${this.#state.server}/readyz`, { token: this.#state.adminToken, ca })).status === 200,
+        opts.timeoutMs ?? 120_000,
+      );
     }
     return p.pid;
   }
@@ -427,7 +453,9 @@ function httpGet(url: string, opts: { token?: string; ca?: Buffer } = {}): Promi
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));
-      res.on('end', () => { resolve({ status: res.statusCode ?? 0, body }); });
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, body });
+      });
     };
     const req =
       u.protocol === 'https:'

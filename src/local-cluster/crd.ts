@@ -21,7 +21,10 @@ export async function installCrd(kc: KubeConfig, file = TFJOB_CRD_FILE): Promise
   } catch (err) {
     if ((err as { code?: number }).code !== 409) throw err;
     const current = await api.readCustomResourceDefinition({ name });
-    await raw.request('PUT', `${collection}/${name}`, { ...crd, metadata: { ...crd.metadata, resourceVersion: current.metadata?.resourceVersion } });
+    await raw.request('PUT', `${collection}/${name}`, {
+      ...crd,
+      metadata: { ...crd.metadata, resourceVersion: current.metadata?.resourceVersion },
+    });
   }
   const deadline = Date.now() + 30_000;
   for (;;) {

@@ -14,7 +14,9 @@ export async function freePort(): Promise<number> {
         return;
       }
       const { port } = address;
-      server.close(() => { resolve(port); });
+      server.close(() => {
+        resolve(port);
+      });
     });
   });
 }

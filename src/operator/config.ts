@@ -23,38 +23,189 @@ interface OptionSpec {
 
 /** Every option, in `--help` order. Durations accept `500ms`, `30s`, `5m`, `1h` or plain milliseconds. */
 export const OPTIONS = [
-  { flag: 'kubeconfig', env: 'KUBECONFIG', kind: 'string', default: '', help: 'kubeconfig file; empty = in-cluster config, then ~/.kube/config' },
-  { flag: 'namespace', env: 'KUBEFLOW_NAMESPACE', kind: 'list', default: [], help: 'namespaces to manage (comma-separated); empty = all namespaces' },
-  { flag: 'policy', env: 'TFJOB_POLICY', kind: 'string', default: 'ours', help: 'scheduling policy: ours | kod2 | tf-operator (no queueing, pods to the default scheduler)' },
+  {
+    flag: 'kubeconfig',
+    env: 'KUBECONFIG',
+    kind: 'string',
+    default: '',
+    help: 'kubeconfig file; empty = in-cluster config, then ~/.kube/config',
+  },
+  {
+    flag: 'namespace',
+    env: 'KUBEFLOW_NAMESPACE',
+    kind: 'list',
+    default: [],
+    help: 'namespaces to manage (comma-separated); empty = all namespaces',
+  },
+  {
+    flag: 'policy',
+    env: 'TFJOB_POLICY',
+    kind: 'string',
+    default: 'ours',
+    help: 'scheduling policy: ours | kod2 | tf-operator (no queueing, pods to the default scheduler)',
+  },
   { flag: 'controller-threads', env: 'TFJOB_CONTROLLER_THREADS', kind: 'number', default: 4, help: 'concurrent TFJob reconciles' },
-  { flag: 'kube-api-qps', env: 'TFJOB_KUBE_API_QPS', kind: 'number', default: 50, help: 'client-side rate limit on API requests per second (0 = unlimited)' },
+  {
+    flag: 'kube-api-qps',
+    env: 'TFJOB_KUBE_API_QPS',
+    kind: 'number',
+    default: 50,
+    help: 'client-side rate limit on API requests per second (0 = unlimited)',
+  },
   { flag: 'kube-api-burst', env: 'TFJOB_KUBE_API_BURST', kind: 'number', default: 100, help: 'client-side burst of API requests' },
-  { flag: 'metrics-bind-address', env: 'TFJOB_METRICS_BIND_ADDRESS', kind: 'string', default: ':8080', help: 'address of /metrics ("0" disables)' },
-  { flag: 'health-probe-bind-address', env: 'TFJOB_HEALTH_PROBE_BIND_ADDRESS', kind: 'string', default: ':8081', help: 'address of /healthz and /readyz ("0" disables)' },
-  { flag: 'leader-elect', env: 'TFJOB_LEADER_ELECT', kind: 'boolean', default: false, help: 'elect a leader on a Lease so only one replica acts' },
-  { flag: 'leader-election-id', env: 'TFJOB_LEADER_ELECTION_ID', kind: 'string', default: 'tfjob-operator.kubeflow.org', help: 'name of the Lease' },
-  { flag: 'leader-election-namespace', env: 'POD_NAMESPACE', kind: 'string', default: 'tfjob-operator-system', help: 'namespace of the Lease (the operator\'s own)' },
-  { flag: 'leader-election-lease-duration', kind: 'duration', default: '15s', help: 'how long a standby waits before taking over an unrenewed lease' },
-  { flag: 'leader-election-renew-deadline', kind: 'duration', default: '10s', help: 'how long the leader keeps acting without a successful renew' },
+  {
+    flag: 'metrics-bind-address',
+    env: 'TFJOB_METRICS_BIND_ADDRESS',
+    kind: 'string',
+    default: ':8080',
+    help: 'address of /metrics ("0" disables)',
+  },
+  {
+    flag: 'health-probe-bind-address',
+    env: 'TFJOB_HEALTH_PROBE_BIND_ADDRESS',
+    kind: 'string',
+    default: ':8081',
+    help: 'address of /healthz and /readyz ("0" disables)',
+  },
+  {
+    flag: 'leader-elect',
+    env: 'TFJOB_LEADER_ELECT',
+    kind: 'boolean',
+    default: false,
+    help: 'elect a leader on a Lease so only one replica acts',
+  },
+  {
+    flag: 'leader-election-id',
+    env: 'TFJOB_LEADER_ELECTION_ID',
+    kind: 'string',
+    default: 'tfjob-operator.kubeflow.org',
+    help: 'name of the Lease',
+  },
+  {
+    flag: 'leader-election-namespace',
+    env: 'POD_NAMESPACE',
+    kind: 'string',
+    default: 'tfjob-operator-system',
+    help: "namespace of the Lease (the operator's own)",
+  },
+  {
+    flag: 'leader-election-lease-duration',
+    kind: 'duration',
+    default: '15s',
+    help: 'how long a standby waits before taking over an unrenewed lease',
+  },
+  {
+    flag: 'leader-election-renew-deadline',
+    kind: 'duration',
+    default: '10s',
+    help: 'how long the leader keeps acting without a successful renew',
+  },
   { flag: 'leader-election-retry-period', kind: 'duration', default: '2s', help: 'interval between lease acquire/renew attempts' },
-  { flag: 'identity', env: 'POD_NAME', kind: 'string', default: '', help: 'this replica\'s identity for leader election and events (default: hostname + random suffix)' },
-  { flag: 'cluster-domain', env: 'CUSTOM_CLUSTER_DOMAIN', kind: 'string', default: '', help: 'domain appended to replica hosts in TF_CONFIG (tf-operator\'s CUSTOM_CLUSTER_DOMAIN)' },
-  { flag: 'legacy-labels', env: 'TFJOB_LEGACY_LABELS', kind: 'boolean', default: false, help: 'also put pre-v1.6 labels (group-name, job-name, replica-type, ...) on pods for old clients' },
-  { flag: 'starve-limit', env: 'TFJOB_STARVE_LIMIT', kind: 'duration', default: '30m', help: 'STARVELIMIT: waiting time after which a job is promoted and may preempt its class' },
-  { flag: 'scale-out-cooldown', env: 'TFJOB_SCALE_OUT_COOLDOWN', kind: 'duration', default: '60s', help: 'a worker added by scale-out is not preempted by the same class for this long (ours)' },
+  {
+    flag: 'identity',
+    env: 'POD_NAME',
+    kind: 'string',
+    default: '',
+    help: "this replica's identity for leader election and events (default: hostname + random suffix)",
+  },
+  {
+    flag: 'cluster-domain',
+    env: 'CUSTOM_CLUSTER_DOMAIN',
+    kind: 'string',
+    default: '',
+    help: "domain appended to replica hosts in TF_CONFIG (tf-operator's CUSTOM_CLUSTER_DOMAIN)",
+  },
+  {
+    flag: 'legacy-labels',
+    env: 'TFJOB_LEGACY_LABELS',
+    kind: 'boolean',
+    default: false,
+    help: 'also put pre-v1.6 labels (group-name, job-name, replica-type, ...) on pods for old clients',
+  },
+  {
+    flag: 'starve-limit',
+    env: 'TFJOB_STARVE_LIMIT',
+    kind: 'duration',
+    default: '30m',
+    help: 'STARVELIMIT: waiting time after which a job is promoted and may preempt its class',
+  },
+  {
+    flag: 'scale-out-cooldown',
+    env: 'TFJOB_SCALE_OUT_COOLDOWN',
+    kind: 'duration',
+    default: '60s',
+    help: 'a worker added by scale-out is not preempted by the same class for this long (ours)',
+  },
   { flag: 'weight-slope', kind: 'number', default: 2.5, help: 'weight heuristic: slope s of the logit' },
   { flag: 'weight-worker-exponent', kind: 'number', default: 0.5, help: 'weight heuristic: γ, influence of the minimum worker count' },
   { flag: 'weight-reference-share', kind: 'number', default: 0.1, help: 'weight heuristic: cluster share of a job whose weight is 0.5' },
-  { flag: 'default-min-workers', env: 'TFJOB_DEFAULT_MIN_WORKERS', kind: 'number', default: 0, help: 'min workers for jobs that declare none; 0 = fixed size (Worker.replicas), i.e. not elastic' },
-  { flag: 'default-max-workers', env: 'TFJOB_DEFAULT_MAX_WORKERS', kind: 'number', default: 0, help: 'max workers for jobs that declare none; 0 = Worker.replicas' },
-  { flag: 'default-cpu-request', env: 'TFJOB_DEFAULT_CPU_REQUEST', kind: 'string', default: '100m', help: 'cpu assumed for placement of a replica container that requests none' },
-  { flag: 'default-memory-request', env: 'TFJOB_DEFAULT_MEMORY_REQUEST', kind: 'string', default: '256Mi', help: 'memory assumed for placement of a replica container that requests none' },
-  { flag: 'node-selector', env: 'TFJOB_NODE_SELECTOR', kind: 'string', default: '', help: 'label selector (k=v,k2=v2) of the nodes the operator places pods on; empty = all nodes' },
-  { flag: 'node-lost-grace', env: 'TFJOB_NODE_LOST_GRACE', kind: 'duration', default: '60s', help: 'pods on a node NotReady this long (or deleted) are removed and placed again elsewhere' },
-  { flag: 'scheduling-interval', kind: 'duration', default: '10s', help: 'scheduling pass timer (starvation aging, cool-downs), besides event-driven passes' },
-  { flag: 'scheduling-debounce', kind: 'duration', default: '200ms', help: 'events within this window are coalesced into one scheduling pass' },
-  { flag: 'time-scale', env: 'TFJOB_TIME_SCALE', kind: 'number', default: 1, help: 'divide every scheduling timer by this (compressed-time demos and benchmarks)' },
-  { flag: 'enable-scheme', kind: 'list', default: ['tfjob'], help: 'accepted for compatibility with training-operator; only tfjob is served' },
+  {
+    flag: 'default-min-workers',
+    env: 'TFJOB_DEFAULT_MIN_WORKERS',
+    kind: 'number',
+    default: 0,
+    help: 'min workers for jobs that declare none; 0 = fixed size (Worker.replicas), i.e. not elastic',
+  },
+  {
+    flag: 'default-max-workers',
+    env: 'TFJOB_DEFAULT_MAX_WORKERS',
+    kind: 'number',
+    default: 0,
+    help: 'max workers for jobs that declare none; 0 = Worker.replicas',
+  },
+  {
+    flag: 'default-cpu-request',
+    env: 'TFJOB_DEFAULT_CPU_REQUEST',
+    kind: 'string',
+    default: '100m',
+    help: 'cpu assumed for placement of a replica container that requests none',
+  },
+  {
+    flag: 'default-memory-request',
+    env: 'TFJOB_DEFAULT_MEMORY_REQUEST',
+    kind: 'string',
+    default: '256Mi',
+    help: 'memory assumed for placement of a replica container that requests none',
+  },
+  {
+    flag: 'node-selector',
+    env: 'TFJOB_NODE_SELECTOR',
+    kind: 'string',
+    default: '',
+    help: 'label selector (k=v,k2=v2) of the nodes the operator places pods on; empty = all nodes',
+  },
+  {
+    flag: 'node-lost-grace',
+    env: 'TFJOB_NODE_LOST_GRACE',
+    kind: 'duration',
+    default: '60s',
+    help: 'pods on a node NotReady this long (or deleted) are removed and placed again elsewhere',
+  },
+  {
+    flag: 'scheduling-interval',
+    kind: 'duration',
+    default: '10s',
+    help: 'scheduling pass timer (starvation aging, cool-downs), besides event-driven passes',
+  },
+  {
+    flag: 'scheduling-debounce',
+    kind: 'duration',
+    default: '200ms',
+    help: 'events within this window are coalesced into one scheduling pass',
+  },
+  {
+    flag: 'time-scale',
+    env: 'TFJOB_TIME_SCALE',
+    kind: 'number',
+    default: 1,
+    help: 'divide every scheduling timer by this (compressed-time demos and benchmarks)',
+  },
+  {
+    flag: 'enable-scheme',
+    kind: 'list',
+    default: ['tfjob'],
+    help: 'accepted for compatibility with training-operator; only tfjob is served',
+  },
   { flag: 'log-level', env: 'LOG_LEVEL', kind: 'string', default: 'info', help: 'trace | debug | info | warn | error' },
 ] as const satisfies readonly OptionSpec[];
 
@@ -71,44 +222,54 @@ export function parseDuration(text: string): number {
 
 const quantityRe = /^\d+(\.\d+)?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/;
 
-const operatorConfigSchema = z.object({
-  kubeconfig: z.string(),
-  namespace: z.array(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a namespace name')),
-  policy: z.enum(POLICIES),
-  controllerThreads: z.number().int().min(1).max(256),
-  kubeApiQps: z.number().min(0),
-  kubeApiBurst: z.number().int().min(1),
-  metricsBindAddress: z.string(),
-  healthProbeBindAddress: z.string(),
-  leaderElect: z.boolean(),
-  leaderElectionId: z.string().min(1),
-  leaderElectionNamespace: z.string().min(1),
-  leaderElectionLeaseDuration: z.number().positive(),
-  leaderElectionRenewDeadline: z.number().positive(),
-  leaderElectionRetryPeriod: z.number().positive(),
-  identity: z.string(),
-  clusterDomain: z.string(),
-  legacyLabels: z.boolean(),
-  starveLimit: z.number().positive(),
-  scaleOutCooldown: z.number().nonnegative(),
-  weightSlope: z.number().positive(),
-  weightWorkerExponent: z.number().nonnegative(),
-  weightReferenceShare: z.number().positive(),
-  defaultMinWorkers: z.number().int().min(0),
-  defaultMaxWorkers: z.number().int().min(0),
-  defaultCpuRequest: z.string().regex(quantityRe, 'must be a Kubernetes quantity such as 100m or 1'),
-  defaultMemoryRequest: z.string().regex(quantityRe, 'must be a Kubernetes quantity such as 256Mi'),
-  nodeSelector: z.string().regex(/^$|^[^,=]+=[^,=]*(,[^,=]+=[^,=]*)*$/, 'must be k=v[,k2=v2]'),
-  nodeLostGrace: z.number().nonnegative(),
-  schedulingInterval: z.number().positive(),
-  schedulingDebounce: z.number().nonnegative(),
-  timeScale: z.number().positive(),
-  enableScheme: z.array(z.string()),
-  logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']),
-})
-  .refine((c) => c.defaultMaxWorkers === 0 || c.defaultMaxWorkers >= c.defaultMinWorkers, { message: 'default-max-workers must be ≥ default-min-workers', path: ['defaultMaxWorkers'] })
-  .refine((c) => c.leaderElectionRenewDeadline < c.leaderElectionLeaseDuration, { message: 'must be shorter than leader-election-lease-duration', path: ['leaderElectionRenewDeadline'] })
-  .refine((c) => c.enableScheme.every((s) => s.toLowerCase() === 'tfjob'), { message: 'only "tfjob" is served by this operator', path: ['enableScheme'] });
+const operatorConfigSchema = z
+  .object({
+    kubeconfig: z.string(),
+    namespace: z.array(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a namespace name')),
+    policy: z.enum(POLICIES),
+    controllerThreads: z.number().int().min(1).max(256),
+    kubeApiQps: z.number().min(0),
+    kubeApiBurst: z.number().int().min(1),
+    metricsBindAddress: z.string(),
+    healthProbeBindAddress: z.string(),
+    leaderElect: z.boolean(),
+    leaderElectionId: z.string().min(1),
+    leaderElectionNamespace: z.string().min(1),
+    leaderElectionLeaseDuration: z.number().positive(),
+    leaderElectionRenewDeadline: z.number().positive(),
+    leaderElectionRetryPeriod: z.number().positive(),
+    identity: z.string(),
+    clusterDomain: z.string(),
+    legacyLabels: z.boolean(),
+    starveLimit: z.number().positive(),
+    scaleOutCooldown: z.number().nonnegative(),
+    weightSlope: z.number().positive(),
+    weightWorkerExponent: z.number().nonnegative(),
+    weightReferenceShare: z.number().positive(),
+    defaultMinWorkers: z.number().int().min(0),
+    defaultMaxWorkers: z.number().int().min(0),
+    defaultCpuRequest: z.string().regex(quantityRe, 'must be a Kubernetes quantity such as 100m or 1'),
+    defaultMemoryRequest: z.string().regex(quantityRe, 'must be a Kubernetes quantity such as 256Mi'),
+    nodeSelector: z.string().regex(/^$|^[^,=]+=[^,=]*(,[^,=]+=[^,=]*)*$/, 'must be k=v[,k2=v2]'),
+    nodeLostGrace: z.number().nonnegative(),
+    schedulingInterval: z.number().positive(),
+    schedulingDebounce: z.number().nonnegative(),
+    timeScale: z.number().positive(),
+    enableScheme: z.array(z.string()),
+    logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']),
+  })
+  .refine((c) => c.defaultMaxWorkers === 0 || c.defaultMaxWorkers >= c.defaultMinWorkers, {
+    message: 'default-max-workers must be ≥ default-min-workers',
+    path: ['defaultMaxWorkers'],
+  })
+  .refine((c) => c.leaderElectionRenewDeadline < c.leaderElectionLeaseDuration, {
+    message: 'must be shorter than leader-election-lease-duration',
+    path: ['leaderElectionRenewDeadline'],
+  })
+  .refine((c) => c.enableScheme.every((s) => s.toLowerCase() === 'tfjob'), {
+    message: 'only "tfjob" is served by this operator',
+    path: ['enableScheme'],
+  });
 
 export type OperatorConfig = z.infer<typeof operatorConfigSchema>;
 
@@ -144,7 +305,10 @@ function convert(spec: OptionSpec, raw: unknown, source: string): unknown {
       }
     case 'list':
       if (Array.isArray(raw)) return raw.map(text);
-      return text(raw).split(',').map((s) => s.trim()).filter((s) => s !== '');
+      return text(raw)
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
     case 'string':
       return text(raw);
   }
@@ -209,7 +373,8 @@ export function loadConfig(sources: ConfigSources): { config: OperatorConfig; he
     } catch (err) {
       throw new ConfigError(`cannot read config file ${flags.configFile}: ${(err as Error).message}`);
     }
-    if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) throw new ConfigError(`config file ${flags.configFile} must be a mapping`);
+    if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed)))
+      throw new ConfigError(`config file ${flags.configFile} must be a mapping`);
     file = (parsed ?? {}) as Record<string, unknown>;
     const knownKeys = new Set<string>(OPTIONS.map((o) => camel(o.flag)));
     for (const key of Object.keys(file)) {

@@ -106,7 +106,14 @@ type Container = NonNullable<V1Pod['spec']>['containers'][number];
 function reduceContainer(c: Container): Container {
   return {
     name: c.name,
-    ...(c.resources === undefined ? {} : { resources: { ...(c.resources.requests ? { requests: c.resources.requests } : {}), ...(c.resources.limits ? { limits: c.resources.limits } : {}) } }),
+    ...(c.resources === undefined
+      ? {}
+      : {
+          resources: {
+            ...(c.resources.requests ? { requests: c.resources.requests } : {}),
+            ...(c.resources.limits ? { limits: c.resources.limits } : {}),
+          },
+        }),
     ...(c.restartPolicy === undefined ? {} : { restartPolicy: c.restartPolicy }),
   };
 }
@@ -150,17 +157,19 @@ export function reduceOwnedPod(pod: V1Pod): V1Pod {
       ...(spec?.initContainers ? { initContainers: spec.initContainers.map(reduceContainer) } : {}),
       ...(spec?.overhead ? { overhead: spec.overhead } : {}),
     },
-    ...(status === undefined ? {} : {
-      status: {
-        ...(status.phase === undefined ? {} : { phase: status.phase }),
-        ...(status.reason === undefined ? {} : { reason: status.reason }),
-        ...(status.message === undefined ? {} : { message: status.message }),
-        ...(status.startTime === undefined ? {} : { startTime: status.startTime }),
-        ...(status.conditions ? { conditions: status.conditions } : {}),
-        ...(status.containerStatuses ? { containerStatuses: status.containerStatuses.map(reduceContainerStatus) } : {}),
-        ...(status.initContainerStatuses ? { initContainerStatuses: status.initContainerStatuses.map(reduceContainerStatus) } : {}),
-      },
-    }),
+    ...(status === undefined
+      ? {}
+      : {
+          status: {
+            ...(status.phase === undefined ? {} : { phase: status.phase }),
+            ...(status.reason === undefined ? {} : { reason: status.reason }),
+            ...(status.message === undefined ? {} : { message: status.message }),
+            ...(status.startTime === undefined ? {} : { startTime: status.startTime }),
+            ...(status.conditions ? { conditions: status.conditions } : {}),
+            ...(status.containerStatuses ? { containerStatuses: status.containerStatuses.map(reduceContainerStatus) } : {}),
+            ...(status.initContainerStatuses ? { initContainerStatuses: status.initContainerStatuses.map(reduceContainerStatus) } : {}),
+          },
+        }),
   };
 }
 
@@ -193,7 +202,14 @@ export function createOperatorCaches(deps: Deps): OperatorCaches {
       list: ({ limit, continueToken }) =>
         (ns === undefined
           ? custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, limit, _continue: continueToken })
-          : custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: ns, limit, _continue: continueToken })) as Promise<ListPage<TFJobObject>>,
+          : custom.listNamespacedCustomObject({
+              group: GROUP,
+              version: VERSION,
+              plural: PLURAL,
+              namespace: ns,
+              limit,
+              _continue: continueToken,
+            })) as Promise<ListPage<TFJobObject>>,
       watchPath: ns === undefined ? `/apis/${GROUP}/${VERSION}/${PLURAL}` : `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${PLURAL}`,
     };
     return new Informer(deps.kc, lw, informerOptions<TFJobObject>(deps, ns === undefined ? 'tfjobs' : `tfjobs/${ns}`, false));
@@ -220,7 +236,11 @@ export function createOperatorCaches(deps: Deps): OperatorCaches {
       watchPath: ns === undefined ? '/api/v1/services' : `/api/v1/namespaces/${ns}/services`,
       labelSelector: OWNED_SELECTOR,
     };
-    return new Informer(deps.kc, lw, informerOptions<V1Service>(deps, ns === undefined ? 'services' : `services/${ns}`, true, reduceOwnedService));
+    return new Informer(
+      deps.kc,
+      lw,
+      informerOptions<V1Service>(deps, ns === undefined ? 'services' : `services/${ns}`, true, reduceOwnedService),
+    );
   });
 
   return { tfjobs, pods, services };

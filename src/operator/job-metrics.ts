@@ -10,7 +10,12 @@ export class JobMetrics {
 
   constructor(registry: Registry) {
     const make = (what: string, help: string) =>
-      new Counter({ name: `training_operator_jobs_${what}_total`, help, labelNames: ['job_namespace', 'framework'], registers: [registry] });
+      new Counter({
+        name: `training_operator_jobs_${what}_total`,
+        help,
+        labelNames: ['job_namespace', 'framework'],
+        registers: [registry],
+      });
     this.created = make('created', 'Counts number of jobs created');
     this.deleted = make('deleted', 'Counts number of jobs deleted');
     this.successful = make('successful', 'Counts number of jobs successful');

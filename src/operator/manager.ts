@@ -101,10 +101,18 @@ export class Operator {
       reconciler: (key, ctx) => late.tfjob!.reconcile(key, ctx),
     });
     const policy = config.policy;
-    const makeScheduling = opts.scheduling ?? (policy === 'tf-operator' ? undefined : (ctx: SchedulingContext) => new PrioritySchedulingLoop(ctx, policy));
+    const makeScheduling =
+      opts.scheduling ?? (policy === 'tf-operator' ? undefined : (ctx: SchedulingContext) => new PrioritySchedulingLoop(ctx, policy));
     this.#scheduling = makeScheduling?.({
-      config, clients: this.clients, kubeConfig: kc, caches: this.caches, controller: this.controller,
-      logger: this.logger, registry: this.registry, metrics, recorder: this.#recorder,
+      config,
+      clients: this.clients,
+      kubeConfig: kc,
+      caches: this.caches,
+      controller: this.controller,
+      logger: this.logger,
+      registry: this.registry,
+      metrics,
+      recorder: this.#recorder,
     });
     const tfjobController = new TFJobController({
       clients: this.clients,
@@ -119,26 +127,35 @@ export class Operator {
     tfjobController.watch(this.controller);
 
     if (config.leaderElect) {
-      this.#elector = new LeaderElector(this.clients, {
-        namespace: config.leaderElectionNamespace,
-        name: config.leaderElectionId,
-        identity: this.identity,
-        leaseDurationMs: config.leaderElectionLeaseDuration,
-        renewDeadlineMs: config.leaderElectionRenewDeadline,
-        retryPeriodMs: config.leaderElectionRetryPeriod,
-      }, {
-        onStartedLeading: () => { this.#startLeading(); },
-        onStoppedLeading: (reason) => {
-          this.#leading = false;
-          if (reason === 'lost' && !this.#stopping) {
-            // Another replica may be acting already: stop at once, never act on.
-            this.controller.queue.shutdown();
-            void this.#scheduling?.stop();
-            this.#opts.onLeadershipLost?.();
-          }
+      this.#elector = new LeaderElector(
+        this.clients,
+        {
+          namespace: config.leaderElectionNamespace,
+          name: config.leaderElectionId,
+          identity: this.identity,
+          leaseDurationMs: config.leaderElectionLeaseDuration,
+          renewDeadlineMs: config.leaderElectionRenewDeadline,
+          retryPeriodMs: config.leaderElectionRetryPeriod,
         },
-        onNewLeader: (id) => { this.logger.info({ leader: id }, 'New leader observed'); },
-      }, { logger: this.logger, metrics });
+        {
+          onStartedLeading: () => {
+            this.#startLeading();
+          },
+          onStoppedLeading: (reason) => {
+            this.#leading = false;
+            if (reason === 'lost' && !this.#stopping) {
+              // Another replica may be acting already: stop at once, never act on.
+              this.controller.queue.shutdown();
+              void this.#scheduling?.stop();
+              this.#opts.onLeadershipLost?.();
+            }
+          },
+          onNewLeader: (id) => {
+            this.logger.info({ leader: id }, 'New leader observed');
+          },
+        },
+        { logger: this.logger, metrics },
+      );
     }
   }
 
@@ -152,13 +169,21 @@ export class Operator {
 
   /** Starts caches, probes and (once leading) the controller; resolves when caches are synced. */
   async start(): Promise<void> {
-    this.logger.info({ identity: this.identity, policy: this.config.policy, namespaces: this.config.namespace }, 'Starting the TFJob operator');
+    this.logger.info(
+      { identity: this.identity, policy: this.config.policy, namespaces: this.config.namespace },
+      'Starting the TFJob operator',
+    );
     await this.#startServers();
     this.caches.tfjobs.start();
     this.caches.pods.start();
     this.caches.services.start();
     this.#scheduling?.startCaches();
-    await Promise.all([this.caches.tfjobs.waitForSync(), this.caches.pods.waitForSync(), this.caches.services.waitForSync(), this.#scheduling?.waitForCaches()]);
+    await Promise.all([
+      this.caches.tfjobs.waitForSync(),
+      this.caches.pods.waitForSync(),
+      this.caches.services.waitForSync(),
+      this.#scheduling?.waitForCaches(),
+    ]);
     this.logger.info({ tfjobs: this.caches.tfjobs.size, pods: this.caches.pods.size }, 'Caches synced');
     if (this.#elector === undefined) this.#startLeading();
     else void this.#elector.run();
@@ -182,7 +207,9 @@ export class Operator {
     const metricsAddr = this.config.metricsBindAddress;
     const probeAddr = this.config.healthProbeBindAddress;
     if (metricsAddr !== '0' && metricsAddr === probeAddr) {
-      this.#health.push(new HealthServer({ address: metricsAddr, registry: this.registry, healthChecks, readyChecks, logger: this.logger }));
+      this.#health.push(
+        new HealthServer({ address: metricsAddr, registry: this.registry, healthChecks, readyChecks, logger: this.logger }),
+      );
     } else {
       if (metricsAddr !== '0') this.#health.push(new HealthServer({ address: metricsAddr, registry: this.registry, logger: this.logger }));
       if (probeAddr !== '0') this.#health.push(new HealthServer({ address: probeAddr, healthChecks, readyChecks, logger: this.logger }));

@@ -3,18 +3,19 @@
 // (and, in priority mode, the scheduling loop where the job may run), then performs the actions:
 // deletes before creates, expectations raised before every write, status through the status
 // subresource with optimistic concurrency, events through the events API.
-import {
-  CoreV1Api,
-  CustomObjectsApi,
-  PatchStrategy,
-  setHeaderOptions,
-  type KubernetesObject,
-  type V1Pod,
-} from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
 import PQueue from 'p-queue';
 import { GROUP, PLURAL, VERSION, ANNOTATION_REMOVAL } from '../api/v1/constants.ts';
 import type { JobCondition, JobStatus } from '../api/v1/schema.ts';
-import { conditionFor, formatTime, reconcileTFJob, setCondition, type Action, type ReconcileOptions, type SchedulingInput } from '../controllers/tfjob/index.ts';
+import {
+  conditionFor,
+  formatTime,
+  reconcileTFJob,
+  setCondition,
+  type Action,
+  type ReconcileOptions,
+  type SchedulingInput,
+} from '../controllers/tfjob/index.ts';
 import {
   EVENT_FAILED_CREATE_POD,
   EVENT_FAILED_CREATE_SERVICE,
@@ -114,15 +115,34 @@ export class TFJobController {
     });
     if (result.outcome === 'skipped') return undefined;
     if (ctx.log.isLevelEnabled('trace')) {
-      ctx.log.trace({
-        outcome: result.outcome,
-        scheduling: schedulingInput === undefined ? undefined : {
-          admitted: schedulingInput.admitted, workers: schedulingInput.workers, workerNodes: schedulingInput.workerNodes,
-          placements: Object.keys(schedulingInput.placements ?? {}),
+      ctx.log.trace(
+        {
+          outcome: result.outcome,
+          scheduling:
+            schedulingInput === undefined
+              ? undefined
+              : {
+                  admitted: schedulingInput.admitted,
+                  workers: schedulingInput.workers,
+                  workerNodes: schedulingInput.workerNodes,
+                  placements: Object.keys(schedulingInput.placements ?? {}),
+                },
+          pods: pods.map(
+            (p) =>
+              `${p.metadata?.name ?? ''}${p.metadata?.deletionTimestamp === undefined ? '' : '(terminating)'}:${p.status?.phase ?? ''}`,
+          ),
+          actions: result.actions.map((a) =>
+            a.kind === 'createPod'
+              ? `create ${a.pod.metadata?.name ?? ''}`
+              : a.kind === 'createService'
+                ? `create svc ${a.service.metadata?.name ?? ''}`
+                : a.kind === 'deleteJob'
+                  ? 'delete job'
+                  : `delete ${a.name}`,
+          ),
         },
-        pods: pods.map((p) => `${p.metadata?.name ?? ''}${p.metadata?.deletionTimestamp === undefined ? '' : '(terminating)'}:${p.status?.phase ?? ''}`),
-        actions: result.actions.map((a) => a.kind === 'createPod' ? `create ${a.pod.metadata?.name ?? ''}` : a.kind === 'createService' ? `create svc ${a.service.metadata?.name ?? ''}` : a.kind === 'deleteJob' ? 'delete job' : `delete ${a.name}`),
-      }, 'Reconcile plan');
+        'Reconcile plan',
+      );
     }
 
     for (const e of result.events) this.#deps.recorder.event(job, e.type, e.reason, e.message);
@@ -172,7 +192,10 @@ export class TFJobController {
     const queue = new PQueue({ concurrency: WRITE_CONCURRENCY });
 
     if (deletes.length > 0) {
-      expectations.expectDeletions(key, deletes.map((a) => (a.kind === 'deletePod' ? `pod/${a.name}` : `service/${a.name}`)));
+      expectations.expectDeletions(
+        key,
+        deletes.map((a) => (a.kind === 'deletePod' ? `pod/${a.name}` : `service/${a.name}`)),
+      );
       for (const a of deletes) {
         void queue.add(async () => {
           if (a.kind === 'deletePod') {
@@ -181,7 +204,11 @@ export class TFJobController {
               if (a.markRemoval !== undefined) await this.#markRemoval(ns, a.name, a.uid, a.markRemoval);
               // The UID precondition guarantees we only ever delete the pod we reasoned about: the one
               // the reconciler saw, not whatever the cache holds under that name by now.
-              await this.#core.deleteNamespacedPod({ name: a.name, namespace: ns, body: { preconditions: { uid: a.uid ?? pod?.metadata?.uid } } });
+              await this.#core.deleteNamespacedPod({
+                name: a.name,
+                namespace: ns,
+                body: { preconditions: { uid: a.uid ?? pod?.metadata?.uid } },
+              });
               recorder.event(job, 'Normal', EVENT_SUCCESSFUL_DELETE_POD, `Deleted pod: ${a.name}`, 'Delete');
               ctx.log.info({ pod: `${ns}/${a.name}`, reason: a.reason }, 'Deleted pod');
             } catch (err) {
@@ -193,7 +220,11 @@ export class TFJobController {
           } else {
             const svc = this.#deps.caches.services.get(`${ns}/${a.name}`);
             try {
-              await this.#core.deleteNamespacedService({ name: a.name, namespace: ns, body: { preconditions: { uid: svc?.metadata?.uid } } });
+              await this.#core.deleteNamespacedService({
+                name: a.name,
+                namespace: ns,
+                body: { preconditions: { uid: svc?.metadata?.uid } },
+              });
               recorder.event(job, 'Normal', EVENT_SUCCESSFUL_DELETE_SERVICE, `Deleted service: ${a.name}`, 'Delete');
             } catch (err) {
               expectations.deletionFailed(key, `service/${a.name}`);
@@ -208,7 +239,10 @@ export class TFJobController {
     }
 
     if (creates.length > 0) {
-      expectations.expectCreations(key, creates.map((a) => (a.kind === 'createPod' ? `pod/${a.pod.metadata?.name ?? ''}` : `service/${a.service.metadata?.name ?? ''}`)));
+      expectations.expectCreations(
+        key,
+        creates.map((a) => (a.kind === 'createPod' ? `pod/${a.pod.metadata?.name ?? ''}` : `service/${a.service.metadata?.name ?? ''}`)),
+      );
       for (const a of creates) {
         void queue.add(async () => {
           if (a.kind === 'createPod') {
@@ -248,7 +282,14 @@ export class TFJobController {
     if (actions.some((a) => a.kind === 'deleteJob')) {
       const name = job.metadata?.name ?? '';
       try {
-        await this.#custom.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: ns, name, body: { preconditions: { uid: job.metadata?.uid } } });
+        await this.#custom.deleteNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION,
+          plural: PLURAL,
+          namespace: ns,
+          name,
+          body: { preconditions: { uid: job.metadata?.uid } },
+        });
         recorder.event(job, 'Normal', 'SuccessfulDeleteJob', `Deleted job: ${name}`, 'Delete');
         this.#deps.jobMetrics?.deleted.inc({ job_namespace: ns, framework: 'tensorflow' });
         ctx.log.info('Deleted TFJob after ttlSecondsAfterFinished');

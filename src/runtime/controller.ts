@@ -110,7 +110,10 @@ export class Controller {
         this.queue.addRateLimited(key);
         // Conflicts and not-yet-synced caches are routine; keep them out of the error level.
         const routine = isConflict(err);
-        log[routine ? 'info' : 'error']({ err, retries }, routine ? 'Reconcile hit a conflict; requeued' : 'Reconciler error; requeued with backoff');
+        log[routine ? 'info' : 'error'](
+          { err, retries },
+          routine ? 'Reconcile hit a conflict; requeued' : 'Reconciler error; requeued with backoff',
+        );
       }
     } finally {
       this.queue.done(key);

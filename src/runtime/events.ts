@@ -5,7 +5,14 @@
 // pending writes only up to a deadline (a backlog at the client rate limit would take minutes).
 // A repeat of the same event (object, type, reason, message) within ten minutes updates the existing
 // event's series count instead of creating another object, like client-go's EventCorrelator.
-import { EventsV1Api, PatchStrategy, setHeaderOptions, V1MicroTime, type KubernetesObject, type V1ObjectReference } from '@kubernetes/client-node';
+import {
+  EventsV1Api,
+  PatchStrategy,
+  setHeaderOptions,
+  V1MicroTime,
+  type KubernetesObject,
+  type V1ObjectReference,
+} from '@kubernetes/client-node';
 import PQueue from 'p-queue';
 import type { KubeClients } from './kube-client.ts';
 import type { Logger } from './logger.ts';
@@ -64,7 +71,8 @@ export class KubeEventRecorder implements EventRecorder {
     if (this.#queue.size + this.#queue.pending >= this.#maxPending) {
       // Logged at powers of two: a burst that drops thousands says so a dozen times, not thousands.
       this.#dropped += 1;
-      if ((this.#dropped & (this.#dropped - 1)) === 0) this.#log.warn({ dropped: this.#dropped, pending: this.#maxPending, reason }, 'Too many pending events; dropping new ones');
+      if ((this.#dropped & (this.#dropped - 1)) === 0)
+        this.#log.warn({ dropped: this.#dropped, pending: this.#maxPending, reason }, 'Too many pending events; dropping new ones');
       return;
     }
     const note = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE - 3)}...` : message;
@@ -102,7 +110,9 @@ export class KubeEventRecorder implements EventRecorder {
       if (oldest !== undefined) this.#series.delete(oldest);
     }
     let resolveCreated: (exists: boolean) => void = () => undefined;
-    const created = new Promise<boolean>((resolve) => { resolveCreated = resolve; });
+    const created = new Promise<boolean>((resolve) => {
+      resolveCreated = resolve;
+    });
     const settle = (exists: boolean) => {
       this.#unsettled.delete(settle);
       resolveCreated(exists);
@@ -143,7 +153,11 @@ export class KubeEventRecorder implements EventRecorder {
       return;
     }
     let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<'expired'>((resolve) => { timer = setTimeout(() => { resolve('expired'); }, deadlineMs); });
+    const expired = new Promise<'expired'>((resolve) => {
+      timer = setTimeout(() => {
+        resolve('expired');
+      }, deadlineMs);
+    });
     const outcome = await Promise.race([this.#queue.onIdle().then(() => 'idle' as const), expired]);
     clearTimeout(timer);
     if (outcome === 'expired') {

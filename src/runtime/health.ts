@@ -42,7 +42,9 @@ export class HealthServer {
     const { host, port } = parseAddress(this.#opts.address);
     await new Promise<void>((resolve, reject) => {
       this.#server.once('error', reject);
-      this.#server.listen({ port, host }, () => { resolve(); });
+      this.#server.listen({ port, host }, () => {
+        resolve();
+      });
     });
     const addr = this.#server.address();
     const bound = typeof addr === 'object' && addr !== null ? addr.port : port;
@@ -52,7 +54,11 @@ export class HealthServer {
   }
 
   async close(): Promise<void> {
-    await new Promise<void>((resolve) => this.#server.close(() => { resolve(); }));
+    await new Promise<void>((resolve) =>
+      this.#server.close(() => {
+        resolve();
+      }),
+    );
   }
 
   async #handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {

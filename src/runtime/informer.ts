@@ -261,7 +261,10 @@ export class Informer<T extends KubernetesObject> {
     const base = Math.min(maxMs, initialMs * 2 ** this.#failures);
     const delay = base / 2 + Math.random() * (base / 2);
     this.#failures += 1;
-    this.#log.warn({ err: { message: err.message, statusCode: err.statusCode ?? err.code }, retryInMs: Math.round(delay) }, 'Watch failed; retrying');
+    this.#log.warn(
+      { err: { message: err.message, statusCode: err.statusCode ?? err.code }, retryInMs: Math.round(delay) },
+      'Watch failed; retrying',
+    );
     this.#retryTimer = setTimeout(() => {
       this.#retryTimer = undefined;
       void this.#run();

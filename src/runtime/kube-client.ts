@@ -118,8 +118,7 @@ export class KubeClients {
     const inner = createConfiguration({ baseServer: new ServerConfiguration(this.#server, {}) }).httpApi;
     const host = new URL(this.#server).host;
     this.#httpApi = {
-      send: (request: RequestContext): Observable<ResponseContext> =>
-        new Observable(this.#send(inner, request, host)),
+      send: (request: RequestContext): Observable<ResponseContext> => new Observable(this.#send(inner, request, host)),
     };
   }
 
@@ -130,7 +129,12 @@ export class KubeClients {
    * user input go through here instead, byte for byte. Errors are ApiExceptions like the generated
    * clients' (`code`, raw `body`).
    */
-  async request<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
+  async request<T>(
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    path: string,
+    body?: unknown,
+    contentType = 'application/json',
+  ): Promise<T> {
     const ctx = new ClientRequestContext(`${this.#server}${path}`, method);
     await this.#auth.applySecurityAuthentication(ctx);
     ctx.setHeaderParam('Accept', 'application/json');
@@ -141,7 +145,12 @@ export class KubeClients {
     const response = await this.#httpApi.send(ctx).toPromise();
     const text = await response.body.text();
     if (response.httpStatusCode < 200 || response.httpStatusCode >= 300) {
-      throw new ApiException<string>(response.httpStatusCode, `HTTP ${response.httpStatusCode} for ${method} ${path}`, text, response.headers);
+      throw new ApiException<string>(
+        response.httpStatusCode,
+        `HTTP ${response.httpStatusCode} for ${method} ${path}`,
+        text,
+        response.headers,
+      );
     }
     return (text === '' ? undefined : JSON.parse(text)) as T;
   }

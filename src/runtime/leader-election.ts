@@ -53,7 +53,8 @@ export class LeaderElector {
 
   constructor(clients: KubeClients, cfg: LeaderElectionConfig, cb: LeaderCallbacks, opts: { logger: Logger; metrics?: RuntimeMetrics }) {
     if (cfg.renewDeadlineMs >= cfg.leaseDurationMs) throw new Error('leader election: renewDeadline must be shorter than leaseDuration');
-    if (cfg.retryPeriodMs * 1.2 >= cfg.renewDeadlineMs) throw new Error('leader election: retryPeriod × 1.2 must be shorter than renewDeadline');
+    if (cfg.retryPeriodMs * 1.2 >= cfg.renewDeadlineMs)
+      throw new Error('leader election: retryPeriod × 1.2 must be shorter than renewDeadline');
     this.#api = clients.api(CoordinationV1Api);
     this.#cfg = cfg;
     this.#cb = cb;
@@ -136,7 +137,10 @@ export class LeaderElector {
     this.#leading = false;
     this.#metrics?.leaderStatus.set({ name: this.#cfg.name }, 0);
     this.#leaderAbort?.abort();
-    this.#log[reason === 'lost' ? 'error' : 'info']({ reason }, reason === 'lost' ? 'Failed to renew the lease in time; stopped leading' : 'Released the lease');
+    this.#log[reason === 'lost' ? 'error' : 'info'](
+      { reason },
+      reason === 'lost' ? 'Failed to renew the lease in time; stopped leading' : 'Released the lease',
+    );
     this.#cb.onStoppedLeading(reason);
   }
 

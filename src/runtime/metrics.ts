@@ -35,44 +35,151 @@ export class RuntimeMetrics {
     if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
     const registers = [registry];
     const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
-    this.#reconcileTotal = new Counter({ name: 'controller_runtime_reconcile_total', help: 'Total number of reconciliations per controller', labelNames: ['controller', 'result'], registers });
-    this.#reconcileErrors = new Counter({ name: 'controller_runtime_reconcile_errors_total', help: 'Total number of reconciliation errors per controller', labelNames: ['controller'], registers });
-    this.#terminalErrors = new Counter({ name: 'controller_runtime_terminal_reconcile_errors_total', help: 'Total number of terminal reconciliation errors per controller', labelNames: ['controller'], registers });
-    this.#panics = new Counter({ name: 'controller_runtime_reconcile_panics_total', help: 'Total number of reconciliation panics per controller', labelNames: ['controller'], registers });
-    this.#reconcileTime = new Histogram({ name: 'controller_runtime_reconcile_time_seconds', help: 'Length of time per reconciliation per controller', labelNames: ['controller'], buckets: durationBuckets, registers });
-    this.#activeWorkers = new Gauge({ name: 'controller_runtime_active_workers', help: 'Number of currently used workers per controller', labelNames: ['controller'], registers });
-    this.#maxConcurrent = new Gauge({ name: 'controller_runtime_max_concurrent_reconciles', help: 'Maximum number of concurrent reconciles per controller', labelNames: ['controller'], registers });
-    this.#wqAdds = new Counter({ name: 'workqueue_adds_total', help: 'Total number of adds handled by workqueue', labelNames: ['name', 'controller'], registers });
-    this.#wqRetries = new Counter({ name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', labelNames: ['name', 'controller'], registers });
-    this.#wqQueueDuration = new Histogram({ name: 'workqueue_queue_duration_seconds', help: 'How long in seconds an item stays in workqueue before being requested', labelNames: ['name', 'controller'], buckets: durationBuckets, registers });
-    this.#wqWorkDuration = new Histogram({ name: 'workqueue_work_duration_seconds', help: 'How long in seconds processing an item from workqueue takes', labelNames: ['name', 'controller'], buckets: durationBuckets, registers });
+    this.#reconcileTotal = new Counter({
+      name: 'controller_runtime_reconcile_total',
+      help: 'Total number of reconciliations per controller',
+      labelNames: ['controller', 'result'],
+      registers,
+    });
+    this.#reconcileErrors = new Counter({
+      name: 'controller_runtime_reconcile_errors_total',
+      help: 'Total number of reconciliation errors per controller',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.#terminalErrors = new Counter({
+      name: 'controller_runtime_terminal_reconcile_errors_total',
+      help: 'Total number of terminal reconciliation errors per controller',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.#panics = new Counter({
+      name: 'controller_runtime_reconcile_panics_total',
+      help: 'Total number of reconciliation panics per controller',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.#reconcileTime = new Histogram({
+      name: 'controller_runtime_reconcile_time_seconds',
+      help: 'Length of time per reconciliation per controller',
+      labelNames: ['controller'],
+      buckets: durationBuckets,
+      registers,
+    });
+    this.#activeWorkers = new Gauge({
+      name: 'controller_runtime_active_workers',
+      help: 'Number of currently used workers per controller',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.#maxConcurrent = new Gauge({
+      name: 'controller_runtime_max_concurrent_reconciles',
+      help: 'Maximum number of concurrent reconciles per controller',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.#wqAdds = new Counter({
+      name: 'workqueue_adds_total',
+      help: 'Total number of adds handled by workqueue',
+      labelNames: ['name', 'controller'],
+      registers,
+    });
+    this.#wqRetries = new Counter({
+      name: 'workqueue_retries_total',
+      help: 'Total number of retries handled by workqueue',
+      labelNames: ['name', 'controller'],
+      registers,
+    });
+    this.#wqQueueDuration = new Histogram({
+      name: 'workqueue_queue_duration_seconds',
+      help: 'How long in seconds an item stays in workqueue before being requested',
+      labelNames: ['name', 'controller'],
+      buckets: durationBuckets,
+      registers,
+    });
+    this.#wqWorkDuration = new Histogram({
+      name: 'workqueue_work_duration_seconds',
+      help: 'How long in seconds processing an item from workqueue takes',
+      labelNames: ['name', 'controller'],
+      buckets: durationBuckets,
+      registers,
+    });
     const queues = this.#queues;
     new Gauge({
-      name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames: ['name', 'controller'], registers,
-      collect() { for (const [name, q] of queues) this.set({ name, controller: name }, q.length); },
+      name: 'workqueue_depth',
+      help: 'Current depth of workqueue',
+      labelNames: ['name', 'controller'],
+      registers,
+      collect() {
+        for (const [name, q] of queues) this.set({ name, controller: name }, q.length);
+      },
     });
     new Gauge({
-      name: 'workqueue_unfinished_work_seconds', help: 'How many seconds of work has been done that is in progress and hasn\'t been observed by work_duration', labelNames: ['name', 'controller'], registers,
-      collect() { for (const [name, q] of queues) this.set({ name, controller: name }, q.unfinishedWorkSeconds()); },
+      name: 'workqueue_unfinished_work_seconds',
+      help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration",
+      labelNames: ['name', 'controller'],
+      registers,
+      collect() {
+        for (const [name, q] of queues) this.set({ name, controller: name }, q.unfinishedWorkSeconds());
+      },
     });
     new Gauge({
-      name: 'workqueue_longest_running_processor_seconds', help: 'How many seconds has the longest running processor for workqueue been running', labelNames: ['name', 'controller'], registers,
-      collect() { for (const [name, q] of queues) this.set({ name, controller: name }, q.longestRunningProcessorSeconds()); },
+      name: 'workqueue_longest_running_processor_seconds',
+      help: 'How many seconds has the longest running processor for workqueue been running',
+      labelNames: ['name', 'controller'],
+      registers,
+      collect() {
+        for (const [name, q] of queues) this.set({ name, controller: name }, q.longestRunningProcessorSeconds());
+      },
     });
-    this.restClientRequests = new Counter({ name: 'rest_client_requests_total', help: 'Number of HTTP requests, partitioned by status code, method, and host', labelNames: ['code', 'method', 'host'], registers });
-    this.restClientLatency = new Histogram({ name: 'rest_client_request_duration_seconds', help: 'Request latency in seconds, by verb and host', labelNames: ['verb', 'host'], buckets: durationBuckets, registers });
-    this.leaderStatus = new Gauge({ name: 'leader_election_master_status', help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master', labelNames: ['name'], registers });
-    this.leaderSlowpath = new Counter({ name: 'leader_election_slowpath_total', help: 'Total number of slow path exercised in renewing leader leases', labelNames: ['name'], registers });
-    this.informerEvents = new Counter({ name: 'tfjob_operator_informer_events_total', help: 'Lists, watch (re)connects, errors and 410 Gone relists per informer', labelNames: ['informer', 'event'], registers });
+    this.restClientRequests = new Counter({
+      name: 'rest_client_requests_total',
+      help: 'Number of HTTP requests, partitioned by status code, method, and host',
+      labelNames: ['code', 'method', 'host'],
+      registers,
+    });
+    this.restClientLatency = new Histogram({
+      name: 'rest_client_request_duration_seconds',
+      help: 'Request latency in seconds, by verb and host',
+      labelNames: ['verb', 'host'],
+      buckets: durationBuckets,
+      registers,
+    });
+    this.leaderStatus = new Gauge({
+      name: 'leader_election_master_status',
+      help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master',
+      labelNames: ['name'],
+      registers,
+    });
+    this.leaderSlowpath = new Counter({
+      name: 'leader_election_slowpath_total',
+      help: 'Total number of slow path exercised in renewing leader leases',
+      labelNames: ['name'],
+      registers,
+    });
+    this.informerEvents = new Counter({
+      name: 'tfjob_operator_informer_events_total',
+      help: 'Lists, watch (re)connects, errors and 410 Gone relists per informer',
+      labelNames: ['informer', 'event'],
+      registers,
+    });
   }
 
   workQueueObserver(name: string): WorkQueueObserver {
     const labels = { name, controller: name };
     return {
-      added: () => { this.#wqAdds.inc(labels); },
-      retried: () => { this.#wqRetries.inc(labels); },
-      started: (_k, ms) => { this.#wqQueueDuration.observe(labels, ms / 1000); },
-      finished: (_k, ms) => { this.#wqWorkDuration.observe(labels, ms / 1000); },
+      added: () => {
+        this.#wqAdds.inc(labels);
+      },
+      retried: () => {
+        this.#wqRetries.inc(labels);
+      },
+      started: (_k, ms) => {
+        this.#wqQueueDuration.observe(labels, ms / 1000);
+      },
+      finished: (_k, ms) => {
+        this.#wqWorkDuration.observe(labels, ms / 1000);
+      },
     };
   }
 
@@ -89,9 +196,15 @@ export class RuntimeMetrics {
         if (result === 'error') this.#reconcileErrors.inc({ controller });
         this.#reconcileTime.observe({ controller }, seconds);
       },
-      terminalError: () => { this.#terminalErrors.inc({ controller }); },
-      panicked: () => { this.#panics.inc({ controller }); },
-      activeWorkers: (delta) => { this.#activeWorkers.inc({ controller }, delta); },
+      terminalError: () => {
+        this.#terminalErrors.inc({ controller });
+      },
+      panicked: () => {
+        this.#panics.inc({ controller });
+      },
+      activeWorkers: (delta) => {
+        this.#activeWorkers.inc({ controller }, delta);
+      },
     };
   }
 }

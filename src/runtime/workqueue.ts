@@ -183,7 +183,12 @@ export class WorkQueue {
     if (next === undefined || next.priority >= this.#timerAt) return;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timerAt = next.priority;
-    this.#timer = setTimeout(() => { this.#fire(); }, Math.max(0, next.priority - this.#now()));
+    this.#timer = setTimeout(
+      () => {
+        this.#fire();
+      },
+      Math.max(0, next.priority - this.#now()),
+    );
     // A pending requeue must not keep a finished process alive.
     this.#timer.unref();
   }

@@ -64,7 +64,8 @@ function requestedNames(r: Resources): string[] {
 export function describeConfiguration(items: readonly PlacementItem[]): string {
   const live = items.filter((it) => it.count > 0);
   const total: Record<string, number> = {};
-  for (const it of live) for (const k of Object.keys(it.group.requests)) total[k] = (total[k] ?? 0) + (it.group.requests[k] ?? 0) * it.count;
+  for (const it of live)
+    for (const k of Object.keys(it.group.requests)) total[k] = (total[k] ?? 0) + (it.group.requests[k] ?? 0) * it.count;
   const parts = live.map((it) => {
     const each = formatResources(it.group.requests, requestedNames(it.group.requests));
     return `${it.count} ${it.group.type} (${each}${it.count > 1 ? ' each' : ''})`;
@@ -131,7 +132,8 @@ export function explainWaiting(job: CompiledJob, outcome: WaitOutcome, ctx: Expl
       return `${starving}${needs}; cannot be placed even with no other TFJob running: ${describeFailure(outcome.emptyCluster, outcome.failure)}`;
     case 'head-blocked': {
       const s = outcome.scaleIn;
-      const kept = s.worthKeeping > 0 ? `; ${s.worthKeeping} more add more to their jobs, by their scaling curves, than this job would gain` : '';
+      const kept =
+        s.worthKeeping > 0 ? `; ${s.worthKeeping} more add more to their jobs, by their scaling curves, than this job would gain` : '';
       const preempt =
         s.victimsConsidered === 0
           ? `no running job ranked below it${job.priority !== 0 ? ` in priority ≤ ${job.priority}` : ''} has workers above its minimum${s.protectedWorkers > 0 ? ` (${s.protectedWorkers} workers within the scale-out cool-down)` : ''}`

@@ -4,14 +4,7 @@
 // the same semantics (k8s.io/component-helpers nodeaffinity, k8s.io/api core/v1 ToleratesTaint,
 // the NodeUnschedulable and TaintToleration filter plugins).
 
-import type {
-  NodeInfo,
-  NodeSelectorRequirement,
-  NodeSelectorTerm,
-  PlacementConstraints,
-  Taint,
-  Toleration,
-} from './types.ts';
+import type { NodeInfo, NodeSelectorRequirement, NodeSelectorTerm, PlacementConstraints, Taint, Toleration } from './types.ts';
 
 /** Why a node is not a candidate; `undefined` from `nodeFeasibility` means it is one. */
 export type InfeasibleReason = 'NotReady' | 'unschedulable' | 'taint' | 'nodeSelector' | 'nodeAffinity';
@@ -138,7 +131,10 @@ export function nodeSelectorTermsMatch(terms: readonly NodeSelectorTerm[], node:
   return terms.some((t) => nodeSelectorTermMatches(t, node));
 }
 
-export function nodeSelectorMatches(selector: Readonly<Record<string, string>> | undefined, labels: Readonly<Record<string, string>>): boolean {
+export function nodeSelectorMatches(
+  selector: Readonly<Record<string, string>> | undefined,
+  labels: Readonly<Record<string, string>>,
+): boolean {
   if (selector === undefined) return true;
   for (const key of Object.keys(selector)) {
     if (!Object.hasOwn(labels, key) || labels[key] !== selector[key]) return false;
@@ -175,7 +171,12 @@ export function isNodeFeasible(node: NodeInfo, constraints: PlacementConstraints
  * candidate nodes, so the per-node feasibility mask is computed once per key and pass.
  */
 export function constraintsKey(c: PlacementConstraints): string {
-  const sel = c.nodeSelector === undefined ? [] : Object.keys(c.nodeSelector).sort().map((k) => [k, c.nodeSelector?.[k]]);
+  const sel =
+    c.nodeSelector === undefined
+      ? []
+      : Object.keys(c.nodeSelector)
+          .sort()
+          .map((k) => [k, c.nodeSelector?.[k]]);
   const tol = (c.tolerations ?? [])
     .map((t) => [t.key ?? '', t.operator ?? 'Equal', t.value ?? '', t.effect ?? ''])
     .map((t) => JSON.stringify(t))

@@ -55,7 +55,13 @@ export function admissionGainDensity(state: ClusterState, job: CompiledJob): num
  * How many workers a running job may grow to before admission: while each next worker adds more
  * than `threshold` (the best a waiting job's admission would buy); never beyond `limit`.
  */
-export function growBeforeAdmitLimit(state: ClusterState, workers: CompiledWorkers, current: number, limit: number, threshold: number): number {
+export function growBeforeAdmitLimit(
+  state: ClusterState,
+  workers: CompiledWorkers,
+  current: number,
+  limit: number,
+  threshold: number,
+): number {
   let k = current;
   while (k < limit) {
     const d = workerGainDensity(state, workers, k + 1);

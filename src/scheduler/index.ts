@@ -31,7 +31,11 @@ export function getPolicy(name: PolicyName): SchedulingPolicy {
 }
 
 /** One scheduling pass of `policy` over `snapshot`. */
-export function schedule(policy: PolicyName | SchedulingPolicy, snapshot: ClusterSnapshot, config: SchedulerConfig = DEFAULT_SCHEDULER_CONFIG): Plan {
+export function schedule(
+  policy: PolicyName | SchedulingPolicy,
+  snapshot: ClusterSnapshot,
+  config: SchedulerConfig = DEFAULT_SCHEDULER_CONFIG,
+): Plan {
   const p = typeof policy === 'string' ? getPolicy(policy) : policy;
   return p.schedule(snapshot, config);
 }

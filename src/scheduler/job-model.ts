@@ -96,9 +96,21 @@ export function compareReplicas(a: { type: string; index: number }, b: { type: s
   return compareStrings(a.type, b.type) || a.index - b.index;
 }
 
-function compileJob(js: JobState, dims: ResourceIndex, masks: FeasibilityMasks, clusterTotal: Resources, now: number, config: SchedulerConfig): CompiledJob {
+function compileJob(
+  js: JobState,
+  dims: ResourceIndex,
+  masks: FeasibilityMasks,
+  clusterTotal: Resources,
+  now: number,
+  config: SchedulerConfig,
+): CompiledJob {
   const spec = js.spec;
-  const compileGroup = (type: string, requests: Resources, constraints: Parameters<FeasibilityMasks['idFor']>[0], count: number): CompiledGroup => {
+  const compileGroup = (
+    type: string,
+    requests: Resources,
+    constraints: Parameters<FeasibilityMasks['idFor']>[0],
+    count: number,
+  ): CompiledGroup => {
     const vec = dims.podRequests(requests);
     const maskId = masks.idFor(constraints);
     return { type, requests, vec, maskId, count, shapeKey: `${vectorKey(vec)}@${maskId}` };

@@ -133,7 +133,13 @@ export class ScoreTree {
   readonly #leafOf: Int32Array;
   readonly #stack: Int32Array;
 
-  constructor(nodeCount: number, members: ArrayLike<number>, R: number, score: (node: number) => number, values: (node: number, dim: number) => number) {
+  constructor(
+    nodeCount: number,
+    members: ArrayLike<number>,
+    R: number,
+    score: (node: number) => number,
+    values: (node: number, dim: number) => number,
+  ) {
     let leaves = 1;
     while (leaves < Math.max(1, members.length)) leaves *= 2;
     this.#leaves = leaves;

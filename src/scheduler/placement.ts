@@ -29,7 +29,8 @@ export type PlacementFailure =
   /** Not enough room on the feasible nodes: only `placed` of `count` replicas of `group` found (or could find) room. */
   | { readonly kind: 'insufficient'; readonly group: CompiledGroup; readonly placed: number; readonly count: number };
 
-export type PlacementOutcome = { readonly ok: true; readonly placement: Placement } | { readonly ok: false; readonly failure: PlacementFailure };
+export type PlacementOutcome =
+  { readonly ok: true; readonly placement: Placement } | { readonly ok: false; readonly failure: PlacementFailure };
 
 /** The minimum configuration: every fixed replica and the minimum workers. */
 export function minimumItems(job: CompiledJob): PlacementItem[] {
@@ -64,7 +65,12 @@ function cacheFor(state: ClusterState): Map<string, { epoch: number; outcome: Pl
  * given, restricts the candidate nodes (1 = may be used), e.g. to keep clear of, or to use only,
  * the nodes reserved for a starving job; such a search is never cached.
  */
-export function findPlacement(state: ClusterState, items: readonly PlacementItem[], cacheKey?: string, allowed?: Uint8Array): PlacementOutcome {
+export function findPlacement(
+  state: ClusterState,
+  items: readonly PlacementItem[],
+  cacheKey?: string,
+  allowed?: Uint8Array,
+): PlacementOutcome {
   if (allowed !== undefined) return computePlacement(state, items, allowed);
   if (cacheKey !== undefined) {
     const hit = cacheFor(state).get(cacheKey);
@@ -111,7 +117,8 @@ function computePlacement(state: ClusterState, items: readonly PlacementItem[], 
   // them the summed free capacity.
   const maxIdle = state.maxIdle();
   for (const it of live) {
-    if (!fitsAt(it.group.vec, maxIdle, 0)) return { ok: false, failure: { kind: 'insufficient', group: it.group, placed: 0, count: it.count } };
+    if (!fitsAt(it.group.vec, maxIdle, 0))
+      return { ok: false, failure: { kind: 'insufficient', group: it.group, placed: 0, count: it.count } };
   }
   // Remembered capacities describe the whole cluster; a restricted search neither uses nor teaches them.
   const capacities = allowed === undefined ? capacitiesFor(state) : undefined;
@@ -182,7 +189,8 @@ function expand(items: readonly PlacementItem[], liveNodes: readonly (readonly n
  * On failure, `capacity[i]`: how many replicas of item i the walked nodes could hold on their own
  * (before any replica of this job), summed over every usable node (a failed walk visits them all).
  */
-type GreedyResult = { readonly ok: true; readonly nodes: number[][] } | { readonly ok: false; readonly placed: number[]; readonly capacity: number[] };
+type GreedyResult =
+  { readonly ok: true; readonly nodes: number[][] } | { readonly ok: false; readonly placed: number[]; readonly capacity: number[] };
 
 /** How many replicas of `vec` fit in `have[offset..]` (∞ for a replica that requests nothing). */
 function fitCount(vec: Float64Array, have: Float64Array, offset: number): number {
@@ -199,7 +207,12 @@ function walkOrder(state: ClusterState, live: readonly PlacementItem[]): Int32Ar
   return live.every((it) => it.group.maskId === mask) ? state.orderFor(mask) : state.order;
 }
 
-function greedy(state: ClusterState, live: readonly PlacementItem[], feasible: readonly FeasibilityMask[], allowed: Uint8Array | undefined): GreedyResult {
+function greedy(
+  state: ClusterState,
+  live: readonly PlacementItem[],
+  feasible: readonly FeasibilityMask[],
+  allowed: Uint8Array | undefined,
+): GreedyResult {
   const R = state.R;
   const order = walkOrder(state, live);
   const remaining = live.map((it) => it.count);

@@ -78,7 +78,13 @@ function victimNodes(state: ClusterState, victim: RunningJob, usable: (n: number
  * it and sorted lowest rank first). On success the state holds the removals and `job`'s
  * placement; the caller records them. On failure the state is unchanged.
  */
-export function scaleInFor(state: ClusterState, job: CompiledJob, candidates: readonly RunningJob[], now: number, opts: ScaleInOptions): ScaleInResult {
+export function scaleInFor(
+  state: ClusterState,
+  job: CompiledJob,
+  candidates: readonly RunningJob[],
+  now: number,
+  opts: ScaleInOptions,
+): ScaleInResult {
   const items = minimumItems(job);
   const masks = [...new Set(items.map((it) => it.group.maskId))].map((id) => state.masks.get(id).feasible);
   const usable = (n: number): boolean => masks.some((m) => m[n] === 1);

@@ -137,7 +137,7 @@ export function scaleOut(
       // order, shifting the nodes after it one step left, so stay at the same position
       // until it holds a node that takes nothing; a node met twice no longer has room.
       const order = state.orderFor(wg.maskId);
-      for (let k = 0; k < order.length && placedOn.length < liw; ) {
+      for (let k = 0; k < order.length && placedOn.length < liw;) {
         const n = order[k]!;
         if (!skip.has(n) && fill(n) && order[k] !== n) continue;
         k++;

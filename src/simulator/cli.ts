@@ -36,7 +36,7 @@ function usage(): string {
     '  --json FILE             write the run documents: one object for one policy, an array for all',
     '  --svg DIR               write JCT CDF, utilisation and queue-length charts to DIR',
     '  --seed N                seed for the scenario rate jitter (default: 1)',
-    '  --scheduler-config FILE YAML/JSON scheduler configuration, partial (default: the core\'s defaults,',
+    "  --scheduler-config FILE YAML/JSON scheduler configuration, partial (default: the core's defaults,",
     '                          see src/scheduler/README.md); the same for every policy',
     '  --quiet                 no progress lines on stderr',
     '  -h, --help              this help',

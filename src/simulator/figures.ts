@@ -51,7 +51,11 @@ export interface Summary {
   readonly engine: { readonly events: number; readonly passes: number; readonly unconvergedEvents: number };
 }
 
-function shares(capacity: Resources, pick: (sample: SimulationResult['timeline'][number]) => Resources, result: SimulationResult): Resources {
+function shares(
+  capacity: Resources,
+  pick: (sample: SimulationResult['timeline'][number]) => Resources,
+  result: SimulationResult,
+): Resources {
   const out: Record<string, number> = {};
   for (const [name, total] of Object.entries(capacity)) {
     if (total <= 0) continue;

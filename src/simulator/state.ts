@@ -1,14 +1,6 @@
 // The simulator's mutable picture of the cluster: jobs, their replicas, node usage. Kept apart from
 // the event loop so that applying a Plan (and refusing an impossible one) reads on its own.
-import type {
-  ClusterSnapshot,
-  JobPhase,
-  JobSpec,
-  NodeInfo,
-  Plan,
-  ReplicaInstance,
-  Resources,
-} from '../scheduler/types.ts';
+import type { ClusterSnapshot, JobPhase, JobSpec, NodeInfo, Plan, ReplicaInstance, Resources } from '../scheduler/types.ts';
 import type { ClusterShape, ReplicaPlacement, WorkloadJob } from '../workloads/model.ts';
 import { nodeNames } from '../workloads/model.ts';
 import { fewestNodesRate } from '../workloads/ideal.ts';
@@ -131,9 +123,12 @@ export class ClusterState {
         .map((j) => ({
           spec: j.spec,
           phase: j.phase as JobPhase,
-          replicas: [...j.replicas.values()].map(
-            (r): ReplicaInstance => ({ type: r.type, index: r.index, node: r.node, createdAt: r.createdAt * 1000 }),
-          ),
+          replicas: [...j.replicas.values()].map((r): ReplicaInstance => ({
+            type: r.type,
+            index: r.index,
+            node: r.node,
+            createdAt: r.createdAt * 1000,
+          })),
         })),
     };
   }
@@ -164,7 +159,9 @@ export class ClusterState {
       const workers = this.workerCount(job);
       const { min, max } = job.workload.workers;
       if (ps !== job.workload.ps.count || workers < min || workers > max) {
-        throw new PlanViolation(`admission of ${admission.job} with ${ps} PS and ${workers} workers (needs ${job.workload.ps.count} PS, ${min}..${max} workers)`);
+        throw new PlanViolation(
+          `admission of ${admission.job} with ${ps} PS and ${workers} workers (needs ${job.workload.ps.count} PS, ${min}..${max} workers)`,
+        );
       }
     }
     for (const scaleOut of plan.scaleOut) {

@@ -123,7 +123,7 @@ export function stepPoints(
   const sums = new Array<number>(buckets).fill(0);
   samples.forEach((s, i) => {
     const to = Math.min(samples[i + 1]?.t ?? end, end);
-    for (let from = s.t; from < to; ) {
+    for (let from = s.t; from < to;) {
       const bucket = Math.min(buckets - 1, Math.floor((from - first.t) / width));
       const bucketEnd = Math.min(to, first.t + (bucket + 1) * width);
       sums[bucket]! += value(i) * (bucketEnd - from);

@@ -42,7 +42,5 @@ function phillyRate(model: PhillyThroughput, placement: ReplicaPlacement): numbe
 export function workersPerNode(workerNodes: readonly string[]): number[] {
   const counts = new Map<string, number>();
   for (const node of workerNodes) counts.set(node, (counts.get(node) ?? 0) + 1);
-  return [...counts.entries()]
-    .sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }))
-    .map(([, count]) => count);
+  return [...counts.entries()].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })).map(([, count]) => count);
 }

@@ -24,7 +24,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await installCrd(cluster.kubeConfig());
     // Shared, roomy nodes for tests that let kube-scheduler place pods (tf-operator compatible mode).
     // Tests of our own placement create dedicated, tainted nodes instead, so they never compete.
-    await cluster.createNodes(fakeNodes('shared', 4, { capacity: { cpu: '64', memory: '256Gi', 'nvidia.com/gpu': '8' }, labels: { 'tfjob-test/pool': 'shared' } }));
+    await cluster.createNodes(
+      fakeNodes('shared', 4, { capacity: { cpu: '64', memory: '256Gi', 'nvidia.com/gpu': '8' }, labels: { 'tfjob-test/pool': 'shared' } }),
+    );
   } catch (err) {
     await cluster.stop();
     throw err;

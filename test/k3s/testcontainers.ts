@@ -3,7 +3,12 @@
 // repository must not depend on them being installed: the modules are imported by a computed name and
 // described by the small interfaces below (which match their 12.x declarations).
 
-export interface ExecResult { output: string; stdout: string; stderr: string; exitCode: number }
+export interface ExecResult {
+  output: string;
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
 
 export interface StartedK3sContainer {
   getKubeConfig(): string;
@@ -25,7 +30,10 @@ export interface ContainerRuntimeClient {
 
 export interface Testcontainers {
   GenericContainer: {
-    fromDockerfile(context: string, dockerfileName?: string): { build(image?: string, options?: { deleteOnExit: boolean }): Promise<unknown> };
+    fromDockerfile(
+      context: string,
+      dockerfileName?: string,
+    ): { build(image?: string, options?: { deleteOnExit: boolean }): Promise<unknown> };
   };
   getContainerRuntimeClient(): Promise<ContainerRuntimeClient>;
   K3sContainer: new (image: string) => K3sContainer;
@@ -48,7 +56,10 @@ export async function checkDocker(): Promise<DockerCheck> {
   try {
     tc = await loadTestcontainers();
   } catch (err) {
-    return { available: false, reason: `the devDependencies ${TESTCONTAINERS} and ${K3S} are not installed (${(err as Error).message.split('\n')[0] ?? ''})` };
+    return {
+      available: false,
+      reason: `the devDependencies ${TESTCONTAINERS} and ${K3S} are not installed (${(err as Error).message.split('\n')[0] ?? ''})`,
+    };
   }
   try {
     const client = await tc.getContainerRuntimeClient();

@@ -24,7 +24,12 @@ const NS = 'tfjob-e2e';
 const JOB = 'dist';
 const group = { group: 'kubeflow.org', version: 'v1', plural: 'tfjobs' };
 
-interface Condition { type: string; status: string; reason?: string; message?: string }
+interface Condition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+}
 interface TFJob {
   metadata: { name: string; uid?: string };
   status?: { conditions?: Condition[]; replicaStatuses?: Record<string, { active?: number; succeeded?: number; failed?: number }> };
@@ -40,7 +45,17 @@ function step(message: string): void {
 /** config/default with the image built by this run (the Deployment already uses IfNotPresent). */
 function overlay(image: string): string {
   const [name, tag] = [image.slice(0, image.lastIndexOf(':')), image.slice(image.lastIndexOf(':') + 1)];
-  return ['apiVersion: kustomize.config.k8s.io/v1beta1', 'kind: Kustomization', 'resources:', '- ../config/default', 'images:', '- name: tfjob-operator', `  newName: ${name}`, `  newTag: ${tag}`, ''].join('\n');
+  return [
+    'apiVersion: kustomize.config.k8s.io/v1beta1',
+    'kind: Kustomization',
+    'resources:',
+    '- ../config/default',
+    'images:',
+    '- name: tfjob-operator',
+    `  newName: ${name}`,
+    `  newTag: ${tag}`,
+    '',
+  ].join('\n');
 }
 
 function trainingJob(): Record<string, unknown> {
@@ -49,16 +64,23 @@ function trainingJob(): Record<string, unknown> {
     restartPolicy: 'Never',
     template: {
       spec: {
-        containers: [{
-          name: 'tensorflow',
-          image: TRAINING_IMAGE,
-          command: ['sh', '-c', 'echo "TF_CONFIG=$TF_CONFIG"; sleep 5; echo done; exit 0'],
-          resources: { requests: { cpu: '50m', memory: '32Mi' } },
-        }],
+        containers: [
+          {
+            name: 'tensorflow',
+            image: TRAINING_IMAGE,
+            command: ['sh', '-c', 'echo "TF_CONFIG=$TF_CONFIG"; sleep 5; echo done; exit 0'],
+            resources: { requests: { cpu: '50m', memory: '32Mi' } },
+          },
+        ],
       },
     },
   });
-  return { apiVersion: 'kubeflow.org/v1', kind: 'TFJob', metadata: { name: JOB }, spec: { runPolicy: { cleanPodPolicy: 'None' }, tfReplicaSpecs: { PS: replica(1), Worker: replica(2) } } };
+  return {
+    apiVersion: 'kubeflow.org/v1',
+    kind: 'TFJob',
+    metadata: { name: JOB },
+    spec: { runPolicy: { cleanPodPolicy: 'None' }, tfReplicaSpecs: { PS: replica(1), Worker: replica(2) } },
+  };
 }
 
 async function eventually<T>(what: string, timeoutMs: number, check: () => Promise<T | false>): Promise<T> {
@@ -123,7 +145,9 @@ describe.skipIf(!docker.available)('TFJob on a real k3s cluster, operator instal
   });
 
   it('installs a ready operator that holds the leader lease', async () => {
-    const pods = await kc.makeApiClient(CoreV1Api).listNamespacedPod({ namespace: OPERATOR_NS, labelSelector: 'app.kubernetes.io/name=tfjob-operator' });
+    const pods = await kc
+      .makeApiClient(CoreV1Api)
+      .listNamespacedPod({ namespace: OPERATOR_NS, labelSelector: 'app.kubernetes.io/name=tfjob-operator' });
     expect(pods.items.length).toBeGreaterThan(0);
     for (const p of pods.items) {
       expect(p.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
@@ -135,7 +159,9 @@ describe.skipIf(!docker.available)('TFJob on a real k3s cluster, operator instal
 
   it('runs a PS/Worker TFJob to Succeeded with real pods, TF_CONFIG in their logs, readable through the Kubeflow SDK', async () => {
     onTestFailed(async () => {
-      process.stderr.write(await kubectl('-n', OPERATOR_NS, 'logs', 'deployment/tfjob-operator', '--tail=200').catch((e: unknown) => String(e)));
+      process.stderr.write(
+        await kubectl('-n', OPERATOR_NS, 'logs', 'deployment/tfjob-operator', '--tail=200').catch((e: unknown) => String(e)),
+      );
       process.stderr.write(await kubectl('-n', NS, 'get', 'tfjob,pods,services,events', '-o', 'wide').catch((e: unknown) => String(e)));
     });
     const core = kc.makeApiClient(CoreV1Api);
@@ -150,18 +176,28 @@ describe.skipIf(!docker.available)('TFJob on a real k3s cluster, operator instal
       const job = (await custom.getNamespacedCustomObject({ ...group, namespace: NS, name: JOB })) as TFJob;
       const state = (job.status?.conditions ?? []).map((c) => `${c.type}=${c.status}`).join(',');
       if (history.at(-1) !== state) history.push(state);
-      if (job.status?.conditions?.some((c) => c.type === 'Failed' && c.status === 'True')) throw new Error(`job failed: ${JSON.stringify(job.status)}`);
+      if (job.status?.conditions?.some((c) => c.type === 'Failed' && c.status === 'True'))
+        throw new Error(`job failed: ${JSON.stringify(job.status)}`);
       return job.status?.conditions?.at(-1)?.type === 'Succeeded' ? job : false;
     });
     step(`condition history: ${history.join(' → ')}`);
     expect(history).toContain('Created=True,Running=True');
     expect(done.status?.conditions?.map((c) => `${c.type}=${c.status}`)).toEqual(['Created=True', 'Running=False', 'Succeeded=True']);
-    expect(done.status?.conditions?.at(-1)).toMatchObject({ reason: 'TFJobSucceeded', message: `TFJob ${NS}/${JOB} successfully completed.` });
+    expect(done.status?.conditions?.at(-1)).toMatchObject({
+      reason: 'TFJobSucceeded',
+      message: `TFJob ${NS}/${JOB} successfully completed.`,
+    });
 
     const pods = (await core.listNamespacedPod({ namespace: NS, labelSelector: `training.kubeflow.org/job-name=${JOB}` })).items;
     expect(pods.map((p) => p.metadata?.name).sort()).toEqual([`${JOB}-ps-0`, `${JOB}-worker-0`, `${JOB}-worker-1`]);
     for (const p of pods) {
-      expect(p.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'TFJob', name: JOB, uid: created.metadata.uid, controller: true, blockOwnerDeletion: true });
+      expect(p.metadata?.ownerReferences?.[0]).toMatchObject({
+        kind: 'TFJob',
+        name: JOB,
+        uid: created.metadata.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      });
       expect(p.spec?.nodeName).toEqual(expect.any(String));
     }
     // A real kubelet ran the container to exit code 0.

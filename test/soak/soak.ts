@@ -38,7 +38,12 @@ for (let r = 0; r < rounds; r++) {
   const res = spawnSync('npx', ['vitest', 'run', '--project', 'integration', ...files], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, FAULT_SEED: String(seed), FAULT_REPORT_FILE: report, ...(mode === 'bad-input' ? { BAD_INPUT_COUNT: values.count } : {}) },
+    env: {
+      ...process.env,
+      FAULT_SEED: String(seed),
+      FAULT_REPORT_FILE: report,
+      ...(mode === 'bad-input' ? { BAD_INPUT_COUNT: values.count } : {}),
+    },
   });
   if (res.status !== 0) failedRounds += 1;
 }
@@ -55,7 +60,12 @@ interface Line {
   unhandled?: unknown[];
   unnamedRejections?: unknown[];
 }
-const lines = existsSync(report) ? readFileSync(report, 'utf8').split('\n').filter((l) => l.startsWith('[')).map((l) => JSON.parse(l.slice(l.indexOf(' ') + 1)) as Line) : [];
+const lines = existsSync(report)
+  ? readFileSync(report, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('['))
+      .map((l) => JSON.parse(l.slice(l.indexOf(' ') + 1)) as Line)
+  : [];
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 if (mode === 'faults') {
   const scenarios = lines.filter((l) => l.scenario !== undefined);
@@ -69,11 +79,40 @@ if (mode === 'faults') {
     completed: sum(ls.map((l) => l.succeeded ?? 0)),
     violations: sum(ls.map((l) => l.violations?.length ?? 0)),
   }));
-  console.log(JSON.stringify({ rounds, failedRounds, scenarios: table, totals: { faultsInjected: sum(table.map((t) => t.faultsInjected)), completed: sum(table.map((t) => t.completed)), violations: sum(table.map((t) => t.violations)) } }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        rounds,
+        failedRounds,
+        scenarios: table,
+        totals: {
+          faultsInjected: sum(table.map((t) => t.faultsInjected)),
+          completed: sum(table.map((t) => t.completed)),
+          violations: sum(table.map((t) => t.violations)),
+        },
+      },
+      null,
+      2,
+    ),
+  );
 } else {
   const runs = lines.filter((l) => l.inputs !== undefined);
   const outcomes: Record<string, number> = {};
   for (const l of runs) for (const [k, v] of Object.entries(l.byOutcome ?? {})) outcomes[k] = (outcomes[k] ?? 0) + v;
-  console.log(JSON.stringify({ rounds, failedRounds, inputs: sum(runs.map((l) => l.inputs ?? 0)), clientRejected: sum(runs.map((l) => l.clientRejected ?? 0)), outcomes, unhandled: sum(runs.map((l) => l.unhandled?.length ?? 0)), unnamedRejections: sum(runs.map((l) => l.unnamedRejections?.length ?? 0)) }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        rounds,
+        failedRounds,
+        inputs: sum(runs.map((l) => l.inputs ?? 0)),
+        clientRejected: sum(runs.map((l) => l.clientRejected ?? 0)),
+        outcomes,
+        unhandled: sum(runs.map((l) => l.unhandled?.length ?? 0)),
+        unnamedRejections: sum(runs.map((l) => l.unnamedRejections?.length ?? 0)),
+      },
+      null,
+      2,
+    ),
+  );
 }
 process.exitCode = failedRounds > 0 ? 1 : 0;

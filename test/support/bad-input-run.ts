@@ -58,9 +58,11 @@ function outcomeOf(job: TFJobView): Outcome | undefined {
 
 async function pool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
   const queue = [...items];
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
+    }),
+  );
 }
 
 export async function runBadInput(opts: {
@@ -131,7 +133,9 @@ export async function runBadInput(opts: {
     const deadline = Date.now() + (opts.handleTimeoutMs ?? 90_000);
     const pending = new Set(accepted.keys());
     while (pending.size > 0 && Date.now() < deadline) {
-      const list = (await custom.listNamespacedCustomObject({ group: 'kubeflow.org', version: 'v1', plural: 'tfjobs', namespace: opts.namespace }).catch(() => ({ items: [] }))) as { items: TFJobView[] };
+      const list = (await custom
+        .listNamespacedCustomObject({ group: 'kubeflow.org', version: 'v1', plural: 'tfjobs', namespace: opts.namespace })
+        .catch(() => ({ items: [] }))) as { items: TFJobView[] };
       for (const job of list.items) {
         const name = job.metadata?.name ?? '';
         if (!pending.has(name)) continue;
@@ -152,7 +156,16 @@ export async function runBadInput(opts: {
     }
     // Clear the batch (its pods too, through garbage collection) before the next.
     await pool([...accepted.keys()], 8, async (name) => {
-      await custom.deleteNamespacedCustomObject({ group: 'kubeflow.org', version: 'v1', plural: 'tfjobs', namespace: opts.namespace, name, propagationPolicy: 'Background' }).catch(() => undefined);
+      await custom
+        .deleteNamespacedCustomObject({
+          group: 'kubeflow.org',
+          version: 'v1',
+          plural: 'tfjobs',
+          namespace: opts.namespace,
+          name,
+          propagationPolicy: 'Background',
+        })
+        .catch(() => undefined);
     });
     await opts.afterBatch?.(from + batch.length);
   }

@@ -8,11 +8,15 @@ import { LocalCluster, fakeNodes } from '../../src/local-cluster/index.ts';
 import { eventually, uniqueName } from './kube.ts';
 import type { Pool } from './pool.ts';
 
-export async function startDedicatedCluster(opts: { extraApiserverArgs?: readonly string[]; noRateLimits?: boolean } = {}): Promise<LocalCluster> {
+export async function startDedicatedCluster(
+  opts: { extraApiserverArgs?: readonly string[]; noRateLimits?: boolean } = {},
+): Promise<LocalCluster> {
   const cluster = await LocalCluster.start({
     ...(opts.extraApiserverArgs === undefined ? {} : { extraApiserverArgs: opts.extraApiserverArgs }),
     ...(opts.noRateLimits === undefined ? {} : { noRateLimits: opts.noRateLimits }),
-    onProgress: (line) => { if (process.env.TEST_LOG_LEVEL !== undefined) process.stderr.write(`${line}\n`); },
+    onProgress: (line) => {
+      if (process.env.TEST_LOG_LEVEL !== undefined) process.stderr.write(`${line}\n`);
+    },
   });
   try {
     await installCrd(cluster.kubeConfig());
@@ -27,29 +31,47 @@ export async function namespaceIn(kc: KubeConfig, prefix: string): Promise<strin
   const core = kc.makeApiClient(CoreV1Api);
   const name = uniqueName(prefix);
   await core.createNamespace({ body: { metadata: { name } } });
-  await eventually(async () => {
-    await core.readNamespacedServiceAccount({ name: 'default', namespace: name });
-  }, { timeoutMs: 60_000, what: `default ServiceAccount in ${name}` });
+  await eventually(
+    async () => {
+      await core.readNamespacedServiceAccount({ name: 'default', namespace: name });
+    },
+    { timeoutMs: 60_000, what: `default ServiceAccount in ${name}` },
+  );
   return name;
 }
 
 /** A pool like test/support/pool.ts's, on the given cluster. */
-export async function poolIn(cluster: LocalCluster, prefix: string, count: number, capacity: Record<string, string>, readyTimeoutMs = 120_000): Promise<Pool> {
+export async function poolIn(
+  cluster: LocalCluster,
+  prefix: string,
+  count: number,
+  capacity: Record<string, string>,
+  readyTimeoutMs = 120_000,
+): Promise<Pool> {
   const name = uniqueName(prefix);
-  const specs = fakeNodes(name, count, { capacity, labels: { [LABEL_NODE_POOL]: name }, taints: [{ key: LABEL_NODE_POOL, value: name, effect: 'NoSchedule' }] });
+  const specs = fakeNodes(name, count, {
+    capacity,
+    labels: { [LABEL_NODE_POOL]: name },
+    taints: [{ key: LABEL_NODE_POOL, value: name, effect: 'NoSchedule' }],
+  });
   await cluster.createNodes(specs, { timeoutMs: readyTimeoutMs });
   const core = cluster.kubeConfig().makeApiClient(CoreV1Api);
   return {
     name,
     nodes: specs.map((s) => s.name),
     operatorFlags: ['--node-selector', `${LABEL_NODE_POOL}=${name}`],
-    delete: async () => { await Promise.all(specs.map((s) => core.deleteNode({ name: s.name }).catch(() => undefined))); },
+    delete: async () => {
+      await Promise.all(specs.map((s) => core.deleteNode({ name: s.name }).catch(() => undefined)));
+    },
   };
 }
 
 /** Compacts etcd at its current revision (every watch resuming from an older one gets 410 Gone). */
 export async function compactEtcdAt(endpoint: string): Promise<number> {
-  const range = await fetch(`${endpoint}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: Buffer.from('/').toString('base64') }) });
+  const range = await fetch(`${endpoint}/v3/kv/range`, {
+    method: 'POST',
+    body: JSON.stringify({ key: Buffer.from('/').toString('base64') }),
+  });
   const { header } = (await range.json()) as { header: { revision: string } };
   const revision = Number(header.revision);
   const res = await fetch(`${endpoint}/v3/kv/compaction`, { method: 'POST', body: JSON.stringify({ revision, physical: true }) });

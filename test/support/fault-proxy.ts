@@ -61,7 +61,15 @@ function isWatch(url: URL): boolean {
 
 function statusBody(code: number): string {
   const reason = code === 429 ? 'TooManyRequests' : code === 503 ? 'ServiceUnavailable' : 'InternalError';
-  return JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `injected ${code} by the fault proxy`, reason, code });
+  return JSON.stringify({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `injected ${code} by the fault proxy`,
+    reason,
+    code,
+  });
 }
 
 export class FaultProxy {
@@ -93,7 +101,9 @@ export class FaultProxy {
   static async start(opts: { upstream: string; caFile: string; seed: number }): Promise<FaultProxy> {
     const server = https.createServer({ cert: readFileSync(opts.caFile), key: readFileSync(opts.caFile.replace(/\.crt$/, '.key')) });
     const proxy = new FaultProxy(server, opts.upstream, opts.caFile, opts.seed);
-    server.on('request', (req, res) => { proxy.#handle(req, res); });
+    server.on('request', (req, res) => {
+      proxy.#handle(req, res);
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return proxy;
   }
@@ -156,21 +166,29 @@ export class FaultProxy {
 
   /** A kubeconfig file for the proxy, authenticating with `token` (forwarded to the apiserver). */
   writeKubeconfig(file: string, token: string): string {
-    writeFileSync(file, stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'fault-proxy', cluster: { server: this.url, 'certificate-authority': this.#caFile } }],
-      users: [{ name: 'via-proxy', user: { token } }],
-      contexts: [{ name: 'fault-proxy', context: { cluster: 'fault-proxy', user: 'via-proxy' } }],
-      'current-context': 'fault-proxy',
-    }), { mode: 0o600 });
+    writeFileSync(
+      file,
+      stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: 'fault-proxy', cluster: { server: this.url, 'certificate-authority': this.#caFile } }],
+        users: [{ name: 'via-proxy', user: { token } }],
+        contexts: [{ name: 'fault-proxy', context: { cluster: 'fault-proxy', user: 'via-proxy' } }],
+        'current-context': 'fault-proxy',
+      }),
+      { mode: 0o600 },
+    );
     return file;
   }
 
   async close(): Promise<void> {
     this.closeWatches();
     this.#server.closeAllConnections();
-    await new Promise<void>((resolve) => this.#server.close(() => { resolve(); }));
+    await new Promise<void>((resolve) =>
+      this.#server.close(() => {
+        resolve();
+      }),
+    );
     this.#agent.destroy();
   }
 
@@ -214,40 +232,52 @@ export class FaultProxy {
     const chunks: Buffer[] = [];
     const recording = this.#record?.(method, url.pathname) === true;
     const headers = { ...req.headers, host: this.#upstream.host };
-    const upstreamReq = https.request({
-      protocol: 'https:',
-      hostname: this.#upstream.hostname,
-      port: this.#upstream.port,
-      method,
-      path: `${url.pathname}${url.search}`,
-      headers,
-      agent: watch ? new https.Agent({ ca: this.#agent.options.ca }) : this.#agent,
-    }, (up) => {
-      if (recording) this.recorded.push({ method, path: url.pathname, body: Buffer.concat(chunks).toString('utf8'), status: up.statusCode ?? 0 });
-      if (failure !== undefined) {
-        up.resume();
-        fail(failure.code);
-        return;
-      }
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      if (watch && up.statusCode === 200) {
-        // As the apiserver does: the client learns the watch is open before the first event.
-        res.flushHeaders();
-        this.stats.watches += 1;
-        const w: ActiveWatch = { upstream: up, client: res, frozen: false };
-        this.#watches.add(w);
-        const forget = () => { this.#watches.delete(w); };
-        up.on('close', () => { forget(); if (!w.frozen) res.end(); });
-        res.on('close', () => { forget(); up.destroy(); });
-        if (this.#freezeNew) {
-          w.frozen = true;
-          this.stats.frozenWatches += 1;
-          up.pause();
+    const upstreamReq = https.request(
+      {
+        protocol: 'https:',
+        hostname: this.#upstream.hostname,
+        port: this.#upstream.port,
+        method,
+        path: `${url.pathname}${url.search}`,
+        headers,
+        agent: watch ? new https.Agent({ ca: this.#agent.options.ca }) : this.#agent,
+      },
+      (up) => {
+        if (recording)
+          this.recorded.push({ method, path: url.pathname, body: Buffer.concat(chunks).toString('utf8'), status: up.statusCode ?? 0 });
+        if (failure !== undefined) {
+          up.resume();
+          fail(failure.code);
           return;
         }
-      }
-      up.pipe(res);
-    });
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        if (watch && up.statusCode === 200) {
+          // As the apiserver does: the client learns the watch is open before the first event.
+          res.flushHeaders();
+          this.stats.watches += 1;
+          const w: ActiveWatch = { upstream: up, client: res, frozen: false };
+          this.#watches.add(w);
+          const forget = () => {
+            this.#watches.delete(w);
+          };
+          up.on('close', () => {
+            forget();
+            if (!w.frozen) res.end();
+          });
+          res.on('close', () => {
+            forget();
+            up.destroy();
+          });
+          if (this.#freezeNew) {
+            w.frozen = true;
+            this.stats.frozenWatches += 1;
+            up.pause();
+            return;
+          }
+        }
+        up.pipe(res);
+      },
+    );
     upstreamReq.on('error', () => {
       this.stats.upstreamErrors += 1;
       if (!res.headersSent) {
@@ -255,7 +285,9 @@ export class FaultProxy {
         res.end(statusBody(503));
       } else res.destroy();
     });
-    req.on('data', (c: Buffer) => { if (recording) chunks.push(c); });
+    req.on('data', (c: Buffer) => {
+      if (recording) chunks.push(c);
+    });
     req.pipe(upstreamReq);
   }
 }

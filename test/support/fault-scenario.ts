@@ -40,7 +40,9 @@ export function scratchDir(prefix: string): string {
 export async function createPriorityClass(kc: KubeConfig, name: string, value: number): Promise<() => Promise<void>> {
   const api = kc.makeApiClient(SchedulingV1Api);
   await api.createPriorityClass({ body: { metadata: { name }, value, description: 'fault scenario' } });
-  return async () => { await api.deletePriorityClass({ name }).catch(() => undefined); };
+  return async () => {
+    await api.deletePriorityClass({ name }).catch(() => undefined);
+  };
 }
 
 /** What a scenario on the shared cluster runs in; valid inside the tests of the suite that asked for it. */
@@ -88,7 +90,14 @@ export function useSharedClusterFixture(name: string, poolName: string, opts: Sh
     pool = await createPool(poolName, opts.nodes, opts.node ?? { cpu: '6', memory: '24Gi' });
     dropClass = await createPriorityClass(adminKubeConfig(), highClass, opts.classValue ?? 1000);
     if (opts.operatorArgs !== undefined) {
-      operator = await OperatorChild.start(name, clusterState().kubeconfig, ['--namespace', namespace, '--policy', 'ours', ...opts.operatorArgs, ...pool.operatorFlags]);
+      operator = await OperatorChild.start(name, clusterState().kubeconfig, [
+        '--namespace',
+        namespace,
+        '--policy',
+        'ours',
+        ...opts.operatorArgs,
+        ...pool.operatorFlags,
+      ]);
       await operator.ready();
     }
   });
@@ -100,9 +109,15 @@ export function useSharedClusterFixture(name: string, poolName: string, opts: Sh
     await dropClass();
   });
   return {
-    get namespace() { return ready(namespace); },
-    get pool() { return ready(pool); },
-    get operator() { return ready(operator); },
+    get namespace() {
+      return ready(namespace);
+    },
+    get pool() {
+      return ready(pool);
+    },
+    get operator() {
+      return ready(operator);
+    },
     highClass,
     scenario(opts) {
       const s = new Scenario({ ...opts, namespace: ready(namespace), kc: adminKubeConfig(), pool: ready(pool), highClass });
@@ -135,7 +150,12 @@ export class Scenario {
     this.seed = opts.seed;
     this.namespace = opts.namespace;
     this.kc = opts.kc;
-    this.planned = planWorkload({ seed: opts.seed, count: opts.jobs, pool: opts.pool.name, ...(opts.highClass === undefined ? {} : { highClass: opts.highClass }) });
+    this.planned = planWorkload({
+      seed: opts.seed,
+      count: opts.jobs,
+      pool: opts.pool.name,
+      ...(opts.highClass === undefined ? {} : { highClass: opts.highClass }),
+    });
     this.#pool = opts.pool;
   }
 
@@ -160,7 +180,10 @@ export class Scenario {
   /** Waits for every job to finish, stops the driver, and judges the run. */
   async finish(opts: { timeoutMs?: number } = {}): Promise<ScenarioReport> {
     await this.#submitted;
-    const unfinished = await waitAllFinished(this.kc, this.namespace, { timeoutMs: opts.timeoutMs ?? 240_000, expected: this.planned.length - this.deletedJobs.size });
+    const unfinished = await waitAllFinished(this.kc, this.namespace, {
+      timeoutMs: opts.timeoutMs ?? 240_000,
+      expected: this.planned.length - this.deletedJobs.size,
+    });
     await this.#driver.stop();
     const monitor = await this.monitor.finish();
     const memory = this.#sampler.stop();
@@ -177,7 +200,10 @@ export class Scenario {
       seconds: Math.round((Date.now() - this.#started) / 1000),
     };
     publish(report);
-    if (unfinished.length > 0) process.stderr.write(`[${this.name}] unfinished jobs: ${unfinished.join(', ')}\n${this.operators.map((o) => o.tail(40)).join('\n')}\n`);
+    if (unfinished.length > 0)
+      process.stderr.write(
+        `[${this.name}] unfinished jobs: ${unfinished.join(', ')}\n${this.operators.map((o) => o.tail(40)).join('\n')}\n`,
+      );
     return report;
   }
 

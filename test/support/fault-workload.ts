@@ -61,7 +61,9 @@ export function planWorkload(opts: WorkloadOptions): PlannedJob[] {
     } else {
       spec = {
         runPolicy,
-        tfReplicaSpecs: { Worker: { replicas: r.int(1, 3), restartPolicy: 'OnFailure', template: template({ cpu, memory: '512Mi' }, opts.pool) } },
+        tfReplicaSpecs: {
+          Worker: { replicas: r.int(1, 3), restartPolicy: 'OnFailure', template: template({ cpu, memory: '512Mi' }, opts.pool) },
+        },
       };
     }
     out.push({ job: { apiVersion: 'kubeflow.org/v1', kind: 'TFJob', metadata: { name }, spec }, runMs: r.int(2_000, 8_000) });
@@ -75,7 +77,12 @@ const GROUP = { group: 'kubeflow.org', version: 'v1', plural: 'tfjobs' };
  * Submits planned jobs with seeded gaps (`gapMs`), retrying each create until the API accepts it
  * (faults may make it answer 5xx/429 or be down); a 409 means an earlier attempt got through.
  */
-export async function submitWorkload(kc: KubeConfig, namespace: string, jobs: readonly PlannedJob[], opts: { seed: number; gapMs: readonly [number, number]; signal?: AbortSignal }): Promise<number> {
+export async function submitWorkload(
+  kc: KubeConfig,
+  namespace: string,
+  jobs: readonly PlannedJob[],
+  opts: { seed: number; gapMs: readonly [number, number]; signal?: AbortSignal },
+): Promise<number> {
   const custom = kc.makeApiClient(CustomObjectsApi);
   const r = rng(opts.seed ^ 0x5eed);
   let retries = 0;
@@ -141,7 +148,8 @@ export class JobDriver {
   }
 
   async #tick(): Promise<void> {
-    const jobs = ((await this.#custom.listNamespacedCustomObject({ ...GROUP, namespace: this.#namespace })) as { items: TFJobLike[] }).items;
+    const jobs = ((await this.#custom.listNamespacedCustomObject({ ...GROUP, namespace: this.#namespace })) as { items: TFJobLike[] })
+      .items;
     const now = Date.now();
     for (const job of jobs) {
       const name = job.metadata?.name ?? '';
@@ -161,7 +169,11 @@ export class JobDriver {
       if (pod.status?.phase !== 'Running' || pod.metadata?.deletionTimestamp !== undefined || this.#ended.has(uid)) continue;
       try {
         await this.#core.patchNamespacedPod(
-          { name: pod.metadata?.name ?? '', namespace: this.#namespace, body: { metadata: { annotations: { [POD_EXIT_CODE_ANNOTATION]: '0' } } } },
+          {
+            name: pod.metadata?.name ?? '',
+            namespace: this.#namespace,
+            body: { metadata: { annotations: { [POD_EXIT_CODE_ANNOTATION]: '0' } } },
+          },
           setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
         );
         this.#ended.add(uid);
@@ -174,7 +186,11 @@ export class JobDriver {
 }
 
 /** Waits until every job in the namespace is finished (or the timeout), returning the unfinished. */
-export async function waitAllFinished(kc: KubeConfig, namespace: string, opts: { timeoutMs: number; expected?: number }): Promise<string[]> {
+export async function waitAllFinished(
+  kc: KubeConfig,
+  namespace: string,
+  opts: { timeoutMs: number; expected?: number },
+): Promise<string[]> {
   const custom = kc.makeApiClient(CustomObjectsApi);
   const deadline = Date.now() + opts.timeoutMs;
   let unfinished: string[] = ['(not read yet)'];

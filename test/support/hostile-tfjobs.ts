@@ -92,14 +92,45 @@ const wrongValue: fc.Arbitrary<Json> = fc.oneof(
 
 const hugeNumber = fc.constantFrom(1000, 100_000, 2 ** 31, 2 ** 31 - 1, 2 ** 53, 2 ** 63, 1e308, 1.5);
 const negativeNumber = fc.constantFrom(-1, -1000, -(2 ** 31), -(2 ** 63));
-const quantity = fc.constantFrom('1e100', '-1', 'abc', '999999999Ei', '0.0000001m', '1Pi', '1.5', '', '   ', '1 cpu', '0x10', '1e-9', '9223372036854775807', '10Gi', '100000');
-const resourceName = fc.constantFrom('cpu', 'memory', 'nvidia.com/gpu', 'example.com/unknown', 'ephemeral-storage', 'pods', 'a/b/c', 'CPU', 'hugepages-2Mi');
+const quantity = fc.constantFrom(
+  '1e100',
+  '-1',
+  'abc',
+  '999999999Ei',
+  '0.0000001m',
+  '1Pi',
+  '1.5',
+  '',
+  '   ',
+  '1 cpu',
+  '0x10',
+  '1e-9',
+  '9223372036854775807',
+  '10Gi',
+  '100000',
+);
+const resourceName = fc.constantFrom(
+  'cpu',
+  'memory',
+  'nvidia.com/gpu',
+  'example.com/unknown',
+  'ephemeral-storage',
+  'pods',
+  'a/b/c',
+  'CPU',
+  'hugepages-2Mi',
+);
 const unicode = fc.constantFrom('tëst', 'джоб', '作业', 'job-🚀', 'ǅ', '\u200b', 'a\u0000b', 'RTL\u202eevil', 'e\u0301');
 const dnsName = (n: number) => fc.constant('a'.repeat(n));
 const typeKey = fc.constantFrom('Workerz', 'Foo', 'ps ', 'WORKER', 'worker', 'Chief', 'Master', 'Evaluator', 'PS', '', 'Worker.0', '🚀');
 
 const common: fc.Arbitrary<Mutation> = fc.oneof(
-  fc.record({ path: fc.constantFrom(...PATHS), value: wrongValue }).map(({ path, value }): Mutation => ({ family: 'wrong-type', apply: (j) => { setPath(j, path, value); } })),
+  fc.record({ path: fc.constantFrom(...PATHS), value: wrongValue }).map(({ path, value }): Mutation => ({
+    family: 'wrong-type',
+    apply: (j) => {
+      setPath(j, path, value);
+    },
+  })),
   fc.record({ n: hugeNumber, elastic: fc.boolean() }).map(({ n, elastic }): Mutation => ({
     family: 'huge-count',
     apply: (j) => {
@@ -107,11 +138,21 @@ const common: fc.Arbitrary<Mutation> = fc.oneof(
       if (elastic) setPath(j, ['spec', 'elasticPolicy'], { minReplicas: 1, maxReplicas: n });
     },
   })),
-  negativeNumber.map((n): Mutation => ({ family: 'negative-count', apply: (j) => { setPath(j, ['spec', 'tfReplicaSpecs', firstType(j), 'replicas'], n); } })),
-  fc.record({ min: fc.integer({ min: -5, max: 50 }), max: fc.integer({ min: -5, max: 50 }) }).filter(({ min, max }) => min > max || min <= 0 || max <= 0).map(({ min, max }): Mutation => ({
-    family: 'min-gt-max',
-    apply: (j) => { setPath(j, ['spec', 'elasticPolicy'], { minReplicas: min, maxReplicas: max }); },
+  negativeNumber.map((n): Mutation => ({
+    family: 'negative-count',
+    apply: (j) => {
+      setPath(j, ['spec', 'tfReplicaSpecs', firstType(j), 'replicas'], n);
+    },
   })),
+  fc
+    .record({ min: fc.integer({ min: -5, max: 50 }), max: fc.integer({ min: -5, max: 50 }) })
+    .filter(({ min, max }) => min > max || min <= 0 || max <= 0)
+    .map(({ min, max }): Mutation => ({
+      family: 'min-gt-max',
+      apply: (j) => {
+        setPath(j, ['spec', 'elasticPolicy'], { minReplicas: min, maxReplicas: max });
+      },
+    })),
   fc.constantFrom('delete', 'empty', 'no-image', 'no-name', 'no-tensorflow', 'null').map((how): Mutation => ({
     family: 'missing-containers',
     apply: (j) => {
@@ -126,11 +167,15 @@ const common: fc.Arbitrary<Mutation> = fc.oneof(
   })),
   typeKey.map((key): Mutation => ({
     family: 'unknown-replica-type',
-    apply: (j) => { specs(j)[key] = { replicas: 1, template: { spec: { containers: [{ name: 'tensorflow', image: 'example.invalid/tf:2.15' }] } } }; },
+    apply: (j) => {
+      specs(j)[key] = { replicas: 1, template: { spec: { containers: [{ name: 'tensorflow', image: 'example.invalid/tf:2.15' }] } } };
+    },
   })),
   fc.record({ name: resourceName, q: quantity, where: fc.constantFrom('requests', 'limits') }).map(({ name, q, where }): Mutation => ({
     family: 'absurd-quantity',
-    apply: (j) => { setPath(container(j), ['resources', where, name], q); },
+    apply: (j) => {
+      setPath(container(j), ['resources', where, name], q);
+    },
   })),
   fc.boolean().map((elastic): Mutation => ({
     family: '1000-workers',
@@ -139,40 +184,68 @@ const common: fc.Arbitrary<Mutation> = fc.oneof(
       if (elastic) setPath(j, ['spec', 'elasticPolicy'], { minReplicas: 1000, maxReplicas: 1000 });
     },
   })),
-  fc.oneof(dnsName(63), dnsName(64), dnsName(253), fc.constant('UPPER'), fc.constant('1starts-with-digit'), fc.constant('has.dot'), fc.constant('-dash'), unicode).map((name): Mutation => ({
-    family: 'name-limits',
-    apply: (j) => { setPath(j, ['metadata', 'name'], name); },
-  })),
-  fc.record({ text: unicode, where: fc.constantFrom('label', 'annotation', 'env', 'container-name', 'priority-class', 'image') }).map(({ text, where }): Mutation => ({
-    family: 'unicode',
-    apply: (j) => {
-      if (where === 'label') setPath(j, ['metadata', 'labels', 'k'], text);
-      else if (where === 'annotation') setPath(j, ['metadata', 'annotations', 'example.com/k'], text);
-      else if (where === 'env') container(j).env = [{ name: 'U', value: text }];
-      else if (where === 'container-name') container(j).name = text;
-      else if (where === 'priority-class') setPath(j, ['spec', 'runPolicy', 'schedulingPolicy', 'priorityClass'], text);
-      else container(j).image = text;
-    },
-  })),
-  fc.constantFrom(
-    ['spec', 'runPolicy', 'cleanPodPolicy', 'Sometimes'],
-    ['spec', 'runPolicy', 'backoffLimit', -1],
-    ['spec', 'runPolicy', 'activeDeadlineSeconds', 0],
-    ['spec', 'runPolicy', 'activeDeadlineSeconds', -5],
-    ['spec', 'runPolicy', 'ttlSecondsAfterFinished', 2 ** 40],
-    ['spec', 'runPolicy', 'managedBy', 'someone-else'],
-    ['spec', 'successPolicy', 'AllWorkers-ish'],
-    ['metadata', 'annotations', 'tfjob-operator.kubeflow.org/min-workers', 'abc'],
-    ['metadata', 'annotations', 'tfjob-operator.kubeflow.org/max-workers', '-3'],
-    ['metadata', 'annotations', 'tfjob-operator.kubeflow.org/scaling-curve', '1,NaN,,-2,1e400'],
-  ).map(([a, b, c, v]): Mutation => ({ family: 'bad-policy', apply: (j) => { setPath(j, [a, b, c], v); } })),
+  fc
+    .oneof(
+      dnsName(63),
+      dnsName(64),
+      dnsName(253),
+      fc.constant('UPPER'),
+      fc.constant('1starts-with-digit'),
+      fc.constant('has.dot'),
+      fc.constant('-dash'),
+      unicode,
+    )
+    .map((name): Mutation => ({
+      family: 'name-limits',
+      apply: (j) => {
+        setPath(j, ['metadata', 'name'], name);
+      },
+    })),
+  fc
+    .record({ text: unicode, where: fc.constantFrom('label', 'annotation', 'env', 'container-name', 'priority-class', 'image') })
+    .map(({ text, where }): Mutation => ({
+      family: 'unicode',
+      apply: (j) => {
+        if (where === 'label') setPath(j, ['metadata', 'labels', 'k'], text);
+        else if (where === 'annotation') setPath(j, ['metadata', 'annotations', 'example.com/k'], text);
+        else if (where === 'env') container(j).env = [{ name: 'U', value: text }];
+        else if (where === 'container-name') container(j).name = text;
+        else if (where === 'priority-class') setPath(j, ['spec', 'runPolicy', 'schedulingPolicy', 'priorityClass'], text);
+        else container(j).image = text;
+      },
+    })),
+  fc
+    .constantFrom(
+      ['spec', 'runPolicy', 'cleanPodPolicy', 'Sometimes'],
+      ['spec', 'runPolicy', 'backoffLimit', -1],
+      ['spec', 'runPolicy', 'activeDeadlineSeconds', 0],
+      ['spec', 'runPolicy', 'activeDeadlineSeconds', -5],
+      ['spec', 'runPolicy', 'ttlSecondsAfterFinished', 2 ** 40],
+      ['spec', 'runPolicy', 'managedBy', 'someone-else'],
+      ['spec', 'successPolicy', 'AllWorkers-ish'],
+      ['metadata', 'annotations', 'tfjob-operator.kubeflow.org/min-workers', 'abc'],
+      ['metadata', 'annotations', 'tfjob-operator.kubeflow.org/max-workers', '-3'],
+      ['metadata', 'annotations', 'tfjob-operator.kubeflow.org/scaling-curve', '1,NaN,,-2,1e400'],
+    )
+    .map(([a, b, c, v]): Mutation => ({
+      family: 'bad-policy',
+      apply: (j) => {
+        setPath(j, [a, b, c], v);
+      },
+    })),
   fc.constantFrom('Never', 'OnFailure', 'Always', 'ExitCode', 'Sometimes', '').map((p): Mutation => ({
     family: 'restart-policy',
-    apply: (j) => { setPath(j, ['spec', 'tfReplicaSpecs', firstType(j), 'restartPolicy'], p); setPath(podSpec(j), ['restartPolicy'], p); },
+    apply: (j) => {
+      setPath(j, ['spec', 'tfReplicaSpecs', firstType(j), 'restartPolicy'], p);
+      setPath(podSpec(j), ['restartPolicy'], p);
+    },
   })),
   fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), wrongValue, { maxKeys: 4 }).map((extra): Mutation => ({
     family: 'unknown-fields',
-    apply: (j) => { Object.assign(obj(j.spec), extra); Object.assign(podSpec(j), { bogusField: extra }); },
+    apply: (j) => {
+      Object.assign(obj(j.spec), extra);
+      Object.assign(podSpec(j), { bogusField: extra });
+    },
   })),
 
   fc.constantFrom('empty-spec', 'empty-replica-specs', 'no-template', 'no-metadata-name').map((how): Mutation => ({
@@ -189,7 +262,9 @@ const common: fc.Arbitrary<Mutation> = fc.oneof(
 // Rarer (and the only big bodies): around and over the 256 KiB limit on an object's annotations.
 const oversized: fc.Arbitrary<Mutation> = fc.integer({ min: 200, max: 300 }).map((kib): Mutation => ({
   family: 'oversized',
-  apply: (j) => { setPath(j, ['metadata', 'annotations', 'example.com/blob'], 'x'.repeat(kib * 1024)); },
+  apply: (j) => {
+    setPath(j, ['metadata', 'annotations', 'example.com/blob'], 'x'.repeat(kib * 1024));
+  },
 }));
 
 const mutations: fc.Arbitrary<Mutation> = fc.oneof({ arbitrary: common, weight: 30 }, { arbitrary: oversized, weight: 1 });
@@ -217,16 +292,21 @@ function baseJob(pool: string, name: string, shape: { ps: boolean; workers: numb
   };
 }
 
-const shapeArb = fc.record({ ps: fc.boolean(), workers: fc.integer({ min: 1, max: 3 }), elastic: fc.boolean(), cpu: fc.constantFrom('100m', '250m', '500m') });
+const shapeArb = fc.record({
+  ps: fc.boolean(),
+  workers: fc.integer({ min: 1, max: 3 }),
+  elastic: fc.boolean(),
+  cpu: fc.constantFrom('100m', '250m', '500m'),
+});
 
 /** Duplicate keys and unicode in raw YAML, as a user might type it. */
 function hostileYaml(pool: string, name: string, variant: number): string {
-  const dup = [
-    `metadata:\n  name: ${name}\n  name: ${name}-dup\n`,
-    `metadata:\n  name: ${name}\n`,
-  ][variant % 2]!;
+  const dup = [`metadata:\n  name: ${name}\n  name: ${name}-dup\n`, `metadata:\n  name: ${name}\n`][variant % 2]!;
   const worker = variant % 3 === 0 ? '    Worker:\n      replicas: 1\n      replicas: 3\n' : '    Worker:\n      replicas: 2\n';
-  const env = variant % 4 === 0 ? '            env:\n            - name: GREETING\n              value: "héllo 🌍 \\u202e"\n            - name: GREETING\n              value: again\n' : '';
+  const env =
+    variant % 4 === 0
+      ? '            env:\n            - name: GREETING\n              value: "héllo 🌍 \\u202e"\n            - name: GREETING\n              value: again\n'
+      : '';
   return [
     'apiVersion: kubeflow.org/v1',
     'kind: TFJob',
@@ -245,7 +325,9 @@ function hostileYaml(pool: string, name: string, variant: number): string {
     '            resources: {requests: {cpu: 100m, memory: 256Mi}}',
     ...(env === '' ? [] : [env.trimEnd()]),
     variant % 5 === 0 ? '    Worker:\n      replicas: 7' : '',
-  ].filter((l) => l !== '').join('\n');
+  ]
+    .filter((l) => l !== '')
+    .join('\n');
 }
 
 /**
@@ -253,7 +335,12 @@ function hostileYaml(pool: string, name: string, variant: number): string {
  * mutated objects. Names are unique per input (`<prefix>-<id>`) unless a mutation changes the name.
  */
 export function hostileCorpus(opts: { seed: number; count: number; pool: string; prefix: string }): HostileInput[] {
-  const arb = fc.record({ shape: shapeArb, mutations: fc.array(mutations, { minLength: 1, maxLength: 3 }), yaml: fc.integer({ min: 0, max: 19 }), variant: fc.nat(60) });
+  const arb = fc.record({
+    shape: shapeArb,
+    mutations: fc.array(mutations, { minLength: 1, maxLength: 3 }),
+    yaml: fc.integer({ min: 0, max: 19 }),
+    variant: fc.nat(60),
+  });
   const samples = fc.sample(arb, { seed: opts.seed, numRuns: opts.count });
   return samples.map((s, id) => {
     const name = `${opts.prefix}-${id}`;
@@ -267,7 +354,12 @@ export function hostileCorpus(opts: { seed: number; count: number; pool: string;
       }
       // A lenient client (uniqueKeys off) sends what the last duplicate says.
       const body = parse(text, { uniqueKeys: false }) as Obj;
-      return { id, families: ['raw-yaml', ...(clientError === undefined ? [] : ['duplicate-keys'])], body, ...(clientError === undefined ? {} : { clientError }) };
+      return {
+        id,
+        families: ['raw-yaml', ...(clientError === undefined ? [] : ['duplicate-keys'])],
+        body,
+        ...(clientError === undefined ? {} : { clientError }),
+      };
     }
     const job = baseJob(opts.pool, name, s.shape);
     for (const m of s.mutations) m.apply(job);

@@ -20,8 +20,25 @@
 // were seen. `InvariantState` is pure (unit-tested); `InvariantMonitor` feeds it from the API.
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CoreV1Api, CustomObjectsApi, Watch, type KubeConfig, type KubernetesObject, type V1Node, type V1Pod, type V1Service, type V1Taint, type V1Toleration } from '@kubernetes/client-node';
-import { ANNOTATION_REMOVAL, LABEL_JOB_NAME, LABEL_OPERATOR_NAME, LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE } from '../../src/api/v1/constants.ts';
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  Watch,
+  type KubeConfig,
+  type KubernetesObject,
+  type V1Node,
+  type V1Pod,
+  type V1Service,
+  type V1Taint,
+  type V1Toleration,
+} from '@kubernetes/client-node';
+import {
+  ANNOTATION_REMOVAL,
+  LABEL_JOB_NAME,
+  LABEL_OPERATOR_NAME,
+  LABEL_REPLICA_INDEX,
+  LABEL_REPLICA_TYPE,
+} from '../../src/api/v1/constants.ts';
 import { podSpecRequests } from '../../src/operator/scheduling/convert.ts';
 import { canonicalResources } from '../../src/operator/scheduling/quantity.ts';
 
@@ -231,7 +248,10 @@ export class InvariantState {
       const first = this.#enqueueTimes.get(uid);
       if (first === undefined) this.#enqueueTimes.set(uid, enqueue);
       else if (first !== enqueue) {
-        this.#violate('enqueue-time-changed', `${job.metadata?.name ?? uid}: status.scheduling.enqueueTime changed from ${first} to ${enqueue}`);
+        this.#violate(
+          'enqueue-time-changed',
+          `${job.metadata?.name ?? uid}: status.scheduling.enqueueTime changed from ${first} to ${enqueue}`,
+        );
         this.#enqueueTimes.set(uid, enqueue);
       }
     }
@@ -247,7 +267,9 @@ export class InvariantState {
       const sinceOf = (t: V1Taint) => before?.taints.find((b) => key(b.taint) === key(t))?.since ?? now;
       this.#restrictions.set(name, {
         cordonedSince: node.spec?.unschedulable === true ? (before?.cordonedSince ?? now) : undefined,
-        taints: (node.spec?.taints ?? []).filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute').map((t) => ({ taint: t, since: sinceOf(t) })),
+        taints: (node.spec?.taints ?? [])
+          .filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute')
+          .map((t) => ({ taint: t, since: sinceOf(t) })),
       });
     }
     if (this.#nodeFilter !== undefined && !this.#nodeFilter(name)) return;
@@ -263,13 +285,15 @@ export class InvariantState {
     const name = pod.metadata?.name ?? '';
     const rv = rvOf(pod);
     const before = this.#pods.get(name);
-    if (before?.node === undefined && pod.spec?.nodeName !== undefined && type !== 'DELETED') this.#checkPlacement(pod, pod.spec.nodeName, now);
+    if (before?.node === undefined && pod.spec?.nodeName !== undefined && type !== 'DELETED')
+      this.#checkPlacement(pod, pod.spec.nodeName, now);
     const names = this.#podNames.get(name) ?? [];
     if (before === undefined && type !== 'DELETED') names.push({ rv, what: 'created' });
     const terminating = pod.metadata?.deletionTimestamp !== undefined;
     const removal = pod.metadata?.annotations?.[ANNOTATION_REMOVAL];
     const last = names.at(-1)?.what;
-    if ((terminating || type === 'DELETED') && last !== 'removed' && last !== 'deleted') names.push({ rv, what: removal === undefined ? 'deleted' : 'removed' });
+    if ((terminating || type === 'DELETED') && last !== 'removed' && last !== 'deleted')
+      names.push({ rv, what: removal === undefined ? 'deleted' : 'removed' });
     this.#podNames.set(name, names);
     if (removal !== undefined && !terminating && type !== 'DELETED') {
       if (!this.#marked.has(name)) this.#marked.set(name, now);
@@ -306,7 +330,10 @@ export class InvariantState {
         node: pod.spec?.nodeName,
         requests: podSpecRequests(pod.spec),
         usesNode: pod.spec?.nodeName !== undefined && !TERMINATED.has(phase),
-        replicaKey: live && job !== undefined ? `${job}/${pod.metadata?.labels?.[LABEL_REPLICA_TYPE] ?? ''}/${pod.metadata?.labels?.[LABEL_REPLICA_INDEX] ?? ''}` : undefined,
+        replicaKey:
+          live && job !== undefined
+            ? `${job}/${pod.metadata?.labels?.[LABEL_REPLICA_TYPE] ?? ''}/${pod.metadata?.labels?.[LABEL_REPLICA_INDEX] ?? ''}`
+            : undefined,
       });
     }
     this.#updateReplica(name, before?.replicaKey, this.#pods.get(name)?.replicaKey);
@@ -340,12 +367,32 @@ export class InvariantState {
    * somewhere in (fromRv, toRv] without the monitor seeing how; pods are judged as deleted at `toRv`,
    * and any deletion in that range that fails its judgement counts as unjudged, not as a violation.
    */
-  resync(kind: 'pods' | 'tfjobs' | 'services' | 'nodes', present: ReadonlySet<string>, fromRv: number, toRv: number, now = Date.now()): void {
+  resync(
+    kind: 'pods' | 'tfjobs' | 'services' | 'nodes',
+    present: ReadonlySet<string>,
+    fromRv: number,
+    toRv: number,
+    now = Date.now(),
+  ): void {
     this.#gaps.push({ from: fromRv, to: toRv });
     if (kind !== 'pods') return;
     for (const [name, p] of [...this.#pods]) {
       if (present.has(name)) continue;
-      this.onPod('DELETED', { metadata: { name, resourceVersion: String(toRv), ...(p.owner === undefined ? {} : { ownerReferences: [{ apiVersion: 'kubeflow.org/v1', kind: 'TFJob', name: '', uid: p.owner, controller: true }] }) }, spec: { ...(p.node === undefined ? {} : { nodeName: p.node }), containers: [] }, status: {} }, now);
+      this.onPod(
+        'DELETED',
+        {
+          metadata: {
+            name,
+            resourceVersion: String(toRv),
+            ...(p.owner === undefined
+              ? {}
+              : { ownerReferences: [{ apiVersion: 'kubeflow.org/v1', kind: 'TFJob', name: '', uid: p.owner, controller: true }] }),
+          },
+          spec: { ...(p.node === undefined ? {} : { nodeName: p.node }), containers: [] },
+          status: {},
+        },
+        now,
+      );
     }
   }
 
@@ -376,10 +423,15 @@ export class InvariantState {
         this.#unjudged += 1;
       } else if (reason === undefined) {
         const job = this.#jobAt(d.ownerUid, d.rv);
-        const state = job === undefined ? 'job never seen' : `job ${job.name}: finished=${job.finished} cleanPodPolicy=${job.cleanPodPolicy} suspended=${job.suspended}`;
+        const state =
+          job === undefined
+            ? 'job never seen'
+            : `job ${job.name}: finished=${job.finished} cleanPodPolicy=${job.cleanPodPolicy} suspended=${job.suspended}`;
         const pods = (this.#podNames.get(d.name) ?? []).map((e) => `${e.what}@${e.rv}`).join(' ');
-        this.#violate(d.kind === 'pod' ? 'unexpected-pod-deletion' : 'unexpected-service-deletion',
-          `${d.kind} ${d.name} deleted at rv ${d.rv} (phase ${d.phase ?? '-'}, node ${d.node ?? '-'}; ${state}; pod name history: ${pods === '' ? 'none' : pods})`);
+        this.#violate(
+          d.kind === 'pod' ? 'unexpected-pod-deletion' : 'unexpected-service-deletion',
+          `${d.kind} ${d.name} deleted at rv ${d.rv} (phase ${d.phase ?? '-'}, node ${d.node ?? '-'}; ${state}; pod name history: ${pods === '' ? 'none' : pods})`,
+        );
       } else {
         const key = `${d.kind}:${reason}`;
         this.#byReason[key] = (this.#byReason[key] ?? 0) + 1;
@@ -427,7 +479,9 @@ export class InvariantState {
       // pod's removal may come after the service's deletion.
       const history = this.#podNames.get(d.name) ?? [];
       let created = -1;
-      history.forEach((e, i) => { if (e.what === 'created' && e.rv <= d.rv) created = i; });
+      history.forEach((e, i) => {
+        if (e.what === 'created' && e.rv <= d.rv) created = i;
+      });
       const after = history.slice(created + 1);
       if (after[0]?.what === 'removed') return 'scale-in';
       // An elastic job that lost a worker (deleted by hand, lost with its node, restarted) may shrink
@@ -445,11 +499,18 @@ export class InvariantState {
     if (r === undefined) return;
     const name = pod.metadata?.name ?? '';
     if (r.cordonedSince !== undefined && now - r.cordonedSince > PLACEMENT_GRACE_MS) {
-      this.#violate('placed-on-forbidden-node', `pod ${name} placed on ${node}, cordoned ${Math.round((now - r.cordonedSince) / 1000)}s before`);
+      this.#violate(
+        'placed-on-forbidden-node',
+        `pod ${name} placed on ${node}, cordoned ${Math.round((now - r.cordonedSince) / 1000)}s before`,
+      );
       return;
     }
     const bad = r.taints.find((t) => now - t.since > PLACEMENT_GRACE_MS && !tolerates(pod.spec?.tolerations, t.taint));
-    if (bad !== undefined) this.#violate('placed-on-forbidden-node', `pod ${name} placed on ${node} despite taint ${bad.taint.key}=${bad.taint.value ?? ''}:${bad.taint.effect} it does not tolerate`);
+    if (bad !== undefined)
+      this.#violate(
+        'placed-on-forbidden-node',
+        `pod ${name} placed on ${node} despite taint ${bad.taint.key}=${bad.taint.value ?? ''}:${bad.taint.effect} it does not tolerate`,
+      );
   }
 
   #updateReplica(pod: string, before: string | undefined, after: string | undefined): void {
@@ -489,7 +550,10 @@ export class InvariantState {
     const report = `${node}:${over.map(([k, v]) => `${k}=${v}`).join(',')}`;
     if (this.#reportedOvercommit.has(report)) return;
     this.#reportedOvercommit.add(report);
-    this.#violate('overcommitted-node', `node ${node} over-committed: ${over.map(([k, v]) => `${k} ${v} > ${allocatable[k] ?? 0}`).join(', ')} (${on.join(' ')})`);
+    this.#violate(
+      'overcommitted-node',
+      `node ${node} over-committed: ${over.map(([k, v]) => `${k} ${v} > ${allocatable[k] ?? 0}`).join(', ')} (${on.join(' ')})`,
+    );
   }
 
   #violate(kind: ViolationKind, message: string): void {
@@ -497,17 +561,28 @@ export class InvariantState {
   }
 
   /** End-of-scenario checks on the objects as they are now. */
-  checkEnd(objects: { jobs: readonly TFJobLike[]; pods: readonly V1Pod[]; services: readonly V1Service[] }, opts: { expectFinished?: (job: TFJobLike) => boolean } = {}): Violation[] {
+  checkEnd(
+    objects: { jobs: readonly TFJobLike[]; pods: readonly V1Pod[]; services: readonly V1Service[] },
+    opts: { expectFinished?: (job: TFJobLike) => boolean } = {},
+  ): Violation[] {
     const out: Violation[] = [];
     const uids = new Set(objects.jobs.filter((j) => j.metadata?.deletionTimestamp === undefined).map((j) => j.metadata?.uid));
     for (const o of [...objects.pods, ...objects.services]) {
       if (o.metadata?.labels?.[LABEL_OPERATOR_NAME] === undefined) continue;
       const owner = controllerUid(o);
-      if (owner === undefined || !uids.has(owner)) out.push({ kind: 'orphan', message: `${o.kind ?? 'object'} ${o.metadata.name ?? ''} has no live owning TFJob (owner uid ${owner ?? 'none'})` });
+      if (owner === undefined || !uids.has(owner))
+        out.push({
+          kind: 'orphan',
+          message: `${o.kind ?? 'object'} ${o.metadata.name ?? ''} has no live owning TFJob (owner uid ${owner ?? 'none'})`,
+        });
     }
     const expect = opts.expectFinished ?? (() => true);
     for (const j of objects.jobs) {
-      if (expect(j) && !isFinished(j)) out.push({ kind: 'not-terminal', message: `${j.metadata?.name ?? ''} is not finished: ${(j.status?.conditions ?? []).map((c) => `${c.type}=${c.status}`).join(',')} queue ${j.status?.scheduling?.queue ?? '-'}` });
+      if (expect(j) && !isFinished(j))
+        out.push({
+          kind: 'not-terminal',
+          message: `${j.metadata?.name ?? ''} is not finished: ${(j.status?.conditions ?? []).map((c) => `${c.type}=${c.status}`).join(',')} queue ${j.status?.scheduling?.queue ?? '-'}`,
+        });
     }
     return out;
   }
@@ -617,17 +692,61 @@ export class InvariantMonitor {
     this.#sweeper.unref();
   }
 
-  static async start(opts: { kubeConfig: KubeConfig; namespace: string; nodes?: readonly string[] | ((name: string) => boolean) }): Promise<InvariantMonitor> {
-    const filter = opts.nodes === undefined ? undefined : typeof opts.nodes === 'function' ? opts.nodes : ((set: Set<string>) => (n: string) => set.has(n))(new Set(opts.nodes));
+  static async start(opts: {
+    kubeConfig: KubeConfig;
+    namespace: string;
+    nodes?: readonly string[] | ((name: string) => boolean);
+  }): Promise<InvariantMonitor> {
+    const filter =
+      opts.nodes === undefined
+        ? undefined
+        : typeof opts.nodes === 'function'
+          ? opts.nodes
+          : (
+              (set: Set<string>) => (n: string) =>
+                set.has(n)
+            )(new Set(opts.nodes));
     const m = new InvariantMonitor(opts.kubeConfig, opts.namespace, new InvariantState(filter === undefined ? {} : { nodeFilter: filter }));
     const ns = opts.namespace;
     const core = opts.kubeConfig.makeApiClient(CoreV1Api);
     const custom = opts.kubeConfig.makeApiClient(CustomObjectsApi);
     await Promise.all([
-      m.#follow('nodes', '/api/v1/nodes', async () => core.listNode(), (t, o: V1Node) => { m.state.onNode(t, o); }),
-      m.#follow('tfjobs', `/apis/kubeflow.org/v1/namespaces/${ns}/tfjobs`, async () => (await custom.listNamespacedCustomObject({ group: 'kubeflow.org', version: 'v1', plural: 'tfjobs', namespace: ns })) as { items: TFJobLike[]; metadata?: { resourceVersion?: string } }, (t, o: TFJobLike) => { m.state.onJob(t, o); }),
-      m.#follow('pods', `/api/v1/namespaces/${ns}/pods`, async () => core.listNamespacedPod({ namespace: ns }), (t, o: V1Pod) => { m.state.onPod(t, o); }),
-      m.#follow('services', `/api/v1/namespaces/${ns}/services`, async () => core.listNamespacedService({ namespace: ns }), (t, o: V1Service) => { m.state.onService(t, o); }),
+      m.#follow(
+        'nodes',
+        '/api/v1/nodes',
+        async () => core.listNode(),
+        (t, o: V1Node) => {
+          m.state.onNode(t, o);
+        },
+      ),
+      m.#follow(
+        'tfjobs',
+        `/apis/kubeflow.org/v1/namespaces/${ns}/tfjobs`,
+        async () =>
+          (await custom.listNamespacedCustomObject({ group: 'kubeflow.org', version: 'v1', plural: 'tfjobs', namespace: ns })) as {
+            items: TFJobLike[];
+            metadata?: { resourceVersion?: string };
+          },
+        (t, o: TFJobLike) => {
+          m.state.onJob(t, o);
+        },
+      ),
+      m.#follow(
+        'pods',
+        `/api/v1/namespaces/${ns}/pods`,
+        async () => core.listNamespacedPod({ namespace: ns }),
+        (t, o: V1Pod) => {
+          m.state.onPod(t, o);
+        },
+      ),
+      m.#follow(
+        'services',
+        `/api/v1/namespaces/${ns}/services`,
+        async () => core.listNamespacedService({ namespace: ns }),
+        (t, o: V1Service) => {
+          m.state.onService(t, o);
+        },
+      ),
     ]);
     return m;
   }
@@ -668,7 +787,11 @@ export class InvariantMonitor {
       return { present: new Set(res.items.map((i) => i.metadata?.name ?? '')), from, to: Number(rv) };
     };
     await relist();
-    const stream: Stream & { current?: AbortController } = { abort: () => { stream.current?.abort(); } };
+    const stream: Stream & { current?: AbortController } = {
+      abort: () => {
+        stream.current?.abort();
+      },
+    };
     this.#streams.push(stream);
     const connect = async (): Promise<void> => {
       if (this.#stopped) return;
@@ -677,29 +800,34 @@ export class InvariantMonitor {
       // private in client-node's typings but is what its timer reads.
       Reflect.set(watch, 'requestTimeoutMs', 2 ** 31 - 1);
       let gone = false;
-      stream.current = await watch.watch(path, { resourceVersion: rv, allowWatchBookmarks: true }, (type: string, obj: T) => {
-        if (type === 'ERROR') {
-          if ((obj as { code?: number }).code === 410) gone = true;
-          return;
-        }
-        const next = obj.metadata?.resourceVersion;
-        if (next !== undefined) rv = next;
-        if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') handle(type, obj);
-      }, (err: unknown) => {
-        if (this.#stopped) return;
-        void (async () => {
-          if (gone || (err as { statusCode?: number } | null)?.statusCode === 410) {
-            this.#gaps += 1;
-            process.stderr.write(`[invariants] ${what} watch: 410 Gone, relisting (a gap)\n`);
-            const seen = await relist().catch(() => undefined);
-            if (seen !== undefined) this.state.resync(what, seen.present, seen.from, seen.to);
-          } else if (err !== null && err !== undefined) {
-            // E.g. the apiserver restarting: come back from the same resourceVersion.
-            await sleep(500);
+      stream.current = await watch.watch(
+        path,
+        { resourceVersion: rv, allowWatchBookmarks: true },
+        (type: string, obj: T) => {
+          if (type === 'ERROR') {
+            if ((obj as { code?: number }).code === 410) gone = true;
+            return;
           }
-          await reconnect();
-        })();
-      });
+          const next = obj.metadata?.resourceVersion;
+          if (next !== undefined) rv = next;
+          if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') handle(type, obj);
+        },
+        (err: unknown) => {
+          if (this.#stopped) return;
+          void (async () => {
+            if (gone || (err as { statusCode?: number } | null)?.statusCode === 410) {
+              this.#gaps += 1;
+              process.stderr.write(`[invariants] ${what} watch: 410 Gone, relisting (a gap)\n`);
+              const seen = await relist().catch(() => undefined);
+              if (seen !== undefined) this.state.resync(what, seen.present, seen.from, seen.to);
+            } else if (err !== null && err !== undefined) {
+              // E.g. the apiserver restarting: come back from the same resourceVersion.
+              await sleep(500);
+            }
+            await reconnect();
+          })();
+        },
+      );
     };
     const reconnect = async (): Promise<void> => {
       for (;;) {
@@ -725,7 +853,14 @@ export class InvariantMonitor {
     const core = this.#kc.makeApiClient(CoreV1Api);
     const custom = this.#kc.makeApiClient(CustomObjectsApi);
     const read = async () => ({
-      jobs: ((await custom.listNamespacedCustomObject({ group: 'kubeflow.org', version: 'v1', plural: 'tfjobs', namespace: this.namespace })) as { items: TFJobLike[] }).items,
+      jobs: (
+        (await custom.listNamespacedCustomObject({
+          group: 'kubeflow.org',
+          version: 'v1',
+          plural: 'tfjobs',
+          namespace: this.namespace,
+        })) as { items: TFJobLike[] }
+      ).items,
       pods: (await core.listNamespacedPod({ namespace: this.namespace })).items.map((p) => ({ ...p, kind: 'Pod' })),
       services: (await core.listNamespacedService({ namespace: this.namespace })).items.map((s) => ({ ...s, kind: 'Service' })),
     });

@@ -34,9 +34,12 @@ export async function createNamespace(prefix: string): Promise<string> {
   const core = adminKubeConfig().makeApiClient(CoreV1Api);
   const name = uniqueName(prefix);
   await core.createNamespace({ body: { metadata: { name } } });
-  await eventually(async () => {
-    await core.readNamespacedServiceAccount({ name: 'default', namespace: name });
-  }, { timeoutMs: 30_000, what: `default ServiceAccount in ${name}` });
+  await eventually(
+    async () => {
+      await core.readNamespacedServiceAccount({ name: 'default', namespace: name });
+    },
+    { timeoutMs: 30_000, what: `default ServiceAccount in ${name}` },
+  );
   return name;
 }
 
@@ -46,7 +49,10 @@ export async function deleteNamespace(name: string): Promise<void> {
 }
 
 /** Retries `check` until it stops throwing (or returns true), or fails with the last error. */
-export async function eventually<T>(check: () => Promise<T | false>, opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | false>,
+  opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<T> {
   const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
   let lastError: unknown;
   for (;;) {
@@ -88,7 +94,10 @@ export async function exitPod(namespace: string, name: string, exitCode: number,
  */
 export async function compactEtcd(): Promise<number> {
   const endpoint = clusterState().etcdEndpoint;
-  const range = await fetch(`${endpoint}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: Buffer.from('/').toString('base64') }) });
+  const range = await fetch(`${endpoint}/v3/kv/range`, {
+    method: 'POST',
+    body: JSON.stringify({ key: Buffer.from('/').toString('base64') }),
+  });
   const { header } = (await range.json()) as { header: { revision: string } };
   const revision = Number(header.revision);
   const res = await fetch(`${endpoint}/v3/kv/compaction`, { method: 'POST', body: JSON.stringify({ revision, physical: true }) });

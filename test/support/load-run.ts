@@ -42,8 +42,13 @@ export async function runLoad(opts: {
   drainTimeoutMs?: number;
   highClass?: string;
 }): Promise<LoadReport> {
-  const planned = planWorkload({ seed: opts.seed, count: opts.jobs, pool: opts.pool.name, ...(opts.highClass === undefined ? {} : { highClass: opts.highClass }), namePrefix: 'load' })
-    .map((p) => ({ ...p, runMs: Math.min(p.runMs, 3_000) }));
+  const planned = planWorkload({
+    seed: opts.seed,
+    count: opts.jobs,
+    pool: opts.pool.name,
+    ...(opts.highClass === undefined ? {} : { highClass: opts.highClass }),
+    namePrefix: 'load',
+  }).map((p) => ({ ...p, runMs: Math.min(p.runMs, 3_000) }));
   const monitor = await InvariantMonitor.start({ kubeConfig: opts.kc, namespace: opts.namespace, nodes: opts.pool.nodes });
   let peakDepth = 0;
   let peakRss = 0;
@@ -67,21 +72,29 @@ export async function runLoad(opts: {
   const started = Date.now();
   const gap = opts.submitWithinMs / opts.jobs;
   let next = 0;
-  await Promise.all(Array.from({ length: 8 }, async () => {
-    for (let i = next++; i < planned.length; i = next++) {
-      const due = started + i * gap;
-      if (due > Date.now()) await sleep(due - Date.now());
-      for (;;) {
-        try {
-          await custom.createNamespacedCustomObject({ group: 'kubeflow.org', version: 'v1', plural: 'tfjobs', namespace: opts.namespace, body: planned[i]!.job });
-          break;
-        } catch (err) {
-          if ((err as { code?: number }).code === 409) break;
-          await sleep(500);
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      for (let i = next++; i < planned.length; i = next++) {
+        const due = started + i * gap;
+        if (due > Date.now()) await sleep(due - Date.now());
+        for (;;) {
+          try {
+            await custom.createNamespacedCustomObject({
+              group: 'kubeflow.org',
+              version: 'v1',
+              plural: 'tfjobs',
+              namespace: opts.namespace,
+              body: planned[i]!.job,
+            });
+            break;
+          } catch (err) {
+            if ((err as { code?: number }).code === 409) break;
+            await sleep(500);
+          }
         }
       }
-    }
-  }));
+    }),
+  );
   const submitSeconds = (Date.now() - started) / 1000;
   const unfinished = await waitAllFinished(opts.kc, opts.namespace, { timeoutMs: opts.timeoutMs, expected: opts.jobs });
   const allTerminalSeconds = (Date.now() - started) / 1000;

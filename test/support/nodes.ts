@@ -7,13 +7,16 @@ export async function createTestNodes(specs: readonly FakeNodeSpec[]): Promise<s
   const core = adminKubeConfig().makeApiClient(CoreV1Api);
   for (const spec of specs) await core.createNode({ body: fakeNode(spec) });
   const names = specs.map((s) => s.name);
-  await eventually(async () => {
-    for (const name of names) {
-      const node = await core.readNode({ name });
-      if (!node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) return false;
-    }
-    return true;
-  }, { what: `nodes ${names.join(', ')} Ready` });
+  await eventually(
+    async () => {
+      for (const name of names) {
+        const node = await core.readNode({ name });
+        if (!node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) return false;
+      }
+      return true;
+    },
+    { what: `nodes ${names.join(', ')} Ready` },
+  );
   return names;
 }
 

@@ -36,18 +36,26 @@ export class OperatorChild {
   private constructor(name: string, ports: [number, number], kubeconfig: string, args: readonly string[], opts: ChildOptions) {
     this.name = name;
     [this.metricsPort, this.healthPort] = ports;
-    this.#child = spawn(process.execPath, [
-      path.join(REPO_ROOT, 'src', 'cli', 'main.ts'), 'run',
-      '--kubeconfig', kubeconfig,
-      '--metrics-bind-address', `127.0.0.1:${this.metricsPort}`,
-      '--health-probe-bind-address', `127.0.0.1:${this.healthPort}`,
-      ...args,
-    ], {
-      cwd: REPO_ROOT,
-      // Nothing from the test's environment leaks in (LOG_LEVEL, KUBECONFIG, ...): only flags count.
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...opts.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    this.#child = spawn(
+      process.execPath,
+      [
+        path.join(REPO_ROOT, 'src', 'cli', 'main.ts'),
+        'run',
+        '--kubeconfig',
+        kubeconfig,
+        '--metrics-bind-address',
+        `127.0.0.1:${this.metricsPort}`,
+        '--health-probe-bind-address',
+        `127.0.0.1:${this.healthPort}`,
+        ...args,
+      ],
+      {
+        cwd: REPO_ROOT,
+        // Nothing from the test's environment leaks in (LOG_LEVEL, KUBECONFIG, ...): only flags count.
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...opts.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const collect = (stream: NodeJS.ReadableStream | null) => {
       let pending = '';
       stream?.setEncoding('utf8');
@@ -91,7 +99,10 @@ export class OperatorChild {
     const logFile = opts.logFile ?? (dir === undefined || dir === '' ? undefined : path.join(dir, `${name}.log`));
     const extra = level !== undefined && level !== '' && !args.includes('--log-level') ? ['--log-level', level] : [];
     const ports = (await freePorts(2)) as [number, number];
-    return new OperatorChild(name, ports, kubeconfig, ['--identity', name, ...args, ...extra], { ...opts, ...(logFile === undefined ? {} : { logFile }) });
+    return new OperatorChild(name, ports, kubeconfig, ['--identity', name, ...args, ...extra], {
+      ...opts,
+      ...(logFile === undefined ? {} : { logFile }),
+    });
   }
 
   /**
@@ -142,11 +153,14 @@ export class OperatorChild {
 
   async ready(timeoutMs = 90_000): Promise<void> {
     try {
-      await eventually(async () => {
-        if (!this.running) throw new Error(`${this.name} exited: ${JSON.stringify(this.#exit)}`);
-        const res = await fetch(`http://127.0.0.1:${this.healthPort}/readyz`);
-        return res.status === 200;
-      }, { timeoutMs, intervalMs: 250, what: `${this.name} ready` });
+      await eventually(
+        async () => {
+          if (!this.running) throw new Error(`${this.name} exited: ${JSON.stringify(this.#exit)}`);
+          const res = await fetch(`http://127.0.0.1:${this.healthPort}/readyz`);
+          return res.status === 200;
+        },
+        { timeoutMs, intervalMs: 250, what: `${this.name} ready` },
+      );
     } catch (err) {
       throw new Error(`${(err as Error).message}\n${this.tail()}`, { cause: err });
     }

@@ -16,7 +16,12 @@ export interface Pool {
   delete(): Promise<void>;
 }
 
-export async function createPool(prefix: string, count: number, capacity: Record<string, string>, extra: Partial<FakeNodeSpec> = {}): Promise<Pool> {
+export async function createPool(
+  prefix: string,
+  count: number,
+  capacity: Record<string, string>,
+  extra: Partial<FakeNodeSpec> = {},
+): Promise<Pool> {
   const name = uniqueName(prefix);
   const specs = fakeNodes(name, count, {
     capacity,
@@ -47,7 +52,9 @@ export function onPool(job: TestTFJob, pool: Pool): TestTFJob {
 }
 
 export async function patchNode(name: string, patch: Record<string, unknown>): Promise<void> {
-  await adminKubeConfig().makeApiClient(CoreV1Api).patchNode({ name, body: patch }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+  await adminKubeConfig()
+    .makeApiClient(CoreV1Api)
+    .patchNode({ name, body: patch }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
 }
 
 export { deleteTestNodes };

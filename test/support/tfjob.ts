@@ -35,7 +35,17 @@ export function coreApi(): CoreV1Api {
 }
 
 /** A TFJob with one `tensorflow` container per replica type. */
-export function tfjob(name: string, replicas: Record<string, number>, extra: { runPolicy?: Record<string, unknown>; restartPolicy?: string; spec?: Record<string, unknown>; resources?: Record<string, string>; template?: Record<string, unknown> } = {}): TestTFJob {
+export function tfjob(
+  name: string,
+  replicas: Record<string, number>,
+  extra: {
+    runPolicy?: Record<string, unknown>;
+    restartPolicy?: string;
+    spec?: Record<string, unknown>;
+    resources?: Record<string, string>;
+    template?: Record<string, unknown>;
+  } = {},
+): TestTFJob {
   const tfReplicaSpecs: Record<string, unknown> = {};
   for (const [type, n] of Object.entries(replicas)) {
     tfReplicaSpecs[type] = {
@@ -43,7 +53,13 @@ export function tfjob(name: string, replicas: Record<string, number>, extra: { r
       ...(extra.restartPolicy === undefined ? {} : { restartPolicy: extra.restartPolicy }),
       template: {
         spec: {
-          containers: [{ name: 'tensorflow', image: 'example.invalid/tf:2.15', ...(extra.resources ? { resources: { requests: extra.resources } } : {}) }],
+          containers: [
+            {
+              name: 'tensorflow',
+              image: 'example.invalid/tf:2.15',
+              ...(extra.resources ? { resources: { requests: extra.resources } } : {}),
+            },
+          ],
           ...extra.template,
         },
       },
@@ -84,11 +100,19 @@ export function hasCondition(job: TestTFJob, type: string, status = 'True'): boo
   return (job.status?.conditions ?? []).some((c) => c.type === type && c.status === status);
 }
 
-export async function waitForCondition(namespace: string, name: string, type: string, opts: { timeoutMs?: number; status?: string } = {}): Promise<TestTFJob> {
-  return eventually(async () => {
-    const job = await getTFJob(namespace, name);
-    return hasCondition(job, type, opts.status ?? 'True') ? job : false;
-  }, { timeoutMs: opts.timeoutMs ?? 30_000, what: `${namespace}/${name} condition ${type}=${opts.status ?? 'True'}` });
+export async function waitForCondition(
+  namespace: string,
+  name: string,
+  type: string,
+  opts: { timeoutMs?: number; status?: string } = {},
+): Promise<TestTFJob> {
+  return eventually(
+    async () => {
+      const job = await getTFJob(namespace, name);
+      return hasCondition(job, type, opts.status ?? 'True') ? job : false;
+    },
+    { timeoutMs: opts.timeoutMs ?? 30_000, what: `${namespace}/${name} condition ${type}=${opts.status ?? 'True'}` },
+  );
 }
 
 export async function jobPods(namespace: string, name: string): Promise<V1Pod[]> {
@@ -97,10 +121,13 @@ export async function jobPods(namespace: string, name: string): Promise<V1Pod[]>
 }
 
 export async function waitForPods(namespace: string, name: string, count: number, phase = 'Running'): Promise<V1Pod[]> {
-  return eventually(async () => {
-    const pods = (await jobPods(namespace, name)).filter((p) => p.metadata?.deletionTimestamp === undefined);
-    return pods.length === count && pods.every((p) => p.status?.phase === phase) ? pods : false;
-  }, { what: `${count} ${phase} pods of ${namespace}/${name}` });
+  return eventually(
+    async () => {
+      const pods = (await jobPods(namespace, name)).filter((p) => p.metadata?.deletionTimestamp === undefined);
+      return pods.length === count && pods.every((p) => p.status?.phase === phase) ? pods : false;
+    },
+    { what: `${count} ${phase} pods of ${namespace}/${name}` },
+  );
 }
 
 export async function jobEvents(namespace: string, name: string): Promise<CoreV1Event[]> {
@@ -123,15 +150,24 @@ export async function waitForJobEvents(
   what: string,
   timeoutMs = 30_000,
 ): Promise<CoreV1Event[]> {
-  return eventually(async () => {
-    const events = await jobEvents(namespace, name);
-    return accept(events) ? events : false;
-  }, { what: `${what} on ${namespace}/${name}`, timeoutMs });
+  return eventually(
+    async () => {
+      const events = await jobEvents(namespace, name);
+      return accept(events) ? events : false;
+    },
+    { what: `${what} on ${namespace}/${name}`, timeoutMs },
+  );
 }
 
 /** Waits until the job has events with every given reason. */
 export async function waitForEventReasons(namespace: string, name: string, reasons: string[], timeoutMs = 30_000): Promise<string[]> {
-  const events = await waitForJobEvents(namespace, name, (es) => reasons.every((r) => es.some((e) => e.reason === r)), `events ${reasons.join(', ')}`, timeoutMs);
+  const events = await waitForJobEvents(
+    namespace,
+    name,
+    (es) => reasons.every((r) => es.some((e) => e.reason === r)),
+    `events ${reasons.join(', ')}`,
+    timeoutMs,
+  );
   return events.map((e) => e.reason ?? '');
 }
 
@@ -153,12 +189,22 @@ export async function recordConditions(namespace: string, name: string): Promise
     },
     () => undefined,
   );
-  return { history, stop: () => { controller.abort(); } };
+  return {
+    history,
+    stop: () => {
+      controller.abort();
+    },
+  };
 }
 
 /** An elastic TFJob: one PS and a Worker group with min/max, each replica with the given requests. */
-export function elasticJob(name: string, opts: { ps?: Record<string, string>; worker: Record<string, string>; min: number; max: number; priorityClass?: string; psCount?: number }): TestTFJob {
-  const template = (requests: Record<string, string>) => ({ spec: { containers: [{ name: 'tensorflow', image: 'example.invalid/tf:2.15', resources: { requests } }] } });
+export function elasticJob(
+  name: string,
+  opts: { ps?: Record<string, string>; worker: Record<string, string>; min: number; max: number; priorityClass?: string; psCount?: number },
+): TestTFJob {
+  const template = (requests: Record<string, string>) => ({
+    spec: { containers: [{ name: 'tensorflow', image: 'example.invalid/tf:2.15', resources: { requests } }] },
+  });
   const specs: Record<string, unknown> = {};
   if (opts.ps !== undefined) specs.PS = { replicas: opts.psCount ?? 1, restartPolicy: 'OnFailure', template: template(opts.ps) };
   specs.Worker = { replicas: opts.max, restartPolicy: 'OnFailure', template: template(opts.worker) };
@@ -184,5 +230,7 @@ export function podsByNode(pods: readonly V1Pod[]): Record<string, string[]> {
 }
 
 export async function livePods(namespace: string, name: string): Promise<V1Pod[]> {
-  return (await jobPods(namespace, name)).filter((p) => p.metadata?.deletionTimestamp === undefined && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
+  return (await jobPods(namespace, name)).filter(
+    (p) => p.metadata?.deletionTimestamp === undefined && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed',
+  );
 }

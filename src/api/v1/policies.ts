@@ -6,12 +6,7 @@ export const RESTART_POLICY_ON_FAILURE = 'OnFailure';
 export const RESTART_POLICY_NEVER = 'Never';
 /** Restart on retryable exit codes (128–255) only; the pod itself gets restartPolicy Never. */
 export const RESTART_POLICY_EXIT_CODE = 'ExitCode';
-export const RESTART_POLICIES = [
-  RESTART_POLICY_ALWAYS,
-  RESTART_POLICY_ON_FAILURE,
-  RESTART_POLICY_NEVER,
-  RESTART_POLICY_EXIT_CODE,
-] as const;
+export const RESTART_POLICIES = [RESTART_POLICY_ALWAYS, RESTART_POLICY_ON_FAILURE, RESTART_POLICY_NEVER, RESTART_POLICY_EXIT_CODE] as const;
 export type RestartPolicy = (typeof RESTART_POLICIES)[number];
 export const DEFAULT_RESTART_POLICY: RestartPolicy = RESTART_POLICY_NEVER;
 

@@ -113,12 +113,7 @@ function validatePolicies(job: TFJob): FieldError[] {
 
 /** All problems of a parsed TFJob, webhook checks first; empty when the job may run. */
 export function validateTFJob(job: TFJob): FieldError[] {
-  return [
-    ...validateJobName(job.metadata.name),
-    ...validateReplicaSpecs(job),
-    ...validatePolicies(job),
-    ...resolveElastic(job).errors,
-  ];
+  return [...validateJobName(job.metadata.name), ...validateReplicaSpecs(job), ...validatePolicies(job), ...resolveElastic(job).errors];
 }
 
 /** The replica types a valid job may use, for messages and docs. */

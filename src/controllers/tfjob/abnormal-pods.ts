@@ -13,7 +13,10 @@ function containerEvents(pod: Pod, status: ContainerStatus): JobEvent[] {
   const terminated = status.state?.terminated;
   if (terminated && terminated.exitCode !== 0) {
     events.push(
-      warning(terminated.reason ?? '', messages.abnormalTerminated(podName(pod), status.name, terminated.exitCode, terminated.message ?? '')),
+      warning(
+        terminated.reason ?? '',
+        messages.abnormalTerminated(podName(pod), status.name, terminated.exitCode, terminated.message ?? ''),
+      ),
     );
   }
   const waiting = status.state?.waiting;

@@ -54,9 +54,7 @@ export function setCondition(conditions: readonly JobCondition[], condition: Job
   const current = findCondition(conditions, condition.type);
   if (current && current.status === condition.status && current.reason === condition.reason) return conditions;
   const updated =
-    current && current.status === condition.status
-      ? { ...condition, lastTransitionTime: current.lastTransitionTime }
-      : condition;
+    current && current.status === condition.status ? { ...condition, lastTransitionTime: current.lastTransitionTime } : condition;
   const terminal = condition.type === CONDITION_FAILED || condition.type === CONDITION_SUCCEEDED;
   const kept = conditions
     .filter((c) => !dropOnSet(condition.type, c))

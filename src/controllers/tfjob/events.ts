@@ -55,8 +55,7 @@ export const messages = {
   succeeded: (namespace: string, name: string) => `${KIND} ${namespace}/${name} successfully completed.`,
   failedReplicas: (namespace: string, name: string, failed: number, replicaType: string) =>
     `${KIND} ${namespace}/${name} has failed because ${failed} ${replicaType} replica(s) failed.`,
-  failingExitCode: (name: string, replicaType: string) =>
-    `job ${quote(name)} is failing because ${quote(replicaType)} replica(s) failed.`,
+  failingExitCode: (name: string, replicaType: string) => `job ${quote(name)} is failing because ${quote(replicaType)} replica(s) failed.`,
   backoffLimit: (name: string) => `Job ${name} has failed because it has reached the specified backoff limit`,
   activeDeadline: (name: string) => `Job ${name} has failed because it was active longer than specified deadline`,
   restarting: (name: string, replicaType: string) => `job ${name} is restarting because ${replicaType} replica(s) failed.`,
@@ -64,11 +63,9 @@ export const messages = {
   resumed: (name: string) => `${KIND} ${name} is resumed.`,
   /** tf-operator v1.7's validation event text; ours also uses it as the Failed condition message. */
   failedValidation: (reason: string) => `${KIND} failed validation because ${reason}`,
-  exitedWithCode: (namespace: string, podName: string, exitCode: number) =>
-    `Pod: ${namespace}.${podName} exited with code ${exitCode}`,
+  exitedWithCode: (namespace: string, podName: string, exitCode: number) => `Pod: ${namespace}.${podName} exited with code ${exitCode}`,
   podTemplateRestartPolicy: () => 'Restart policy in pod template will be overwritten by restart policy in replica spec',
-  podTemplateSchedulerName: () =>
-    'Another scheduler is specified when gang-scheduling is enabled and it will not be overwritten',
+  podTemplateSchedulerName: () => 'Another scheduler is specified when gang-scheduling is enabled and it will not be overwritten',
   createdPod: (podName: string) => `Created pod: ${podName}`,
   deletedPod: (podName: string) => `Deleted pod: ${podName}`,
   createdService: (serviceName: string) => `Created service: ${serviceName}`,

@@ -12,7 +12,17 @@ export { clusterSpec, isDistributed, normalTfConfig, replicaAddress, replicaPort
 export type { ClusterLayout } from './tf-config.ts';
 export { buildJobView, elasticWorkerTarget, tfConfigFor, workersSummary } from './job-view.ts';
 export type { JobView } from './job-view.ts';
-export { setCondition, updateConditions, newCondition, hasCondition, isFinished, isFailed, isSucceeded, isRunning, isSuspended } from './conditions.ts';
+export {
+  setCondition,
+  updateConditions,
+  newCondition,
+  hasCondition,
+  isFinished,
+  isFailed,
+  isSucceeded,
+  isRunning,
+  isSuspended,
+} from './conditions.ts';
 export { decideJobStatus, isWorker0Completed } from './status-decision.ts';
 export { countPods, podContribution, toReplicaStatus } from './replica-status.ts';
 export { classifyExitCode, isRetryableExitCode, UNKNOWN_EXIT_CODE } from './exit-code.ts';

@@ -36,18 +36,18 @@ export function clamp(value: number, bounds: ElasticBounds): number {
  * in `status.scheduling.workers.current`, else `maxReplicas` (no scheduler: run as large as allowed);
  * always clamped to the bounds. `Worker.replicas` plays no part.
  */
-export function elasticWorkerTarget(
-  bounds: ElasticBounds,
-  decided: number | undefined,
-  recorded: SchedulingStatus | undefined,
-): number {
+export function elasticWorkerTarget(bounds: ElasticBounds, decided: number | undefined, recorded: SchedulingStatus | undefined): number {
   return clamp(decided ?? recorded?.workers?.current ?? bounds.max, bounds);
 }
 
 export function buildJobView(
   raw: TFJob,
   job: DefaultedTFJob,
-  options: { readonly clusterDomain?: string; readonly workers?: number; readonly defaultElastic?: { readonly min: number; readonly max: number } },
+  options: {
+    readonly clusterDomain?: string;
+    readonly workers?: number;
+    readonly defaultElastic?: { readonly min: number; readonly max: number };
+  },
 ): JobView {
   const name = job.metadata.name;
   const namespace = job.metadata.namespace ?? 'default';
@@ -67,9 +67,7 @@ export function buildJobView(
   const replicas: Record<string, number> = {};
   for (const [type, spec] of Object.entries(replicaSpecs)) {
     replicas[type] =
-      type === REPLICA_TYPE_WORKER && elastic
-        ? elasticWorkerTarget(elastic, options.workers, job.status?.scheduling)
-        : spec.replicas;
+      type === REPLICA_TYPE_WORKER && elastic ? elasticWorkerTarget(elastic, options.workers, job.status?.scheduling) : spec.replicas;
   }
   const sparse = job.spec.enableDynamicWorker || elastic !== undefined;
   return {

@@ -1,11 +1,6 @@
 // Reading the observed state of a replica pod.
 
-import {
-  ANNOTATION_REMOVAL,
-  DEFAULT_CONTAINER_NAME,
-  LABEL_REPLICA_INDEX,
-  LABEL_REPLICA_TYPE,
-} from '../../api/v1/constants.ts';
+import { ANNOTATION_REMOVAL, DEFAULT_CONTAINER_NAME, LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE } from '../../api/v1/constants.ts';
 import type { Pod, Service } from '../../api/v1/k8s-types.ts';
 
 export const PHASE_PENDING = 'Pending';

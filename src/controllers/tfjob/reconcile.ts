@@ -70,7 +70,13 @@ export type Action =
    * `uid` is the UID of the pod the decision was about: the delete carries it as a precondition, so
    * a pod of the same name created since (a replacement) is never deleted by a stale decision.
    */
-  | { readonly kind: 'deletePod'; readonly name: string; readonly uid: string | undefined; readonly reason: DeleteReason; readonly markRemoval?: string }
+  | {
+      readonly kind: 'deletePod';
+      readonly name: string;
+      readonly uid: string | undefined;
+      readonly reason: DeleteReason;
+      readonly markRemoval?: string;
+    }
   | { readonly kind: 'createService'; readonly service: Service }
   | { readonly kind: 'deleteService'; readonly name: string }
   /** TTL expired: delete the TFJob (pods and services go with it through garbage collection). */
@@ -231,7 +237,11 @@ function unparsable(input: ReconcileInput, message: string): ReconcileResult {
   return result('finished', stored, working, [], events);
 }
 
-function cleanupActions(selection: { pods: readonly string[]; services: readonly string[] }, pods: readonly Pod[], reason: DeleteReason): Action[] {
+function cleanupActions(
+  selection: { pods: readonly string[]; services: readonly string[] },
+  pods: readonly Pod[],
+  reason: DeleteReason,
+): Action[] {
   const uids = new Map(pods.map((p) => [podName(p), p.metadata?.uid]));
   return [
     ...selection.pods.map((name): Action => ({ kind: 'deletePod', name, uid: uids.get(name), reason })),
@@ -274,7 +284,16 @@ function finishedPass(
   return result(outcome, stored, working, actions, events, ttl.kind === 'requeue' ? ttl.afterMs : undefined, scheduling);
 }
 
-function suspendPass(job: DefaultedTFJob, stored: JobStatus, working: Working, pods: readonly Pod[], services: readonly Service[], events: JobEvent[], now: Date, scheduling?: SchedulingStatus): ReconcileResult {
+function suspendPass(
+  job: DefaultedTFJob,
+  stored: JobStatus,
+  working: Working,
+  pods: readonly Pod[],
+  services: readonly Service[],
+  events: JobEvent[],
+  now: Date,
+  scheduling?: SchedulingStatus,
+): ReconcileResult {
   const name = job.metadata.name;
   const actions = cleanupActions(selectForCleanup(job.spec.runPolicy.cleanPodPolicy, false, pods, services), pods, 'suspend');
   for (const [type, rs] of Object.entries(working.replicaStatuses)) {
@@ -526,8 +545,6 @@ function reconcileOnce(input: ReconcileInput): ReconcileResult {
 
   // Finished in this pass: come back at once for the cleanup (tf-operator relied on its own status
   // write to trigger that pass). Otherwise come back at the active deadline (issue #3358).
-  const requeueAfterMs = isFinished(working.conditions)
-    ? 0
-    : untilActiveDeadline(runPolicy.activeDeadlineSeconds, working.startTime, now);
+  const requeueAfterMs = isFinished(working.conditions) ? 0 : untilActiveDeadline(runPolicy.activeDeadlineSeconds, working.startTime, now);
   return result('reconciled', stored, working, actions, events, requeueAfterMs, scheduling);
 }

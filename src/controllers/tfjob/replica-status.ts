@@ -1,20 +1,9 @@
 // `status.replicaStatuses`: recomputed from scratch every reconcile from the pods that exist now.
 
-import {
-  RESTART_POLICY_ALWAYS,
-  RESTART_POLICY_EXIT_CODE,
-  RESTART_POLICY_ON_FAILURE,
-} from '../../api/v1/policies.ts';
+import { RESTART_POLICY_ALWAYS, RESTART_POLICY_EXIT_CODE, RESTART_POLICY_ON_FAILURE } from '../../api/v1/policies.ts';
 import type { Pod } from '../../api/v1/k8s-types.ts';
 import type { ReplicaStatus } from '../../api/v1/schema.ts';
-import {
-  PHASE_FAILED,
-  PHASE_RUNNING,
-  PHASE_SUCCEEDED,
-  isRemovedByOperator,
-  isTerminating,
-  podPhase,
-} from './pod-state.ts';
+import { PHASE_FAILED, PHASE_RUNNING, PHASE_SUCCEEDED, isRemovedByOperator, isTerminating, podPhase } from './pod-state.ts';
 
 export interface ReplicaCounts {
   readonly active: number;
@@ -27,9 +16,7 @@ export const ZERO_COUNTS: ReplicaCounts = { active: 0, succeeded: 0, failed: 0 }
 /** Restart policies under which a replica that disappears is simply created again. */
 export function recreatesLostPods(restartPolicy: string): boolean {
   return (
-    restartPolicy === RESTART_POLICY_ON_FAILURE ||
-    restartPolicy === RESTART_POLICY_ALWAYS ||
-    restartPolicy === RESTART_POLICY_EXIT_CODE
+    restartPolicy === RESTART_POLICY_ON_FAILURE || restartPolicy === RESTART_POLICY_ALWAYS || restartPolicy === RESTART_POLICY_EXIT_CODE
   );
 }
 

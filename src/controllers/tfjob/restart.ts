@@ -1,10 +1,6 @@
 // What to do with a replica pod in phase Failed (tf-operator's ReconcilePods).
 
-import {
-  RESTART_POLICY_ALWAYS,
-  RESTART_POLICY_EXIT_CODE,
-  RESTART_POLICY_ON_FAILURE,
-} from '../../api/v1/policies.ts';
+import { RESTART_POLICY_ALWAYS, RESTART_POLICY_EXIT_CODE, RESTART_POLICY_ON_FAILURE } from '../../api/v1/policies.ts';
 import { isRetryableExitCode } from './exit-code.ts';
 
 /**

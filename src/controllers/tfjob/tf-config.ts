@@ -24,10 +24,7 @@ export interface ClusterLayout {
  * (a lone worker runs without TF_CONFIG). `workerCountOverride` lets an elastic job count its
  * maximum, so that it is distributed whenever it can grow.
  */
-export function isDistributed(
-  replicaSpecs: Readonly<Record<string, DefaultedReplicaSpec>>,
-  workerCountOverride?: number,
-): boolean {
+export function isDistributed(replicaSpecs: Readonly<Record<string, DefaultedReplicaSpec>>, workerCountOverride?: number): boolean {
   let count = 0;
   for (const type of REPLICA_TYPES) {
     const spec = replicaSpecs[type];
@@ -89,7 +86,11 @@ export function sparseTfConfig(layout: ClusterLayout, replicaType: string, index
     // Only the PS addresses: building the whole cluster spec would make an address for every one of
     // Worker.replicas (which an elastic job may set to 2^31 - 1) in every worker's TF_CONFIG.
     const psSpec = layout.replicaSpecs[REPLICA_TYPE_PS];
-    ps = goJsonStringArray(psSpec === undefined ? undefined : Array.from({ length: Math.max(0, psSpec.replicas) }, (_, i) => replicaAddress(layout, REPLICA_TYPE_PS, i)));
+    ps = goJsonStringArray(
+      psSpec === undefined
+        ? undefined
+        : Array.from({ length: Math.max(0, psSpec.replicas) }, (_, i) => replicaAddress(layout, REPLICA_TYPE_PS, i)),
+    );
   }
   return `{"cluster":{"worker":${worker},"ps":${ps}},"task":${taskJson(replicaType, index)}}`;
 }

@@ -2,10 +2,7 @@
 
 import { parseTime } from './time.ts';
 
-export type TtlDecision =
-  | { readonly kind: 'keep' }
-  | { readonly kind: 'delete' }
-  | { readonly kind: 'requeue'; readonly afterMs: number };
+export type TtlDecision = { readonly kind: 'keep' } | { readonly kind: 'delete' } | { readonly kind: 'requeue'; readonly afterMs: number };
 
 /**
  * No TTL, or a suspended job (the fix of issue #2239): keep. Otherwise delete once

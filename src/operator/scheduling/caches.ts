@@ -2,12 +2,26 @@
 // every non-terminated pod in the cluster (other workloads use capacity too), and PriorityClasses
 // (a job's priority comes only from classes the admin created). Pods are cached in a reduced form:
 // the scheduler reads only their node, requests and owner, and 50,000 full pods would dominate memory.
-import { CoreV1Api, SchedulingV1Api, type KubeConfig, type V1Container, type V1Node, type V1Pod, type V1PriorityClass } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  SchedulingV1Api,
+  type KubeConfig,
+  type V1Container,
+  type V1Node,
+  type V1Pod,
+  type V1PriorityClass,
+} from '@kubernetes/client-node';
 import { Informer, stripForCache, type InformerHandler } from '../../runtime/informer.ts';
 import type { KubeClients } from '../../runtime/kube-client.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { RuntimeMetrics } from '../../runtime/metrics.ts';
-import { ANNOTATION_REMOVAL, LABEL_OPERATOR_NAME, LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE, LABEL_JOB_NAME } from '../../api/v1/constants.ts';
+import {
+  ANNOTATION_REMOVAL,
+  LABEL_OPERATOR_NAME,
+  LABEL_REPLICA_INDEX,
+  LABEL_REPLICA_TYPE,
+  LABEL_JOB_NAME,
+} from '../../api/v1/constants.ts';
 
 /** Pods that still use capacity: bound or not, but not Succeeded/Failed (those free their node). */
 const ACTIVE_PODS = 'status.phase!=Succeeded,status.phase!=Failed';
@@ -26,7 +40,14 @@ export function reducePod(pod: V1Pod): V1Pod {
   const controller = m.ownerReferences?.filter((r) => r.controller === true);
   const resources = (c: V1Container): V1Container => ({
     name: c.name,
-    ...(c.resources === undefined ? {} : { resources: { ...(c.resources.requests ? { requests: c.resources.requests } : {}), ...(c.resources.limits ? { limits: c.resources.limits } : {}) } }),
+    ...(c.resources === undefined
+      ? {}
+      : {
+          resources: {
+            ...(c.resources.requests ? { requests: c.resources.requests } : {}),
+            ...(c.resources.limits ? { limits: c.resources.limits } : {}),
+          },
+        }),
     ...(c.restartPolicy === undefined ? {} : { restartPolicy: c.restartPolicy }),
   });
   return {
@@ -70,25 +91,37 @@ export function createSchedulerCaches(deps: {
   const onWatchEvent = (informer: string) => (event: string) => deps.metrics?.informerEvents.inc({ informer, event });
   // Every node is watched, not only those the node selector picks: the scheduler must tell a node that
   // was deleted (its pods are lost) from one it merely does not place on.
-  const nodes = new Informer<V1Node>(deps.kc, {
-    list: ({ limit, continueToken }) => core.listNode({ limit, _continue: continueToken }),
-    watchPath: '/api/v1/nodes',
-  }, { name: 'nodes', logger: deps.logger, transform: stripForCache, onWatchEvent: onWatchEvent('nodes') });
-  const pods = new Informer<V1Pod>(deps.kc, {
-    list: ({ limit, continueToken }) => core.listPodForAllNamespaces({ limit, _continue: continueToken, fieldSelector: ACTIVE_PODS }),
-    watchPath: '/api/v1/pods',
-    fieldSelector: ACTIVE_PODS,
-  }, {
-    name: 'all-pods',
-    logger: deps.logger,
-    transform: reducePod,
-    indexers: { [BY_NODE]: (p) => (p.spec?.nodeName ? [p.spec.nodeName] : []) },
-    onWatchEvent: onWatchEvent('all-pods'),
-  });
-  const priorityClasses = new Informer<V1PriorityClass>(deps.kc, {
-    list: ({ limit, continueToken }) => sched.listPriorityClass({ limit, _continue: continueToken }),
-    watchPath: '/apis/scheduling.k8s.io/v1/priorityclasses',
-  }, { name: 'priorityclasses', logger: deps.logger, transform: stripForCache, onWatchEvent: onWatchEvent('priorityclasses') });
+  const nodes = new Informer<V1Node>(
+    deps.kc,
+    {
+      list: ({ limit, continueToken }) => core.listNode({ limit, _continue: continueToken }),
+      watchPath: '/api/v1/nodes',
+    },
+    { name: 'nodes', logger: deps.logger, transform: stripForCache, onWatchEvent: onWatchEvent('nodes') },
+  );
+  const pods = new Informer<V1Pod>(
+    deps.kc,
+    {
+      list: ({ limit, continueToken }) => core.listPodForAllNamespaces({ limit, _continue: continueToken, fieldSelector: ACTIVE_PODS }),
+      watchPath: '/api/v1/pods',
+      fieldSelector: ACTIVE_PODS,
+    },
+    {
+      name: 'all-pods',
+      logger: deps.logger,
+      transform: reducePod,
+      indexers: { [BY_NODE]: (p) => (p.spec?.nodeName ? [p.spec.nodeName] : []) },
+      onWatchEvent: onWatchEvent('all-pods'),
+    },
+  );
+  const priorityClasses = new Informer<V1PriorityClass>(
+    deps.kc,
+    {
+      list: ({ limit, continueToken }) => sched.listPriorityClass({ limit, _continue: continueToken }),
+      watchPath: '/apis/scheduling.k8s.io/v1/priorityclasses',
+    },
+    { name: 'priorityclasses', logger: deps.logger, transform: stripForCache, onWatchEvent: onWatchEvent('priorityclasses') },
+  );
   return { nodes, pods, priorityClasses };
 }
 
@@ -112,9 +145,13 @@ export type { InformerHandler };
 
 /** Parses `k=v,k2=v2` (the --node-selector flag) into a label matcher; empty matches every node. */
 export function labelMatcher(selector: string): (labels: Readonly<Record<string, string>> | undefined) => boolean {
-  const pairs = selector.split(',').map((p) => p.trim()).filter((p) => p !== '').map((p) => {
-    const eq = p.indexOf('=');
-    return [p.slice(0, eq), p.slice(eq + 1)] as const;
-  });
+  const pairs = selector
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')
+    .map((p) => {
+      const eq = p.indexOf('=');
+      return [p.slice(0, eq), p.slice(eq + 1)] as const;
+    });
   return (labels) => pairs.every(([k, v]) => labels?.[k] === v);
 }

@@ -27,9 +27,9 @@ export function nodeInfo(node: V1Node): NodeInfo {
     name: node.metadata?.name ?? '',
     allocatable: canonicalResources(node.status?.allocatable ?? node.status?.capacity),
     labels: { ...(node.metadata?.labels ?? {}) },
-    taints: (node.spec?.taints ?? []).filter(isKnownEffect).map(
-      (t): Taint => ({ key: t.key, ...(t.value === undefined ? {} : { value: t.value }), effect: t.effect as Taint['effect'] }),
-    ),
+    taints: (node.spec?.taints ?? [])
+      .filter(isKnownEffect)
+      .map((t): Taint => ({ key: t.key, ...(t.value === undefined ? {} : { value: t.value }), effect: t.effect as Taint['effect'] })),
     unschedulable: node.spec?.unschedulable === true,
     ready,
   };
@@ -145,7 +145,13 @@ export function jobSpec(input: JobInput): JobSpec {
     if (g.type === 'Worker') {
       const min = input.workerBounds?.min ?? g.replicas;
       const max = input.workerBounds?.max ?? g.replicas;
-      if (max > 0) workers = { ...base, min, max, ...(input.scalingCurve && input.scalingCurve.length > 0 ? { scalingCurve: input.scalingCurve } : {}) };
+      if (max > 0)
+        workers = {
+          ...base,
+          min,
+          max,
+          ...(input.scalingCurve && input.scalingCurve.length > 0 ? { scalingCurve: input.scalingCurve } : {}),
+        };
     } else if (g.replicas > 0) {
       fixed.push({ ...base, count: g.replicas });
     }

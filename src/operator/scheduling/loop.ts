@@ -9,7 +9,15 @@
 // in the API: the queue, t_j and counters in the job's status, and placements on the pods.
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
 import { applyDefaults } from '../../api/v1/defaults.ts';
-import { ANNOTATION_REMOVAL, ANNOTATION_SCALING_CURVE, LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE, REMOVAL_NODE_LOST, REMOVAL_PREEMPTION, REMOVAL_SCALE_IN } from '../../api/v1/constants.ts';
+import {
+  ANNOTATION_REMOVAL,
+  ANNOTATION_SCALING_CURVE,
+  LABEL_REPLICA_INDEX,
+  LABEL_REPLICA_TYPE,
+  REMOVAL_NODE_LOST,
+  REMOVAL_PREEMPTION,
+  REMOVAL_SCALE_IN,
+} from '../../api/v1/constants.ts';
 import { parseTFJob } from '../../api/v1/parse.ts';
 import { canonicalReplicaType } from '../../api/v1/replica-types.ts';
 import type { SchedulingStatus, TFJob } from '../../api/v1/schema.ts';
@@ -23,7 +31,15 @@ import { objectKey } from '../../runtime/store.ts';
 import { schedulerConfigFrom, type OperatorConfig } from '../config.ts';
 import { BY_JOB, controllingJobKey, type TFJobObject } from '../informers.ts';
 import type { SchedulingContext, SchedulingLoop } from '../manager.ts';
-import { BY_NODE, createSchedulerCaches, labelMatcher, startSchedulerCaches, stopSchedulerCaches, waitForSchedulerCaches, type SchedulerCaches } from './caches.ts';
+import {
+  BY_NODE,
+  createSchedulerCaches,
+  labelMatcher,
+  startSchedulerCaches,
+  stopSchedulerCaches,
+  waitForSchedulerCaches,
+  type SchedulerCaches,
+} from './caches.ts';
 import { jobSpec, nodeInfo, parseScalingCurve, podRequests, type DefaultRequests } from './convert.ts';
 import { SchedulerMetrics } from './metrics.ts';
 import { canonicalAmount } from './quantity.ts';
@@ -139,7 +155,12 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
   start(): void {
     this.#active = true;
     const interval = this.#config.schedulingInterval / this.#config.timeScale;
-    this.#timer = setInterval(() => { this.trigger('timer'); }, Math.max(50, interval));
+    this.#timer = setInterval(
+      () => {
+        this.trigger('timer');
+      },
+      Math.max(50, interval),
+    );
     this.#timer.unref();
     this.trigger('start');
   }
@@ -168,7 +189,9 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     this.#log.trace({ why }, 'Scheduling pass requested');
     this.#debounce = setTimeout(() => {
       this.#debounce = undefined;
-      this.#running = this.#loop().finally(() => { this.#running = undefined; });
+      this.#running = this.#loop().finally(() => {
+        this.#running = undefined;
+      });
     }, this.#config.schedulingDebounce / this.#config.timeScale);
     this.#debounce.unref();
   }
@@ -181,7 +204,9 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       } catch (err) {
         this.#log.error({ err }, 'Scheduling pass failed; will retry');
         this.#again = false;
-        setTimeout(() => { this.trigger('retry'); }, 1_000).unref();
+        setTimeout(() => {
+          this.trigger('retry');
+        }, 1_000).unref();
       }
     } while (this.#repeat());
   }
@@ -214,7 +239,8 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     };
     const placements: Record<string, { nodeName: string; placedBy: string }> = {};
     if (ready) {
-      for (const [name, p] of decision.pendingByName) if (now - p.since < PENDING_TTL_MS && !held(p.node)) placements[name] = { nodeName: p.node, placedBy: this.#policy };
+      for (const [name, p] of decision.pendingByName)
+        if (now - p.since < PENDING_TTL_MS && !held(p.node)) placements[name] = { nodeName: p.node, placedBy: this.#policy };
     }
     const liveWorkers = pods.filter((p) => isLiveWorker(p)).length;
     return {
@@ -246,7 +272,11 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
         return;
       }
       // Only what changes scheduling: spec (generation), finishing, suspension, deletion.
-      if (job.metadata?.generation !== old?.metadata?.generation || finished(job) !== finished(old) || job.metadata?.deletionTimestamp !== undefined) {
+      if (
+        job.metadata?.generation !== old?.metadata?.generation ||
+        finished(job) !== finished(old) ||
+        job.metadata?.deletionTimestamp !== undefined
+      ) {
         this.trigger('tfjob changed');
       }
     });
@@ -295,34 +325,56 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     const facts = this.#collect(now);
     const snapshot: ClusterSnapshot = {
       now,
-      nodes: this.#caches.nodes.store.list().filter((n) => this.#managedNode(n.metadata?.labels)).map(nodeInfo),
+      nodes: this.#caches.nodes.store
+        .list()
+        .filter((n) => this.#managedNode(n.metadata?.labels))
+        .map(nodeInfo),
       otherPods: this.#otherPods(facts),
       jobs: facts.map((f) => f.state),
     };
     const plan = schedule(this.#policy, snapshot, this.#schedulerConfig);
-    const repairs = placeMissing(snapshot, idleAfterPlan(snapshot, plan), facts.flatMap((f) => f.missing), (job) => hostsOf(snapshot, job));
+    const repairs = placeMissing(
+      snapshot,
+      idleAfterPlan(snapshot, plan),
+      facts.flatMap((f) => f.missing),
+      (job) => hostsOf(snapshot, job),
+    );
     const touched = await this.#apply(facts, plan, repairs, now);
     this.#passes += 1;
     this.#metrics.passDuration.observe((performance.now() - started) / 1000);
     this.#updateQueueMetrics(facts);
     for (const key of touched) this.#ctx.controller.enqueue(key);
-    this.#log.debug({
-      jobs: facts.length, admitted: plan.admit.length, scaledIn: plan.scaleIn.length, scaledOut: plan.scaleOut.length, repaired: repairs.length,
-      waiting: plan.waiting.length, ms: Math.round(performance.now() - started),
-    }, 'Scheduling pass');
+    this.#log.debug(
+      {
+        jobs: facts.length,
+        admitted: plan.admit.length,
+        scaledIn: plan.scaleIn.length,
+        scaledOut: plan.scaleOut.length,
+        repaired: repairs.length,
+        waiting: plan.waiting.length,
+        ms: Math.round(performance.now() - started),
+      },
+      'Scheduling pass',
+    );
     if (this.#log.isLevelEnabled('trace')) {
-      this.#log.trace({
-        nodes: snapshot.nodes.map((n) => `${n.name}:${n.ready ? 'ready' : 'notready'}${n.unschedulable ? ',cordoned' : ''}`),
-        otherPods: snapshot.otherPods.map((p) => `${p.key}@${p.node}`),
-        jobs: snapshot.jobs.map((j) => `${j.spec.key}:${j.phase}:${j.replicas.map((r) => `${r.type}-${r.index}@${r.node ?? '-'}`).join(',')}`),
-      }, 'Scheduling snapshot');
+      this.#log.trace(
+        {
+          nodes: snapshot.nodes.map((n) => `${n.name}:${n.ready ? 'ready' : 'notready'}${n.unschedulable ? ',cordoned' : ''}`),
+          otherPods: snapshot.otherPods.map((p) => `${p.key}@${p.node}`),
+          jobs: snapshot.jobs.map(
+            (j) => `${j.spec.key}:${j.phase}:${j.replicas.map((r) => `${r.type}-${r.index}@${r.node ?? '-'}`).join(',')}`,
+          ),
+        },
+        'Scheduling snapshot',
+      );
     }
   }
 
   #view(raw: TFJob) {
-    const defaultElastic = this.#config.defaultMinWorkers > 0 || this.#config.defaultMaxWorkers > 0
-      ? { min: this.#config.defaultMinWorkers, max: this.#config.defaultMaxWorkers }
-      : undefined;
+    const defaultElastic =
+      this.#config.defaultMinWorkers > 0 || this.#config.defaultMaxWorkers > 0
+        ? { min: this.#config.defaultMinWorkers, max: this.#config.defaultMaxWorkers }
+        : undefined;
     return buildJobView(raw, applyDefaults(raw), { ...(defaultElastic ? { defaultElastic } : {}) });
   }
 
@@ -404,7 +456,8 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
         else live.set(name, p);
       }
       // Expire placements never observed (their create failed): the job is then missing them.
-      for (const [name, p] of decision.pendingByName) if (now - p.since >= PENDING_TTL_MS || existing.has(name)) decision.pendingByName.delete(name);
+      for (const [name, p] of decision.pendingByName)
+        if (now - p.since >= PENDING_TTL_MS || existing.has(name)) decision.pendingByName.delete(name);
       decision.pendingWorkers = decision.pendingWorkers.filter((p) => now - p.since < PENDING_TTL_MS);
 
       const replicas: ReplicaInstance[] = [];
@@ -414,7 +467,12 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
           const type = canonicalReplicaType(p.metadata?.labels?.[LABEL_REPLICA_TYPE] ?? '') ?? '';
           const index = Number(p.metadata?.labels?.[LABEL_REPLICA_INDEX] ?? -1);
           if (p.spec?.nodeName === undefined) continue;
-          replicas.push({ type, index, node: p.spec.nodeName, ...(p.metadata?.creationTimestamp ? { createdAt: new Date(p.metadata.creationTimestamp).getTime() } : {}) });
+          replicas.push({
+            type,
+            index,
+            node: p.spec.nodeName,
+            ...(p.metadata?.creationTimestamp ? { createdAt: new Date(p.metadata.creationTimestamp).getTime() } : {}),
+          });
         }
         // Assumed: placements decided but not yet visible as pods.
         for (const [name, p] of decision.pendingByName) {
@@ -448,7 +506,15 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
         }
       }
       out.push({
-        key, object, raw, elastic, bounds, live, existing, missing, lost,
+        key,
+        object,
+        raw,
+        elastic,
+        bounds,
+        live,
+        existing,
+        missing,
+        lost,
         state: { spec, phase: decision.admitted ? 'running' : 'waiting', replicas },
       });
     }
@@ -458,9 +524,9 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
 
   /** Whether a pod preempted by this operator is still terminating on the node. */
   #terminatingPreempted(node: string): boolean {
-    return this.#caches.pods.store.byIndex(BY_NODE, node).some(
-      (p) => p.metadata?.deletionTimestamp !== undefined && p.metadata.annotations?.[ANNOTATION_REMOVAL] === REMOVAL_PREEMPTION,
-    );
+    return this.#caches.pods.store
+      .byIndex(BY_NODE, node)
+      .some((p) => p.metadata?.deletionTimestamp !== undefined && p.metadata.annotations?.[ANNOTATION_REMOVAL] === REMOVAL_PREEMPTION);
   }
 
   /** Every pod using capacity that is not a live replica of a managed job (terminating ones too). */
@@ -490,7 +556,13 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       for (const { pod, why, nodeGone } of f.lost) {
         await this.#removePod(pod, REMOVAL_NODE_LOST, nodeGone);
         touched.add(f.key);
-        this.#ctx.recorder.event(f.object, 'Warning', 'NodeLost', `Removed ${pod.metadata?.name ?? ''}: its node ${pod.spec?.nodeName ?? ''} ${why}; it will be placed again`, 'Schedule');
+        this.#ctx.recorder.event(
+          f.object,
+          'Warning',
+          'NodeLost',
+          `Removed ${pod.metadata?.name ?? ''}: its node ${pod.spec?.nodeName ?? ''} ${why}; it will be placed again`,
+          'Schedule',
+        );
       }
     }
 
@@ -522,7 +594,14 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       this.#metrics.preemptedWorkers.inc({ namespace: ns }, s.remove.length);
       const what = `${s.remove.length} worker(s)${removedNames.length > 0 ? ` (${removedNames.join(', ')})` : ''}`;
       const weights = `weight ${fmt(plan.weights[s.forJob])} vs ${fmt(plan.weights[s.job])}`;
-      if (preemption) this.#ctx.recorder.event(f.object, 'Normal', 'Preempted', `Scaled in by ${what} to admit ${s.forJob} (${weights}); now ${d.targetWorkers} worker(s), minimum ${f.bounds.min}`, 'Preempt');
+      if (preemption)
+        this.#ctx.recorder.event(
+          f.object,
+          'Normal',
+          'Preempted',
+          `Scaled in by ${what} to admit ${s.forJob} (${weights}); now ${d.targetWorkers} worker(s), minimum ${f.bounds.min}`,
+          'Preempt',
+        );
       else this.#ctx.recorder.event(f.object, 'Normal', 'ScaledIn', `Scaled in by ${what}; now ${d.targetWorkers} worker(s)`, 'Scale');
     }
 
@@ -552,8 +631,17 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       this.#metrics.timeInQueue.observe({ namespace: ns }, Math.max(0, (now - d.enqueueTime) / 1000));
       const nodes = summarizeNodes(a.replicas);
       const waitedMs = now - d.enqueueTime;
-      const starving = waitedMs >= this.#schedulerConfig.starveLimitMs ? `, starving after waiting ${Math.round((waitedMs * this.#config.timeScale) / 1000)}s` : '';
-      this.#ctx.recorder.event(f.object, 'Normal', 'Admitted', `Admitted with ${workers} worker(s) (weight ${fmt(plan.weights[a.job])}${starving}) on ${nodes}`, 'Schedule');
+      const starving =
+        waitedMs >= this.#schedulerConfig.starveLimitMs
+          ? `, starving after waiting ${Math.round((waitedMs * this.#config.timeScale) / 1000)}s`
+          : '';
+      this.#ctx.recorder.event(
+        f.object,
+        'Normal',
+        'Admitted',
+        `Admitted with ${workers} worker(s) (weight ${fmt(plan.weights[a.job])}${starving}) on ${nodes}`,
+        'Schedule',
+      );
     }
 
     for (const s of plan.scaleOut) {
@@ -566,7 +654,13 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       d.lastScaleTime = stamp;
       touched.add(s.job);
       this.#metrics.scaledOutWorkers.inc({ namespace: s.job.split('/')[0] ?? '' }, s.add.length);
-      this.#ctx.recorder.event(f.object, 'Normal', 'ScaledOut', `Scaled out by ${s.add.length} worker(s) into idle capacity on ${summarizeNodes(s.add)}; now ${d.targetWorkers} worker(s), maximum ${f.bounds.max}`, 'Scale');
+      this.#ctx.recorder.event(
+        f.object,
+        'Normal',
+        'ScaledOut',
+        `Scaled out by ${s.add.length} worker(s) into idle capacity on ${summarizeNodes(s.add)}; now ${d.targetWorkers} worker(s), maximum ${f.bounds.max}`,
+        'Scale',
+      );
     }
 
     for (const r of repairs) {
@@ -577,7 +671,13 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       else d.pendingWorkers.push({ node: r.node, since: now });
       touched.add(r.replica.job);
       this.#metrics.placementRepairs.inc({ namespace: r.replica.job.split('/')[0] ?? '' });
-      this.#ctx.recorder.event(f.object, 'Normal', 'Placed', `Placed ${r.replica.name ?? 'a replacement worker'} on ${r.node} (replacing a lost replica)`, 'Schedule');
+      this.#ctx.recorder.event(
+        f.object,
+        'Normal',
+        'Placed',
+        `Placed ${r.replica.name ?? 'a replacement worker'} on ${r.node} (replacing a lost replica)`,
+        'Schedule',
+      );
     }
     // Elastic jobs that lost workers and cannot get them back shrink, but never below their minimum.
     for (const f of facts) {
@@ -633,7 +733,8 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     if (this.#caches.nodes.store.get(node) === undefined) return { why: 'no longer exists', nodeGone: true };
     const since = this.#notReadySince.get(node);
     const grace = this.#config.nodeLostGrace / this.#config.timeScale;
-    if (since !== undefined && now - since >= grace) return { why: `has been NotReady for ${Math.round((now - since) / 1000)}s`, nodeGone: false };
+    if (since !== undefined && now - since >= grace)
+      return { why: `has been NotReady for ${Math.round((now - since) / 1000)}s`, nodeGone: false };
     return undefined;
   }
 
@@ -733,7 +834,12 @@ function finished(job: TFJobObject | undefined): boolean {
 
 function isLive(p: V1Pod): boolean {
   const phase = p.status?.phase;
-  return p.metadata?.deletionTimestamp === undefined && p.metadata?.annotations?.[ANNOTATION_REMOVAL] === undefined && phase !== 'Succeeded' && phase !== 'Failed';
+  return (
+    p.metadata?.deletionTimestamp === undefined &&
+    p.metadata?.annotations?.[ANNOTATION_REMOVAL] === undefined &&
+    phase !== 'Succeeded' &&
+    phase !== 'Failed'
+  );
 }
 
 function isLiveWorker(p: V1Pod): boolean {

@@ -14,11 +14,36 @@ export class SchedulerMetrics {
 
   constructor(registry: Registry) {
     const registers = [registry];
-    this.queueLength = new Gauge({ name: 'tfjob_operator_queue_length', help: 'TFJobs per queue (waiting, running, finished)', labelNames: ['queue'], registers });
-    this.jobWeight = new Gauge({ name: 'tfjob_operator_job_weight', help: 'Effective weight of each waiting or running TFJob', labelNames: ['namespace', 'tfjob', 'queue'], registers });
-    this.preemptedWorkers = new Counter({ name: 'tfjob_operator_preempted_workers_total', help: 'Workers removed by scale-in to make room for heavier jobs', labelNames: ['namespace'], registers });
-    this.scaledOutWorkers = new Counter({ name: 'tfjob_operator_scaled_out_workers_total', help: 'Workers added by scale-out into idle capacity', labelNames: ['namespace'], registers });
-    this.admissions = new Counter({ name: 'tfjob_operator_admissions_total', help: 'TFJobs moved from the waiting to the running queue', labelNames: ['namespace'], registers });
+    this.queueLength = new Gauge({
+      name: 'tfjob_operator_queue_length',
+      help: 'TFJobs per queue (waiting, running, finished)',
+      labelNames: ['queue'],
+      registers,
+    });
+    this.jobWeight = new Gauge({
+      name: 'tfjob_operator_job_weight',
+      help: 'Effective weight of each waiting or running TFJob',
+      labelNames: ['namespace', 'tfjob', 'queue'],
+      registers,
+    });
+    this.preemptedWorkers = new Counter({
+      name: 'tfjob_operator_preempted_workers_total',
+      help: 'Workers removed by scale-in to make room for heavier jobs',
+      labelNames: ['namespace'],
+      registers,
+    });
+    this.scaledOutWorkers = new Counter({
+      name: 'tfjob_operator_scaled_out_workers_total',
+      help: 'Workers added by scale-out into idle capacity',
+      labelNames: ['namespace'],
+      registers,
+    });
+    this.admissions = new Counter({
+      name: 'tfjob_operator_admissions_total',
+      help: 'TFJobs moved from the waiting to the running queue',
+      labelNames: ['namespace'],
+      registers,
+    });
     this.passDuration = new Histogram({
       name: 'tfjob_operator_scheduling_pass_duration_seconds',
       help: 'Time of one scheduling pass (snapshot, policy, plan)',
@@ -32,6 +57,11 @@ export class SchedulerMetrics {
       buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600],
       registers,
     });
-    this.placementRepairs = new Counter({ name: 'tfjob_operator_replacement_placements_total', help: 'Replicas of running jobs placed again after they were lost (node failure, PS restart)', labelNames: ['namespace'], registers });
+    this.placementRepairs = new Counter({
+      name: 'tfjob_operator_replacement_placements_total',
+      help: 'Replicas of running jobs placed again after they were lost (node failure, PS restart)',
+      labelNames: ['namespace'],
+      registers,
+    });
   }
 }

@@ -55,12 +55,15 @@ export const gangFifoPolicy: SchedulingPolicy = {
     for (const job of queue) {
       const outcome = outcomes.get(job.key);
       if (outcome === undefined) continue;
-      const reason = explainWaiting(job, outcome, { state, now, starveLimitMs: config.starveLimitMs, aging: false, items: maximumItems(job) });
+      const reason = explainWaiting(job, outcome, {
+        state,
+        now,
+        starveLimitMs: config.starveLimitMs,
+        aging: false,
+        items: maximumItems(job),
+      });
       waiting.push({ job: job.key, weight: job.baseWeight, starving: false, reason });
     }
-    return plan.build(
-      waiting,
-      sortedWeights([...model.jobs.values()].map((j) => [j.key, j.baseWeight] as const)),
-    );
+    return plan.build(waiting, sortedWeights([...model.jobs.values()].map((j) => [j.key, j.baseWeight] as const)));
   },
 };

@@ -14,6 +14,7 @@ import { runPreemptivePass } from './preemptive.ts';
 
 export const oursPolicy: SchedulingPolicy = {
   name: 'ours',
-  description: 'KOD2 plus PS-affine packing scale-out, cool-down, scaling-knee stop, growth before admission and cheapest-first preemption by scaling curve, minimal preemption, backfill, multi-admission',
+  description:
+    'KOD2 plus PS-affine packing scale-out, cool-down, scaling-knee stop, growth before admission and cheapest-first preemption by scaling curve, minimal preemption, backfill, multi-admission',
   schedule: (snapshot, config) => runPreemptivePass(snapshot, config, config.improvements),
 };

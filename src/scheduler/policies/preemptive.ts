@@ -230,7 +230,8 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     // A starving head that others backfill around is also tried on its reserved nodes alone:
     // once they have drained, that is where it is sure to fit (the bound relies on it).
     const backfillAround = head.starving && toggles.backfillWhenHeadBlocked;
-    const admitted = failure === undefined || (backfillAround && tryDirect(head, reservedNodesOf(head)) === undefined) || tryScaleIn(head, failure);
+    const admitted =
+      failure === undefined || (backfillAround && tryDirect(head, reservedNodesOf(head)) === undefined) || tryScaleIn(head, failure);
     if (admitted) {
       if (toggles.admitUntilBlocked) continue;
       break;
@@ -271,8 +272,5 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     const reason = explainWaiting(job, outcome, { state, now, starveLimitMs: config.starveLimitMs, aging: true, items: minimumItems(job) });
     waiting.push({ job: job.key, weight: job.weight, starving: job.starving, reason });
   }
-  return plan.build(
-    waiting,
-    sortedWeights([...model.jobs.values()].map((j) => [j.key, j.weight] as const)),
-  );
+  return plan.build(waiting, sortedWeights([...model.jobs.values()].map((j) => [j.key, j.weight] as const)));
 }

@@ -101,7 +101,16 @@ export class LeastAllocated {
       }
       const trees = new Map<string, ScoreTree>();
       for (const [shape, list] of [...members].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-        trees.set(shape, new ScoreTree(feasible.length, list, st.R, (n) => this.#free(n), (n, r) => st.idle[n * st.R + r]!));
+        trees.set(
+          shape,
+          new ScoreTree(
+            feasible.length,
+            list,
+            st.R,
+            (n) => this.#free(n),
+            (n, r) => st.idle[n * st.R + r]!,
+          ),
+        );
       }
       entry = trees;
       this.#byMask.set(maskId, entry);
@@ -150,7 +159,8 @@ export class LeastAllocated {
 
 export const tfOperatorPolicy: SchedulingPolicy = {
   name: 'tf-operator',
-  description: 'Kubeflow tf-operator + default scheduler: all replicas at max count on submission, per-pod LeastAllocated placement, FIFO, no preemption or scaling',
+  description:
+    'Kubeflow tf-operator + default scheduler: all replicas at max count on submission, per-pod LeastAllocated placement, FIFO, no preemption or scaling',
   schedule(snapshot, config) {
     const model = buildPassModel(snapshot, config);
     const { state, now } = model;
@@ -164,7 +174,14 @@ export const tfOperatorPolicy: SchedulingPolicy = {
         if (r.node !== undefined) continue;
         const groupOrder = groups.findIndex((g) => g.type === r.type);
         if (groupOrder < 0) continue;
-        pods.push({ job, group: groups[groupOrder]!, index: r.index, createdAt: r.createdAt ?? job.submittedAt, groupOrder, existing: true });
+        pods.push({
+          job,
+          group: groups[groupOrder]!,
+          index: r.index,
+          createdAt: r.createdAt ?? job.submittedAt,
+          groupOrder,
+          existing: true,
+        });
       }
     }
     for (const job of model.waiting) {
@@ -179,7 +196,9 @@ export const tfOperatorPolicy: SchedulingPolicy = {
     const noRoom = new Set<string>();
     const scorer = new LeastAllocated(state);
     const created = new Map<string, ReplicaInstance[]>();
-    for (const job of [...model.waiting].sort((a, b) => b.priority - a.priority || a.submittedAt - b.submittedAt || (a.key < b.key ? -1 : 1))) {
+    for (const job of [...model.waiting].sort(
+      (a, b) => b.priority - a.priority || a.submittedAt - b.submittedAt || (a.key < b.key ? -1 : 1),
+    )) {
       created.set(job.key, []);
     }
     const placed = new Map<PendingPod, ReplicaInstance>();
@@ -201,9 +220,6 @@ export const tfOperatorPolicy: SchedulingPolicy = {
     for (const [pod, instance] of own) created.get(pod.job.key)?.push(instance);
     for (const [job, replicas] of created) plan.admit(job, replicas);
 
-    return plan.build(
-      [],
-      sortedWeights([...model.jobs.values()].map((j) => [j.key, j.baseWeight] as const)),
-    );
+    return plan.build([], sortedWeights([...model.jobs.values()].map((j) => [j.key, j.baseWeight] as const)));
   },
 };

@@ -73,7 +73,12 @@ export function buildPhillyApp(name: string, sources: PhillyAppSources, maxLocal
   const gridSums = new Map<number, Map<number, Map<number, SampleSum>>>();
   const addToGrid = (nodes: number, replicas: number, localBatch: number, step: number, sync: number): void => {
     const byReplicas = getOrCreate(gridSums, nodes, () => new Map<number, Map<number, SampleSum>>());
-    addSample(getOrCreate(byReplicas, replicas, () => new Map<number, SampleSum>()), localBatch, step, sync);
+    addSample(
+      getOrCreate(byReplicas, replicas, () => new Map<number, SampleSum>()),
+      localBatch,
+      step,
+      sync,
+    );
   };
 
   const placementsSource = `${name}/placements.csv`;
@@ -88,8 +93,19 @@ export function buildPhillyApp(name: string, sources: PhillyAppSources, maxLocal
     // The regex above guarantees ASCII digits, so splitting into characters is safe.
     const counts = placement.split('').map(Number);
     const key = smallestRotation(counts).join('');
-    addSample(getOrCreate(placementSums, key, () => new Map<number, SampleSum>()), localBatch, step, sync);
-    addToGrid(counts.length, counts.reduce((sum, c) => sum + c, 0), localBatch, step, sync);
+    addSample(
+      getOrCreate(placementSums, key, () => new Map<number, SampleSum>()),
+      localBatch,
+      step,
+      sync,
+    );
+    addToGrid(
+      counts.length,
+      counts.reduce((sum, c) => sum + c, 0),
+      localBatch,
+      step,
+      sync,
+    );
   }
 
   const scalabilitySource = `${name}/scalability.csv`;

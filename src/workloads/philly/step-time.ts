@@ -34,12 +34,7 @@ export function interpolateInBatch(samples: readonly StepSample[], localBatch: n
 }
 
 /** Piecewise-linear interpolation over a sorted key list, clamped at both ends. */
-function interpolateOverKeys<T>(
-  keys: readonly number[],
-  x: number,
-  at: (key: number) => T,
-  mix: (a: T, b: T, f: number) => T,
-): T {
+function interpolateOverKeys<T>(keys: readonly number[], x: number, at: (key: number) => T, mix: (a: T, b: T, f: number) => T): T {
   const first = keys[0];
   const last = keys[keys.length - 1];
   if (first === undefined || last === undefined) throw new Error('empty interpolation table');
@@ -103,9 +98,7 @@ export function iterationsToFinish(app: PhillyApp, globalBatch: number, maxEpoch
     app.validation.map((trace) => {
       const value = trace.iterationsAtEpoch[maxEpochs - 1];
       if (value === undefined) {
-        throw new Error(
-          `${app.name}: validation-${trace.globalBatch}.csv has ${trace.iterationsAtEpoch.length} epochs, need ${maxEpochs}`,
-        );
+        throw new Error(`${app.name}: validation-${trace.globalBatch}.csv has ${trace.iterationsAtEpoch.length} epochs, need ${maxEpochs}`);
       }
       return [trace.globalBatch, value] as const;
     }),

@@ -22,17 +22,28 @@ interface Fixture {
 
 function load(kind: 'valid' | 'invalid'): Fixture[] {
   const dir = path.join(FIXTURES, kind);
-  return readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort().map((file) => {
-    const text = readFileSync(path.join(dir, file), 'utf8');
-    const header = (key: string) => new RegExp(`^# ${key}: (.*)$`, 'm').exec(text)?.[1]?.trim();
-    return { file, body: parse(text) as Record<string, unknown>, expect: header('expect'), rejectedBy: header('rejected-by') };
-  });
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .map((file) => {
+      const text = readFileSync(path.join(dir, file), 'utf8');
+      const header = (key: string) => new RegExp(`^# ${key}: (.*)$`, 'm').exec(text)?.[1]?.trim();
+      return { file, body: parse(text) as Record<string, unknown>, expect: header('expect'), rejectedBy: header('rejected-by') };
+    });
 }
 
-async function create(kc: KubeConfig, namespace: string, body: Record<string, unknown>): Promise<{ ok: true; stored: Record<string, unknown> } | { ok: false; message: string }> {
+async function create(
+  kc: KubeConfig,
+  namespace: string,
+  body: Record<string, unknown>,
+): Promise<{ ok: true; stored: Record<string, unknown> } | { ok: false; message: string }> {
   try {
     const stored = (await kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
-      group: 'kubeflow.org', version: 'v1', plural: 'tfjobs', namespace, body,
+      group: 'kubeflow.org',
+      version: 'v1',
+      plural: 'tfjobs',
+      namespace,
+      body,
     })) as Record<string, unknown>;
     return { ok: true, stored };
   } catch (err) {

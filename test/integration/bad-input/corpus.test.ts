@@ -20,48 +20,94 @@ const SEED = scenarioSeed(8100);
 const COUNT = Number(process.env.BAD_INPUT_COUNT ?? 2_000);
 
 describe('bad input: a hostile corpus against admission and the operator', () => {
-  const fx = useSharedClusterFixture('bad-input', 'badin', { nodes: 2, node: { cpu: '8', memory: '32Gi' }, classValue: 100_000, operatorArgs: ['--scheduling-interval', '1s'] });
+  const fx = useSharedClusterFixture('bad-input', 'badin', {
+    nodes: 2,
+    node: { cpu: '8', memory: '32Gi' },
+    classValue: 100_000,
+    operatorArgs: ['--scheduling-interval', '1s'],
+  });
 
-  it(`classifies ${COUNT} hostile inputs (seed ${SEED}) without crashing or stalling the operator`, async () => {
-    const { namespace: ns, pool, operator, highClass: controlClass } = fx;
-    // The control: fixed-size (never preempted), of a class above anything in the corpus.
-    await createTFJob(ns, onPool(tfjob('control-a', { Worker: 2 }, { restartPolicy: 'OnFailure', resources: { cpu: '1', memory: '1Gi' }, runPolicy: { cleanPodPolicy: 'All', schedulingPolicy: { priorityClass: controlClass } } }), pool));
-    const controlPods = (await waitForPods(ns, 'control-a', 2)).map((p) => p.metadata?.uid).sort();
-    const checkControl = async () => {
-      expect(operator.running, operator.tail()).toBe(true);
-      const now = (await jobPods(ns, 'control-a')).filter((p) => p.status?.phase === 'Running' && p.metadata?.deletionTimestamp === undefined);
-      expect(now.map((p) => p.metadata?.uid).sort()).toEqual(controlPods);
-    };
+  it(
+    `classifies ${COUNT} hostile inputs (seed ${SEED}) without crashing or stalling the operator`,
+    async () => {
+      const { namespace: ns, pool, operator, highClass: controlClass } = fx;
+      // The control: fixed-size (never preempted), of a class above anything in the corpus.
+      await createTFJob(
+        ns,
+        onPool(
+          tfjob(
+            'control-a',
+            { Worker: 2 },
+            {
+              restartPolicy: 'OnFailure',
+              resources: { cpu: '1', memory: '1Gi' },
+              runPolicy: { cleanPodPolicy: 'All', schedulingPolicy: { priorityClass: controlClass } },
+            },
+          ),
+          pool,
+        ),
+      );
+      const controlPods = (await waitForPods(ns, 'control-a', 2)).map((p) => p.metadata?.uid).sort();
+      const checkControl = async () => {
+        expect(operator.running, operator.tail()).toBe(true);
+        const now = (await jobPods(ns, 'control-a')).filter(
+          (p) => p.status?.phase === 'Running' && p.metadata?.deletionTimestamp === undefined,
+        );
+        expect(now.map((p) => p.metadata?.uid).sort()).toEqual(controlPods);
+      };
 
-    const result = await runBadInput({ kc: adminKubeConfig(), namespace: ns, pool: pool.name, seed: SEED, count: COUNT, afterBatch: checkControl });
-    const line = `[bad-input] ${JSON.stringify({ seed: SEED, ...result })}\n`;
-    process.stderr.write(line);
-    if (process.env.FAULT_REPORT_FILE !== undefined && process.env.FAULT_REPORT_FILE !== '') appendFileSync(process.env.FAULT_REPORT_FILE, line);
+      const result = await runBadInput({
+        kc: adminKubeConfig(),
+        namespace: ns,
+        pool: pool.name,
+        seed: SEED,
+        count: COUNT,
+        afterBatch: checkControl,
+      });
+      const line = `[bad-input] ${JSON.stringify({ seed: SEED, ...result })}\n`;
+      process.stderr.write(line);
+      if (process.env.FAULT_REPORT_FILE !== undefined && process.env.FAULT_REPORT_FILE !== '')
+        appendFileSync(process.env.FAULT_REPORT_FILE, line);
 
-    expect(result.unnamedRejections).toEqual([]);
-    expect(result.reasonlessFailures).toEqual([]);
-    expect(result.unhandled).toEqual([]);
-    expect(result.otherCodes).toEqual({});
-    const total = Object.values(result.byOutcome).reduce((a, b) => a + b, 0);
-    expect(total).toBe(COUNT);
-    // The corpus really exercises both sides of admission and the operator's handling.
-    expect(result.byOutcome.rejected).toBeGreaterThan(0);
-    expect(result.byOutcome.running + result.byOutcome.waiting + result.byOutcome.failed).toBeGreaterThan(0);
-    expect(result.clientRejected).toBeGreaterThan(0);
+      expect(result.unnamedRejections).toEqual([]);
+      expect(result.reasonlessFailures).toEqual([]);
+      expect(result.unhandled).toEqual([]);
+      expect(result.otherCodes).toEqual({});
+      const total = Object.values(result.byOutcome).reduce((a, b) => a + b, 0);
+      expect(total).toBe(COUNT);
+      // The corpus really exercises both sides of admission and the operator's handling.
+      expect(result.byOutcome.rejected).toBeGreaterThan(0);
+      expect(result.byOutcome.running + result.byOutcome.waiting + result.byOutcome.failed).toBeGreaterThan(0);
+      expect(result.clientRejected).toBeGreaterThan(0);
 
-    // The operator never crashed, never failed a scheduling pass, never panicked in a reconcile.
-    await checkControl();
-    const logs = operator.messages();
-    expect(logs.filter((m) => m.msg === 'Scheduling pass failed; will retry').map((m) => JSON.stringify(m.err))).toEqual([]);
-    expect(logs.filter((m) => m.msg === 'Informer event handler failed')).toEqual([]);
-    expect(sumOf(await operator.metrics(), 'controller_runtime_reconcile_panics_total')).toBe(0);
+      // The operator never crashed, never failed a scheduling pass, never panicked in a reconcile.
+      await checkControl();
+      const logs = operator.messages();
+      expect(logs.filter((m) => m.msg === 'Scheduling pass failed; will retry').map((m) => JSON.stringify(m.err))).toEqual([]);
+      expect(logs.filter((m) => m.msg === 'Informer event handler failed')).toEqual([]);
+      expect(sumOf(await operator.metrics(), 'controller_runtime_reconcile_panics_total')).toBe(0);
 
-    // Nothing stalled: the control finishes, and a job submitted now is admitted and finishes.
-    await exitPod(ns, 'control-a-worker-0', 0);
-    await waitForCondition(ns, 'control-a', 'Succeeded', { timeoutMs: 60_000 });
-    await createTFJob(ns, onPool(tfjob('control-b', { PS: 1, Worker: 2 }, { restartPolicy: 'OnFailure', resources: { cpu: '1', memory: '1Gi' }, runPolicy: { cleanPodPolicy: 'All' } }), pool));
-    await eventually(async () => (await jobPods(ns, 'control-b')).filter((p) => p.status?.phase === 'Running').length === 3, { what: 'control-b running', timeoutMs: 120_000 });
-    await exitPod(ns, 'control-b-worker-0', 0);
-    await waitForCondition(ns, 'control-b', 'Succeeded', { timeoutMs: 60_000 });
-  }, Math.max(900_000, COUNT * 300));
+      // Nothing stalled: the control finishes, and a job submitted now is admitted and finishes.
+      await exitPod(ns, 'control-a-worker-0', 0);
+      await waitForCondition(ns, 'control-a', 'Succeeded', { timeoutMs: 60_000 });
+      await createTFJob(
+        ns,
+        onPool(
+          tfjob(
+            'control-b',
+            { PS: 1, Worker: 2 },
+            { restartPolicy: 'OnFailure', resources: { cpu: '1', memory: '1Gi' }, runPolicy: { cleanPodPolicy: 'All' } },
+          ),
+          pool,
+        ),
+      );
+      await eventually(async () => (await jobPods(ns, 'control-b')).filter((p) => p.status?.phase === 'Running').length === 3, {
+        what: 'control-b running',
+        timeoutMs: 120_000,
+      });
+      await exitPod(ns, 'control-b-worker-0', 0);
+      await waitForCondition(ns, 'control-b', 'Succeeded', { timeoutMs: 60_000 });
+    },
+    Math.max(900_000, COUNT * 300),
+  );
 });

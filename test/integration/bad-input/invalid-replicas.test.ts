@@ -36,22 +36,37 @@ describe('bad input: replicas the API server rejects', () => {
   }
 
   it('fails a job whose pod template is not a valid pod', async () => {
-    const job = onPool(tfjob('bad-limits', { Worker: 2 }, { resources: { cpu: '1', memory: '1Gi' }, runPolicy: { cleanPodPolicy: 'All' } }), pool);
-    const specs = job.spec.tfReplicaSpecs as Record<string, { template: { spec: { containers: { resources: Record<string, unknown> }[] } } }>;
+    const job = onPool(
+      tfjob('bad-limits', { Worker: 2 }, { resources: { cpu: '1', memory: '1Gi' }, runPolicy: { cleanPodPolicy: 'All' } }),
+      pool,
+    );
+    const specs = job.spec.tfReplicaSpecs as Record<
+      string,
+      { template: { spec: { containers: { resources: Record<string, unknown> }[] } } }
+    >;
     specs.Worker!.template.spec.containers[0]!.resources.limits = { memory: '100k' };
     await failsNaming(job, /spec\.containers\[0\]\.resources\.requests/);
   });
 
   it('fails a job whose name leaves no room for its service names', async () => {
     const name = 'long-'.padEnd(63, 'x');
-    await failsNaming(onPool(tfjob(name, { Worker: 1 }, { resources: { cpu: '1', memory: '1Gi' }, runPolicy: { cleanPodPolicy: 'All' } }), pool), /must be no more than 63 characters/);
+    await failsNaming(
+      onPool(tfjob(name, { Worker: 1 }, { resources: { cpu: '1', memory: '1Gi' }, runPolicy: { cleanPodPolicy: 'All' } }), pool),
+      /must be no more than 63 characters/,
+    );
     // Nothing of it is left running.
-    await eventually(async () => (await jobPods(ns, name)).every((p) => p.metadata?.deletionTimestamp !== undefined || p.status?.phase !== 'Running'), { what: `${name} cleaned up`, timeoutMs: 60_000 });
+    await eventually(
+      async () => (await jobPods(ns, name)).every((p) => p.metadata?.deletionTimestamp !== undefined || p.status?.phase !== 'Running'),
+      { what: `${name} cleaned up`, timeoutMs: 60_000 },
+    );
   });
 
   it('gives the capacity to the next job (the pool fits one job at a time)', async () => {
     await createTFJob(ns, onPool(tfjob('next', { Worker: 2 }, { resources: { cpu: '1', memory: '1Gi' } }), pool));
-    await eventually(async () => (await jobPods(ns, 'next')).filter((p) => p.status?.phase === 'Running').length === 2, { what: 'next running', timeoutMs: 60_000 });
+    await eventually(async () => (await jobPods(ns, 'next')).filter((p) => p.status?.phase === 'Running').length === 2, {
+      what: 'next running',
+      timeoutMs: 60_000,
+    });
     await exitPod(ns, 'next-worker-0', 0);
     await waitForCondition(ns, 'next', 'Succeeded', { timeoutMs: 60_000 });
   });

@@ -20,25 +20,45 @@ function replica(replicas: number, restartPolicy: string): string {
   return JSON.stringify({
     replicas,
     restartPolicy,
-    template: { spec: { containers: [{ name: 'tensorflow', image: 'docker.io/tensorflow/tensorflow:2.9.1', resources: { requests: { cpu: '100m', memory: '64Mi' } } }] } },
+    template: {
+      spec: {
+        containers: [
+          { name: 'tensorflow', image: 'docker.io/tensorflow/tensorflow:2.9.1', resources: { requests: { cpu: '100m', memory: '64Mi' } } },
+        ],
+      },
+    },
   });
 }
 
-interface Recorded { type: string; name: string; uid: string; at: number }
+interface Recorded {
+  type: string;
+  name: string;
+  uid: string;
+  at: number;
+}
 
 /** Records ADDED/DELETED events of the namespace's pods and services labelled with the job name. */
 async function recordDependents(namespace: string, job: string): Promise<{ events: Recorded[]; stop: () => void }> {
   const events: Recorded[] = [];
   const watch = new Watch(adminKubeConfig());
-  const controllers = await Promise.all(['pods', 'services'].map((plural) => watch.watch(
-    `/api/v1/namespaces/${namespace}/${plural}`,
-    { labelSelector: `training.kubeflow.org/job-name=${job}` },
-    (type: string, obj: V1Pod | V1Service) => {
-      events.push({ type: `${plural}:${type}`, name: obj.metadata?.name ?? '', uid: obj.metadata?.uid ?? '', at: Date.now() });
+  const controllers = await Promise.all(
+    ['pods', 'services'].map((plural) =>
+      watch.watch(
+        `/api/v1/namespaces/${namespace}/${plural}`,
+        { labelSelector: `training.kubeflow.org/job-name=${job}` },
+        (type: string, obj: V1Pod | V1Service) => {
+          events.push({ type: `${plural}:${type}`, name: obj.metadata?.name ?? '', uid: obj.metadata?.uid ?? '', at: Date.now() });
+        },
+        () => undefined,
+      ),
+    ),
+  );
+  return {
+    events,
+    stop: () => {
+      for (const c of controllers) c.abort();
     },
-    () => undefined,
-  )));
-  return { events, stop: () => { for (const c of controllers) c.abort(); } };
+  };
 }
 
 async function dependents(namespace: string, job: string): Promise<string[]> {
@@ -47,7 +67,10 @@ async function dependents(namespace: string, job: string): Promise<string[]> {
     coreApi().listNamespacedPod({ namespace, labelSelector: selector }),
     coreApi().listNamespacedService({ namespace, labelSelector: selector }),
   ]);
-  return [...pods.items.map((p) => `pod/${p.metadata?.name ?? ''}`), ...services.items.map((s) => `service/${s.metadata?.name ?? ''}`)].sort();
+  return [
+    ...pods.items.map((p) => `pod/${p.metadata?.name ?? ''}`),
+    ...services.items.map((s) => `service/${s.metadata?.name ?? ''}`),
+  ].sort();
 }
 
 async function tfjobGone(namespace: string, name: string): Promise<boolean> {
@@ -62,7 +85,16 @@ async function tfjobGone(namespace: string, name: string): Promise<boolean> {
 
 function launcherArgs(namespace: string, name: string, specs: Record<string, string>, legacy: string[]): string[] {
   return [
-    '--name', name, '--namespace', namespace, '--kubeconfig', clusterState().kubeconfig, '--pollingIntervalSeconds', '1', '--tfjobTimeoutMinutes', '3',
+    '--name',
+    name,
+    '--namespace',
+    namespace,
+    '--kubeconfig',
+    clusterState().kubeconfig,
+    '--pollingIntervalSeconds',
+    '1',
+    '--tfjobTimeoutMinutes',
+    '3',
     ...Object.entries(specs).flatMap(([flag, spec]) => [`--${flag}`, spec]),
     ...legacy,
   ];
@@ -83,7 +115,12 @@ describe.each(['tf-operator', 'ours'] as const)('KFP TFJob launcher (--policy %s
 
   it('runs a Chief/PS/Worker/Evaluator job written with legacy top-level fields, waits for conditions[-1] and deletes it in the foreground', async () => {
     const name = 'kfp-mnist';
-    const specs = { chiefSpec: replica(1, 'OnFailure'), psSpec: replica(1, 'OnFailure'), workerSpec: replica(2, 'OnFailure'), evaluatorSpec: replica(1, 'OnFailure') };
+    const specs = {
+      chiefSpec: replica(1, 'OnFailure'),
+      psSpec: replica(1, 'OnFailure'),
+      workerSpec: replica(2, 'OnFailure'),
+      evaluatorSpec: replica(1, 'OnFailure'),
+    };
     // If any of these were honoured the job would end differently: a 1 s deadline would fail it, a 0 s
     // TTL would delete it under the launcher, cleanPodPolicy Running would delete the running pods.
     const legacy = ['--cleanPodPolicy', 'Running', '--ttlSecondsAfterFinished', '0', '--backoffLimit', '0', '--activeDeadlineSeconds', '1'];
@@ -95,12 +132,28 @@ describe.each(['tf-operator', 'ours'] as const)('KFP TFJob launcher (--policy %s
     const printed = await runPythonScript('kfp_tfjob_launcher.py', [...args, '--print-manifest']);
     expect(printed.code).toBe(0);
     const manifest = JSON.parse(printed.stdout) as TestTFJob;
-    expect(manifest.spec).toMatchObject({ cleanPodPolicy: 'Running', ttlSecondsAfterFinished: 0, backoffLimit: 0, activeDeadlineSecond: 1 });
-    const strict = await customApi().createNamespacedCustomObject({ group: 'kubeflow.org', version: 'v1', plural: 'tfjobs', namespace: ns, body: manifest, dryRun: 'All', fieldValidation: 'Strict' }).then(
-      () => 'accepted',
-      (err: unknown) => String((err as { body?: unknown }).body),
-    );
-    for (const field of ['cleanPodPolicy', 'ttlSecondsAfterFinished', 'backoffLimit', 'activeDeadlineSecond']) expect(strict).toContain(`unknown field \\"spec.${field}\\"`);
+    expect(manifest.spec).toMatchObject({
+      cleanPodPolicy: 'Running',
+      ttlSecondsAfterFinished: 0,
+      backoffLimit: 0,
+      activeDeadlineSecond: 1,
+    });
+    const strict = await customApi()
+      .createNamespacedCustomObject({
+        group: 'kubeflow.org',
+        version: 'v1',
+        plural: 'tfjobs',
+        namespace: ns,
+        body: manifest,
+        dryRun: 'All',
+        fieldValidation: 'Strict',
+      })
+      .then(
+        () => 'accepted',
+        (err: unknown) => String((err as { body?: unknown }).body),
+      );
+    for (const field of ['cleanPodPolicy', 'ttlSecondsAfterFinished', 'backoffLimit', 'activeDeadlineSecond'])
+      expect(strict).toContain(`unknown field \\"spec.${field}\\"`);
 
     const recorder = await recordDependents(ns, name);
     let launcher: Promise<PythonRun> | undefined;
@@ -108,23 +161,39 @@ describe.each(['tf-operator', 'ours'] as const)('KFP TFJob launcher (--policy %s
       let deletedAt = 0;
       launcher = runPythonScript('kfp_tfjob_launcher.py', args, {
         timeoutMs: 180_000,
-        onRecord: (r) => { if (r.event === 'deleted') deletedAt = Date.now(); },
+        onRecord: (r) => {
+          if (r.event === 'deleted') deletedAt = Date.now();
+        },
       });
       const pods = await waitForPods(ns, name, 5);
-      expect(pods.map((p) => p.metadata?.name)).toEqual([`${name}-chief-0`, `${name}-evaluator-0`, `${name}-ps-0`, `${name}-worker-0`, `${name}-worker-1`]);
+      expect(pods.map((p) => p.metadata?.name)).toEqual([
+        `${name}-chief-0`,
+        `${name}-evaluator-0`,
+        `${name}-ps-0`,
+        `${name}-worker-0`,
+        `${name}-worker-1`,
+      ]);
       const stored = await getTFJob(ns, name);
       // Pruned: nothing but tfReplicaSpecs is left of the launcher's spec, so the defaults apply.
       expect(Object.keys(stored.spec)).toEqual(['tfReplicaSpecs']);
       expect(Object.keys(stored.spec.tfReplicaSpecs as Record<string, unknown>).sort()).toEqual(['Chief', 'Evaluator', 'PS', 'Worker']);
       // Every dependent is owned by the job with blockOwnerDeletion, which Foreground deletion relies on.
-      const owned = [...pods, ...(await coreApi().listNamespacedService({ namespace: ns, labelSelector: `training.kubeflow.org/job-name=${name}` })).items];
+      const owned = [
+        ...pods,
+        ...(await coreApi().listNamespacedService({ namespace: ns, labelSelector: `training.kubeflow.org/job-name=${name}` })).items,
+      ];
       expect(owned).toHaveLength(10);
       for (const o of owned) {
-        expect(o.metadata?.ownerReferences).toEqual([{ apiVersion: 'kubeflow.org/v1', kind: 'TFJob', name, uid: stored.metadata.uid, controller: true, blockOwnerDeletion: true }]);
+        expect(o.metadata?.ownerReferences).toEqual([
+          { apiVersion: 'kubeflow.org/v1', kind: 'TFJob', name, uid: stored.metadata.uid, controller: true, blockOwnerDeletion: true },
+        ]);
       }
 
       // Hold one pod with a finalizer, so the Foreground deletion has to wait for it.
-      await coreApi().patchNamespacedPod({ name: `${name}-ps-0`, namespace: ns, body: { metadata: { finalizers: [HOLD] } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+      await coreApi().patchNamespacedPod(
+        { name: `${name}-ps-0`, namespace: ns, body: { metadata: { finalizers: [HOLD] } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
       // Longer than the legacy 1 s activeDeadlineSecond: still running, so it was not applied.
       await sleep(2_000);
       expect((await getTFJob(ns, name)).status?.conditions?.at(-1)).toMatchObject({ type: 'Running', status: 'True' });
@@ -143,46 +212,72 @@ describe.each(['tf-operator', 'ours'] as const)('KFP TFJob launcher (--policy %s
       expect(seen.at(-1)).toBe('Succeeded');
       expect(seen).toContain('Running');
       // The delete answer is the job, now carrying the foreground finalizer.
-      const deleted = (run.records.at(-1) as { response: TestTFJob & { metadata: { finalizers?: string[]; deletionTimestamp?: string } } }).response;
+      const deleted = (run.records.at(-1) as { response: TestTFJob & { metadata: { finalizers?: string[]; deletionTimestamp?: string } } })
+        .response;
       expect(deleted.metadata.deletionTimestamp).toEqual(expect.any(String));
       expect(deleted.metadata.finalizers).toContain('foregroundDeletion');
 
       // The garbage collector deletes every dependent; the held pod stays terminating, and so the job stays.
-      await eventually(async () => (await dependents(ns, name)).join() === `pod/${name}-ps-0`, { what: 'all dependents but the held pod deleted', timeoutMs: 60_000 });
+      await eventually(async () => (await dependents(ns, name)).join() === `pod/${name}-ps-0`, {
+        what: 'all dependents but the held pod deleted',
+        timeoutMs: 60_000,
+      });
       const held = (await jobPods(ns, name))[0];
       expect(held?.metadata?.deletionTimestamp).toBeInstanceOf(Date);
-      const waiting = await getTFJob(ns, name) as TestTFJob & { metadata: { finalizers?: string[]; deletionTimestamp?: string } };
+      const waiting = (await getTFJob(ns, name)) as TestTFJob & { metadata: { finalizers?: string[]; deletionTimestamp?: string } };
       expect(waiting.metadata.deletionTimestamp).toEqual(expect.any(String));
       expect(waiting.metadata.finalizers).toEqual(['foregroundDeletion']);
 
-      await coreApi().patchNamespacedPod({ name: `${name}-ps-0`, namespace: ns, body: { metadata: { finalizers: null } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+      await coreApi().patchNamespacedPod(
+        { name: `${name}-ps-0`, namespace: ns, body: { metadata: { finalizers: null } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
       await eventually(async () => tfjobGone(ns, name), { what: `${name} deleted after its last dependent`, timeoutMs: 60_000 });
       expect(await dependents(ns, name)).toEqual([]);
       // The operator created nothing for the job while it was being deleted.
       expect(deletedAt).toBeGreaterThan(0);
       expect(recorder.events.filter((e) => e.type.endsWith(':ADDED') && e.at > deletedAt)).toEqual([]);
       expect(recorder.events.filter((e) => e.type.endsWith(':ADDED'))).toHaveLength(10);
-      await eventually(async () => recorder.events.filter((e) => e.type.endsWith(':DELETED')).length === 10, { what: 'a DELETED event for each of the 10 dependents' });
+      await eventually(async () => recorder.events.filter((e) => e.type.endsWith(':DELETED')).length === 10, {
+        what: 'a DELETED event for each of the 10 dependents',
+      });
       // Every pod was removed by the garbage collector, none by the operator (cleanPodPolicy is None).
       expect(await eventReasons(ns, name)).not.toContain('SuccessfulDeletePod');
     } finally {
       recorder.stop();
       await launcher?.catch(() => undefined);
-      await coreApi().patchNamespacedPod({ name: `${name}-ps-0`, namespace: ns, body: { metadata: { finalizers: null } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch)).catch(() => undefined);
+      await coreApi()
+        .patchNamespacedPod(
+          { name: `${name}-ps-0`, namespace: ns, body: { metadata: { finalizers: null } } },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        )
+        .catch(() => undefined);
     }
   });
 
   it('stops waiting when the job Failed and deletes it: nothing is left', async () => {
     const name = 'kfp-fail';
-    const launcher = runPythonScript('kfp_tfjob_launcher.py', launcherArgs(ns, name, { psSpec: replica(1, 'Never'), workerSpec: replica(2, 'Never') }, []), { timeoutMs: 180_000 });
+    const launcher = runPythonScript(
+      'kfp_tfjob_launcher.py',
+      launcherArgs(ns, name, { psSpec: replica(1, 'Never'), workerSpec: replica(2, 'Never') }, []),
+      { timeoutMs: 180_000 },
+    );
     await waitForPods(ns, name, 3);
     await exitPod(ns, `${name}-worker-1`, 3);
     const run = await launcher;
     expect(run.code, run.stderr).toBe(0);
-    const reached = run.records.find((r) => r.event === 'reached') as { condition: string; status: { conditions: { type: string; status: string; message: string }[] } } | undefined;
+    const reached = run.records.find((r) => r.event === 'reached') as
+      { condition: string; status: { conditions: { type: string; status: string; message: string }[] } } | undefined;
     expect(reached?.condition).toBe('Failed');
-    expect(reached?.status.conditions.at(-1)).toMatchObject({ type: 'Failed', status: 'True', message: `TFJob ${ns}/${name} has failed because 1 Worker replica(s) failed.` });
+    expect(reached?.status.conditions.at(-1)).toMatchObject({
+      type: 'Failed',
+      status: 'True',
+      message: `TFJob ${ns}/${name} has failed because 1 Worker replica(s) failed.`,
+    });
     expect(run.records.at(-1)?.event).toBe('deleted');
-    await eventually(async () => await tfjobGone(ns, name) && (await dependents(ns, name)).length === 0, { what: `${name} and its dependents deleted`, timeoutMs: 60_000 });
+    await eventually(async () => (await tfjobGone(ns, name)) && (await dependents(ns, name)).length === 0, {
+      what: `${name} and its dependents deleted`,
+      timeoutMs: 60_000,
+    });
   });
 });

@@ -18,7 +18,9 @@ export function pythonVenv(): Promise<string> {
     const child = spawn('bash', [path.join(REPO, 'hack', 'python-venv.sh')], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
       process.stderr.write(d);
@@ -41,8 +43,7 @@ export interface PythonError {
 }
 
 export type DriverReply =
-  | { id: number; ok: true; type: string; value: unknown; callback_saw?: string[][] }
-  | { id: number; ok: false; error: PythonError };
+  { id: number; ok: true; type: string; value: unknown; callback_saw?: string[][] } | { id: number; ok: false; error: PythonError };
 
 /** A running test/clients/sdk_driver.py: each request is one Kubeflow SDK call, answered in order. */
 export class SdkDriver {
@@ -65,19 +66,24 @@ export class SdkDriver {
     });
     child.on('close', (code, signal) => {
       this.exited = `sdk_driver.py exited (code ${String(code)}, signal ${String(signal)}); stderr:\n${this.stderr}`;
-      for (const resolve of this.pending.values()) resolve({ id: -1, ok: false, error: { type: 'DriverExited', message: this.exited, cause_type: null, cause: null } });
+      for (const resolve of this.pending.values())
+        resolve({ id: -1, ok: false, error: { type: 'DriverExited', message: this.exited, cause_type: null, cause: null } });
       this.pending.clear();
     });
   }
 
   static async start(): Promise<SdkDriver> {
     const python = await pythonVenv();
-    const child = spawn(python, [path.join(CLIENTS_DIR, 'sdk_driver.py'), '--log-level', process.env.TEST_LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARNING'], {
-      cwd: REPO,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      // No ~/.kube/config or in-cluster config may leak in: every client gets the test kubeconfig.
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
-    });
+    const child = spawn(
+      python,
+      [path.join(CLIENTS_DIR, 'sdk_driver.py'), '--log-level', process.env.TEST_LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARNING'],
+      {
+        cwd: REPO,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        // No ~/.kube/config or in-cluster config may leak in: every client gets the test kubeconfig.
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
+      },
+    );
     return new SdkDriver(child);
   }
 
@@ -100,21 +106,33 @@ export class SdkDriver {
   }
 
   /** An SDK call that must succeed: returns what the SDK returned, with its Python type. */
-  async ok(op: string, args: Record<string, unknown>, timeoutMs?: number): Promise<{ type: string; value: unknown; callbackSaw: string[][] }> {
+  async ok(
+    op: string,
+    args: Record<string, unknown>,
+    timeoutMs?: number,
+  ): Promise<{ type: string; value: unknown; callbackSaw: string[][] }> {
     const reply = await this.request(op, args, timeoutMs);
-    if (!reply.ok) throw new Error(`SDK ${op} ${JSON.stringify(args)} raised ${reply.error.type}: ${reply.error.message}\ncaused by ${String(reply.error.cause_type)}: ${String(reply.error.cause)}`);
+    if (!reply.ok)
+      throw new Error(
+        `SDK ${op} ${JSON.stringify(args)} raised ${reply.error.type}: ${reply.error.message}\ncaused by ${String(reply.error.cause_type)}: ${String(reply.error.cause)}`,
+      );
     return { type: reply.type, value: reply.value, callbackSaw: reply.callback_saw ?? [] };
   }
 
   /** An SDK call that must raise: returns the exception. */
   async fails(op: string, args: Record<string, unknown>, timeoutMs?: number): Promise<PythonError> {
     const reply = await this.request(op, args, timeoutMs);
-    if (reply.ok) throw new Error(`SDK ${op} ${JSON.stringify(args)} was expected to raise but returned ${reply.type}: ${JSON.stringify(reply.value)}`);
+    if (reply.ok)
+      throw new Error(`SDK ${op} ${JSON.stringify(args)} was expected to raise but returned ${reply.type}: ${JSON.stringify(reply.value)}`);
     return reply.error;
   }
 
   /** Shorthand for one TrainingClient method call. */
-  call(method: string, kwargs: Record<string, unknown>, opts: { client?: string; timeoutMs?: number } = {}): Promise<{ type: string; value: unknown; callbackSaw: string[][] }> {
+  call(
+    method: string,
+    kwargs: Record<string, unknown>,
+    opts: { client?: string; timeoutMs?: number } = {},
+  ): Promise<{ type: string; value: unknown; callbackSaw: string[][] }> {
     return this.ok('call', { method, kwargs, ...(opts.client === undefined ? {} : { client: opts.client }) }, opts.timeoutMs);
   }
 
@@ -124,7 +142,11 @@ export class SdkDriver {
 
   async close(): Promise<void> {
     if (this.exited !== undefined) return;
-    const closed = new Promise<void>((resolve) => this.child.once('close', () => { resolve(); }));
+    const closed = new Promise<void>((resolve) =>
+      this.child.once('close', () => {
+        resolve();
+      }),
+    );
     this.child.stdin.end();
     const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
     await closed;
@@ -141,7 +163,11 @@ export interface PythonRun {
 }
 
 /** Runs test/clients/<script> with the venv's python; resolves when it exits (never rejects on exit code). */
-export async function runPythonScript(script: string, args: readonly string[], opts: { timeoutMs?: number; onRecord?: (r: Record<string, unknown>) => void } = {}): Promise<PythonRun> {
+export async function runPythonScript(
+  script: string,
+  args: readonly string[],
+  opts: { timeoutMs?: number; onRecord?: (r: Record<string, unknown>) => void } = {},
+): Promise<PythonRun> {
   const python = await pythonVenv();
   return new Promise<PythonRun>((resolve, reject) => {
     const child = spawn(python, [path.join(CLIENTS_DIR, script), ...args], {
@@ -157,7 +183,9 @@ export async function runPythonScript(script: string, args: readonly string[], o
       run.records.push(record);
       opts.onRecord?.(record);
     });
-    child.stderr.on('data', (d: Buffer) => { run.stderr += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => {
+      run.stderr += d.toString();
+    });
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`${script} did not finish within ${opts.timeoutMs ?? 120_000} ms; stderr:\n${run.stderr.slice(-4000)}`));

@@ -18,7 +18,10 @@ import { CLIENTS_DIR, SdkDriver } from './python.ts';
 
 interface SdkPod {
   metadata: { name: string; labels: Record<string, string> };
-  spec: { containers: { name: string; image: string; command?: string[]; args?: string[]; env?: { name: string; value?: string }[] }[]; nodeName?: string };
+  spec: {
+    containers: { name: string; image: string; command?: string[]; args?: string[]; env?: { name: string; value?: string }[] }[];
+    nodeName?: string;
+  };
   status?: { phase?: string };
 }
 
@@ -52,15 +55,23 @@ describe.each(POLICIES)('Kubeflow training SDK 1.8.1 (--policy %s)', (policy) =>
     return out;
   }
 
-  async function waitFor(name: string, expected: string[] | undefined, extra: Record<string, unknown> = {}): Promise<{ job: TestTFJob; saw: string[][] }> {
-    const { type, value, callbackSaw } = await sdk.call('wait_for_job_conditions', {
-      name,
-      ...(expected === undefined ? {} : { expected_conditions: expected }),
-      wait_timeout: 90,
-      polling_interval: 1,
-      record_callback: true,
-      ...extra,
-    }, { timeoutMs: 110_000 });
+  async function waitFor(
+    name: string,
+    expected: string[] | undefined,
+    extra: Record<string, unknown> = {},
+  ): Promise<{ job: TestTFJob; saw: string[][] }> {
+    const { type, value, callbackSaw } = await sdk.call(
+      'wait_for_job_conditions',
+      {
+        name,
+        ...(expected === undefined ? {} : { expected_conditions: expected }),
+        wait_timeout: 90,
+        polling_interval: 1,
+        record_callback: true,
+        ...extra,
+      },
+      { timeoutMs: 110_000 },
+    );
     expect(type).toBe('KubeflowOrgV1TFJob');
     return { job: value as TestTFJob, saw: callbackSaw };
   }
@@ -78,7 +89,9 @@ describe.each(POLICIES)('Kubeflow training SDK 1.8.1 (--policy %s)', (policy) =>
         return;
       }
       if (attempt >= 5 || !(reply.error.cause ?? '').includes('(409)')) {
-        throw new Error(`update_job ${name} ${JSON.stringify(set)} raised ${reply.error.type}: ${reply.error.message} (${String(reply.error.cause)})`);
+        throw new Error(
+          `update_job ${name} ${JSON.stringify(set)} raised ${reply.error.type}: ${reply.error.message} (${String(reply.error.cause)})`,
+        );
       }
     }
   }
@@ -109,7 +122,12 @@ describe.each(POLICIES)('Kubeflow training SDK 1.8.1 (--policy %s)', (policy) =>
 
     const running = await waitFor(name, ['Running']);
     expect(running.job.metadata.name).toBe(name);
-    expect(running.job.status?.conditions?.at(-1)).toMatchObject({ type: 'Running', status: 'True', reason: 'TFJobRunning', message: `TFJob ${ns}/${name} is running.` });
+    expect(running.job.status?.conditions?.at(-1)).toMatchObject({
+      type: 'Running',
+      status: 'True',
+      reason: 'TFJobRunning',
+      message: `TFJob ${ns}/${name} is running.`,
+    });
     // The callback got the polled job every time; the last poll saw Running.
     expect(running.saw.length).toBeGreaterThan(0);
     expect(running.saw.at(-1)).toEqual(['Created=True', 'Running=True']);
@@ -119,14 +137,20 @@ describe.each(POLICIES)('Kubeflow training SDK 1.8.1 (--policy %s)', (policy) =>
     expect((await sdk.call('is_job_running', { job: { $fetch: name } })).value).toBe(true);
 
     // Running needs one running Worker; wait until every replica is counted active.
-    const job = await eventually(async () => {
-      const got = await sdk.call('get_job', { name });
-      expect(got.type).toBe('KubeflowOrgV1TFJob');
-      const j = got.value as TestTFJob;
-      return isDeepStrictEqual(j.status?.replicaStatuses, { PS: { active: 1 }, Worker: { active: 2 } }) ? j : false;
-    }, { what: `${name}: 1 PS and 2 workers active` });
+    const job = await eventually(
+      async () => {
+        const got = await sdk.call('get_job', { name });
+        expect(got.type).toBe('KubeflowOrgV1TFJob');
+        const j = got.value as TestTFJob;
+        return isDeepStrictEqual(j.status?.replicaStatuses, { PS: { active: 1 }, Worker: { active: 2 } }) ? j : false;
+      },
+      { what: `${name}: 1 PS and 2 workers active` },
+    );
     expect(job.metadata).toMatchObject({ name, namespace: ns });
-    expect(job.spec).toMatchObject({ runPolicy: { cleanPodPolicy: 'None' }, tfReplicaSpecs: { PS: { replicas: 1, restartPolicy: 'Never' }, Worker: { replicas: 2 } } });
+    expect(job.spec).toMatchObject({
+      runPolicy: { cleanPodPolicy: 'None' },
+      tfReplicaSpecs: { PS: { replicas: 1, restartPolicy: 'Never' }, Worker: { replicas: 2 } },
+    });
     expect(job.status?.startTime).toEqual(expect.any(String));
     if (policy === 'ours') {
       // Our status.scheduling is not in the SDK's model: the SDK drops it instead of failing.
@@ -153,9 +177,15 @@ describe.each(POLICIES)('Kubeflow training SDK 1.8.1 (--policy %s)', (policy) =>
     const pods = await sdk.call('get_job_pods', { name, is_master: true });
     expect(pods.type).toBe('list[V1Pod]');
     const [master] = pods.value as SdkPod[];
-    expect(master?.metadata.labels).toMatchObject({ 'training.kubeflow.org/job-role': 'master', 'training.kubeflow.org/replica-type': 'worker', 'training.kubeflow.org/replica-index': '0' });
+    expect(master?.metadata.labels).toMatchObject({
+      'training.kubeflow.org/job-role': 'master',
+      'training.kubeflow.org/replica-type': 'worker',
+      'training.kubeflow.org/replica-index': '0',
+    });
     expect(master?.status?.phase).toBe('Running');
-    const tfConfig = JSON.parse(master?.spec.containers.find((c) => c.name === 'tensorflow')?.env?.find((e) => e.name === 'TF_CONFIG')?.value ?? '{}') as unknown;
+    const tfConfig = JSON.parse(
+      master?.spec.containers.find((c) => c.name === 'tensorflow')?.env?.find((e) => e.name === 'TF_CONFIG')?.value ?? '{}',
+    ) as unknown;
     expect(tfConfig).toEqual({
       cluster: { ps: [`${name}-ps-0.${ns}.svc:2222`], worker: [`${name}-worker-0.${ns}.svc:2222`, `${name}-worker-1.${ns}.svc:2222`] },
       task: { type: 'worker', index: 0 },
@@ -169,7 +199,11 @@ describe.each(POLICIES)('Kubeflow training SDK 1.8.1 (--policy %s)', (policy) =>
     // Logs: the SDK picks the master pod and its `tensorflow` container; kwok has no log endpoint, so the
     // read fails (404 from pods/log) and the SDK raises. Real logs: see the k3s suite.
     const logs = await sdk.callFails('get_job_logs', { name });
-    expect(logs).toMatchObject({ type: 'RuntimeError', message: `Failed to read logs for pod ${ns}/${name}-worker-0`, cause_type: 'ApiException' });
+    expect(logs).toMatchObject({
+      type: 'RuntimeError',
+      message: `Failed to read logs for pod ${ns}/${name}-worker-0`,
+      cause_type: 'ApiException',
+    });
     expect(logs.cause).toContain('(404)');
     expect(logs.cause).toContain(`pods/log ${name}-worker-0`);
 
@@ -195,7 +229,10 @@ describe.each(POLICIES)('Kubeflow training SDK 1.8.1 (--policy %s)', (policy) =>
 
   it('create_job from a YAML manifest; a failed Chief makes the waits raise or return as the SDK documents; get_job_logs(verbose) returns the job events', async () => {
     const name = 'sdk-yaml';
-    expect(await sdk.ok('create_from_yaml', { path: `${CLIENTS_DIR}/manifests/tfjob-chief.yaml`, name })).toMatchObject({ type: 'NoneType', value: null });
+    expect(await sdk.ok('create_from_yaml', { path: `${CLIENTS_DIR}/manifests/tfjob-chief.yaml`, name })).toMatchObject({
+      type: 'NoneType',
+      value: null,
+    });
     await waitFor(name, ['Running']);
     expect(await podNames(name, { is_master: true })).toEqual([`${name}-chief-0`]);
     expect(await podNames(name, { replica_type: 'chief' })).toEqual([`${name}-chief-0`]);
@@ -208,7 +245,12 @@ describe.each(POLICIES)('Kubeflow training SDK 1.8.1 (--policy %s)', (policy) =>
     expect(raised.message).toContain(`TFJob ${ns}/${name} is Failed.`);
     // Waiting for Failed returns the job.
     const failed = await waitFor(name, ['Failed']);
-    expect(failed.job.status?.conditions?.at(-1)).toMatchObject({ type: 'Failed', status: 'True', reason: 'TFJobFailed', message: `TFJob ${ns}/${name} has failed because 1 Chief replica(s) failed.` });
+    expect(failed.job.status?.conditions?.at(-1)).toMatchObject({
+      type: 'Failed',
+      status: 'True',
+      reason: 'TFJobFailed',
+      message: `TFJob ${ns}/${name} has failed because 1 Chief replica(s) failed.`,
+    });
     expect(await flags(name)).toEqual({ created: true, running: false, restarting: false, succeeded: false, failed: true });
     expect(await conditions(name)).toEqual(['Created=True', 'Running=False', 'Failed=True']);
 
@@ -227,16 +269,23 @@ describe.each(POLICIES)('Kubeflow training SDK 1.8.1 (--policy %s)', (policy) =>
 
     expect(await sdk.call('delete_job', { name, delete_options: { propagation_policy: 'Foreground' } })).toMatchObject({ value: null });
     // Foreground: the job disappears once the garbage collector has removed its services (pods are gone).
-    await eventually(async () => {
-      const reply = await sdk.request('call', { method: 'get_job', kwargs: { name } });
-      return !reply.ok && (reply.error.cause ?? '').includes('(404)');
-    }, { what: `${name} deleted`, timeoutMs: 60_000 });
+    await eventually(
+      async () => {
+        const reply = await sdk.request('call', { method: 'get_job', kwargs: { name } });
+        return !reply.ok && (reply.error.cause ?? '').includes('(404)');
+      },
+      { what: `${name} deleted`, timeoutMs: 60_000 },
+    );
   });
 
   it('create_job(base_image, num_chief/ps/workers) builds a TFJob the operator runs; update_job scales it and suspends/resumes it', async () => {
     const name = 'sdk-image';
     const created = await sdk.ok('create_from_image', {
-      name, base_image: 'docker.io/tensorflow/tensorflow:2.9.1', num_workers: 2, num_ps_replicas: 1, num_chief_replicas: 1,
+      name,
+      base_image: 'docker.io/tensorflow/tensorflow:2.9.1',
+      num_workers: 2,
+      num_ps_replicas: 1,
+      num_chief_replicas: 1,
       resources_per_worker: { cpu: '100m', memory: '64Mi' },
     });
     expect(created.value).toBeNull();
@@ -257,22 +306,33 @@ describe.each(POLICIES)('Kubeflow training SDK 1.8.1 (--policy %s)', (policy) =>
     });
 
     await updateJob(name, [[['spec', 'tf_replica_specs', 'Worker', 'replicas'], 3]]);
-    await eventually(async () => {
-      const names = await podNames(name, { replica_type: 'worker' });
-      return names.join() === [0, 1, 2].map((i) => `${name}-worker-${i}`).join();
-    }, { what: `${name} scaled to 3 workers`, timeoutMs: 60_000 });
-    await eventually(async () => ((await sdk.call('get_job', { name })).value as TestTFJob).status?.replicaStatuses?.Worker?.active === 3, { what: `${name} status at 3 active workers` });
+    await eventually(
+      async () => {
+        const names = await podNames(name, { replica_type: 'worker' });
+        return names.join() === [0, 1, 2].map((i) => `${name}-worker-${i}`).join();
+      },
+      { what: `${name} scaled to 3 workers`, timeoutMs: 60_000 },
+    );
+    await eventually(async () => ((await sdk.call('get_job', { name })).value as TestTFJob).status?.replicaStatuses?.Worker?.active === 3, {
+      what: `${name} status at 3 active workers`,
+    });
 
     await updateJob(name, [[['spec', 'run_policy', 'suspend'], true]]);
     await eventually(async () => (await conditions(name)).includes('Suspended=True'), { what: `${name} suspended`, timeoutMs: 60_000 });
     expect((await sdk.call('is_job_running', { name })).value).toBe(false);
     // SDK 1.8.1 has no Suspended in its condition set: it refuses to wait for it (read it with get_job_conditions).
-    expect(await sdk.callFails('wait_for_job_conditions', { name, expected_conditions: ['Suspended'], wait_timeout: 5, polling_interval: 1 })).toMatchObject({ type: 'ValueError' });
+    expect(
+      await sdk.callFails('wait_for_job_conditions', { name, expected_conditions: ['Suspended'], wait_timeout: 5, polling_interval: 1 }),
+    ).toMatchObject({ type: 'ValueError' });
     await eventually(async () => (await podNames(name)).length === 0, { what: `pods of suspended ${name} deleted`, timeoutMs: 60_000 });
 
     await updateJob(name, [[['spec', 'run_policy', 'suspend'], false]]);
     const resumed = await waitFor(name, ['Running']);
-    expect(resumed.job.status?.conditions?.map((c) => `${c.type}=${c.status}`)).toEqual(['Created=True', 'Suspended=False', 'Running=True']);
+    expect(resumed.job.status?.conditions?.map((c) => `${c.type}=${c.status}`)).toEqual([
+      'Created=True',
+      'Suspended=False',
+      'Running=True',
+    ]);
     await eventually(async () => (await podNames(name)).length === 5, { what: `${name} pods back after resume`, timeoutMs: 60_000 });
 
     await exitPod(ns, `${name}-chief-0`, 0);
@@ -302,20 +362,29 @@ describe.each(POLICIES)('Kubeflow training SDK 1.8.1 (--policy %s)', (policy) =>
 
   it('TrainingClient() with the default kind (PyTorchJob) reaches TFJobs through job_kind="TFJob" on each call', async () => {
     const name = 'sdk-kind';
-    expect((await sdk.ok('init', { as: 'pt', config_file: clusterState().kubeconfig, namespace: ns })).value).toEqual({ namespace: ns, job_kind: 'PyTorchJob' });
+    expect((await sdk.ok('init', { as: 'pt', config_file: clusterState().kubeconfig, namespace: ns })).value).toEqual({
+      namespace: ns,
+      job_kind: 'PyTorchJob',
+    });
     expect((await sdk.ok('create_from_models', { client: 'pt', name, replicas: { Worker: 1 } })).value).toBeNull();
     await waitFor(name, ['Running']);
     const got = await sdk.call('get_job', { name, job_kind: 'TFJob' }, { client: 'pt' });
     expect(got.type).toBe('KubeflowOrgV1TFJob');
     expect((await sdk.call('is_job_running', { name, job_kind: 'TFJob' }, { client: 'pt' })).value).toBe(true);
-    expect(((await sdk.call('list_jobs', { job_kind: 'TFJob' }, { client: 'pt' })).value as TestTFJob[]).map((j) => j.metadata.name)).toContain(name);
+    expect(
+      ((await sdk.call('list_jobs', { job_kind: 'TFJob' }, { client: 'pt' })).value as TestTFJob[]).map((j) => j.metadata.name),
+    ).toContain(name);
     // Without job_kind the client asks for PyTorchJobs, which this cluster does not serve.
     const wrongKind = await sdk.callFails('get_job', { name }, { client: 'pt' });
     expect(wrongKind).toMatchObject({ type: 'RuntimeError', message: `Failed to get PyTorchJob: ${ns}/${name}` });
     // SDK 1.8.1 limitation (not the operator's): wait_for_job_conditions fetches the TFJob with the given
     // job_kind but checks it with get_job_conditions(job=...) under the client's kind, which rejects the
     // TFJob model. Waiting on a TFJob needs TrainingClient(job_kind="TFJob").
-    const wait = await sdk.callFails('wait_for_job_conditions', { name, job_kind: 'TFJob', expected_conditions: ['Running'], wait_timeout: 5, polling_interval: 1 }, { client: 'pt' });
+    const wait = await sdk.callFails(
+      'wait_for_job_conditions',
+      { name, job_kind: 'TFJob', expected_conditions: ['Running'], wait_timeout: 5, polling_interval: 1 },
+      { client: 'pt' },
+    );
     expect(wait.type).toBe('ValueError');
     expect(wait.message).toMatch(/^Job must be one of these types: \('KubeflowOrgV1TFJob', 'KubeflowOrgV1PyTorchJob'/);
     expect(await sdk.call('delete_job', { name, job_kind: 'TFJob' }, { client: 'pt' })).toMatchObject({ value: null });

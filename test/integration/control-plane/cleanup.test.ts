@@ -19,8 +19,14 @@ function alive(pid: number): boolean {
 function portFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = net.createServer();
-    s.once('error', () => { resolve(false); });
-    s.listen(port, '127.0.0.1', () => s.close(() => { resolve(true); }));
+    s.once('error', () => {
+      resolve(false);
+    });
+    s.listen(port, '127.0.0.1', () =>
+      s.close(() => {
+        resolve(true);
+      }),
+    );
   });
 }
 
@@ -36,7 +42,9 @@ describe('local cluster cleanup', () => {
         const nl = out.indexOf('\n');
         if (nl >= 0) resolve(JSON.parse(out.slice(0, nl)) as ClusterState);
       });
-      child.on('exit', (code) => { reject(new Error(`child exited early with ${String(code)}`)); });
+      child.on('exit', (code) => {
+        reject(new Error(`child exited early with ${String(code)}`));
+      });
     });
     const pids = Object.values(state.processes).map((p) => p.pid);
     expect(pids.length).toBeGreaterThanOrEqual(4);

@@ -2,7 +2,16 @@
 // kube-controller-manager and kwok together produce.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthorizationV1Api, CoreV1Api, type V1Pod } from '@kubernetes/client-node';
-import { adminKubeConfig, apiStatus, createNamespace, deleteNamespace, eventually, exitPod, kubeConfigForToken, uniqueName } from '../../support/kube.ts';
+import {
+  adminKubeConfig,
+  apiStatus,
+  createNamespace,
+  deleteNamespace,
+  eventually,
+  exitPod,
+  kubeConfigForToken,
+  uniqueName,
+} from '../../support/kube.ts';
 import { fakeNodes } from '../../../src/local-cluster/index.ts';
 import { createTestNodes, deleteTestNodes } from '../../support/nodes.ts';
 
@@ -11,7 +20,11 @@ const core = () => adminKubeConfig().makeApiClient(CoreV1Api);
 function pod(name: string, nodeName: string, restartPolicy = 'Never', extra: Partial<V1Pod['metadata']> = {}): V1Pod {
   return {
     metadata: { name, ...extra },
-    spec: { nodeName, restartPolicy, containers: [{ name: 'tensorflow', image: 'example.invalid/tf:1', resources: { requests: { cpu: '1' } } }] },
+    spec: {
+      nodeName,
+      restartPolicy,
+      containers: [{ name: 'tensorflow', image: 'example.invalid/tf:1', resources: { requests: { cpu: '1' } } }],
+    },
   };
 }
 
@@ -31,10 +44,13 @@ describe('local control plane', () => {
   it('runs a pod bound by spec.nodeName on a kwok node', async () => {
     const node = nodes[0]!;
     await core().createNamespacedPod({ namespace: ns, body: pod('bound', node) });
-    const running = await eventually(async () => {
-      const p = await core().readNamespacedPod({ name: 'bound', namespace: ns });
-      return p.status?.phase === 'Running' ? p : false;
-    }, { what: 'pod Running' });
+    const running = await eventually(
+      async () => {
+        const p = await core().readNamespacedPod({ name: 'bound', namespace: ns });
+        return p.status?.phase === 'Running' ? p : false;
+      },
+      { what: 'pod Running' },
+    );
     expect(running.spec?.nodeName).toBe(node);
     expect(running.status?.containerStatuses?.[0]?.state?.running).toBeDefined();
     expect(running.status?.podIP).toMatch(/^10\.244\./);
@@ -46,28 +62,39 @@ describe('local control plane', () => {
     await core().createNamespacedPod({ namespace: ns, body: pod('never-succeeds', node, 'Never') });
     await core().createNamespacedPod({ namespace: ns, body: pod('onfailure-restarts', node, 'OnFailure') });
     for (const name of ['never-fails', 'never-succeeds', 'onfailure-restarts']) {
-      await eventually(async () => (await core().readNamespacedPod({ name, namespace: ns })).status?.phase === 'Running', { what: `${name} Running` });
+      await eventually(async () => (await core().readNamespacedPod({ name, namespace: ns })).status?.phase === 'Running', {
+        what: `${name} Running`,
+      });
     }
     await exitPod(ns, 'never-fails', 137, 'OOMKilled');
     await exitPod(ns, 'never-succeeds', 0);
     await exitPod(ns, 'onfailure-restarts', 1);
 
-    const failed = await eventually(async () => {
-      const p = await core().readNamespacedPod({ name: 'never-fails', namespace: ns });
-      return p.status?.phase === 'Failed' ? p : false;
-    }, { what: 'never-fails Failed' });
+    const failed = await eventually(
+      async () => {
+        const p = await core().readNamespacedPod({ name: 'never-fails', namespace: ns });
+        return p.status?.phase === 'Failed' ? p : false;
+      },
+      { what: 'never-fails Failed' },
+    );
     expect(failed.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({ exitCode: 137, reason: 'OOMKilled' });
 
-    const succeeded = await eventually(async () => {
-      const p = await core().readNamespacedPod({ name: 'never-succeeds', namespace: ns });
-      return p.status?.phase === 'Succeeded' ? p : false;
-    }, { what: 'never-succeeds Succeeded' });
+    const succeeded = await eventually(
+      async () => {
+        const p = await core().readNamespacedPod({ name: 'never-succeeds', namespace: ns });
+        return p.status?.phase === 'Succeeded' ? p : false;
+      },
+      { what: 'never-succeeds Succeeded' },
+    );
     expect(succeeded.status?.containerStatuses?.[0]?.state?.terminated?.exitCode).toBe(0);
 
-    const restarted = await eventually(async () => {
-      const p = await core().readNamespacedPod({ name: 'onfailure-restarts', namespace: ns });
-      return p.status?.containerStatuses?.[0]?.restartCount === 1 ? p : false;
-    }, { what: 'onfailure-restarts restarted in place' });
+    const restarted = await eventually(
+      async () => {
+        const p = await core().readNamespacedPod({ name: 'onfailure-restarts', namespace: ns });
+        return p.status?.containerStatuses?.[0]?.restartCount === 1 ? p : false;
+      },
+      { what: 'onfailure-restarts restarted in place' },
+    );
     expect(restarted.status?.phase).toBe('Running');
     expect(restarted.status?.containerStatuses?.[0]?.lastState?.terminated?.exitCode).toBe(1);
     expect(restarted.metadata?.annotations?.['kwok.tfjob-operator.kubeflow.org/exit-code']).toBeUndefined();
@@ -77,33 +104,41 @@ describe('local control plane', () => {
     const doomed = await createNamespace('cp-doomed');
     await core().createNamespacedPod({ namespace: doomed, body: pod('victim', nodes[0]!) });
     await core().deleteNamespace({ name: doomed });
-    await eventually(async () => {
-      try {
-        await core().readNamespace({ name: doomed });
-        return false;
-      } catch (err) {
-        if (apiStatus(err) === 404) return true;
-        throw err;
-      }
-    }, { timeoutMs: 60_000, what: 'namespace deletion to finish' });
+    await eventually(
+      async () => {
+        try {
+          await core().readNamespace({ name: doomed });
+          return false;
+        } catch (err) {
+          if (apiStatus(err) === 404) return true;
+          throw err;
+        }
+      },
+      { timeoutMs: 60_000, what: 'namespace deletion to finish' },
+    );
     const left = await core().listNamespacedPod({ namespace: doomed });
     expect(left.items).toHaveLength(0);
   });
 
   it('deletes dependents in cascade when their owner is deleted', async () => {
     const owner = await core().createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'owner' }, data: { a: 'b' } } });
-    const ownerReferences = [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata!.uid!, controller: true, blockOwnerDeletion: true }];
+    const ownerReferences = [
+      { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata!.uid!, controller: true, blockOwnerDeletion: true },
+    ];
     await core().createNamespacedPod({ namespace: ns, body: pod('dependent', nodes[0]!, 'Never', { ownerReferences }) });
     await core().createNamespacedService({
       namespace: ns,
       body: { metadata: { name: 'dependent', ownerReferences }, spec: { clusterIP: 'None', ports: [{ port: 2222 }] } },
     });
     await core().deleteNamespacedConfigMap({ name: 'owner', namespace: ns });
-    await eventually(async () => {
-      const pods = await core().listNamespacedPod({ namespace: ns, fieldSelector: 'metadata.name=dependent' });
-      const services = await core().listNamespacedService({ namespace: ns, fieldSelector: 'metadata.name=dependent' });
-      return pods.items.length === 0 && services.items.length === 0;
-    }, { timeoutMs: 60_000, what: 'garbage collection of the dependents' });
+    await eventually(
+      async () => {
+        const pods = await core().listNamespacedPod({ namespace: ns, fieldSelector: 'metadata.name=dependent' });
+        const services = await core().listNamespacedService({ namespace: ns, fieldSelector: 'metadata.name=dependent' });
+        return pods.items.length === 0 && services.items.length === 0;
+      },
+      { timeoutMs: 60_000, what: 'garbage collection of the dependents' },
+    );
   });
 
   it('denies a ServiceAccount without permissions (RBAC is enforced)', async () => {
@@ -117,7 +152,10 @@ describe('local control plane', () => {
     expect(token).toBeTruthy();
     const asNobody = kubeConfigForToken(token!);
 
-    const err = await asNobody.makeApiClient(CoreV1Api).listNamespacedPod({ namespace: ns }).catch((e: unknown) => e);
+    const err = await asNobody
+      .makeApiClient(CoreV1Api)
+      .listNamespacedPod({ namespace: ns })
+      .catch((e: unknown) => e);
     expect(apiStatus(err)).toBe(403);
 
     // The same identity is authenticated (not anonymous): SelfSubjectReview names the ServiceAccount.

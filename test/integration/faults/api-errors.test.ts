@@ -44,7 +44,17 @@ describe('fault: API errors (429/500/503) for a while', () => {
     namespaces.push(ns);
     const pool = await createPool(prefix.slice(0, 6), nodes, { cpu, memory: `${Number(cpu) * 4}Gi` });
     pools.push(pool);
-    const operator = await OperatorChild.start(prefix, kubeconfig, ['--namespace', ns, '--policy', 'ours', '--scheduling-interval', '1s', '--scale-out-cooldown', '0s', ...pool.operatorFlags]);
+    const operator = await OperatorChild.start(prefix, kubeconfig, [
+      '--namespace',
+      ns,
+      '--policy',
+      'ours',
+      '--scheduling-interval',
+      '1s',
+      '--scale-out-cooldown',
+      '0s',
+      ...pool.operatorFlags,
+    ]);
     operators.push(operator);
     await operator.ready();
     return { ns, pool, operator };
@@ -81,10 +91,13 @@ describe('fault: API errors (429/500/503) for a while', () => {
     expect(sumOf(m, 'workqueue_retries_total')).toBeGreaterThan(0);
     expect(sumOf(m, 'controller_runtime_reconcile_errors_total')).toBeGreaterThan(0);
     // ...and nothing is stuck: no key queued or in flight once the jobs are done.
-    await eventually(async () => {
-      const now = await operator.metrics();
-      return sumOf(now, 'workqueue_depth') === 0 && sumOf(now, 'workqueue_unfinished_work_seconds') === 0;
-    }, { timeoutMs: 30_000, what: 'an empty, idle work queue' });
+    await eventually(
+      async () => {
+        const now = await operator.metrics();
+        return sumOf(now, 'workqueue_depth') === 0 && sumOf(now, 'workqueue_unfinished_work_seconds') === 0;
+      },
+      { timeoutMs: 30_000, what: 'an empty, idle work queue' },
+    );
   }, 600_000);
 
   it('completes a removal whose mark was applied but reported failed (the preemption victim is deleted, the preemptor runs)', async () => {
@@ -92,25 +105,43 @@ describe('fault: API errors (429/500/503) for a while', () => {
     const monitor = await InvariantMonitor.start({ kubeConfig: adminKubeConfig(), namespace: ns, nodes: pool.nodes });
     const light = onPool(elasticJob('light', { worker: { cpu: '1', memory: '1Gi' }, min: 1, max: 4 }), pool);
     await createTFJob(ns, light);
-    await eventually(async () => (await livePods(ns, 'light')).filter((p) => p.status?.phase === 'Running').length === 4, { what: 'light at 4 workers', timeoutMs: 60_000 });
+    await eventually(async () => (await livePods(ns, 'light')).filter((p) => p.status?.phase === 'Running').length === 4, {
+      what: 'light at 4 workers',
+      timeoutMs: 60_000,
+    });
 
     // Every removal mark (a PATCH of a pod) is applied by the apiserver but answered 500.
     const before = proxy.stats.injected['500'] ?? 0;
     proxy.setFailures({ fraction: 1, statuses: [500], afterForwardFraction: 1, methods: ['PATCH'], paths: [`/namespaces/${ns}/pods/`] });
     const heavy = onPool(elasticJob('heavy', { worker: { cpu: '1', memory: '1Gi' }, min: 2, max: 2, priorityClass: highClass }), pool);
     await createTFJob(ns, heavy);
-    await eventually(async () => (proxy.stats.injected['500'] ?? 0) > before, { what: 'a removal mark applied but answered 500', timeoutMs: 60_000 });
+    await eventually(async () => (proxy.stats.injected['500'] ?? 0) > before, {
+      what: 'a removal mark applied but answered 500',
+      timeoutMs: 60_000,
+    });
     await sleep(5_000);
     proxy.setFailures(undefined);
 
     // The interrupted removals complete: no marked pod stays, the heavy job gets its workers.
-    await eventually(async () => {
-      const marked = (await jobPods(ns, 'light')).filter((p) => p.metadata?.annotations?.['tfjob-operator.kubeflow.org/removal'] !== undefined && p.metadata.deletionTimestamp === undefined);
-      return marked.length === 0;
-    }, { what: 'no pod left marked for removal but not deleted', timeoutMs: 60_000 });
-    await eventually(async () => (await livePods(ns, 'heavy')).filter((p) => p.status?.phase === 'Running').length === 2, { what: 'heavy running its 2 workers', timeoutMs: 60_000 });
+    await eventually(
+      async () => {
+        const marked = (await jobPods(ns, 'light')).filter(
+          (p) =>
+            p.metadata?.annotations?.['tfjob-operator.kubeflow.org/removal'] !== undefined && p.metadata.deletionTimestamp === undefined,
+        );
+        return marked.length === 0;
+      },
+      { what: 'no pod left marked for removal but not deleted', timeoutMs: 60_000 },
+    );
+    await eventually(async () => (await livePods(ns, 'heavy')).filter((p) => p.status?.phase === 'Running').length === 2, {
+      what: 'heavy running its 2 workers',
+      timeoutMs: 60_000,
+    });
     for (const job of ['heavy', 'light']) await exitPod(ns, `${job}-worker-0`, 0);
-    await eventually(async () => (await getTFJob(ns, 'light')).status?.conditions?.some((c) => c.type === 'Succeeded' && c.status === 'True') === true, { what: 'light succeeded', timeoutMs: 60_000 });
+    await eventually(
+      async () => (await getTFJob(ns, 'light')).status?.conditions?.some((c) => c.type === 'Succeeded' && c.status === 'True') === true,
+      { what: 'light succeeded', timeoutMs: 60_000 },
+    );
     const report = await monitor.finish({ expectFinished: (j) => j.metadata?.name === 'light' });
     expect(report.violations).toEqual([]);
     // The victims went with their mark (judged as preemptions), whoever completed the delete.

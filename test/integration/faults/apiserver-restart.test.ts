@@ -35,11 +35,27 @@ describe('fault: kube-apiserver restarted mid-run', () => {
   });
 
   it(`finishes every job with every invariant held across ${RESTARTS} apiserver restarts (seed ${SEED})`, async () => {
-    const s = new Scenario({ name: 'apiserver-restart', seed: SEED, namespace: ns, kc: cluster.kubeConfig(), pool, jobs: JOBS, highClass: 'fault-high' });
+    const s = new Scenario({
+      name: 'apiserver-restart',
+      seed: SEED,
+      namespace: ns,
+      kc: cluster.kubeConfig(),
+      pool,
+      jobs: JOBS,
+      highClass: 'fault-high',
+    });
     scenario = s;
     const r = rng(SEED);
     const operator = await OperatorChild.start('apiserver-restart', cluster.kubeconfigPath, [
-      '--namespace', ns, '--policy', 'ours', '--scheduling-interval', '1s', '--scale-out-cooldown', '2s', ...pool.operatorFlags,
+      '--namespace',
+      ns,
+      '--policy',
+      'ours',
+      '--scheduling-interval',
+      '1s',
+      '--scale-out-cooldown',
+      '2s',
+      ...pool.operatorFlags,
     ]);
     s.operators.push(operator);
     await operator.ready();
@@ -64,7 +80,8 @@ describe('fault: kube-apiserver restarted mid-run', () => {
     expect(report.succeeded).toBe(JOBS);
     // The operator saw the outages (failed requests or watch errors) and recovered from them.
     const m = await operator.metrics();
-    const failed = sumOf(m, 'rest_client_requests_total', { code: '<error>' }) + sumOf(m, 'tfjob_operator_informer_events_total', { event: 'error' });
+    const failed =
+      sumOf(m, 'rest_client_requests_total', { code: '<error>' }) + sumOf(m, 'tfjob_operator_informer_events_total', { event: 'error' });
     expect(failed).toBeGreaterThan(0);
     expect(cluster.deadComponents()).toEqual([]);
   }, 600_000);

@@ -30,15 +30,28 @@ describe('fault: conflicting writers (users, hand deletions, node changes)', () 
     const { namespace: ns, pool } = fx;
     const s = fx.scenario({ name: 'conflicting-writers', seed: SEED, jobs: JOBS });
     const r = rng(SEED);
-    const operator = await OperatorChild.start('writers', clusterState().kubeconfig, ['--namespace', ns, '--policy', 'ours', '--scheduling-interval', '1s', '--scale-out-cooldown', '2s', ...pool.operatorFlags]);
+    const operator = await OperatorChild.start('writers', clusterState().kubeconfig, [
+      '--namespace',
+      ns,
+      '--policy',
+      'ours',
+      '--scheduling-interval',
+      '1s',
+      '--scale-out-cooldown',
+      '2s',
+      ...pool.operatorFlags,
+    ]);
     s.operators.push(operator);
     await operator.ready();
     await s.start();
 
     const jobs = async () => ((await custom.listNamespacedCustomObject({ ...GROUP, namespace: ns })) as { items: TFJobLike[] }).items;
-    const running = async () => (await jobs()).filter((j) => !isFinished(j) && (j.status?.conditions ?? []).some((c) => c.type === 'Running' && c.status === 'True'));
-    const livePods = async (selector?: string): Promise<V1Pod[]> => (await core.listNamespacedPod({ namespace: ns, ...(selector === undefined ? {} : { fieldSelector: selector }) })).items
-      .filter((p) => p.metadata?.deletionTimestamp === undefined && p.status?.phase === 'Running');
+    const running = async () =>
+      (await jobs()).filter((j) => !isFinished(j) && (j.status?.conditions ?? []).some((c) => c.type === 'Running' && c.status === 'True'));
+    const livePods = async (selector?: string): Promise<V1Pod[]> =>
+      (await core.listNamespacedPod({ namespace: ns, ...(selector === undefined ? {} : { fieldSelector: selector }) })).items.filter(
+        (p) => p.metadata?.deletionTimestamp === undefined && p.status?.phase === 'Running',
+      );
 
     // A user touching jobs all the time, concurrently with the operator.
     const user = { meddling: true };
@@ -52,16 +65,30 @@ describe('fault: conflicting writers (users, hand deletions, node changes)', () 
           const name = m.pick(candidates).metadata?.name ?? '';
           switch (m.int(0, 3)) {
             case 0:
-              await custom.patchNamespacedCustomObject({ ...GROUP, namespace: ns, name, body: { metadata: { labels: { 'fault/touched': String(n) } } } }, merge);
+              await custom.patchNamespacedCustomObject(
+                { ...GROUP, namespace: ns, name, body: { metadata: { labels: { 'fault/touched': String(n) } } } },
+                merge,
+              );
               s.count('user-metadata-update');
               break;
             case 1:
               // A spec change that alters nothing the job does (a deadline a day away).
-              await custom.patchNamespacedCustomObject({ ...GROUP, namespace: ns, name, body: { spec: { runPolicy: { activeDeadlineSeconds: 86_400 + n } } } }, merge);
+              await custom.patchNamespacedCustomObject(
+                { ...GROUP, namespace: ns, name, body: { spec: { runPolicy: { activeDeadlineSeconds: 86_400 + n } } } },
+                merge,
+              );
               s.count('user-spec-update');
               break;
             case 2:
-              await custom.patchNamespacedCustomObjectStatus({ ...GROUP, namespace: ns, name, body: { status: { lastReconcileTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') } } }, merge);
+              await custom.patchNamespacedCustomObjectStatus(
+                {
+                  ...GROUP,
+                  namespace: ns,
+                  name,
+                  body: { status: { lastReconcileTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') } },
+                },
+                merge,
+              );
               s.count('user-status-update');
               break;
             default: {
@@ -79,14 +106,19 @@ describe('fault: conflicting writers (users, hand deletions, node changes)', () 
       }
     })();
 
-    const at = async (lo: number, hi: number) => { await sleep(r.int(lo, hi)); };
+    const at = async (lo: number, hi: number) => {
+      await sleep(r.int(lo, hi));
+    };
     // A job deleted while it scales in: its elastic maximum lowered to its minimum, then deleted at once.
     await at(8_000, 12_000);
     const scaling = pickElastic(r, await running());
     if (scaling !== undefined) {
       const name = scaling.metadata?.name ?? '';
       const min = (scaling.spec as { elasticPolicy?: { minReplicas?: number } }).elasticPolicy?.minReplicas ?? 1;
-      await custom.patchNamespacedCustomObject({ ...GROUP, namespace: ns, name, body: { spec: { elasticPolicy: { maxReplicas: min } } } }, merge);
+      await custom.patchNamespacedCustomObject(
+        { ...GROUP, namespace: ns, name, body: { spec: { elasticPolicy: { maxReplicas: min } } } },
+        merge,
+      );
       await sleep(r.int(0, 300));
       await custom.deleteNamespacedCustomObject({ ...GROUP, namespace: ns, name });
       s.deletedJobs.add(name);
@@ -96,7 +128,8 @@ describe('fault: conflicting writers (users, hand deletions, node changes)', () 
     // A node with workers on it deleted.
     await at(3_000, 8_000);
     const byNode = new Map<string, number>();
-    for (const p of await livePods()) if (p.spec?.nodeName !== undefined) byNode.set(p.spec.nodeName, (byNode.get(p.spec.nodeName) ?? 0) + 1);
+    for (const p of await livePods())
+      if (p.spec?.nodeName !== undefined) byNode.set(p.spec.nodeName, (byNode.get(p.spec.nodeName) ?? 0) + 1);
     const [lost] = [...byNode].filter(([n]) => pool.nodes.includes(n)).sort((a, b) => b[1] - a[1])[0] ?? [pool.nodes[0]!];
     s.monitor.allowNodeLoss(lost);
     await core.deleteNode({ name: lost });
@@ -108,7 +141,13 @@ describe('fault: conflicting writers (users, hand deletions, node changes)', () 
     const fenced = pool.nodes.find((n) => n !== lost)!;
     const node = await core.readNode({ name: fenced });
     const taints = node.spec?.taints ?? [];
-    await core.patchNode({ name: fenced, body: { spec: { unschedulable: true, taints: [...taints, { key: 'fault/tainted', value: 'yes', effect: 'NoSchedule' }] } } }, merge);
+    await core.patchNode(
+      {
+        name: fenced,
+        body: { spec: { unschedulable: true, taints: [...taints, { key: 'fault/tainted', value: 'yes', effect: 'NoSchedule' }] } },
+      },
+      merge,
+    );
     s.count('node-cordoned-and-tainted');
     await sleep(20_000);
     await core.patchNode({ name: fenced, body: { spec: { unschedulable: false, taints } } }, merge);

@@ -25,18 +25,38 @@ describe('fault: leader failover during a burst', () => {
     let replicas = 0;
     const replica = async () => {
       const o = await OperatorChild.start(`replica-${replicas++}`, clusterState().kubeconfig, [
-        '--namespace', ns, '--policy', 'ours', '--scheduling-interval', '1s', '--scale-out-cooldown', '2s', ...pool.operatorFlags,
-        '--leader-elect', '--leader-election-namespace', ns,
-        '--leader-election-lease-duration', '8s', '--leader-election-renew-deadline', '6s', '--leader-election-retry-period', '1s',
+        '--namespace',
+        ns,
+        '--policy',
+        'ours',
+        '--scheduling-interval',
+        '1s',
+        '--scale-out-cooldown',
+        '2s',
+        ...pool.operatorFlags,
+        '--leader-elect',
+        '--leader-election-namespace',
+        ns,
+        '--leader-election-lease-duration',
+        '8s',
+        '--leader-election-renew-deadline',
+        '6s',
+        '--leader-election-retry-period',
+        '1s',
       ]);
       s.operators.push(o);
       return o;
     };
-    const holder = async () => (await kc.makeApiClient(CoordinationV1Api).readNamespacedLease({ name: LEASE, namespace: ns })).spec?.holderIdentity ?? '';
-    const leader = async () => eventually(async () => {
-      const id = await holder();
-      return s.operators.find((o) => o.name === id && o.running) ?? false;
-    }, { timeoutMs: 60_000, what: 'a live leader' });
+    const holder = async () =>
+      (await kc.makeApiClient(CoordinationV1Api).readNamespacedLease({ name: LEASE, namespace: ns })).spec?.holderIdentity ?? '';
+    const leader = async () =>
+      eventually(
+        async () => {
+          const id = await holder();
+          return s.operators.find((o) => o.name === id && o.running) ?? false;
+        },
+        { timeoutMs: 60_000, what: 'a live leader' },
+      );
 
     await replica();
     await replica();
@@ -49,19 +69,25 @@ describe('fault: leader failover during a burst', () => {
     await first.kill('SIGKILL');
     s.count('leader-sigkill');
     await replica();
-    const second = await eventually(async () => {
-      const l = await leader();
-      return l === first ? false : l;
-    }, { timeoutMs: 60_000, what: 'a new leader after SIGKILL' });
+    const second = await eventually(
+      async () => {
+        const l = await leader();
+        return l === first ? false : l;
+      },
+      { timeoutMs: 60_000, what: 'a new leader after SIGKILL' },
+    );
 
     // Later, a graceful hand-over of the new leader.
     await sleep(r.int(5_000, 12_000));
     await second.kill('SIGTERM');
     s.count('leader-sigterm');
-    await eventually(async () => {
-      const l = await leader();
-      return l !== second;
-    }, { timeoutMs: 60_000, what: 'a new leader after SIGTERM' });
+    await eventually(
+      async () => {
+        const l = await leader();
+        return l !== second;
+      },
+      { timeoutMs: 60_000, what: 'a new leader after SIGTERM' },
+    );
 
     const report = await s.finish({ timeoutMs: 300_000 });
     expect(second.exit).toEqual({ code: 0, signal: null });

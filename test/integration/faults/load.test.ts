@@ -14,11 +14,25 @@ const WINDOW_S = Number(process.env.LOAD_WINDOW_S ?? 60);
 const SEED = scenarioSeed(8200);
 
 describe('load: a burst of TFJobs on many nodes', () => {
-  const fx = useSharedClusterFixture('load', 'load', { nodes: NODES, node: { cpu: '4', memory: '16Gi' }, operatorArgs: ['--scheduling-interval', '2s', '--kube-api-qps', '200', '--kube-api-burst', '400'] });
+  const fx = useSharedClusterFixture('load', 'load', {
+    nodes: NODES,
+    node: { cpu: '4', memory: '16Gi' },
+    operatorArgs: ['--scheduling-interval', '2s', '--kube-api-qps', '200', '--kube-api-burst', '400'],
+  });
 
   it(`runs ${JOBS} jobs submitted within ${WINDOW_S}s on ${NODES} nodes to completion`, async () => {
     const { namespace: ns, pool, operator, highClass } = fx;
-    const report = await runLoad({ kc: adminKubeConfig(), namespace: ns, pool, operator, jobs: JOBS, submitWithinMs: WINDOW_S * 1000, seed: SEED, timeoutMs: 600_000, highClass });
+    const report = await runLoad({
+      kc: adminKubeConfig(),
+      namespace: ns,
+      pool,
+      operator,
+      jobs: JOBS,
+      submitWithinMs: WINDOW_S * 1000,
+      seed: SEED,
+      timeoutMs: 600_000,
+      highClass,
+    });
     process.stderr.write(`[load] ${JSON.stringify(report)}\n`);
     expect(operator.running, operator.tail()).toBe(true);
     expect(report.unfinished).toEqual([]);

@@ -19,9 +19,18 @@ describe('fault: operator SIGKILLed repeatedly mid-run', () => {
     const { namespace: ns, pool } = fx;
     const s = fx.scenario({ name: 'operator-sigkill', seed: SEED, jobs: JOBS });
     const r = rng(SEED);
-    const start = () => OperatorChild.start(`kill-${s.operators.length}`, clusterState().kubeconfig, [
-      '--namespace', ns, '--policy', 'ours', '--scheduling-interval', '1s', '--scale-out-cooldown', '2s', ...pool.operatorFlags,
-    ]);
+    const start = () =>
+      OperatorChild.start(`kill-${s.operators.length}`, clusterState().kubeconfig, [
+        '--namespace',
+        ns,
+        '--policy',
+        'ours',
+        '--scheduling-interval',
+        '1s',
+        '--scale-out-cooldown',
+        '2s',
+        ...pool.operatorFlags,
+      ]);
     s.operators.push(await start());
     await s.start();
 

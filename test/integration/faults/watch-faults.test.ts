@@ -37,12 +37,26 @@ describe('fault: watches broken under the operator', () => {
     await cluster.stop();
   });
 
-  async function run(name: string, seed: number, inject: (s: Scenario, operator: OperatorChild, pool: Pool) => Promise<void>): Promise<{ s: Scenario; operator: OperatorChild }> {
+  async function run(
+    name: string,
+    seed: number,
+    inject: (s: Scenario, operator: OperatorChild, pool: Pool) => Promise<void>,
+  ): Promise<{ s: Scenario; operator: OperatorChild }> {
     const ns = await namespaceIn(cluster.kubeConfig(), name);
     const pool = await poolIn(cluster, name.slice(0, 6), 3, { cpu: '6', memory: '24Gi' });
     const s = new Scenario({ name, seed, namespace: ns, kc: cluster.kubeConfig(), pool, jobs: JOBS, highClass: 'fault-high' });
     scenarios.push(s);
-    const operator = await OperatorChild.start(name, kubeconfig, ['--namespace', ns, '--policy', 'ours', '--scheduling-interval', '1s', '--scale-out-cooldown', '2s', ...pool.operatorFlags]);
+    const operator = await OperatorChild.start(name, kubeconfig, [
+      '--namespace',
+      ns,
+      '--policy',
+      'ours',
+      '--scheduling-interval',
+      '1s',
+      '--scale-out-cooldown',
+      '2s',
+      ...pool.operatorFlags,
+    ]);
     s.operators.push(operator);
     await operator.ready();
     await s.start();
@@ -68,7 +82,8 @@ describe('fault: watches broken under the operator', () => {
         // operator's last seen one; the compaction then removes every revision it could resume from.
         proxy.refuseWatches(true);
         s.count('watches-cut', proxy.closeWatches());
-        for (let k = 0; k < 3; k++) await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { generateName: 'bump-' } } });
+        for (let k = 0; k < 3; k++)
+          await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { generateName: 'bump-' } } });
         // etcd cancels only watchers lagging behind at compaction time: give the monitor's (direct,
         // not cut) watches a moment to catch up, so the gaps are the operator's, not the monitor's.
         await sleep(2_000);
@@ -80,7 +95,9 @@ describe('fault: watches broken under the operator', () => {
     const m = await operator.metrics();
     // Every informer kind came back through a 410 relist at least once.
     const gone = (informer: string) => sumOf(m, 'tfjob_operator_informer_events_total', { informer, event: 'gone' });
-    expect(gone(`tfjobs/${scenarios.at(-1)!.namespace}`) + gone(`pods/${scenarios.at(-1)!.namespace}`) + gone('all-pods')).toBeGreaterThan(0);
+    expect(gone(`tfjobs/${scenarios.at(-1)!.namespace}`) + gone(`pods/${scenarios.at(-1)!.namespace}`) + gone('all-pods')).toBeGreaterThan(
+      0,
+    );
   }, 600_000);
 
   it('reconnects watches that go silent without closing', async () => {
@@ -99,6 +116,7 @@ describe('fault: watches broken under the operator', () => {
     // The informers reconnected (a list plus at least one new watch per informer after the freezes).
     const m = await operator.metrics();
     const informers = new Set(m.filter((x) => x.name === 'tfjob_operator_informer_events_total').map((x) => x.labels.informer ?? ''));
-    for (const informer of informers) expect(sumOf(m, 'tfjob_operator_informer_events_total', { informer, event: 'watch' }), informer).toBeGreaterThan(1);
+    for (const informer of informers)
+      expect(sumOf(m, 'tfjob_operator_informer_events_total', { informer, event: 'watch' }), informer).toBeGreaterThan(1);
   }, 600_000);
 });

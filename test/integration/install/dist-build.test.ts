@@ -16,7 +16,11 @@ import type { CommandResult } from './helpers.ts';
 
 function run(args: readonly string[], opts: { cwd: string; timeoutMs?: number }): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: opts.cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, {
+      cwd: opts.cwd,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -32,9 +36,14 @@ function run(args: readonly string[], opts: { cwd: string; timeoutMs?: number })
 
 /** Top-level production packages of package-lock.json (nested ones live inside their parents). */
 function productionPackages(): string[] {
-  const lock = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
+  const lock = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dev?: boolean }>;
+  };
   return Object.entries(lock.packages)
-    .filter(([key, meta]) => key.startsWith('node_modules/') && !key.slice('node_modules/'.length).includes('/node_modules/') && meta.dev !== true)
+    .filter(
+      ([key, meta]) =>
+        key.startsWith('node_modules/') && !key.slice('node_modules/'.length).includes('/node_modules/') && meta.dev !== true,
+    )
     .map(([key]) => key.slice('node_modules/'.length));
 }
 
@@ -80,16 +89,37 @@ describe('the production build (what the Dockerfile runs)', () => {
   it('starts against a cluster, becomes ready, and exits 0 on SIGTERM', async () => {
     const ns = await createNamespace('dist');
     const [metrics, health] = (await freePorts(2)) as [number, number];
-    const child = spawn(process.execPath, [
-      'dist/cli/main.js', 'run', '--kubeconfig', clusterState().kubeconfig, '--namespace', ns, '--policy', 'tf-operator',
-      '--metrics-bind-address', `127.0.0.1:${metrics}`, '--health-probe-bind-address', `127.0.0.1:${health}`,
-    ], { cwd: dir, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        'dist/cli/main.js',
+        'run',
+        '--kubeconfig',
+        clusterState().kubeconfig,
+        '--namespace',
+        ns,
+        '--policy',
+        'tf-operator',
+        '--metrics-bind-address',
+        `127.0.0.1:${metrics}`,
+        '--health-probe-bind-address',
+        `127.0.0.1:${health}`,
+      ],
+      { cwd: dir, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let logs = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (logs += c));
     child.stderr.setEncoding('utf8').on('data', (c: string) => (logs += c));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => { resolve(code); }));
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('exit', (code) => {
+        resolve(code);
+      }),
+    );
     try {
-      await eventually(async () => (await fetch(`http://127.0.0.1:${health}/readyz`)).status === 200, { timeoutMs: 60_000, what: `the built operator ready\n${logs}` });
+      await eventually(async () => (await fetch(`http://127.0.0.1:${health}/readyz`)).status === 200, {
+        timeoutMs: 60_000,
+        what: `the built operator ready\n${logs}`,
+      });
       expect(await (await fetch(`http://127.0.0.1:${metrics}/metrics`)).text()).toContain('controller_runtime_reconcile_total');
       child.kill('SIGTERM');
       expect(await exited, logs).toBe(0);

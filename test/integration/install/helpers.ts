@@ -30,7 +30,9 @@ export async function kubectl(kubectlPath: string, kubeconfig: string, args: rea
   child.stdin.end(input ?? '');
   const code = await new Promise<number>((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (c) => { resolve(c ?? 1); });
+    child.on('close', (c) => {
+      resolve(c ?? 1);
+    });
   });
   return { code, stdout, stderr };
 }
@@ -47,7 +49,9 @@ export async function render(kubectlPath: string, dir: string): Promise<K8sObjec
   // kustomize needs no cluster; any kubeconfig path will do.
   const res = await kubectl(kubectlPath, '/dev/null', ['kustomize', dir]);
   if (res.code !== 0) throw new Error(`kubectl kustomize ${dir} failed: ${res.stderr}`);
-  return parseAllDocuments(res.stdout).map((d) => d.toJS() as K8sObject | null).filter((o) => o !== null);
+  return parseAllDocuments(res.stdout)
+    .map((d) => d.toJS() as K8sObject | null)
+    .filter((o) => o !== null);
 }
 
 export function find(objects: readonly K8sObject[], kind: string, name: string): K8sObject {
@@ -69,20 +73,29 @@ export interface OperatorRbac {
  * Applies config/rbac exactly as shipped, through a throw-away kustomization that only moves it into
  * `namespace` and prefixes every name (so test files never share cluster-scoped objects).
  */
-export async function installOperatorRbac(opts: { kubectlPath: string; kubeconfig: string; admin: KubeConfig; namespace: string; prefix: string }): Promise<OperatorRbac> {
+export async function installOperatorRbac(opts: {
+  kubectlPath: string;
+  kubeconfig: string;
+  admin: KubeConfig;
+  namespace: string;
+  prefix: string;
+}): Promise<OperatorRbac> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tfjob-rbac-'));
   try {
     mkdirSync(dir, { recursive: true });
-    writeFileSync(path.join(dir, 'kustomization.yaml'), [
-      'apiVersion: kustomize.config.k8s.io/v1beta1',
-      'kind: Kustomization',
-      `namespace: ${opts.namespace}`,
-      `namePrefix: ${opts.prefix}-`,
-      'resources:',
-      // kustomize accepts only relative paths to other kustomizations.
-      `- ${path.relative(dir, path.join(CONFIG_DIR, 'rbac'))}`,
-      '',
-    ].join('\n'));
+    writeFileSync(
+      path.join(dir, 'kustomization.yaml'),
+      [
+        'apiVersion: kustomize.config.k8s.io/v1beta1',
+        'kind: Kustomization',
+        `namespace: ${opts.namespace}`,
+        `namePrefix: ${opts.prefix}-`,
+        'resources:',
+        // kustomize accepts only relative paths to other kustomizations.
+        `- ${path.relative(dir, path.join(CONFIG_DIR, 'rbac'))}`,
+        '',
+      ].join('\n'),
+    );
     const res = await kubectl(opts.kubectlPath, opts.kubeconfig, ['apply', '--server-side', '-k', dir]);
     if (res.code !== 0) throw new Error(`applying config/rbac failed: ${res.stderr}`);
   } finally {
@@ -136,14 +149,16 @@ const POOL_KEY = 'tfjob-test/dedicated';
  */
 export async function createNodePool(prefix: string, count: number, capacity: Record<string, string>): Promise<NodePool> {
   const name = uniqueName(prefix);
-  const nodes = await createTestNodes(fakeNodes(name, count, { capacity, labels: { [POOL_KEY]: name }, taints: [{ key: POOL_KEY, value: name, effect: 'NoSchedule' }] }));
+  const nodes = await createTestNodes(
+    fakeNodes(name, count, { capacity, labels: { [POOL_KEY]: name }, taints: [{ key: POOL_KEY, value: name, effect: 'NoSchedule' }] }),
+  );
   return { name, nodes, operatorFlags: ['--node-selector', `${POOL_KEY}=${name}`], delete: () => deleteTestNodes(nodes) };
 }
 
 /** Lets every replica of `job` tolerate the pool's taint. */
 export function onPool<T extends { spec: Record<string, unknown> }>(job: T, pool: NodePool): T {
   const specs = job.spec.tfReplicaSpecs as Record<string, { template: { spec: Record<string, unknown> } }>;
-  for (const s of Object.values(specs)) s.template.spec.tolerations = [{ key: POOL_KEY, operator: 'Equal', value: pool.name, effect: 'NoSchedule' }];
+  for (const s of Object.values(specs))
+    s.template.spec.tolerations = [{ key: POOL_KEY, operator: 'Equal', value: pool.name, effect: 'NoSchedule' }];
   return job;
 }
-

@@ -32,11 +32,21 @@ interface PodSpec {
   serviceAccountName?: string;
   securityContext?: Record<string, unknown>;
   containers: Container[];
-  affinity?: { podAntiAffinity?: { preferredDuringSchedulingIgnoredDuringExecution?: { podAffinityTerm: { labelSelector: { matchLabels: Record<string, string> }; topologyKey: string } }[] } };
+  affinity?: {
+    podAntiAffinity?: {
+      preferredDuringSchedulingIgnoredDuringExecution?: {
+        podAffinityTerm: { labelSelector: { matchLabels: Record<string, string> }; topologyKey: string };
+      }[];
+    };
+  };
 }
 
 interface Deployment extends K8sObject {
-  spec: { replicas: number; selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: PodSpec } };
+  spec: {
+    replicas: number;
+    selector: { matchLabels: Record<string, string> };
+    template: { metadata: { labels: Record<string, string> }; spec: PodSpec };
+  };
 }
 
 function matches(selector: Record<string, string>, labels: Record<string, string>): boolean {
@@ -84,7 +94,10 @@ describe('config/default', () => {
     expect(crd.spec).toEqual(generated.spec);
     expect(crd.metadata.annotations).toEqual(generated.metadata.annotations);
     // Both bindings name the ServiceAccount in the operator's namespace.
-    for (const [kind, name] of [['ClusterRoleBinding', 'tfjob-operator'], ['RoleBinding', 'tfjob-operator-leader-election']] as const) {
+    for (const [kind, name] of [
+      ['ClusterRoleBinding', 'tfjob-operator'],
+      ['RoleBinding', 'tfjob-operator-leader-election'],
+    ] as const) {
       expect(find(objects, kind, name).subjects).toEqual([{ kind: 'ServiceAccount', name: 'tfjob-operator', namespace: NS }]);
     }
   });
@@ -98,7 +111,12 @@ describe('config/default', () => {
     expect(matches(deploy.spec.selector.matchLabels, pod.metadata.labels)).toBe(true);
     // Non-root with a numeric UID (runAsNonRoot cannot verify a named user), seccomp, no privileges.
     expect(pod.spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } });
-    expect(manager?.securityContext).toEqual({ allowPrivilegeEscalation: false, privileged: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+    expect(manager?.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      privileged: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
     expect(Object.keys(manager?.resources?.requests ?? {}).sort()).toEqual(['cpu', 'memory']);
     expect(Object.keys(manager?.resources?.limits ?? {}).sort()).toEqual(['cpu', 'memory']);
     expect(manager?.image).toBe('tfjob-operator:0.1.0');
@@ -120,10 +138,14 @@ describe('config/default', () => {
     expect(manager?.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'health' });
     expect(manager?.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'health' });
 
-    const svc = find(objects, 'Service', 'tfjob-operator-metrics') as K8sObject & { spec: { selector: Record<string, string>; ports: { targetPort: string }[] } };
+    const svc = find(objects, 'Service', 'tfjob-operator-metrics') as K8sObject & {
+      spec: { selector: Record<string, string>; ports: { targetPort: string }[] };
+    };
     expect(matches(svc.spec.selector, pod.metadata.labels)).toBe(true);
     expect(svc.spec.ports.map((p) => p.targetPort)).toEqual(['metrics']);
-    const pdb = find(objects, 'PodDisruptionBudget', 'tfjob-operator') as K8sObject & { spec: { minAvailable: number; selector: { matchLabels: Record<string, string> } } };
+    const pdb = find(objects, 'PodDisruptionBudget', 'tfjob-operator') as K8sObject & {
+      spec: { minAvailable: number; selector: { matchLabels: Record<string, string> } };
+    };
     expect(pdb.spec.minAvailable).toBe(1);
     expect(matches(pdb.spec.selector.matchLabels, pod.metadata.labels)).toBe(true);
   });
@@ -157,28 +179,44 @@ describe('config/default', () => {
 
   it('serves the CRD with our extensions', async () => {
     const crds = cluster.kubeConfig().makeApiClient(ApiextensionsV1Api);
-    await eventually(async () => {
-      const crd = await crds.readCustomResourceDefinition({ name: 'tfjobs.kubeflow.org' });
-      return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') === true;
-    }, { what: 'CRD Established' });
-    const custom = cluster.kubeConfig().makeApiClient(CustomObjectsApi);
-    const job = await custom.createNamespacedCustomObject({
-      group: 'kubeflow.org', version: 'v1', plural: 'tfjobs', namespace: 'default',
-      body: {
-        apiVersion: 'kubeflow.org/v1', kind: 'TFJob', metadata: { name: 'elastic' },
-        spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 4 }, tfReplicaSpecs: { Worker: { replicas: 2, template: { spec: { containers: [{ name: 'tensorflow', image: 'example.invalid/tf:1' }] } } } } },
+    await eventually(
+      async () => {
+        const crd = await crds.readCustomResourceDefinition({ name: 'tfjobs.kubeflow.org' });
+        return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') === true;
       },
-    }) as { spec: { elasticPolicy?: unknown } };
+      { what: 'CRD Established' },
+    );
+    const custom = cluster.kubeConfig().makeApiClient(CustomObjectsApi);
+    const job = (await custom.createNamespacedCustomObject({
+      group: 'kubeflow.org',
+      version: 'v1',
+      plural: 'tfjobs',
+      namespace: 'default',
+      body: {
+        apiVersion: 'kubeflow.org/v1',
+        kind: 'TFJob',
+        metadata: { name: 'elastic' },
+        spec: {
+          elasticPolicy: { minReplicas: 1, maxReplicas: 4 },
+          tfReplicaSpecs: {
+            Worker: { replicas: 2, template: { spec: { containers: [{ name: 'tensorflow', image: 'example.invalid/tf:1' }] } } },
+          },
+        },
+      },
+    })) as { spec: { elasticPolicy?: unknown } };
     expect(job.spec.elasticPolicy).toEqual({ minReplicas: 1, maxReplicas: 4 });
   });
 
   it('has replicas admitted by the `restricted` Pod Security level', async () => {
     const core = cluster.kubeConfig().makeApiClient(CoreV1Api);
     // The ReplicaSet controller creates the pods; a Pod Security violation would leave none (FailedCreate).
-    const pods = await eventually(async () => {
-      const list = await core.listNamespacedPod({ namespace: NS, labelSelector: 'app.kubernetes.io/name=tfjob-operator' });
-      return list.items.length === 2 ? list.items : false;
-    }, { timeoutMs: 60_000, what: 'two operator pods created' });
+    const pods = await eventually(
+      async () => {
+        const list = await core.listNamespacedPod({ namespace: NS, labelSelector: 'app.kubernetes.io/name=tfjob-operator' });
+        return list.items.length === 2 ? list.items : false;
+      },
+      { timeoutMs: 60_000, what: 'two operator pods created' },
+    );
     for (const p of pods) expect(p.spec?.containers[0]?.securityContext?.readOnlyRootFilesystem).toBe(true);
     const namespace = await core.readNamespace({ name: NS });
     expect(namespace.metadata?.labels?.['pod-security.kubernetes.io/enforce']).toBe('restricted');
@@ -186,28 +224,65 @@ describe('config/default', () => {
 
   it('grants tfjobs/finalizers, which setting blockOwnerDeletion needs under OwnerReferencesPermissionEnforcement', async () => {
     const custom = cluster.kubeConfig().makeApiClient(CustomObjectsApi);
-    const job = await custom.createNamespacedCustomObject({
-      group: 'kubeflow.org', version: 'v1', plural: 'tfjobs', namespace: NS,
-      body: { apiVersion: 'kubeflow.org/v1', kind: 'TFJob', metadata: { name: 'owner' }, spec: { tfReplicaSpecs: { Worker: { replicas: 1, template: { spec: { containers: [{ name: 'tensorflow', image: 'example.invalid/tf:1' }] } } } } } },
-    }) as { metadata: { uid: string } };
+    const job = (await custom.createNamespacedCustomObject({
+      group: 'kubeflow.org',
+      version: 'v1',
+      plural: 'tfjobs',
+      namespace: NS,
+      body: {
+        apiVersion: 'kubeflow.org/v1',
+        kind: 'TFJob',
+        metadata: { name: 'owner' },
+        spec: {
+          tfReplicaSpecs: {
+            Worker: { replicas: 1, template: { spec: { containers: [{ name: 'tensorflow', image: 'example.invalid/tf:1' }] } } },
+          },
+        },
+      },
+    })) as { metadata: { uid: string } };
     // A pod exactly as the operator creates it: controller owner reference, blockOwnerDeletion.
     const pod = JSON.stringify({
-      apiVersion: 'v1', kind: 'Pod',
+      apiVersion: 'v1',
+      kind: 'Pod',
       metadata: {
-        name: 'owner-worker-0', namespace: NS,
-        ownerReferences: [{ apiVersion: 'kubeflow.org/v1', kind: 'TFJob', name: 'owner', uid: job.metadata.uid, controller: true, blockOwnerDeletion: true }],
+        name: 'owner-worker-0',
+        namespace: NS,
+        ownerReferences: [
+          {
+            apiVersion: 'kubeflow.org/v1',
+            kind: 'TFJob',
+            name: 'owner',
+            uid: job.metadata.uid,
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
       },
       spec: {
         securityContext: { runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } },
-        containers: [{ name: 'tensorflow', image: 'example.invalid/tf:1', securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } } }],
+        containers: [
+          {
+            name: 'tensorflow',
+            image: 'example.invalid/tf:1',
+            securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+          },
+        ],
       },
     });
     const asOperator = ['--as', `system:serviceaccount:${NS}:tfjob-operator`];
     // The admission plugin maps kinds with a discovery cache that learns a new CRD after a while.
-    const allowed = await eventually(async () => {
-      const r = await kubectl(cluster.state.kubectl, cluster.kubeconfigPath, ['create', '--dry-run=server', '-f', '-', ...asOperator], pod);
-      return /cannot find RESTMapping/.test(r.stderr) ? false : r;
-    }, { timeoutMs: 90_000, intervalMs: 1_000, what: 'the API server to map kind TFJob' });
+    const allowed = await eventually(
+      async () => {
+        const r = await kubectl(
+          cluster.state.kubectl,
+          cluster.kubeconfigPath,
+          ['create', '--dry-run=server', '-f', '-', ...asOperator],
+          pod,
+        );
+        return /cannot find RESTMapping/.test(r.stderr) ? false : r;
+      },
+      { timeoutMs: 90_000, intervalMs: 1_000, what: 'the API server to map kind TFJob' },
+    );
     expect(allowed.code, allowed.stderr).toBe(0);
 
     // Without the finalizers rule the same create is forbidden.
@@ -216,18 +291,34 @@ describe('config/default', () => {
     expect(reduced.rules.length).toBe(role.rules.length - 1);
     const put = await kubectl(cluster.state.kubectl, cluster.kubeconfigPath, ['replace', '-f', '-'], JSON.stringify(reduced));
     expect(put.code, put.stderr).toBe(0);
-    const denied = await eventually(async () => {
-      const r = await kubectl(cluster.state.kubectl, cluster.kubeconfigPath, ['create', '--dry-run=server', '-f', '-', ...asOperator], pod);
-      return r.code !== 0 ? r : false;
-    }, { what: 'create denied without tfjobs/finalizers' });
+    const denied = await eventually(
+      async () => {
+        const r = await kubectl(
+          cluster.state.kubectl,
+          cluster.kubeconfigPath,
+          ['create', '--dry-run=server', '-f', '-', ...asOperator],
+          pod,
+        );
+        return r.code !== 0 ? r : false;
+      },
+      { what: 'create denied without tfjobs/finalizers' },
+    );
     expect(denied.stderr).toMatch(/cannot set blockOwnerDeletion/);
 
     // Re-applying the manifests restores the role.
     const restored = await run(['apply', '--server-side', '--force-conflicts', '-k', DEFAULT]);
     expect(restored.code, restored.stderr).toBe(0);
-    await eventually(async () => {
-      const r = await kubectl(cluster.state.kubectl, cluster.kubeconfigPath, ['create', '--dry-run=server', '-f', '-', ...asOperator], pod);
-      return r.code === 0;
-    }, { what: 'create allowed again' });
+    await eventually(
+      async () => {
+        const r = await kubectl(
+          cluster.state.kubectl,
+          cluster.kubeconfigPath,
+          ['create', '--dry-run=server', '-f', '-', ...asOperator],
+          pod,
+        );
+        return r.code === 0;
+      },
+      { what: 'create allowed again' },
+    );
   });
 });

@@ -3,10 +3,29 @@
 // in both scheduling modes — creation, running, restarts, scale-in preemption, scale-out, success,
 // cleanup, TTL deletion, events, leader election — without one forbidden request. Minimal: every verb
 // the role does not list, and everything else an operator might be tempted to touch, is denied.
-import { AuthorizationV1Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, EventsV1Api, SchedulingV1Api, type KubeConfig, type V1ResourceAttributes } from '@kubernetes/client-node';
+import {
+  AuthorizationV1Api,
+  CoordinationV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  EventsV1Api,
+  SchedulingV1Api,
+  type KubeConfig,
+  type V1ResourceAttributes,
+} from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operator } from '../../../src/operator/manager.ts';
-import { adminKubeConfig, apiStatus, clusterState, createNamespace, deleteNamespace, eventually, exitPod, kubeConfigForToken, uniqueName } from '../../support/kube.ts';
+import {
+  adminKubeConfig,
+  apiStatus,
+  clusterState,
+  createNamespace,
+  deleteNamespace,
+  eventually,
+  exitPod,
+  kubeConfigForToken,
+  uniqueName,
+} from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
 import { createTFJob, getTFJob, jobPods, tfjob, waitForCondition, waitForPods, type TestTFJob } from '../../support/tfjob.ts';
 import { parseMetrics, sumOf } from '../../support/prometheus.ts';
@@ -57,7 +76,7 @@ interface Decision {
 
 async function review(kc: KubeConfig, attrs: V1ResourceAttributes): Promise<Decision> {
   const res = await kc.makeApiClient(AuthorizationV1Api).createSelfSubjectAccessReview({ body: { spec: { resourceAttributes: attrs } } });
-  const what = `${attrs.verb ?? ''} ${attrs.group === '' ? 'core' : attrs.group ?? ''}/${attrs.resource ?? ''}${attrs.subresource ? `/${attrs.subresource}` : ''} in ${attrs.namespace === undefined || attrs.namespace === '' ? '<cluster>' : attrs.namespace}`;
+  const what = `${attrs.verb ?? ''} ${attrs.group === '' ? 'core' : (attrs.group ?? '')}/${attrs.resource ?? ''}${attrs.subresource ? `/${attrs.subresource}` : ''} in ${attrs.namespace === undefined || attrs.namespace === '' ? '<cluster>' : attrs.namespace}`;
   return { what, allowed: res.status?.allowed === true };
 }
 
@@ -71,22 +90,35 @@ describe('config/rbac: the operator as its ServiceAccount', () => {
   beforeAll(async () => {
     ns = await createNamespace('rbac');
     const cluster = clusterState();
-    rbac = await installOperatorRbac({ kubectlPath: cluster.kubectl, kubeconfig: cluster.kubeconfig, admin: adminKubeConfig(), namespace: ns, prefix: uniqueName('rbac') });
+    rbac = await installOperatorRbac({
+      kubectlPath: cluster.kubectl,
+      kubeconfig: cluster.kubeconfig,
+      admin: adminKubeConfig(),
+      namespace: ns,
+      prefix: uniqueName('rbac'),
+    });
     asOperator = kubeConfigForToken(await serviceAccountToken(adminKubeConfig(), ns, rbac.serviceAccount));
     pool = await createNodePool('rbac', 1, { cpu: '4', memory: '16Gi' });
-    await adminKubeConfig().makeApiClient(SchedulingV1Api).createPriorityClass({ body: { metadata: { name: highClass }, value: 1000, description: 'test: high' } });
+    await adminKubeConfig()
+      .makeApiClient(SchedulingV1Api)
+      .createPriorityClass({ body: { metadata: { name: highClass }, value: 1000, description: 'test: high' } });
   });
   afterAll(async () => {
     await deleteNamespace(ns);
     await rbac.cleanup();
     await pool.delete();
-    await adminKubeConfig().makeApiClient(SchedulingV1Api).deletePriorityClass({ name: highClass }).catch(() => undefined);
+    await adminKubeConfig()
+      .makeApiClient(SchedulingV1Api)
+      .deletePriorityClass({ name: highClass })
+      .catch(() => undefined);
   });
 
   /** No request of the operator was refused, and every informer synced without an error. */
   async function expectNoForbidden(operator: Operator): Promise<void> {
     const samples = parseMetrics(await operator.registry.metrics());
-    const byCode = samples.filter((s) => s.name === 'rest_client_requests_total').map((s) => `${s.labels.method ?? ''} ${s.labels.code ?? ''}`);
+    const byCode = samples
+      .filter((s) => s.name === 'rest_client_requests_total')
+      .map((s) => `${s.labels.method ?? ''} ${s.labels.code ?? ''}`);
     expect(byCode.length).toBeGreaterThan(0);
     expect(sumOf(samples, 'rest_client_requests_total', { code: '403' }), byCode.join(', ')).toBe(0);
     expect(sumOf(samples, 'rest_client_requests_total', { code: '401' })).toBe(0);
@@ -94,92 +126,154 @@ describe('config/rbac: the operator as its ServiceAccount', () => {
   }
 
   async function ourEvents(job: string): Promise<{ reason: string; instance: string }[]> {
-    const list = await adminKubeConfig().makeApiClient(EventsV1Api).listNamespacedEvent({ namespace: ns, fieldSelector: `regarding.name=${job}` });
-    return list.items.filter((e) => e.reportingController === 'tfjob-controller').map((e) => ({ reason: e.reason ?? '', instance: e.reportingInstance ?? '' }));
+    const list = await adminKubeConfig()
+      .makeApiClient(EventsV1Api)
+      .listNamespacedEvent({ namespace: ns, fieldSelector: `regarding.name=${job}` });
+    return list.items
+      .filter((e) => e.reportingController === 'tfjob-controller')
+      .map((e) => ({ reason: e.reason ?? '', instance: e.reportingInstance ?? '' }));
   }
 
   async function waitGone(name: string): Promise<void> {
-    await eventually(async () => {
-      try {
-        await getTFJob(ns, name);
-        return false;
-      } catch (err) {
-        return apiStatus(err) === 404;
-      }
-    }, { timeoutMs: 60_000, what: `${name} deleted after ttlSecondsAfterFinished` });
+    await eventually(
+      async () => {
+        try {
+          await getTFJob(ns, name);
+          return false;
+        } catch (err) {
+          return apiStatus(err) === 404;
+        }
+      },
+      { timeoutMs: 60_000, what: `${name} deleted after ttlSecondsAfterFinished` },
+    );
   }
 
   it('tf-operator mode: create, run, restart, succeed, clean up and TTL-delete a job, leading on a Lease', async () => {
-    const operator = await startOperator(ns, ['--policy', 'tf-operator', '--leader-elect', '--leader-election-namespace', ns, '--identity', 'rbac-tfop'], { kubeConfig: asOperator });
+    const operator = await startOperator(
+      ns,
+      ['--policy', 'tf-operator', '--leader-elect', '--leader-election-namespace', ns, '--identity', 'rbac-tfop'],
+      { kubeConfig: asOperator },
+    );
     try {
-      const lease = await eventually(async () => {
-        const l = await adminKubeConfig().makeApiClient(CoordinationV1Api).readNamespacedLease({ name: 'tfjob-operator.kubeflow.org', namespace: ns });
-        return l.spec?.holderIdentity === 'rbac-tfop' ? l : false;
-      }, { what: 'lease held by the operator' });
+      const lease = await eventually(
+        async () => {
+          const l = await adminKubeConfig()
+            .makeApiClient(CoordinationV1Api)
+            .readNamespacedLease({ name: 'tfjob-operator.kubeflow.org', namespace: ns });
+          return l.spec?.holderIdentity === 'rbac-tfop' ? l : false;
+        },
+        { what: 'lease held by the operator' },
+      );
       expect(lease.spec?.leaseDurationSeconds).toBe(15);
 
-      await createTFJob(ns, tfjob('tfop', { PS: 1, Worker: 2 }, { restartPolicy: 'ExitCode', runPolicy: { cleanPodPolicy: 'All', ttlSecondsAfterFinished: 5 } }));
+      await createTFJob(
+        ns,
+        tfjob(
+          'tfop',
+          { PS: 1, Worker: 2 },
+          { restartPolicy: 'ExitCode', runPolicy: { cleanPodPolicy: 'All', ttlSecondsAfterFinished: 5 } },
+        ),
+      );
       const pods = await waitForPods(ns, 'tfop', 3);
       await waitForCondition(ns, 'tfop', 'Running');
       // A retryable exit code: the operator deletes the pod and creates it again.
       const uid = pods.find((p) => p.metadata?.name === 'tfop-worker-1')?.metadata?.uid;
       await exitPod(ns, 'tfop-worker-1', 137);
-      await eventually(async () => {
-        const p = (await jobPods(ns, 'tfop')).find((x) => x.metadata?.name === 'tfop-worker-1');
-        return p !== undefined && p.metadata?.uid !== uid && p.status?.phase === 'Running';
-      }, { what: 'tfop-worker-1 recreated' });
+      await eventually(
+        async () => {
+          const p = (await jobPods(ns, 'tfop')).find((x) => x.metadata?.name === 'tfop-worker-1');
+          return p !== undefined && p.metadata?.uid !== uid && p.status?.phase === 'Running';
+        },
+        { what: 'tfop-worker-1 recreated' },
+      );
       await exitPod(ns, 'tfop-worker-0', 0);
       await waitForCondition(ns, 'tfop', 'Succeeded');
       await waitGone('tfop');
-      const events = await eventually(async () => {
-        const es = await ourEvents('tfop');
-        const reasons = es.map((e) => e.reason);
-        return ['SuccessfulCreatePod', 'SuccessfulCreateService', 'SuccessfulDeletePod', 'TFJobSucceeded'].every((r) => reasons.includes(r)) ? es : false;
-      }, { what: 'tfop lifecycle events' });
+      const events = await eventually(
+        async () => {
+          const es = await ourEvents('tfop');
+          const reasons = es.map((e) => e.reason);
+          return ['SuccessfulCreatePod', 'SuccessfulCreateService', 'SuccessfulDeletePod', 'TFJobSucceeded'].every((r) =>
+            reasons.includes(r),
+          )
+            ? es
+            : false;
+        },
+        { what: 'tfop lifecycle events' },
+      );
       expect(new Set(events.map((e) => e.instance))).toEqual(new Set(['rbac-tfop']));
       await expectNoForbidden(operator);
     } finally {
       await operator.stop();
     }
     // A graceful stop released the lease (an update with an empty holder).
-    const released = await adminKubeConfig().makeApiClient(CoordinationV1Api).readNamespacedLease({ name: 'tfjob-operator.kubeflow.org', namespace: ns });
+    const released = await adminKubeConfig()
+      .makeApiClient(CoordinationV1Api)
+      .readNamespacedLease({ name: 'tfjob-operator.kubeflow.org', namespace: ns });
     expect(released.spec?.holderIdentity ?? '').toBe('');
   });
 
   it('ours mode: admission, scale-in preemption, scale-out, success, cleanup and TTL on dedicated nodes', async () => {
-    const operator = await startOperator(ns, ['--policy', 'ours', ...pool.operatorFlags, '--leader-elect', '--leader-election-namespace', ns, '--identity', 'rbac-ours'], { kubeConfig: asOperator });
+    const operator = await startOperator(
+      ns,
+      ['--policy', 'ours', ...pool.operatorFlags, '--leader-elect', '--leader-election-namespace', ns, '--identity', 'rbac-ours'],
+      { kubeConfig: asOperator },
+    );
     try {
       const requests = { cpu: '1', memory: '1Gi' };
-      const light = onPool(tfjob('light', { Worker: 4 }, { resources: requests, restartPolicy: 'OnFailure', runPolicy: { ttlSecondsAfterFinished: 5 } }), pool);
+      const light = onPool(
+        tfjob('light', { Worker: 4 }, { resources: requests, restartPolicy: 'OnFailure', runPolicy: { ttlSecondsAfterFinished: 5 } }),
+        pool,
+      );
       light.spec.elasticPolicy = { minReplicas: 1, maxReplicas: 4 };
       await createTFJob(ns, light);
       await waitForPods(ns, 'light', 4);
       await waitForCondition(ns, 'light', 'Running');
 
       // The pool has 4 cpu: a higher-priority job of 2 workers preempts 2 of light's.
-      const heavy: TestTFJob = onPool(tfjob('heavy', { Worker: 2 }, { resources: requests, runPolicy: { cleanPodPolicy: 'Running', ttlSecondsAfterFinished: 5, schedulingPolicy: { priorityClass: highClass } } }), pool);
+      const heavy: TestTFJob = onPool(
+        tfjob(
+          'heavy',
+          { Worker: 2 },
+          {
+            resources: requests,
+            runPolicy: { cleanPodPolicy: 'Running', ttlSecondsAfterFinished: 5, schedulingPolicy: { priorityClass: highClass } },
+          },
+        ),
+        pool,
+      );
       await createTFJob(ns, heavy);
       await waitForPods(ns, 'heavy', 2);
       await waitForCondition(ns, 'heavy', 'Running');
-      await eventually(async () => (await jobPods(ns, 'light')).filter((p) => p.metadata?.deletionTimestamp === undefined).length === 2, { what: 'light scaled in to 2 workers' });
+      await eventually(async () => (await jobPods(ns, 'light')).filter((p) => p.metadata?.deletionTimestamp === undefined).length === 2, {
+        what: 'light scaled in to 2 workers',
+      });
       expect((await getTFJob(ns, 'light')).status?.scheduling).toMatchObject({ preemptions: 2 });
 
       // heavy succeeds; its running pods are deleted (cleanPodPolicy Running) and light grows back.
       await exitPod(ns, 'heavy-worker-0', 0);
       await waitForCondition(ns, 'heavy', 'Succeeded');
-      await eventually(async () => {
-        const live = (await jobPods(ns, 'light')).filter((p) => p.metadata?.deletionTimestamp === undefined && p.status?.phase === 'Running');
-        return live.length === 4;
-      }, { timeoutMs: 60_000, what: 'light scaled out to 4 workers' });
+      await eventually(
+        async () => {
+          const live = (await jobPods(ns, 'light')).filter(
+            (p) => p.metadata?.deletionTimestamp === undefined && p.status?.phase === 'Running',
+          );
+          return live.length === 4;
+        },
+        { timeoutMs: 60_000, what: 'light scaled out to 4 workers' },
+      );
       await waitGone('heavy');
       await exitPod(ns, 'light-worker-0', 0);
       await waitForCondition(ns, 'light', 'Succeeded');
       await waitGone('light');
 
-      await eventually(async () => {
-        const reasons = (await ourEvents('light')).map((e) => e.reason);
-        return ['Admitted', 'Preempted', 'ScaledOut', 'SuccessfulCreatePod'].every((r) => reasons.includes(r));
-      }, { what: 'light scheduling events' });
+      await eventually(
+        async () => {
+          const reasons = (await ourEvents('light')).map((e) => e.reason);
+          return ['Admitted', 'Preempted', 'ScaledOut', 'SuccessfulCreatePod'].every((r) => reasons.includes(r));
+        },
+        { what: 'light scheduling events' },
+      );
       await expectNoForbidden(operator);
     } finally {
       await operator.stop();
@@ -201,7 +295,13 @@ describe('config/rbac: the operator as its ServiceAccount', () => {
     }
     for (const r of FORBIDDEN) {
       for (const verb of VERBS) {
-        const d = await review(asOperator, { group: r.group, resource: r.resource, subresource: r.subresource, verb, namespace: r.namespaced ? ns : '' });
+        const d = await review(asOperator, {
+          group: r.group,
+          resource: r.resource,
+          subresource: r.subresource,
+          verb,
+          namespace: r.namespaced ? ns : '',
+        });
         decisions.push(d);
         expected.push({ what: d.what, allowed: false });
       }
@@ -219,13 +319,37 @@ describe('config/rbac: the operator as its ServiceAccount', () => {
 
   it('is refused when it actually tries something else', async () => {
     const core = asOperator.makeApiClient(CoreV1Api);
-    const refused = async (p: Promise<unknown>) => apiStatus(await p.then(() => undefined, (e: unknown) => e));
+    const refused = async (p: Promise<unknown>) =>
+      apiStatus(
+        await p.then(
+          () => undefined,
+          (e: unknown) => e,
+        ),
+      );
     expect(await refused(core.listNamespacedSecret({ namespace: ns }))).toBe(403);
     expect(await refused(core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'x' } } }))).toBe(403);
     expect(await refused(core.deleteNode({ name: pool.nodes[0]! }))).toBe(403);
-    expect(await refused(core.patchNode({ name: pool.nodes[0]!, body: [{ op: 'add', path: '/metadata/labels/x', value: 'y' }] }))).toBe(403);
-    expect(await refused(asOperator.makeApiClient(CoordinationV1Api).createNamespacedLease({ namespace: 'default', body: { metadata: { name: uniqueName('stolen') } } }))).toBe(403);
-    expect(await refused(asOperator.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({ group: 'kubeflow.org', version: 'v1', plural: 'tfjobs', namespace: ns, body: tfjob('sneaky', { Worker: 1 }) }))).toBe(403);
+    expect(await refused(core.patchNode({ name: pool.nodes[0]!, body: [{ op: 'add', path: '/metadata/labels/x', value: 'y' }] }))).toBe(
+      403,
+    );
+    expect(
+      await refused(
+        asOperator
+          .makeApiClient(CoordinationV1Api)
+          .createNamespacedLease({ namespace: 'default', body: { metadata: { name: uniqueName('stolen') } } }),
+      ),
+    ).toBe(403);
+    expect(
+      await refused(
+        asOperator.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
+          group: 'kubeflow.org',
+          version: 'v1',
+          plural: 'tfjobs',
+          namespace: ns,
+          body: tfjob('sneaky', { Worker: 1 }),
+        }),
+      ),
+    ).toBe(403);
     // The node is still there.
     expect((await adminKubeConfig().makeApiClient(CoreV1Api).readNode({ name: pool.nodes[0]! })).metadata?.name).toBe(pool.nodes[0]);
   });

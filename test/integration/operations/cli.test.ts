@@ -11,8 +11,12 @@ import { OperatorChild } from '../../support/operator-child.ts';
 
 describe('tfjob-operator run (process)', () => {
   let dir: string;
-  beforeAll(() => { dir = mkdtempSync(path.join(os.tmpdir(), 'tfjob-cli-')); });
-  afterAll(() => { rmSync(dir, { recursive: true, force: true }); });
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'tfjob-cli-'));
+  });
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   const exitOf = async (args: readonly string[]) => {
     const p = await OperatorChild.spawn('cli', clusterState().kubeconfig, args);
@@ -38,7 +42,11 @@ describe('tfjob-operator run (process)', () => {
 
   it('exits 1 with a fatal JSON log line when it cannot listen', async () => {
     const blocker: Server = createServer();
-    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => { resolve(); }));
+    await new Promise<void>((resolve) =>
+      blocker.listen(0, '127.0.0.1', () => {
+        resolve();
+      }),
+    );
     const port = (blocker.address() as { port: number }).port;
     try {
       // OperatorChild picks free ports; the later flag wins, so metrics goes to the busy one.

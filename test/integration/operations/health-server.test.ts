@@ -8,7 +8,9 @@ import { silentLogger } from '../../../src/runtime/logger.ts';
 import { HealthServer, parseAddress } from '../../../src/runtime/health.ts';
 
 /** Whether this machine has an IPv6 loopback; without one, nothing can listen on or reach `::1`. */
-const hasIpv6 = Object.values(os.networkInterfaces()).flat().some((i) => i?.address === '::1');
+const hasIpv6 = Object.values(os.networkInterfaces())
+  .flat()
+  .some((i) => i?.address === '::1');
 
 async function reachable(host: string, port: number): Promise<boolean> {
   try {

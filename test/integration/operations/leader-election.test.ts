@@ -16,7 +16,15 @@ import { adminKubeConfig, clusterState, createNamespace, deleteNamespace, eventu
 import { createTFJob, jobPods, tfjob, waitForCondition, waitForPods } from '../../support/tfjob.ts';
 import { OperatorChild } from '../../support/operator-child.ts';
 import { sumOf } from '../../support/prometheus.ts';
-import { createNodePool, installOperatorRbac, onPool, serviceAccountToken, writeTokenKubeconfig, type NodePool, type OperatorRbac } from '../install/helpers.ts';
+import {
+  createNodePool,
+  installOperatorRbac,
+  onPool,
+  serviceAccountToken,
+  writeTokenKubeconfig,
+  type NodePool,
+  type OperatorRbac,
+} from '../install/helpers.ts';
 
 const LEASE = 'tfjob-operator.kubeflow.org';
 const LEASE_MS = 8_000;
@@ -38,20 +46,29 @@ describe('leader election between operator processes', () => {
 
   const start = async (identity: string) => {
     const p = await OperatorChild.start(identity, kubeconfig, [
-      '--namespace', ns,
-      '--policy', 'ours', ...pool.operatorFlags,
+      '--namespace',
+      ns,
+      '--policy',
+      'ours',
+      ...pool.operatorFlags,
       '--leader-elect',
-      '--leader-election-namespace', ns,
-      '--leader-election-lease-duration', `${LEASE_MS}ms`,
-      '--leader-election-renew-deadline', '6s',
-      '--leader-election-retry-period', `${RETRY_MS}ms`,
+      '--leader-election-namespace',
+      ns,
+      '--leader-election-lease-duration',
+      `${LEASE_MS}ms`,
+      '--leader-election-renew-deadline',
+      '6s',
+      '--leader-election-retry-period',
+      `${RETRY_MS}ms`,
     ]);
     processes.push(p);
     return p;
   };
   const leaderStatus = async (p: OperatorChild) => sumOf(await p.metrics(), 'leader_election_master_status', { name: LEASE });
-  const ready = (p: OperatorChild) => eventually(async () => (await p.probe('/readyz')).status === 200, { timeoutMs: 60_000, what: `${p.name} ready` });
-  const job = (name: string) => onPool(tfjob(name, { PS: 1, Worker: 2 }, { restartPolicy: 'OnFailure', resources: { cpu: '500m', memory: '512Mi' } }), pool);
+  const ready = (p: OperatorChild) =>
+    eventually(async () => (await p.probe('/readyz')).status === 200, { timeoutMs: 60_000, what: `${p.name} ready` });
+  const job = (name: string) =>
+    onPool(tfjob(name, { PS: 1, Worker: 2 }, { restartPolicy: 'OnFailure', resources: { cpu: '500m', memory: '512Mi' } }), pool);
 
   /** The operator's events in the namespace: who reported them, and how often (series included). */
   const events = async () => {
@@ -64,7 +81,13 @@ describe('leader election between operator processes', () => {
   beforeAll(async () => {
     ns = await createNamespace('le');
     const cluster = clusterState();
-    rbac = await installOperatorRbac({ kubectlPath: cluster.kubectl, kubeconfig: cluster.kubeconfig, admin: adminKubeConfig(), namespace: ns, prefix: uniqueName('le') });
+    rbac = await installOperatorRbac({
+      kubectlPath: cluster.kubectl,
+      kubeconfig: cluster.kubeconfig,
+      admin: adminKubeConfig(),
+      namespace: ns,
+      prefix: uniqueName('le'),
+    });
     dir = mkdtempSync(path.join(os.tmpdir(), 'tfjob-le-'));
     kubeconfig = writeTokenKubeconfig(dir, 'operator', cluster, await serviceAccountToken(adminKubeConfig(), ns, rbac.serviceAccount));
     pool = await createNodePool('le', 2, { cpu: '4', memory: '16Gi' });
@@ -82,10 +105,13 @@ describe('leader election between operator processes', () => {
 
   it('lets exactly one of two replicas act', async () => {
     const [a, b] = await Promise.all([start('replica-a'), start('replica-b')]);
-    const holder = await eventually(async () => {
-      const h = (await lease()).spec?.holderIdentity ?? '';
-      return h === '' ? false : h;
-    }, { timeoutMs: 60_000, what: 'a lease holder' });
+    const holder = await eventually(
+      async () => {
+        const h = (await lease()).spec?.holderIdentity ?? '';
+        return h === '' ? false : h;
+      },
+      { timeoutMs: 60_000, what: 'a lease holder' },
+    );
     [leader, standby] = holder === a.name ? [a, b] : [b, a];
     expect([a.name, b.name]).toContain(holder);
     await Promise.all([ready(a), ready(b)]);
@@ -101,10 +127,15 @@ describe('leader election between operator processes', () => {
     await waitForCondition(ns, 'one', 'Succeeded');
 
     // Everything was done by the leader; the standby only kept its caches warm.
-    const seen = await eventually(async () => {
-      const es = await events();
-      return es.some((e) => e.reason === 'TFJobSucceeded') && es.filter((e) => e.reason === 'SuccessfulCreatePod').length >= 9 ? es : false;
-    }, { what: 'the events of the first jobs' });
+    const seen = await eventually(
+      async () => {
+        const es = await events();
+        return es.some((e) => e.reason === 'TFJobSucceeded') && es.filter((e) => e.reason === 'SuccessfulCreatePod').length >= 9
+          ? es
+          : false;
+      },
+      { what: 'the events of the first jobs' },
+    );
     expect(seen.filter((e) => e.reason === 'SuccessfulCreatePod')).toHaveLength(9);
     expect(new Set(seen.map((e) => e.instance))).toEqual(new Set([leader.name]));
     const [lm, sm] = await Promise.all([leader.metrics(), standby.metrics()]);
@@ -122,10 +153,13 @@ describe('leader election between operator processes', () => {
     const lastRenew = new Date(last.spec!.renewTime!).getTime();
     expect((await leader.kill('SIGKILL')).signal).toBe('SIGKILL');
 
-    const taken = await eventually(async () => {
-      const l = await lease();
-      return l.spec?.holderIdentity === standby.name ? l : false;
-    }, { timeoutMs: 60_000, intervalMs: 100, what: 'the standby to take the lease' });
+    const taken = await eventually(
+      async () => {
+        const l = await lease();
+        return l.spec?.holderIdentity === standby.name ? l : false;
+      },
+      { timeoutMs: 60_000, intervalMs: 100, what: 'the standby to take the lease' },
+    );
     const acquired = new Date(taken.spec!.acquireTime!).getTime();
     // Never before the lease expired (same clock: every process runs on this machine) ...
     expect(acquired - lastRenew).toBeGreaterThanOrEqual(LEASE_MS);
@@ -146,16 +180,24 @@ describe('leader election between operator processes', () => {
     // pod of every job was created exactly once, by one replica or the other.
     const after = new Map((await jobPods(ns, 'two')).concat(await jobPods(ns, 'three')).map((p) => [p.metadata!.name!, p.metadata!.uid!]));
     expect(after).toEqual(before);
-    const seen = await eventually(async () => {
-      const es = await events();
-      return es.filter((e) => e.reason === 'TFJobSucceeded').length >= 4 ? es : false;
-    }, { what: 'TFJobSucceeded events of all four jobs' });
+    const seen = await eventually(
+      async () => {
+        const es = await events();
+        return es.filter((e) => e.reason === 'TFJobSucceeded').length >= 4 ? es : false;
+      },
+      { what: 'TFJobSucceeded events of all four jobs' },
+    );
     const creates = new Map<string, number>();
     for (const e of seen.filter((x) => x.reason === 'SuccessfulCreatePod')) creates.set(e.note, (creates.get(e.note) ?? 0) + e.count);
     expect(creates.size).toBe(12);
     expect([...creates.values()].every((n) => n === 1)).toBe(true);
     expect(seen.filter((e) => e.note.startsWith('Created pod: four-')).every((e) => e.instance === standby.name)).toBe(true);
-    expect(seen.filter((e) => e.reason === 'TFJobSucceeded').map((e) => e.note).sort()).toHaveLength(4);
+    expect(
+      seen
+        .filter((e) => e.reason === 'TFJobSucceeded')
+        .map((e) => e.note)
+        .sort(),
+    ).toHaveLength(4);
     expect(seen.filter((e) => e.instance === standby.name && /^Created pod: (one|two|three)-/.test(e.note))).toEqual([]);
     leader = standby;
   });
@@ -166,10 +208,15 @@ describe('leader election between operator processes', () => {
     expect(await leaderStatus(standby)).toBe(0);
     // Watch the lease: the release (empty holder) must be visible between the two holders.
     const holders: string[] = [];
-    const watch = await new Watch(adminKubeConfig()).watch(`/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`, { fieldSelector: `metadata.name=${LEASE}` }, (_type: string, l: V1Lease) => {
-      const h = l.spec?.holderIdentity ?? '';
-      if (holders.at(-1) !== h) holders.push(h);
-    }, () => undefined);
+    const watch = await new Watch(adminKubeConfig()).watch(
+      `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`,
+      { fieldSelector: `metadata.name=${LEASE}` },
+      (_type: string, l: V1Lease) => {
+        const h = l.spec?.holderIdentity ?? '';
+        if (holders.at(-1) !== h) holders.push(h);
+      },
+      () => undefined,
+    );
     try {
       await eventually(async () => holders.length > 0, { what: 'the lease watch' });
       const lastRenew = new Date((await lease()).spec!.renewTime!).getTime();
@@ -181,10 +228,13 @@ describe('leader election between operator processes', () => {
       const order = ['Received signal', 'Stopped workers', 'Released the lease', 'Stopped'].map((m) => messages.indexOf(m));
       expect([...order].sort((x, y) => x - y)).toEqual(order);
 
-      const taken = await eventually(async () => {
-        const l = await lease();
-        return l.spec?.holderIdentity === standby.name ? l : false;
-      }, { timeoutMs: 30_000, intervalMs: 100, what: 'the standby to take the released lease' });
+      const taken = await eventually(
+        async () => {
+          const l = await lease();
+          return l.spec?.holderIdentity === standby.name ? l : false;
+        },
+        { timeoutMs: 30_000, intervalMs: 100, what: 'the standby to take the released lease' },
+      );
       // Well before the old lease would have expired: a handover, not a timeout.
       expect(new Date(taken.spec!.acquireTime!).getTime() - lastRenew).toBeLessThan(LEASE_MS);
       await eventually(async () => holders.at(-1) === standby.name, { what: 'the watch to see the new holder' });
@@ -204,8 +254,12 @@ describe('leader election between operator processes', () => {
   it('stops acting and exits 1 when the lease is taken away from it', async () => {
     const current = await lease();
     await leases().replaceNamespacedLease({
-      name: LEASE, namespace: ns,
-      body: { ...current, spec: { ...current.spec, holderIdentity: 'someone-else', renewTime: new V1MicroTime(), leaseDurationSeconds: 60 } },
+      name: LEASE,
+      namespace: ns,
+      body: {
+        ...current,
+        spec: { ...current.spec, holderIdentity: 'someone-else', renewTime: new V1MicroTime(), leaseDurationSeconds: 60 },
+      },
     });
     const exit = await leader.exited;
     expect(exit.code, leader.tail()).toBe(1);

@@ -11,7 +11,16 @@ import { freePorts } from '../../../src/local-cluster/ports.ts';
 import { loadConfig } from '../../../src/operator/config.ts';
 import { Operator } from '../../../src/operator/manager.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
-import { adminKubeConfig, clusterState, createNamespace, deleteNamespace, eventually, exitPod, kubeConfigForToken, uniqueName } from '../../support/kube.ts';
+import {
+  adminKubeConfig,
+  clusterState,
+  createNamespace,
+  deleteNamespace,
+  eventually,
+  exitPod,
+  kubeConfigForToken,
+  uniqueName,
+} from '../../support/kube.ts';
 import { createTFJob, getTFJob, jobPods, tfjob, waitForCondition, waitForPods } from '../../support/tfjob.ts';
 import { parseMetrics, sumOf } from '../../support/prometheus.ts';
 import { createNodePool, installOperatorRbac, onPool, serviceAccountToken, type NodePool, type OperatorRbac } from '../install/helpers.ts';
@@ -53,15 +62,34 @@ describe('health probes and metrics', () => {
     const [metrics, health] = (await freePorts(2)) as [number, number];
     const { config } = loadConfig({
       argv: [
-        '--namespace', ns, '--policy', 'ours', ...pool.operatorFlags,
-        '--leader-elect', '--leader-election-namespace', ns, '--identity', identity,
-        '--leader-election-lease-duration', '6s', '--leader-election-renew-deadline', '4s', '--leader-election-retry-period', '500ms',
-        '--metrics-bind-address', `127.0.0.1:${metrics}`, '--health-probe-bind-address', `127.0.0.1:${health}`,
+        '--namespace',
+        ns,
+        '--policy',
+        'ours',
+        ...pool.operatorFlags,
+        '--leader-elect',
+        '--leader-election-namespace',
+        ns,
+        '--identity',
+        identity,
+        '--leader-election-lease-duration',
+        '6s',
+        '--leader-election-renew-deadline',
+        '4s',
+        '--leader-election-retry-period',
+        '500ms',
+        '--metrics-bind-address',
+        `127.0.0.1:${metrics}`,
+        '--health-probe-bind-address',
+        `127.0.0.1:${health}`,
         ...flags,
       ],
       env: {},
     });
-    const operator = new Operator(config, { kubeConfig: token, logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent', destination: process.stderr }) });
+    const operator = new Operator(config, {
+      kubeConfig: token,
+      logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent', destination: process.stderr }),
+    });
     const s = { operator, metrics, health };
     started.push(s);
     return s;
@@ -70,9 +98,13 @@ describe('health probes and metrics', () => {
   beforeAll(async () => {
     ns = await createNamespace('probes');
     pool = await createNodePool('probes', 1, { cpu: '4', memory: '16Gi' });
-    await adminKubeConfig().makeApiClient(SchedulingV1Api).createPriorityClass({ body: { metadata: { name: highClass }, value: 1000, description: 'test: high' } });
+    await adminKubeConfig()
+      .makeApiClient(SchedulingV1Api)
+      .createPriorityClass({ body: { metadata: { name: highClass }, value: 1000, description: 'test: high' } });
     // The operator's ServiceAccount, but no role bound to it yet.
-    await adminKubeConfig().makeApiClient(CoreV1Api).createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: `${prefix}-tfjob-operator` } } });
+    await adminKubeConfig()
+      .makeApiClient(CoreV1Api)
+      .createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: `${prefix}-tfjob-operator` } } });
     token = kubeConfigForToken(await serviceAccountToken(adminKubeConfig(), ns, `${prefix}-tfjob-operator`));
   });
   afterAll(async () => {
@@ -80,7 +112,10 @@ describe('health probes and metrics', () => {
     await deleteNamespace(ns);
     await rbac?.cleanup();
     await pool.delete();
-    await adminKubeConfig().makeApiClient(SchedulingV1Api).deletePriorityClass({ name: highClass }).catch(() => undefined);
+    await adminKubeConfig()
+      .makeApiClient(SchedulingV1Api)
+      .deletePriorityClass({ name: highClass })
+      .catch(() => undefined);
   });
 
   let first: Served;
@@ -100,18 +135,29 @@ describe('health probes and metrics', () => {
 
     // Bind the shipped roles: the informers' retries now succeed and start() completes.
     const cluster = clusterState();
-    rbac = await installOperatorRbac({ kubectlPath: cluster.kubectl, kubeconfig: cluster.kubeconfig, admin: adminKubeConfig(), namespace: ns, prefix });
+    rbac = await installOperatorRbac({
+      kubectlPath: cluster.kubectl,
+      kubeconfig: cluster.kubeconfig,
+      admin: adminKubeConfig(),
+      namespace: ns,
+      prefix,
+    });
     await starting;
     expect(first.operator.synced).toBe(true);
   });
 
   it('as the leader, stays unready until the scheduler has completed a pass', async () => {
-    await eventually(async () => sumOf(parseMetrics((await get(first.metrics, '/metrics')).body), 'leader_election_master_status', { name: LEASE }) === 1, { what: 'first leading' });
+    await eventually(
+      async () => sumOf(parseMetrics((await get(first.metrics, '/metrics')).body), 'leader_election_master_status', { name: LEASE }) === 1,
+      { what: 'first leading' },
+    );
     const seen = await readyzFor(first.health, 2_000);
     expect(seen.every((r) => r.status === 503)).toBe(true);
     expect(seen.at(-1)?.body).toContain('[+]caches ok');
     expect(seen.at(-1)?.body).toContain('[-]scheduler failed: scheduler has not completed a pass');
-    expect(sumOf(parseMetrics((await get(first.metrics, '/metrics')).body), 'tfjob_operator_scheduling_pass_duration_seconds_count')).toBe(0);
+    expect(sumOf(parseMetrics((await get(first.metrics, '/metrics')).body), 'tfjob_operator_scheduling_pass_duration_seconds_count')).toBe(
+      0,
+    );
   });
 
   it('as a standby with synced caches, is ready; once leading, ready again after its first pass', async () => {
@@ -124,46 +170,91 @@ describe('health probes and metrics', () => {
     await first.operator.stop();
     await expect(get(first.health, '/healthz')).rejects.toThrow();
     await eventually(async () => second.operator.isLeader, { what: 'second leading' });
-    await eventually(async () => {
-      const r = await get(second.health, '/readyz');
-      return r.status === 200 && r.body.includes('[+]scheduler ok');
-    }, { what: 'second ready as leader' });
-    expect(sumOf(parseMetrics((await get(second.metrics, '/metrics')).body), 'tfjob_operator_scheduling_pass_duration_seconds_count')).toBeGreaterThan(0);
+    await eventually(
+      async () => {
+        const r = await get(second.health, '/readyz');
+        return r.status === 200 && r.body.includes('[+]scheduler ok');
+      },
+      { what: 'second ready as leader' },
+    );
+    expect(
+      sumOf(parseMetrics((await get(second.metrics, '/metrics')).body), 'tfjob_operator_scheduling_pass_duration_seconds_count'),
+    ).toBeGreaterThan(0);
   });
 
   it('exposes every metric family the issue names after jobs are preempted, scaled out, finished, deleted, restarted and failed', async () => {
     const requests = { cpu: '1', memory: '1Gi' };
-    const light = onPool(tfjob('light', { Worker: 4 }, { resources: requests, restartPolicy: 'OnFailure', runPolicy: { cleanPodPolicy: 'Running' } }), pool);
+    const light = onPool(
+      tfjob('light', { Worker: 4 }, { resources: requests, restartPolicy: 'OnFailure', runPolicy: { cleanPodPolicy: 'Running' } }),
+      pool,
+    );
     light.spec.elasticPolicy = { minReplicas: 1, maxReplicas: 4 };
     await createTFJob(ns, light);
     await waitForPods(ns, 'light', 4);
-    await createTFJob(ns, onPool(tfjob('heavy', { Worker: 2 }, { resources: requests, runPolicy: { cleanPodPolicy: 'Running', ttlSecondsAfterFinished: 0, schedulingPolicy: { priorityClass: highClass } } }), pool));
+    await createTFJob(
+      ns,
+      onPool(
+        tfjob(
+          'heavy',
+          { Worker: 2 },
+          {
+            resources: requests,
+            runPolicy: { cleanPodPolicy: 'Running', ttlSecondsAfterFinished: 0, schedulingPolicy: { priorityClass: highClass } },
+          },
+        ),
+        pool,
+      ),
+    );
     await waitForPods(ns, 'heavy', 2);
     await exitPod(ns, 'heavy-worker-0', 0);
-    await eventually(async () => getTFJob(ns, 'heavy').then(() => false, () => true), { what: 'heavy deleted by TTL' });
-    await eventually(async () => (await jobPods(ns, 'light')).filter((p) => p.metadata?.deletionTimestamp === undefined && p.status?.phase === 'Running').length === 4, { timeoutMs: 60_000, what: 'light back to 4 workers' });
+    await eventually(
+      async () =>
+        getTFJob(ns, 'heavy').then(
+          () => false,
+          () => true,
+        ),
+      { what: 'heavy deleted by TTL' },
+    );
+    await eventually(
+      async () =>
+        (await jobPods(ns, 'light')).filter((p) => p.metadata?.deletionTimestamp === undefined && p.status?.phase === 'Running').length ===
+        4,
+      { timeoutMs: 60_000, what: 'light back to 4 workers' },
+    );
     await exitPod(ns, 'light-worker-0', 0);
     await waitForCondition(ns, 'light', 'Succeeded');
-    await eventually(async () => (await jobPods(ns, 'light')).every((p) => p.metadata?.deletionTimestamp !== undefined || p.status?.phase !== 'Running'), { what: 'light cleaned up' });
+    await eventually(
+      async () => (await jobPods(ns, 'light')).every((p) => p.metadata?.deletionTimestamp !== undefined || p.status?.phase !== 'Running'),
+      { what: 'light cleaned up' },
+    );
 
     // A retryable exit restarts the worker; a permanent one fails the job.
     await createTFJob(ns, onPool(tfjob('flaky', { Worker: 1 }, { resources: requests, restartPolicy: 'ExitCode' }), pool));
     const [pod] = await waitForPods(ns, 'flaky', 1);
     await exitPod(ns, 'flaky-worker-0', 137);
-    await eventually(async () => {
-      const p = (await jobPods(ns, 'flaky'))[0];
-      return p !== undefined && p.metadata?.uid !== pod?.metadata?.uid && p.status?.phase === 'Running';
-    }, { what: 'flaky-worker-0 recreated' });
+    await eventually(
+      async () => {
+        const p = (await jobPods(ns, 'flaky'))[0];
+        return p !== undefined && p.metadata?.uid !== pod?.metadata?.uid && p.status?.phase === 'Running';
+      },
+      { what: 'flaky-worker-0 recreated' },
+    );
     await exitPod(ns, 'flaky-worker-0', 1);
     await waitForCondition(ns, 'flaky', 'Failed');
 
-    const text = await eventually(async () => {
-      const body = (await get(second.metrics, '/metrics')).body;
-      // Counters move right after the status write, queue gauges at the next scheduling pass; wait
-      // until the last of each has.
-      const samples = parseMetrics(body);
-      return sumOf(samples, 'training_operator_jobs_failed_total') === 1 && sumOf(samples, 'tfjob_operator_queue_length', { queue: 'finished' }) === 2 ? body : false;
-    }, { what: 'the failure counted' });
+    const text = await eventually(
+      async () => {
+        const body = (await get(second.metrics, '/metrics')).body;
+        // Counters move right after the status write, queue gauges at the next scheduling pass; wait
+        // until the last of each has.
+        const samples = parseMetrics(body);
+        return sumOf(samples, 'training_operator_jobs_failed_total') === 1 &&
+          sumOf(samples, 'tfjob_operator_queue_length', { queue: 'finished' }) === 2
+          ? body
+          : false;
+      },
+      { what: 'the failure counted' },
+    );
     const s = parseMetrics(text);
     const job = { job_namespace: ns, framework: 'tensorflow' };
     // tf-operator's counters, with its labels.
@@ -183,7 +274,10 @@ describe('health probes and metrics', () => {
     expect(sumOf(s, 'workqueue_queue_duration_seconds_count', queue)).toBeGreaterThan(0);
     expect(sumOf(s, 'workqueue_work_duration_seconds_count', queue)).toBeGreaterThan(0);
     for (const gauge of ['workqueue_depth', 'workqueue_unfinished_work_seconds', 'workqueue_longest_running_processor_seconds']) {
-      expect(s.some((x) => x.name === gauge && x.labels.name === 'tfjob-controller'), gauge).toBe(true);
+      expect(
+        s.some((x) => x.name === gauge && x.labels.name === 'tfjob-controller'),
+        gauge,
+      ).toBe(true);
     }
     expect(text).toContain('# TYPE workqueue_retries_total counter');
     expect(text).toContain('# TYPE controller_runtime_reconcile_errors_total counter');
@@ -192,10 +286,18 @@ describe('health probes and metrics', () => {
     // Ours.
     const ours = { namespace: ns };
     for (const queueName of ['waiting', 'running', 'finished']) {
-      expect(s.some((x) => x.name === 'tfjob_operator_queue_length' && x.labels.queue === queueName), queueName).toBe(true);
+      expect(
+        s.some((x) => x.name === 'tfjob_operator_queue_length' && x.labels.queue === queueName),
+        queueName,
+      ).toBe(true);
     }
     expect(sumOf(s, 'tfjob_operator_queue_length', { queue: 'finished' })).toBe(2);
-    expect(s.filter((x) => x.name === 'tfjob_operator_job_weight' && x.labels.namespace === ns && x.labels.tfjob === 'light').map((x) => x.value).every((w) => w > 0 && w < 1)).toBe(true);
+    expect(
+      s
+        .filter((x) => x.name === 'tfjob_operator_job_weight' && x.labels.namespace === ns && x.labels.tfjob === 'light')
+        .map((x) => x.value)
+        .every((w) => w > 0 && w < 1),
+    ).toBe(true);
     expect(s.some((x) => x.name === 'tfjob_operator_job_weight' && x.labels.tfjob === 'light')).toBe(true);
     expect(sumOf(s, 'tfjob_operator_preempted_workers_total', ours)).toBe(2);
     expect(sumOf(s, 'tfjob_operator_scaled_out_workers_total', ours)).toBeGreaterThanOrEqual(2);

@@ -15,12 +15,24 @@ describe('KubeEventRecorder', () => {
 
   beforeAll(async () => {
     ns = await createNamespace('events');
-    subject = { apiVersion: 'v1', kind: 'ConfigMap', ...(await adminKubeConfig().makeApiClient(CoreV1Api).createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'subject' } } })) };
+    subject = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      ...(await adminKubeConfig()
+        .makeApiClient(CoreV1Api)
+        .createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'subject' } } })),
+    };
   });
-  afterAll(async () => { await deleteNamespace(ns); });
+  afterAll(async () => {
+    await deleteNamespace(ns);
+  });
 
   it('writes events and counts repeats in one series', async () => {
-    const recorder = new KubeEventRecorder(new KubeClients(adminKubeConfig()), { controller: 'events-test', instance: 'a', logger: silentLogger() });
+    const recorder = new KubeEventRecorder(new KubeClients(adminKubeConfig()), {
+      controller: 'events-test',
+      instance: 'a',
+      logger: silentLogger(),
+    });
     recorder.event(subject, 'Normal', 'Once', 'first');
     recorder.event(subject, 'Normal', 'Twice', 'again');
     recorder.event(subject, 'Normal', 'Twice', 'again');

@@ -22,8 +22,12 @@ describe('Informer', () => {
   const core = () => kc().makeApiClient(CoreV1Api);
   const cm = (name: string, data: Record<string, string> = {}) => ({ metadata: { name, labels: { app: 'informer-test' } }, data });
 
-  beforeAll(async () => { ns = await createNamespace('informer'); });
-  afterAll(async () => { await deleteNamespace(ns); });
+  beforeAll(async () => {
+    ns = await createNamespace('informer');
+  });
+  afterAll(async () => {
+    await deleteNamespace(ns);
+  });
 
   it('lists in pages, then delivers add, update and delete events in order', async () => {
     for (let i = 0; i < 7; i++) await core().createNamespacedConfigMap({ namespace: ns, body: cm(`pre-${i}`) });
@@ -61,7 +65,10 @@ describe('Informer', () => {
         lists += 1;
         const page = await real.list(opts);
         if (lists > 1) return page;
-        return { items: [...page.items, { ...cm('vanished'), metadata: { ...cm('vanished').metadata, namespace: ns, resourceVersion: '2' } }], metadata: { resourceVersion: '2' } };
+        return {
+          items: [...page.items, { ...cm('vanished'), metadata: { ...cm('vanished').metadata, namespace: ns, resourceVersion: '2' } }],
+          metadata: { resourceVersion: '2' },
+        };
       },
     };
     const watchEvents: string[] = [];
@@ -72,7 +79,9 @@ describe('Informer', () => {
       onWatchEvent: (what) => watchEvents.push(what),
     });
     const deleted: string[] = [];
-    informer.on((type, obj) => { if (type === 'delete') deleted.push(obj.metadata?.name ?? ''); });
+    informer.on((type, obj) => {
+      if (type === 'delete') deleted.push(obj.metadata?.name ?? '');
+    });
     informer.start();
     await informer.waitForSync();
     await eventually(async () => deleted.includes('vanished'), { what: 'synthetic delete after relist', timeoutMs: 20_000 });

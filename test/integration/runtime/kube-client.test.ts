@@ -8,8 +8,12 @@ import { adminKubeConfig } from '../../support/kube.ts';
 
 describe('KubeClients connections', () => {
   let connects = 0;
-  const onConnect = () => { connects++; };
-  afterEach(() => { diagnosticsChannel.unsubscribe('undici:client:connected', onConnect); });
+  const onConnect = () => {
+    connects++;
+  };
+  afterEach(() => {
+    diagnosticsChannel.unsubscribe('undici:client:connected', onConnect);
+  });
 
   it('serves sequential and concurrent requests over a handful of connections', async () => {
     const clients = new KubeClients(adminKubeConfig(), { rateLimit: { qps: 0, burst: 1 } });

@@ -25,17 +25,32 @@ function candidate(ns: string, identity: string, timings: Partial<LeaderElection
     retryPeriodMs: 400,
     ...timings,
   };
-  (c as { elector: LeaderElector }).elector = new LeaderElector(clients, cfg, {
-    onStartedLeading: () => { c.leading = true; c.log.push('started'); },
-    onStoppedLeading: (reason) => { c.leading = false; c.log.push(`stopped:${reason}`); },
-  }, { logger: silentLogger() });
+  (c as { elector: LeaderElector }).elector = new LeaderElector(
+    clients,
+    cfg,
+    {
+      onStartedLeading: () => {
+        c.leading = true;
+        c.log.push('started');
+      },
+      onStoppedLeading: (reason) => {
+        c.leading = false;
+        c.log.push(`stopped:${reason}`);
+      },
+    },
+    { logger: silentLogger() },
+  );
   return c;
 }
 
 describe('LeaderElector', () => {
   let ns: string;
-  beforeAll(async () => { ns = await createNamespace('lease'); });
-  afterAll(async () => { await deleteNamespace(ns); });
+  beforeAll(async () => {
+    ns = await createNamespace('lease');
+  });
+  afterAll(async () => {
+    await deleteNamespace(ns);
+  });
 
   it('elects exactly one leader and hands over immediately on release', async () => {
     const a = candidate(ns, 'a');
@@ -55,7 +70,9 @@ describe('LeaderElector', () => {
     await eventually(async () => b.leading, { what: 'b leading', timeoutMs: 5_000 });
     // A released lease is taken within about one retry period, not a lease duration.
     expect(Date.now() - released).toBeLessThan(2_000);
-    const lease = await adminKubeConfig().makeApiClient(CoordinationV1Api).readNamespacedLease({ name: 'tfjob-operator-leader', namespace: ns });
+    const lease = await adminKubeConfig()
+      .makeApiClient(CoordinationV1Api)
+      .readNamespacedLease({ name: 'tfjob-operator-leader', namespace: ns });
     expect(lease.spec?.holderIdentity).toBe('b');
     expect(lease.spec?.leaseTransitions).toBe(0);
     await b.elector.stop();
@@ -68,16 +85,33 @@ describe('LeaderElector', () => {
     // A leader that "crashed": its lease was renewed just now and will never be renewed again.
     await leaseApi.createNamespacedLease({
       namespace: ns,
-      body: { metadata: { name: `${name}-crash` }, spec: { holderIdentity: 'crashed', leaseDurationSeconds: 3, renewTime: new V1MicroTime(), acquireTime: new V1MicroTime() } },
+      body: {
+        metadata: { name: `${name}-crash` },
+        spec: { holderIdentity: 'crashed', leaseDurationSeconds: 3, renewTime: new V1MicroTime(), acquireTime: new V1MicroTime() },
+      },
     });
     const c = candidate(ns, 'c');
     const cfgName = `${name}-crash`;
-    const crashy = new LeaderElector(new KubeClients(adminKubeConfig()), {
-      namespace: ns, name: cfgName, identity: 'c', leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 300,
-    }, {
-      onStartedLeading: () => { c.leading = true; },
-      onStoppedLeading: () => { c.leading = false; },
-    }, { logger: silentLogger() });
+    const crashy = new LeaderElector(
+      new KubeClients(adminKubeConfig()),
+      {
+        namespace: ns,
+        name: cfgName,
+        identity: 'c',
+        leaseDurationMs: 3_000,
+        renewDeadlineMs: 2_000,
+        retryPeriodMs: 300,
+      },
+      {
+        onStartedLeading: () => {
+          c.leading = true;
+        },
+        onStoppedLeading: () => {
+          c.leading = false;
+        },
+      },
+      { logger: silentLogger() },
+    );
     const started = Date.now();
     const run = crashy.run();
     await eventually(async () => c.leading, { what: 'c leading', timeoutMs: 10_000 });
@@ -101,11 +135,18 @@ describe('LeaderElector', () => {
     const steal = async () => {
       const lease = await leaseApi.readNamespacedLease({ name: 'tfjob-operator-leader-lost', namespace: ns });
       await leaseApi.replaceNamespacedLease({
-        name: 'tfjob-operator-leader-lost', namespace: ns,
+        name: 'tfjob-operator-leader-lost',
+        namespace: ns,
         body: { ...lease, spec: { ...lease.spec, holderIdentity: 'thief', renewTime: new V1MicroTime(), leaseDurationSeconds: 30 } },
       });
     };
-    await eventually(async () => { await steal(); return true; }, { what: 'steal the lease' });
+    await eventually(
+      async () => {
+        await steal();
+        return true;
+      },
+      { what: 'steal the lease' },
+    );
     await eventually(async () => !d.leading, { what: 'd to stop leading', timeoutMs: 10_000 });
     expect(d.log).toEqual(['started', 'stopped:lost']);
     await run;

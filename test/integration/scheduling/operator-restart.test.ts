@@ -23,10 +23,17 @@ describe('operator restart (policy ours)', () => {
   beforeAll(async () => {
     ns = await createNamespace('sched-restart');
     pool = await createPool('restart', 1, { cpu: '4', memory: '16Gi' });
-    const controller = await new Watch(adminKubeConfig()).watch(`/api/v1/namespaces/${ns}/pods`, {}, (type: string, pod: V1Pod) => {
-      events.push({ type, name: pod.metadata?.name ?? '', uid: pod.metadata?.uid ?? '' });
-    }, () => undefined);
-    stopWatch = () => { controller.abort(); };
+    const controller = await new Watch(adminKubeConfig()).watch(
+      `/api/v1/namespaces/${ns}/pods`,
+      {},
+      (type: string, pod: V1Pod) => {
+        events.push({ type, name: pod.metadata?.name ?? '', uid: pod.metadata?.uid ?? '' });
+      },
+      () => undefined,
+    );
+    stopWatch = () => {
+      controller.abort();
+    };
   });
   afterAll(async () => {
     stopWatch?.();
@@ -35,27 +42,56 @@ describe('operator restart (policy ours)', () => {
     await pool.delete();
   });
 
-  const start = () => OperatorChild.start('restart', clusterState().kubeconfig, ['--namespace', ns, '--policy', 'ours', '--scale-out-cooldown', '0s', '--scheduling-interval', '1s', ...pool.operatorFlags]);
+  const start = () =>
+    OperatorChild.start('restart', clusterState().kubeconfig, [
+      '--namespace',
+      ns,
+      '--policy',
+      'ours',
+      '--scale-out-cooldown',
+      '0s',
+      '--scheduling-interval',
+      '1s',
+      ...pool.operatorFlags,
+    ]);
 
   it('keeps t_j and placements across a SIGKILL, creates no duplicate pods, and completes every job', async () => {
     operator = await start();
-    await createTFJob(ns, onPool(elasticJob('first', { ps: { cpu: '1', memory: '1Gi' }, worker: { cpu: '1', memory: '1Gi' }, min: 3, max: 3 }), pool));
-    await eventually(async () => (await livePods(ns, 'first')).filter((p) => p.status?.phase === 'Running').length === 4, { what: 'first running', timeoutMs: 60_000 });
+    await createTFJob(
+      ns,
+      onPool(elasticJob('first', { ps: { cpu: '1', memory: '1Gi' }, worker: { cpu: '1', memory: '1Gi' }, min: 3, max: 3 }), pool),
+    );
+    await eventually(async () => (await livePods(ns, 'first')).filter((p) => p.status?.phase === 'Running').length === 4, {
+      what: 'first running',
+      timeoutMs: 60_000,
+    });
     // The node is full: "second" waits.
-    await createTFJob(ns, onPool(elasticJob('second', { ps: { cpu: '1', memory: '1Gi' }, worker: { cpu: '1', memory: '1Gi' }, min: 1, max: 2 }), pool));
-    const waiting = await eventually(async () => {
-      const j = await getTFJob(ns, 'second');
-      return j.status?.scheduling?.queue === 'Waiting' && j.status.scheduling.enqueueTime !== undefined ? j : false;
-    }, { what: 'second waiting with an enqueue time' });
+    await createTFJob(
+      ns,
+      onPool(elasticJob('second', { ps: { cpu: '1', memory: '1Gi' }, worker: { cpu: '1', memory: '1Gi' }, min: 1, max: 2 }), pool),
+    );
+    const waiting = await eventually(
+      async () => {
+        const j = await getTFJob(ns, 'second');
+        return j.status?.scheduling?.queue === 'Waiting' && j.status.scheduling.enqueueTime !== undefined ? j : false;
+      },
+      { what: 'second waiting with an enqueue time' },
+    );
     const enqueueTime = waiting.status?.scheduling?.enqueueTime;
     const podsBefore = (await livePods(ns, 'first')).map((p) => `${p.metadata?.name ?? ''}/${p.metadata?.uid ?? ''}`).sort();
 
     // Kill -9 mid-run, change things while it is down, restart.
     expect((await operator.kill('SIGKILL')).signal).toBe('SIGKILL');
-    await createTFJob(ns, onPool(elasticJob('third', { ps: { cpu: '500m', memory: '1Gi' }, worker: { cpu: '500m', memory: '1Gi' }, min: 1, max: 1 }), pool));
+    await createTFJob(
+      ns,
+      onPool(elasticJob('third', { ps: { cpu: '500m', memory: '1Gi' }, worker: { cpu: '500m', memory: '1Gi' }, min: 1, max: 1 }), pool),
+    );
     operator = await start();
     // The restarted operator sees the same world: same pods (no re-creation), same waiting time.
-    await eventually(async () => (await getTFJob(ns, 'third')).status?.scheduling?.queue === 'Waiting', { what: 'third enqueued by the new operator', timeoutMs: 60_000 });
+    await eventually(async () => (await getTFJob(ns, 'third')).status?.scheduling?.queue === 'Waiting', {
+      what: 'third enqueued by the new operator',
+      timeoutMs: 60_000,
+    });
     expect((await livePods(ns, 'first')).map((p) => `${p.metadata?.name ?? ''}/${p.metadata?.uid ?? ''}`).sort()).toEqual(podsBefore);
     expect((await getTFJob(ns, 'second')).status?.scheduling?.enqueueTime).toBe(enqueueTime);
 

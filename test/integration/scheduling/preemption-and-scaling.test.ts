@@ -6,7 +6,15 @@ import type { Operator } from '../../../src/operator/manager.ts';
 import { adminKubeConfig, createNamespace, deleteNamespace, eventually, exitPod, uniqueName } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
 import { createPool, onPool, type Pool } from '../../support/pool.ts';
-import { createTFJob, elasticJob, getTFJob, waitForJobEvents, livePods, waitForCondition, waitForEventReasons } from '../../support/tfjob.ts';
+import {
+  createTFJob,
+  elasticJob,
+  getTFJob,
+  waitForJobEvents,
+  livePods,
+  waitForCondition,
+  waitForEventReasons,
+} from '../../support/tfjob.ts';
 
 describe('priority preemption and elastic scaling (policy ours)', () => {
   let ns: string;
@@ -18,48 +26,81 @@ describe('priority preemption and elastic scaling (policy ours)', () => {
     ns = await createNamespace('sched-preempt');
     // Two nodes of 4 cpu: 8 cpu in all.
     pool = await createPool('preempt', 2, { cpu: '4', memory: '16Gi' });
-    await adminKubeConfig().makeApiClient(SchedulingV1Api).createPriorityClass({ body: { metadata: { name: highClass }, value: 1000, description: 'test: high' } });
+    await adminKubeConfig()
+      .makeApiClient(SchedulingV1Api)
+      .createPriorityClass({ body: { metadata: { name: highClass }, value: 1000, description: 'test: high' } });
     operator = await startOperator(ns, ['--policy', 'ours', ...pool.operatorFlags]);
   });
   afterAll(async () => {
     await operator.stop();
     await deleteNamespace(ns);
     await pool.delete();
-    await adminKubeConfig().makeApiClient(SchedulingV1Api).deletePriorityClass({ name: highClass }).catch(() => undefined);
+    await adminKubeConfig()
+      .makeApiClient(SchedulingV1Api)
+      .deletePriorityClass({ name: highClass })
+      .catch(() => undefined);
   });
 
   it('scales a running job out to its maximum on idle capacity, placing every pod itself', async () => {
-    await createTFJob(ns, onPool(elasticJob('light', { ps: { cpu: '1', memory: '1Gi' }, worker: { cpu: '1', memory: '1Gi' }, min: 1, max: 6 }), pool));
-    const pods = await eventually(async () => {
-      const p = await livePods(ns, 'light');
-      return p.filter((x) => x.metadata?.name?.includes('-worker-')).length === 6 && p.every((x) => x.status?.phase === 'Running') ? p : false;
-    }, { what: 'light at 6 workers', timeoutMs: 60_000 });
+    await createTFJob(
+      ns,
+      onPool(elasticJob('light', { ps: { cpu: '1', memory: '1Gi' }, worker: { cpu: '1', memory: '1Gi' }, min: 1, max: 6 }), pool),
+    );
+    const pods = await eventually(
+      async () => {
+        const p = await livePods(ns, 'light');
+        return p.filter((x) => x.metadata?.name?.includes('-worker-')).length === 6 && p.every((x) => x.status?.phase === 'Running')
+          ? p
+          : false;
+      },
+      { what: 'light at 6 workers', timeoutMs: 60_000 },
+    );
     // Pinned by the operator, not by kube-scheduler.
     for (const p of pods) {
       expect(p.spec?.nodeName).toMatch(new RegExp(`^${pool.name}-`));
       expect(p.metadata?.annotations?.['tfjob-operator.kubeflow.org/placed-by']).toBe('ours');
     }
-    const job = await eventually(async () => {
-      const j = await getTFJob(ns, 'light');
-      return j.status?.scheduling?.workersSummary === '6/1/6' ? j : false;
-    }, { what: 'status 6/1/6' });
+    const job = await eventually(
+      async () => {
+        const j = await getTFJob(ns, 'light');
+        return j.status?.scheduling?.workersSummary === '6/1/6' ? j : false;
+      },
+      { what: 'status 6/1/6' },
+    );
     expect(job.status?.scheduling).toMatchObject({ queue: 'Running', workers: { current: 6, min: 1, max: 6 } });
     await waitForEventReasons(ns, 'light', ['Admitted']);
   });
 
   it('lets a heavier (higher-priority) job preempt workers of the lighter one down to its minimum, and the lighter one grows back afterwards', async () => {
-    await createTFJob(ns, onPool(elasticJob('heavy', { ps: { cpu: '1', memory: '1Gi' }, worker: { cpu: '1', memory: '1Gi' }, min: 2, max: 2, priorityClass: highClass }), pool));
+    await createTFJob(
+      ns,
+      onPool(
+        elasticJob('heavy', {
+          ps: { cpu: '1', memory: '1Gi' },
+          worker: { cpu: '1', memory: '1Gi' },
+          min: 2,
+          max: 2,
+          priorityClass: highClass,
+        }),
+        pool,
+      ),
+    );
     await waitForCondition(ns, 'heavy', 'Running', { timeoutMs: 60_000 });
     const heavyPods = await livePods(ns, 'heavy');
     expect(heavyPods).toHaveLength(3);
-    const lightPods = await eventually(async () => {
-      const p = (await livePods(ns, 'light')).filter((x) => x.metadata?.name?.includes('-worker-'));
-      return p.length === 4 ? p : false;
-    }, { what: 'light scaled in to 4 workers (8 cpu − heavy 3 − light PS 1)' });
+    const lightPods = await eventually(
+      async () => {
+        const p = (await livePods(ns, 'light')).filter((x) => x.metadata?.name?.includes('-worker-'));
+        return p.length === 4 ? p : false;
+      },
+      { what: 'light scaled in to 4 workers (8 cpu − heavy 3 − light PS 1)' },
+    );
     // Never below the minimum, never the PS, and the lowest indices stay (dense from 0).
     expect(lightPods.map((p) => p.metadata?.name).sort()).toEqual(['light-worker-0', 'light-worker-1', 'light-worker-2', 'light-worker-3']);
     expect((await livePods(ns, 'light')).some((p) => p.metadata?.name === 'light-ps-0')).toBe(true);
-    const preempted = (await waitForJobEvents(ns, 'light', (es) => es.some((e) => e.reason === 'Preempted'), 'a Preempted event')).filter((e) => e.reason === 'Preempted');
+    const preempted = (await waitForJobEvents(ns, 'light', (es) => es.some((e) => e.reason === 'Preempted'), 'a Preempted event')).filter(
+      (e) => e.reason === 'Preempted',
+    );
     expect(preempted.length).toBeGreaterThan(0);
     expect(preempted[0]?.message).toContain(`to admit ${ns}/heavy`);
     const light = await getTFJob(ns, 'light');
@@ -71,7 +112,10 @@ describe('priority preemption and elastic scaling (policy ours)', () => {
     await exitPod(ns, 'heavy-worker-0', 0);
     await waitForCondition(ns, 'heavy', 'Succeeded');
     for (const p of await livePods(ns, 'heavy')) await exitPod(ns, p.metadata!.name!, 0);
-    await eventually(async () => (await livePods(ns, 'light')).filter((x) => x.metadata?.name?.includes('-worker-')).length === 6, { what: 'light back to 6 workers', timeoutMs: 60_000 });
+    await eventually(async () => (await livePods(ns, 'light')).filter((x) => x.metadata?.name?.includes('-worker-')).length === 6, {
+      what: 'light back to 6 workers',
+      timeoutMs: 60_000,
+    });
     await waitForEventReasons(ns, 'light', ['ScaledOut']);
   });
 });

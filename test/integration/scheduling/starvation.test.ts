@@ -18,7 +18,17 @@ describe('starvation bound (policy ours)', () => {
   beforeAll(async () => {
     ns = await createNamespace('sched-starve');
     pool = await createPool('starve', 1, { cpu: '4', memory: '16Gi' });
-    operator = await startOperator(ns, ['--policy', 'ours', '--starve-limit', `${STARVE_LIMIT_S}s`, '--scale-out-cooldown', '0s', '--scheduling-interval', '500ms', ...pool.operatorFlags]);
+    operator = await startOperator(ns, [
+      '--policy',
+      'ours',
+      '--starve-limit',
+      `${STARVE_LIMIT_S}s`,
+      '--scale-out-cooldown',
+      '0s',
+      '--scheduling-interval',
+      '500ms',
+      ...pool.operatorFlags,
+    ]);
   });
   afterAll(async () => {
     await operator.stop();
@@ -28,10 +38,16 @@ describe('starvation bound (policy ours)', () => {
 
   it('admits a light job within the bound although heavier jobs keep arriving ahead of it', async () => {
     // A running elastic job fills the node; the light job (bigger minimum share → lower weight) waits.
-    await createTFJob(ns, onPool(elasticJob('base', { ps: { cpu: '500m', memory: '1Gi' }, worker: { cpu: '500m', memory: '1Gi' }, min: 1, max: 7 }), pool));
+    await createTFJob(
+      ns,
+      onPool(elasticJob('base', { ps: { cpu: '500m', memory: '1Gi' }, worker: { cpu: '500m', memory: '1Gi' }, min: 1, max: 7 }), pool),
+    );
     await eventually(async () => (await livePods(ns, 'base')).length === 8, { what: 'base at 7 workers' });
     const lightCreated = Date.now();
-    await createTFJob(ns, onPool(elasticJob('light', { ps: { cpu: '1', memory: '1Gi' }, worker: { cpu: '1', memory: '1Gi' }, min: 1, max: 1 }), pool));
+    await createTFJob(
+      ns,
+      onPool(elasticJob('light', { ps: { cpu: '1', memory: '1Gi' }, worker: { cpu: '1', memory: '1Gi' }, min: 1, max: 1 }), pool),
+    );
 
     // A stream of small, heavier jobs: each one preempts base and is admitted ahead of light; each
     // finishes two seconds after it starts.
@@ -40,7 +56,19 @@ describe('starvation bound (policy ours)', () => {
     let lightAdmittedAt: number | undefined;
     const running = new Map<string, number>();
     for (let i = 0; lightAdmittedAt === undefined && Date.now() - lightCreated < 60_000; i++) {
-      if (i % 3 === 0) await createTFJob(ns, onPool(elasticJob(`heavy-${i / 3}`, { ps: { cpu: '250m', memory: '256Mi' }, worker: { cpu: '250m', memory: '256Mi' }, min: 1, max: 1 }), pool));
+      if (i % 3 === 0)
+        await createTFJob(
+          ns,
+          onPool(
+            elasticJob(`heavy-${i / 3}`, {
+              ps: { cpu: '250m', memory: '256Mi' },
+              worker: { cpu: '250m', memory: '256Mi' },
+              min: 1,
+              max: 1,
+            }),
+            pool,
+          ),
+        );
       await new Promise((r) => setTimeout(r, 500));
       const light = await getTFJob(ns, 'light');
       if (light.status?.scheduling?.queue === 'Running') lightAdmittedAt = Date.now();
@@ -64,7 +92,12 @@ describe('starvation bound (policy ours)', () => {
     // ...and admitted once starving, within the bound (STARVELIMIT + the heavy jobs running then + slack).
     expect(waited).toBeGreaterThanOrEqual(STARVE_LIMIT_S - 1);
     expect(waited).toBeLessThan(STARVE_LIMIT_S + 20);
-    const events = await waitForJobEvents(ns, 'light', (es) => ['Waiting', 'Admitted'].every((r) => es.some((e) => e.reason === r)), 'Waiting and Admitted events');
+    const events = await waitForJobEvents(
+      ns,
+      'light',
+      (es) => ['Waiting', 'Admitted'].every((r) => es.some((e) => e.reason === r)),
+      'Waiting and Admitted events',
+    );
     // Admitted as a starving job (it may become the head and be admitted in the same pass, in which
     // case no separate Starving event is ever needed).
     expect(events.find((e) => e.reason === 'Admitted')?.message).toMatch(/starving after waiting \d+s/);

@@ -17,7 +17,21 @@ const SECRET_ENV = `SECRET-VALUE-${uniqueName('s')}`;
 const SECRET_ARG = `hunter2-${uniqueName('p')}`;
 
 /** Fields that would give a pod more than its template asked for. */
-const PRIVILEGED = ['privileged', 'hostNetwork', 'hostPID', 'hostIPC', 'hostPath', 'capabilities', 'allowPrivilegeEscalation', 'procMount', 'serviceAccountName', 'automountServiceAccountToken', 'runAsUser', 'securityContext', 'hostUsers'];
+const PRIVILEGED = [
+  'privileged',
+  'hostNetwork',
+  'hostPID',
+  'hostIPC',
+  'hostPath',
+  'capabilities',
+  'allowPrivilegeEscalation',
+  'procMount',
+  'serviceAccountName',
+  'automountServiceAccountToken',
+  'runAsUser',
+  'securityContext',
+  'hostUsers',
+];
 
 describe('security: pod templates and logs', () => {
   let ns: string;
@@ -28,14 +42,19 @@ describe('security: pod templates and logs', () => {
   const template = () => ({
     metadata: { labels: { team: 'ml' }, annotations: { 'example.com/note': 'kept' } },
     spec: {
-      containers: [{
-        name: 'tensorflow',
-        image: 'example.invalid/tf:2.15',
-        args: ['--epochs=1', `--password=${SECRET_ARG}`],
-        env: [{ name: 'AWS_SECRET_ACCESS_KEY', value: SECRET_ENV }, { name: 'PLAIN', value: 'x' }],
-        resources: { requests: { cpu: '500m', memory: '512Mi' }, limits: { memory: '1Gi' } },
-        volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }],
-      }],
+      containers: [
+        {
+          name: 'tensorflow',
+          image: 'example.invalid/tf:2.15',
+          args: ['--epochs=1', `--password=${SECRET_ARG}`],
+          env: [
+            { name: 'AWS_SECRET_ACCESS_KEY', value: SECRET_ENV },
+            { name: 'PLAIN', value: 'x' },
+          ],
+          resources: { requests: { cpu: '500m', memory: '512Mi' }, limits: { memory: '1Gi' } },
+          volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }],
+        },
+      ],
       volumes: [{ name: 'scratch', emptyDir: {} }],
     },
   });
@@ -47,7 +66,15 @@ describe('security: pod templates and logs', () => {
     proxy = await FaultProxy.start({ upstream: s.server, caFile: s.caFile, seed: 9 });
     proxy.record((method, p) => method === 'POST' && p === `/api/v1/namespaces/${ns}/pods`);
     const kubeconfig = proxy.writeKubeconfig(path.join(scratchDir('sec-pods'), 'kubeconfig'), s.adminToken);
-    operator = await OperatorChild.start('sec-pods', kubeconfig, ['--namespace', ns, '--policy', 'ours', '--log-level', 'trace', ...pool.operatorFlags]);
+    operator = await OperatorChild.start('sec-pods', kubeconfig, [
+      '--namespace',
+      ns,
+      '--policy',
+      'ours',
+      '--log-level',
+      'trace',
+      ...pool.operatorFlags,
+    ]);
     await operator.ready();
   });
   afterAll(async () => {
@@ -70,9 +97,15 @@ describe('security: pod templates and logs', () => {
     await waitForPods(ns, 'rich', 2);
 
     const posted = proxy.recorded.filter((r: RecordedRequest) => r.status === 201);
-    expect(posted.map((r) => (JSON.parse(r.body) as { metadata: { name: string } }).metadata.name).sort()).toEqual(['rich-ps-0', 'rich-worker-0']);
+    expect(posted.map((r) => (JSON.parse(r.body) as { metadata: { name: string } }).metadata.name).sort()).toEqual([
+      'rich-ps-0',
+      'rich-worker-0',
+    ]);
     for (const req of posted) {
-      const pod = JSON.parse(req.body) as { metadata: Record<string, unknown>; spec: Record<string, unknown> & { containers: { env?: { name: string }[] }[] } };
+      const pod = JSON.parse(req.body) as {
+        metadata: Record<string, unknown>;
+        spec: Record<string, unknown> & { containers: { env?: { name: string }[] }[] };
+      };
       const type = String((pod.metadata.labels as Record<string, string>)['training.kubeflow.org/replica-type']);
       const tpl = specs[type === 'ps' ? 'PS' : 'Worker']!.template;
       // The spec is the template's, plus exactly: the node we chose, the replica restart policy,
@@ -84,13 +117,18 @@ describe('security: pod templates and logs', () => {
       expect(pool.nodes).toContain(nodeName);
       expect(restartPolicy).toBe('OnFailure');
       const [c] = containers as (Record<string, unknown> & { env?: { name: string }[] })[];
-      const tplEnv = (tplContainers[0]!.env as unknown[]);
-      expect({ ...c, env: c?.env?.slice(0, tplEnv.length) }).toEqual({ ...tplContainers[0], ports: [{ name: 'tfjob-port', containerPort: 2222 }] });
+      const tplEnv = tplContainers[0]!.env as unknown[];
+      expect({ ...c, env: c?.env?.slice(0, tplEnv.length) }).toEqual({
+        ...tplContainers[0],
+        ports: [{ name: 'tfjob-port', containerPort: 2222 }],
+      });
       expect(c?.env?.slice(tplEnv.length).map((e) => e.name)).toEqual(['TF_CONFIG']);
       // Metadata: the template's labels and annotations kept, ours added, one owner (the job).
       expect(pod.metadata.labels).toMatchObject({ team: 'ml', 'training.kubeflow.org/job-name': 'rich' });
       expect(pod.metadata.annotations).toEqual({ 'example.com/note': 'kept', 'tfjob-operator.kubeflow.org/placed-by': 'ours' });
-      expect(pod.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'TFJob', name: 'rich', controller: true, blockOwnerDeletion: true })]);
+      expect(pod.metadata.ownerReferences).toEqual([
+        expect.objectContaining({ kind: 'TFJob', name: 'rich', controller: true, blockOwnerDeletion: true }),
+      ]);
       expect(pod.metadata.finalizers).toBeUndefined();
       for (const key of PRIVILEGED) expect(req.body, key).not.toContain(`"${key}"`);
     }
@@ -99,11 +137,24 @@ describe('security: pod templates and logs', () => {
   it('never logs a token or a secret value, even at trace level and on API errors', { timeout: 400_000 }, async () => {
     // Errors for a while: every failed call is logged with what the apiserver answered.
     proxy.setFailures({ fraction: 0.5, statuses: [500, 429], afterForwardFraction: 0.3 });
-    await createTFJob(ns, onPool(tfjob('second', { Worker: 1 }, { restartPolicy: 'OnFailure', template: { containers: template().spec.containers, volumes: template().spec.volumes } }), pool));
+    await createTFJob(
+      ns,
+      onPool(
+        tfjob(
+          'second',
+          { Worker: 1 },
+          { restartPolicy: 'OnFailure', template: { containers: template().spec.containers, volumes: template().spec.volumes } },
+        ),
+        pool,
+      ),
+    );
     await sleep(8_000);
     proxy.setFailures(undefined);
     // Keys that failed often back off exponentially (up to minutes): allow for it.
-    await eventually(async () => (await jobPods(ns, 'second')).some((p) => p.status?.phase === 'Running'), { what: 'second running', timeoutMs: 180_000 });
+    await eventually(async () => (await jobPods(ns, 'second')).some((p) => p.status?.phase === 'Running'), {
+      what: 'second running',
+      timeoutMs: 180_000,
+    });
     await exitPod(ns, 'rich-worker-0', 0);
     await waitForCondition(ns, 'rich', 'Succeeded', { timeoutMs: 180_000 });
     await sleep(1_000);

@@ -24,14 +24,19 @@ describe('security: priority and placement cannot be raised or chosen by a TFJob
   beforeAll(async () => {
     ns = await createNamespace('sec-priority');
     pool = await createPool('secprio', 1, { cpu: '4', memory: '16Gi' });
-    await adminKubeConfig().makeApiClient(SchedulingV1Api).createPriorityClass({ body: { metadata: { name: adminClass }, value: 1000, description: 'test: admin-created high class' } });
+    await adminKubeConfig()
+      .makeApiClient(SchedulingV1Api)
+      .createPriorityClass({ body: { metadata: { name: adminClass }, value: 1000, description: 'test: admin-created high class' } });
     operator = await startOperator(ns, ['--policy', 'ours', '--scheduling-interval', '1s', ...pool.operatorFlags]);
   });
   afterAll(async () => {
     await operator.stop();
     await deleteNamespace(ns);
     await pool.delete();
-    await adminKubeConfig().makeApiClient(SchedulingV1Api).deletePriorityClass({ name: adminClass }).catch(() => undefined);
+    await adminKubeConfig()
+      .makeApiClient(SchedulingV1Api)
+      .deletePriorityClass({ name: adminClass })
+      .catch(() => undefined);
   });
 
   const oneWorker = (name: string, extra: { runPolicy?: Record<string, unknown>; template?: Record<string, unknown> } = {}): TestTFJob =>
@@ -40,23 +45,38 @@ describe('security: priority and placement cannot be raised or chosen by a TFJob
   /** The head-of-queue message of a job left waiting (the pool is full). */
   async function waitingMessage(job: TestTFJob): Promise<string> {
     await createTFJob(ns, job);
-    const waiting = await eventually(async () => {
-      const j = await getTFJob(ns, job.metadata.name);
-      const message = j.status?.scheduling?.message;
-      return j.status?.scheduling?.queue === 'Waiting' && typeof message === 'string' && message.includes('weight') ? message : false;
-    }, { what: `${job.metadata.name} waiting with a head-of-queue message`, timeoutMs: 60_000 });
+    const waiting = await eventually(
+      async () => {
+        const j = await getTFJob(ns, job.metadata.name);
+        const message = j.status?.scheduling?.message;
+        return j.status?.scheduling?.queue === 'Waiting' && typeof message === 'string' && message.includes('weight') ? message : false;
+      },
+      { what: `${job.metadata.name} waiting with a head-of-queue message`, timeoutMs: 60_000 },
+    );
     await deleteTFJob(ns, job.metadata.name);
-    await eventually(async () => getTFJob(ns, job.metadata.name).then(() => false, () => true), { what: `${job.metadata.name} gone` });
+    await eventually(
+      async () =>
+        getTFJob(ns, job.metadata.name).then(
+          () => false,
+          () => true,
+        ),
+      { what: `${job.metadata.name} gone` },
+    );
     return waiting;
   }
 
   it('ranks by admin PriorityClasses only', async () => {
     // A fixed-size job fills the pool; it cannot be preempted (no elastic workers), so every job
     // below waits, and being alone in the queue, gets the head's message with its priority.
-    await createTFJob(ns, onPool(tfjob('blocker', { Worker: 4 }, { resources: { cpu: '1', memory: '1Gi' }, runPolicy: { cleanPodPolicy: 'All' } }), pool));
+    await createTFJob(
+      ns,
+      onPool(tfjob('blocker', { Worker: 4 }, { resources: { cpu: '1', memory: '1Gi' }, runPolicy: { cleanPodPolicy: 'All' } }), pool),
+    );
     await waitForPods(ns, 'blocker', 4);
 
-    const ghost = await waitingMessage(oneWorker('ghost-class', { runPolicy: { schedulingPolicy: { priorityClass: 'no-such-class-anywhere' } } }));
+    const ghost = await waitingMessage(
+      oneWorker('ghost-class', { runPolicy: { schedulingPolicy: { priorityClass: 'no-such-class-anywhere' } } }),
+    );
     expect(ghost).not.toMatch(/priority/);
 
     const viaTemplate = await waitingMessage(oneWorker('template-class', { template: { priorityClassName: adminClass } }));

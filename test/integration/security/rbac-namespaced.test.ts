@@ -14,7 +14,15 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operator } from '../../../src/operator/manager.ts';
 import { REPO_ROOT } from '../../../src/local-cluster/index.ts';
-import { adminKubeConfig, apiStatus, createNamespace, deleteNamespace, exitPod, kubeConfigForToken, uniqueName } from '../../support/kube.ts';
+import {
+  adminKubeConfig,
+  apiStatus,
+  createNamespace,
+  deleteNamespace,
+  exitPod,
+  kubeConfigForToken,
+  uniqueName,
+} from '../../support/kube.ts';
 import { parseMetrics, sumOf } from '../../support/prometheus.ts';
 import { startOperator } from '../../support/operator.ts';
 import { createPool, onPool, type Pool } from '../../support/pool.ts';
@@ -45,7 +53,14 @@ describe('security: namespaced mode under least privilege', () => {
     const subject = [{ kind: 'ServiceAccount', name: sa, namespace: nsA }];
     // Writes: the shipped rules, bound in A only (a ClusterRole used through a RoleBinding).
     await rbac.createClusterRole({ body: { metadata: { name: `${prefix}-ns` }, rules: shippedRules() } });
-    await rbac.createNamespacedRoleBinding({ namespace: nsA, body: { metadata: { name: 'operator' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${prefix}-ns` }, subjects: subject } });
+    await rbac.createNamespacedRoleBinding({
+      namespace: nsA,
+      body: {
+        metadata: { name: 'operator' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${prefix}-ns` },
+        subjects: subject,
+      },
+    });
     // Reads the scheduler needs cluster-wide: every pod's requests on a node, nodes, PriorityClasses.
     await rbac.createClusterRole({
       body: {
@@ -57,11 +72,34 @@ describe('security: namespaced mode under least privilege', () => {
         ],
       },
     });
-    await rbac.createClusterRoleBinding({ body: { metadata: { name: `${prefix}-reads` }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${prefix}-reads` }, subjects: subject } });
+    await rbac.createClusterRoleBinding({
+      body: {
+        metadata: { name: `${prefix}-reads` },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${prefix}-reads` },
+        subjects: subject,
+      },
+    });
     // Leader election in A.
-    await rbac.createNamespacedRole({ namespace: nsA, body: { metadata: { name: 'leases' }, rules: [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] }] } });
-    await rbac.createNamespacedRoleBinding({ namespace: nsA, body: { metadata: { name: 'leases' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'leases' }, subjects: subject } });
-    const token = await core.createNamespacedServiceAccountToken({ name: sa, namespace: nsA, body: { spec: { audiences: [], expirationSeconds: 3600 } } });
+    await rbac.createNamespacedRole({
+      namespace: nsA,
+      body: {
+        metadata: { name: 'leases' },
+        rules: [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] }],
+      },
+    });
+    await rbac.createNamespacedRoleBinding({
+      namespace: nsA,
+      body: {
+        metadata: { name: 'leases' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'leases' },
+        subjects: subject,
+      },
+    });
+    const token = await core.createNamespacedServiceAccountToken({
+      name: sa,
+      namespace: nsA,
+      body: { spec: { audiences: [], expirationSeconds: 3600 } },
+    });
     asOperator = kubeConfigForToken(token.status?.token ?? '');
   });
   afterAll(async () => {
@@ -77,9 +115,23 @@ describe('security: namespaced mode under least privilege', () => {
   it('runs a job in its namespace with zero forbidden requests, and leaves other namespaces alone', async () => {
     let operator: Operator | undefined;
     try {
-      operator = await startOperator(nsA, ['--policy', 'ours', ...pool.operatorFlags, '--leader-elect', '--leader-election-namespace', nsA], { kubeConfig: asOperator });
+      operator = await startOperator(
+        nsA,
+        ['--policy', 'ours', ...pool.operatorFlags, '--leader-elect', '--leader-election-namespace', nsA],
+        { kubeConfig: asOperator },
+      );
       await createTFJob(nsB, onPool(tfjob('elsewhere', { Worker: 1 }, { resources: { cpu: '1', memory: '1Gi' } }), pool));
-      await createTFJob(nsA, onPool(tfjob('mine', { PS: 1, Worker: 2 }, { restartPolicy: 'OnFailure', resources: { cpu: '500m', memory: '512Mi' }, runPolicy: { cleanPodPolicy: 'All' } }), pool));
+      await createTFJob(
+        nsA,
+        onPool(
+          tfjob(
+            'mine',
+            { PS: 1, Worker: 2 },
+            { restartPolicy: 'OnFailure', resources: { cpu: '500m', memory: '512Mi' }, runPolicy: { cleanPodPolicy: 'All' } },
+          ),
+          pool,
+        ),
+      );
       await waitForPods(nsA, 'mine', 3);
       await exitPod(nsA, 'mine-worker-0', 0);
       await waitForCondition(nsA, 'mine', 'Succeeded', { timeoutMs: 60_000 });
@@ -99,7 +151,11 @@ describe('security: namespaced mode under least privilege', () => {
 
   it('is denied everything outside its namespace, and every Secret', async () => {
     const review = async (verb: string, resource: string, namespace: string, group = '', subresource?: string) => {
-      const res = await asOperator.makeApiClient(AuthorizationV1Api).createSelfSubjectAccessReview({ body: { spec: { resourceAttributes: { verb, resource, namespace, group, ...(subresource === undefined ? {} : { subresource }) } } } });
+      const res = await asOperator.makeApiClient(AuthorizationV1Api).createSelfSubjectAccessReview({
+        body: {
+          spec: { resourceAttributes: { verb, resource, namespace, group, ...(subresource === undefined ? {} : { subresource }) } },
+        },
+      });
       return res.status?.allowed === true ? 'allowed' : 'denied';
     };
     const what = (verb: string, resource: string, namespace: string, group: string, subresource: string | undefined) =>
@@ -127,13 +183,31 @@ describe('security: namespaced mode under least privilege', () => {
       ['list', 'secrets', '', '', undefined, 'denied'],
       ['watch', 'secrets', nsB, '', undefined, 'denied'],
     ] as const;
-    const got = await Promise.all(checks.map(async ([verb, resource, ns, group, sub]) => `${what(verb, resource, ns, group, sub)}: ${await review(verb, resource, ns, group, sub)}`));
+    const got = await Promise.all(
+      checks.map(
+        async ([verb, resource, ns, group, sub]) =>
+          `${what(verb, resource, ns, group, sub)}: ${await review(verb, resource, ns, group, sub)}`,
+      ),
+    );
     expect(got).toEqual(checks.map(([verb, resource, ns, group, sub, want]) => `${what(verb, resource, ns, group, sub)}: ${want}`));
 
     // And the API server really refuses: a pod in B, a Secret in A.
     const core = asOperator.makeApiClient(CoreV1Api);
-    const refused = async (p: Promise<unknown>) => apiStatus(await p.then(() => undefined, (e: unknown) => e));
-    expect(await refused(core.createNamespacedPod({ namespace: nsB, body: { metadata: { name: 'sneaky' }, spec: { containers: [{ name: 'c', image: 'x' }] } } }))).toBe(403);
+    const refused = async (p: Promise<unknown>) =>
+      apiStatus(
+        await p.then(
+          () => undefined,
+          (e: unknown) => e,
+        ),
+      );
+    expect(
+      await refused(
+        core.createNamespacedPod({
+          namespace: nsB,
+          body: { metadata: { name: 'sneaky' }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+        }),
+      ),
+    ).toBe(403);
     expect(await refused(core.listNamespacedSecret({ namespace: nsA }))).toBe(403);
   });
 });

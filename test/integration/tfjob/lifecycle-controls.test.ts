@@ -4,12 +4,24 @@ import type { Operator } from '../../../src/operator/manager.ts';
 import { createNamespace, deleteNamespace, eventually, exitPod } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
 import {
-  coreApi, conditionTypes, createTFJob, getTFJob, jobPods, patchTFJob, tfjob, waitForCondition, waitForPods, waitForEventReasons,
+  coreApi,
+  conditionTypes,
+  createTFJob,
+  getTFJob,
+  jobPods,
+  patchTFJob,
+  tfjob,
+  waitForCondition,
+  waitForPods,
+  waitForEventReasons,
 } from '../../support/tfjob.ts';
 
-const names = async (ns: string, job: string) => (await jobPods(ns, job)).filter((p) => p.metadata?.deletionTimestamp === undefined).map((p) => p.metadata?.name);
+const names = async (ns: string, job: string) =>
+  (await jobPods(ns, job)).filter((p) => p.metadata?.deletionTimestamp === undefined).map((p) => p.metadata?.name);
 const serviceNames = async (ns: string, job: string) =>
-  (await coreApi().listNamespacedService({ namespace: ns, labelSelector: `training.kubeflow.org/job-name=${job}` })).items.map((s) => s.metadata?.name).sort();
+  (await coreApi().listNamespacedService({ namespace: ns, labelSelector: `training.kubeflow.org/job-name=${job}` })).items
+    .map((s) => s.metadata?.name)
+    .sort();
 
 describe('TFJob cleanup, suspend and scaling', () => {
   let ns: string;
@@ -34,13 +46,15 @@ describe('TFJob cleanup, suspend and scaling', () => {
     await waitForPods(ns, name, 2);
     await exitPod(ns, `${name}-worker-0`, 0);
     await waitForCondition(ns, name, 'Succeeded');
-    await eventually(async () => JSON.stringify(await names(ns, name)) === JSON.stringify(kept), { what: `pods left by cleanPodPolicy ${policy}` });
+    await eventually(async () => JSON.stringify(await names(ns, name)) === JSON.stringify(kept), {
+      what: `pods left by cleanPodPolicy ${policy}`,
+    });
     // Settled: nothing else is deleted later.
     await new Promise((r) => setTimeout(r, 1_000));
     expect(await names(ns, name)).toEqual(kept);
   });
 
-  it('suspend deletes pods and services and resume recreates them, with tf-operator\'s condition sequence', async () => {
+  it("suspend deletes pods and services and resume recreates them, with tf-operator's condition sequence", async () => {
     await createTFJob(ns, tfjob('susp', { Chief: 1, Worker: 1 }));
     await waitForPods(ns, 'susp', 2);
     const running = await waitForCondition(ns, 'susp', 'Running');
@@ -51,7 +65,9 @@ describe('TFJob cleanup, suspend and scaling', () => {
     const suspended = await waitForCondition(ns, 'susp', 'Suspended');
     expect(conditionTypes(suspended)).toEqual(['Created=True', 'Running=False', 'Suspended=True']);
     expect(suspended.status?.conditions?.[1]).toMatchObject({ reason: 'TFJobSuspended', message: 'TFJob susp is suspended.' });
-    await eventually(async () => (await names(ns, 'susp')).length === 0 && (await serviceNames(ns, 'susp')).length === 0, { what: 'pods and services deleted' });
+    await eventually(async () => (await names(ns, 'susp')).length === 0 && (await serviceNames(ns, 'susp')).length === 0, {
+      what: 'pods and services deleted',
+    });
     expect((await getTFJob(ns, 'susp')).status?.startTime).toBe(startTime);
 
     await patchTFJob(ns, 'susp', { spec: { runPolicy: { suspend: false } } });
@@ -78,8 +94,12 @@ describe('TFJob cleanup, suspend and scaling', () => {
     await waitForPods(ns, 'scale', 4);
     expect(await names(ns, 'scale')).toEqual(['scale-ps-0', 'scale-worker-0', 'scale-worker-1', 'scale-worker-2']);
     await patchTFJob(ns, 'scale', { spec: { tfReplicaSpecs: { Worker: { replicas: 1 } } } });
-    await eventually(async () => JSON.stringify(await names(ns, 'scale')) === JSON.stringify(['scale-ps-0', 'scale-worker-0']), { what: 'scale down' });
-    await eventually(async () => JSON.stringify(await serviceNames(ns, 'scale')) === JSON.stringify(['scale-ps-0', 'scale-worker-0']), { what: 'services scaled down' });
+    await eventually(async () => JSON.stringify(await names(ns, 'scale')) === JSON.stringify(['scale-ps-0', 'scale-worker-0']), {
+      what: 'scale down',
+    });
+    await eventually(async () => JSON.stringify(await serviceNames(ns, 'scale')) === JSON.stringify(['scale-ps-0', 'scale-worker-0']), {
+      what: 'services scaled down',
+    });
     // Scale-down is not a failure.
     const job = await getTFJob(ns, 'scale');
     expect(conditionTypes(job)).toEqual(['Created=True', 'Running=True']);
@@ -90,10 +110,13 @@ describe('TFJob cleanup, suspend and scaling', () => {
     const pods = await waitForPods(ns, 'recreate', 3);
     const victim = pods.find((p) => p.metadata?.name === 'recreate-worker-1')!;
     await coreApi().deleteNamespacedPod({ name: 'recreate-worker-1', namespace: ns });
-    await eventually(async () => {
-      const p = (await jobPods(ns, 'recreate')).find((x) => x.metadata?.name === 'recreate-worker-1');
-      return p !== undefined && p.metadata?.uid !== victim.metadata?.uid && p.status?.phase === 'Running';
-    }, { what: 'worker-1 recreated' });
+    await eventually(
+      async () => {
+        const p = (await jobPods(ns, 'recreate')).find((x) => x.metadata?.name === 'recreate-worker-1');
+        return p !== undefined && p.metadata?.uid !== victim.metadata?.uid && p.status?.phase === 'Running';
+      },
+      { what: 'worker-1 recreated' },
+    );
     const job = await getTFJob(ns, 'recreate');
     expect(job.status?.conditions?.some((c) => c.type === 'Failed')).toBe(false);
   });

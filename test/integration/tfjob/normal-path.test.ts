@@ -6,7 +6,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operator } from '../../../src/operator/manager.ts';
 import { createNamespace, deleteNamespace, eventually, exitPod } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
-import { coreApi, conditionTypes, createTFJob, eventReasons, getTFJob, jobPods, tfjob, waitForCondition, waitForPods } from '../../support/tfjob.ts';
+import {
+  coreApi,
+  conditionTypes,
+  createTFJob,
+  eventReasons,
+  getTFJob,
+  jobPods,
+  tfjob,
+  waitForCondition,
+  waitForPods,
+} from '../../support/tfjob.ts';
 
 describe('TFJob normal path (tf-operator compatible mode)', () => {
   let ns: string;
@@ -69,10 +79,13 @@ describe('TFJob normal path (tf-operator compatible mode)', () => {
     expect(done.status?.conditions?.[2]).toMatchObject({ reason: 'TFJobSucceeded', message: `TFJob ${ns}/dist successfully completed.` });
     expect(done.status?.completionTime).toBeDefined();
     // cleanPodPolicy defaults to None: every pod stays; active counts fold into succeeded.
-    await eventually(async () => {
-      const job = await getTFJob(ns, 'dist');
-      return job.status?.replicaStatuses?.Worker?.succeeded === 2 && job.status.replicaStatuses.PS?.succeeded === 1;
-    }, { what: 'active folded into succeeded' });
+    await eventually(
+      async () => {
+        const job = await getTFJob(ns, 'dist');
+        return job.status?.replicaStatuses?.Worker?.succeeded === 2 && job.status.replicaStatuses.PS?.succeeded === 1;
+      },
+      { what: 'active folded into succeeded' },
+    );
     expect(await jobPods(ns, 'dist')).toHaveLength(3);
     const reasons = await eventReasons(ns, 'dist');
     expect(reasons).toEqual(expect.arrayContaining(['SuccessfulCreatePod', 'SuccessfulCreateService', 'TFJobSucceeded', 'ExitedWithCode']));

@@ -4,7 +4,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operator } from '../../../src/operator/manager.ts';
 import { apiStatus, createNamespace, deleteNamespace, eventually, exitPod } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
-import { conditionTypes, createTFJob, eventReasons, getTFJob, jobPods, recordConditions, tfjob, waitForCondition, waitForPods } from '../../support/tfjob.ts';
+import {
+  conditionTypes,
+  createTFJob,
+  eventReasons,
+  getTFJob,
+  jobPods,
+  recordConditions,
+  tfjob,
+  waitForCondition,
+  waitForPods,
+} from '../../support/tfjob.ts';
 
 describe('TFJob restart policies and run-policy limits', () => {
   let ns: string;
@@ -19,13 +29,15 @@ describe('TFJob restart policies and run-policy limits', () => {
     await deleteNamespace(ns);
   });
 
-  it('Never: a failed worker fails the job with tf-operator\'s message', async () => {
+  it("Never: a failed worker fails the job with tf-operator's message", async () => {
     await createTFJob(ns, tfjob('never', { Worker: 2 }, { restartPolicy: 'Never' }));
     await waitForPods(ns, 'never', 2);
     await exitPod(ns, 'never-worker-1', 1);
     const failed = await waitForCondition(ns, 'never', 'Failed');
     expect(failed.status?.conditions?.at(-1)).toMatchObject({
-      type: 'Failed', reason: 'TFJobFailed', message: `TFJob ${ns}/never has failed because 1 Worker replica(s) failed.`,
+      type: 'Failed',
+      reason: 'TFJobFailed',
+      message: `TFJob ${ns}/never has failed because 1 Worker replica(s) failed.`,
     });
     expect(conditionTypes(failed)).toEqual(['Created=True', 'Running=False', 'Failed=True']);
     expect(failed.status?.replicaStatuses?.Worker).toMatchObject({ active: 1, failed: 1 });
@@ -35,7 +47,12 @@ describe('TFJob restart policies and run-policy limits', () => {
     await createTFJob(ns, tfjob('onfailure', { Worker: 1, PS: 1 }, { restartPolicy: 'OnFailure' }));
     await waitForPods(ns, 'onfailure', 2);
     await exitPod(ns, 'onfailure-worker-0', 3);
-    await eventually(async () => (await jobPods(ns, 'onfailure')).find((p) => p.metadata?.name === 'onfailure-worker-0')?.status?.containerStatuses?.[0]?.restartCount === 1, { what: 'in-place restart' });
+    await eventually(
+      async () =>
+        (await jobPods(ns, 'onfailure')).find((p) => p.metadata?.name === 'onfailure-worker-0')?.status?.containerStatuses?.[0]
+          ?.restartCount === 1,
+      { what: 'in-place restart' },
+    );
     const job = await getTFJob(ns, 'onfailure');
     expect(conditionTypes(job)).toEqual(['Created=True', 'Running=True']);
     await exitPod(ns, 'onfailure-worker-0', 0);
@@ -50,10 +67,13 @@ describe('TFJob restart policies and run-policy limits', () => {
     const recorder = await recordConditions(ns, 'exitcode');
     await exitPod(ns, 'exitcode-worker-1', 130);
     // Same name, new pod.
-    await eventually(async () => {
-      const pod = (await jobPods(ns, 'exitcode')).find((p) => p.metadata?.name === 'exitcode-worker-1');
-      return pod !== undefined && pod.metadata?.uid !== uid && pod.status?.phase === 'Running';
-    }, { what: 'worker-1 recreated' });
+    await eventually(
+      async () => {
+        const pod = (await jobPods(ns, 'exitcode')).find((p) => p.metadata?.name === 'exitcode-worker-1');
+        return pod !== undefined && pod.metadata?.uid !== uid && pod.status?.phase === 'Running';
+      },
+      { what: 'worker-1 recreated' },
+    );
     await waitForCondition(ns, 'exitcode', 'Running');
     recorder.stop();
     // Restarting replaced Running while the pod was recreated, then Running replaced Restarting.
@@ -68,7 +88,10 @@ describe('TFJob restart policies and run-policy limits', () => {
   });
 
   it('backoffLimit: container restarts beyond the limit fail the job', async () => {
-    await createTFJob(ns, tfjob('backoff', { Worker: 1 }, { restartPolicy: 'OnFailure', runPolicy: { backoffLimit: 1, cleanPodPolicy: 'All' } }));
+    await createTFJob(
+      ns,
+      tfjob('backoff', { Worker: 1 }, { restartPolicy: 'OnFailure', runPolicy: { backoffLimit: 1, cleanPodPolicy: 'All' } }),
+    );
     await waitForPods(ns, 'backoff', 1);
     await exitPod(ns, 'backoff-worker-0', 2);
     const failed = await waitForCondition(ns, 'backoff', 'Failed');
@@ -92,13 +115,16 @@ describe('TFJob restart policies and run-policy limits', () => {
     await waitForPods(ns, 'ttl', 1);
     await exitPod(ns, 'ttl-worker-0', 0);
     await waitForCondition(ns, 'ttl', 'Succeeded');
-    await eventually(async () => {
-      try {
-        await getTFJob(ns, 'ttl');
-        return false;
-      } catch (err) {
-        return apiStatus(err) === 404;
-      }
-    }, { what: 'TFJob deleted by TTL', timeoutMs: 20_000 });
+    await eventually(
+      async () => {
+        try {
+          await getTFJob(ns, 'ttl');
+          return false;
+        } catch (err) {
+          return apiStatus(err) === 404;
+        }
+      },
+      { what: 'TFJob deleted by TTL', timeoutMs: 20_000 },
+    );
   });
 });

@@ -120,8 +120,15 @@ describe('our CRD schema is a superset of v1.8.1', () => {
   });
 
   it('keeps the upstream queue immutability rule', () => {
-    const queue = obj(obj(obj(obj(obj(obj(obj(obj(crdSchema(OUR_CRD_PATH).properties)?.spec)?.properties)?.runPolicy)?.properties)?.schedulingPolicy)?.properties)?.queue);
-    expect(queue?.['x-kubernetes-validations']).toEqual([{ message: 'spec.runPolicy.schedulingPolicy.queue is immutable', rule: 'self == oldSelf' }]);
+    const queue = obj(
+      obj(
+        obj(obj(obj(obj(obj(obj(crdSchema(OUR_CRD_PATH).properties)?.spec)?.properties)?.runPolicy)?.properties)?.schedulingPolicy)
+          ?.properties,
+      )?.queue,
+    );
+    expect(queue?.['x-kubernetes-validations']).toEqual([
+      { message: 'spec.runPolicy.schedulingPolicy.queue is immutable', rule: 'self == oldSelf' },
+    ]);
   });
 
   it('adds exactly the documented new fields', () => {

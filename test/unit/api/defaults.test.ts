@@ -40,7 +40,13 @@ describe('TestSetDefaultTFJob (compat §1.3)', () => {
   });
 
   it('adds tfjob-port 2222 (no protocol) to the tensorflow container when missing', () => {
-    const d = applyDefaults(job({ tfReplicaSpecs: { Worker: { template: { spec: { containers: [container({ ports: [{ name: 'metrics', containerPort: 9090 }] })] } } } } }));
+    const d = applyDefaults(
+      job({
+        tfReplicaSpecs: {
+          Worker: { template: { spec: { containers: [container({ ports: [{ name: 'metrics', containerPort: 9090 }] })] } } },
+        },
+      }),
+    );
     expect(d.spec.tfReplicaSpecs.Worker?.template.spec?.containers[0]?.ports).toEqual([
       { name: 'metrics', containerPort: 9090 },
       { name: 'tfjob-port', containerPort: 2222 },
@@ -48,12 +54,33 @@ describe('TestSetDefaultTFJob (compat §1.3)', () => {
   });
 
   it('keeps an existing tfjob-port', () => {
-    const d = applyDefaults(job({ tfReplicaSpecs: { Worker: { template: { spec: { containers: [container({ ports: [{ name: 'tfjob-port', containerPort: 3333 }] })] } } } } }));
+    const d = applyDefaults(
+      job({
+        tfReplicaSpecs: {
+          Worker: { template: { spec: { containers: [container({ ports: [{ name: 'tfjob-port', containerPort: 3333 }] })] } } },
+        },
+      }),
+    );
     expect(d.spec.tfReplicaSpecs.Worker?.template.spec?.containers[0]?.ports).toEqual([{ name: 'tfjob-port', containerPort: 3333 }]);
   });
 
   it('without a tensorflow container the port goes to container 0', () => {
-    const d = applyDefaults(job({ tfReplicaSpecs: { Worker: { template: { spec: { containers: [{ name: 'main', image: 'x' }, { name: 'side', image: 'y' }] } } } } }));
+    const d = applyDefaults(
+      job({
+        tfReplicaSpecs: {
+          Worker: {
+            template: {
+              spec: {
+                containers: [
+                  { name: 'main', image: 'x' },
+                  { name: 'side', image: 'y' },
+                ],
+              },
+            },
+          },
+        },
+      }),
+    );
     const containers = d.spec.tfReplicaSpecs.Worker?.template.spec?.containers;
     expect(containers?.[0]?.ports).toEqual([{ name: 'tfjob-port', containerPort: 2222 }]);
     expect(containers?.[1]?.ports).toBeUndefined();

@@ -10,7 +10,12 @@ const tf = { name: 'tensorflow', image: 'tf' };
 function job(spec: Record<string, unknown>, annotations?: Record<string, string>, workerReplicas?: number, workerKey = 'Worker'): TFJob {
   const parsed = parseTFJob({
     metadata: { name: 'e', ...(annotations ? { annotations } : {}) },
-    spec: { tfReplicaSpecs: { [workerKey]: { ...(workerReplicas === undefined ? {} : { replicas: workerReplicas }), template: { spec: { containers: [tf] } } } }, ...spec },
+    spec: {
+      tfReplicaSpecs: {
+        [workerKey]: { ...(workerReplicas === undefined ? {} : { replicas: workerReplicas }), template: { spec: { containers: [tf] } } },
+      },
+      ...spec,
+    },
   });
   if (!parsed.ok) throw new Error(parsed.message);
   return parsed.job;
@@ -25,7 +30,10 @@ describe('elastic bounds (docs/tfjob-extensions.md)', () => {
   });
 
   it('explicit bounds', () => {
-    expect(resolveElastic(job({ elasticPolicy: { minReplicas: 2, maxReplicas: 6 } }, undefined, 4))).toMatchObject({ elastic: true, bounds: { min: 2, max: 6 } });
+    expect(resolveElastic(job({ elasticPolicy: { minReplicas: 2, maxReplicas: 6 } }, undefined, 4))).toMatchObject({
+      elastic: true,
+      bounds: { min: 2, max: 6 },
+    });
   });
 
   it('min defaults to 1, max to max(min, Worker.replicas)', () => {
@@ -36,11 +44,17 @@ describe('elastic bounds (docs/tfjob-extensions.md)', () => {
 
   it('annotations for the upstream CRD; the spec wins field by field', () => {
     expect(resolveElastic(job({}, { [MIN]: '2', [MAX]: '8' }, 2))).toMatchObject({ elastic: true, bounds: { min: 2, max: 8 } });
-    expect(resolveElastic(job({ elasticPolicy: { minReplicas: 3 } }, { [MIN]: '1', [MAX]: '5' }))).toMatchObject({ bounds: { min: 3, max: 5 } });
+    expect(resolveElastic(job({ elasticPolicy: { minReplicas: 3 } }, { [MIN]: '1', [MAX]: '5' }))).toMatchObject({
+      bounds: { min: 3, max: 5 },
+    });
   });
 
   it('a lowercase worker key still counts as the Worker type', () => {
-    expect(resolveElastic(job({ elasticPolicy: {} }, undefined, 5, 'worker'))).toMatchObject({ elastic: true, bounds: { min: 1, max: 5 }, errors: [] });
+    expect(resolveElastic(job({ elasticPolicy: {} }, undefined, 5, 'worker'))).toMatchObject({
+      elastic: true,
+      bounds: { min: 1, max: 5 },
+      errors: [],
+    });
   });
 
   it('reports bad bounds by field', () => {
@@ -57,9 +71,14 @@ describe('elastic bounds (docs/tfjob-extensions.md)', () => {
   });
 
   it('elastic without a Worker type is an error', () => {
-    const parsed = parseTFJob({ metadata: { name: 'e' }, spec: { elasticPolicy: { maxReplicas: 2 }, tfReplicaSpecs: { Chief: { template: { spec: { containers: [tf] } } } } } });
+    const parsed = parseTFJob({
+      metadata: { name: 'e' },
+      spec: { elasticPolicy: { maxReplicas: 2 }, tfReplicaSpecs: { Chief: { template: { spec: { containers: [tf] } } } } },
+    });
     if (!parsed.ok) throw new Error(parsed.message);
-    expect(resolveElastic(parsed.job).errors.map(formatFieldError)).toEqual(['spec.elasticPolicy: Invalid value: requires a Worker entry in spec.tfReplicaSpecs']);
+    expect(resolveElastic(parsed.job).errors.map(formatFieldError)).toEqual([
+      'spec.elasticPolicy: Invalid value: requires a Worker entry in spec.tfReplicaSpecs',
+    ]);
   });
 });
 

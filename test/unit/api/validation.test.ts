@@ -86,7 +86,14 @@ describe('our additional checks', () => {
   });
 
   it('negative replicas and unknown policies', () => {
-    expect(errorsOf(jobWith({ Worker: { ...worker(), replicas: -2, restartPolicy: 'Sometimes' } }, 'x', { successPolicy: 'Most', runPolicy: { cleanPodPolicy: 'Finished' } }))).toEqual([
+    expect(
+      errorsOf(
+        jobWith({ Worker: { ...worker(), replicas: -2, restartPolicy: 'Sometimes' } }, 'x', {
+          successPolicy: 'Most',
+          runPolicy: { cleanPodPolicy: 'Finished' },
+        }),
+      ),
+    ).toEqual([
       'spec.tfReplicaSpecs.Worker.replicas: Invalid value: -2: spec.tfReplicaSpecs.Worker.replicas in body should be greater than or equal to 0',
       'spec.tfReplicaSpecs.Worker.restartPolicy: Unsupported value: "Sometimes": supported values: "", "Always", "OnFailure", "Never", "ExitCode"',
       'spec.runPolicy.cleanPodPolicy: Unsupported value: "Finished": supported values: "", "All", "Running", "None"',
@@ -95,19 +102,28 @@ describe('our additional checks', () => {
   });
 
   it('zero replicas and the empty-string policies are fine', () => {
-    expect(errorsOf(jobWith({ Worker: { ...worker(), replicas: 0, restartPolicy: '' } }, 'x', { successPolicy: '', runPolicy: { cleanPodPolicy: '' } }))).toEqual([]);
+    expect(
+      errorsOf(
+        jobWith({ Worker: { ...worker(), replicas: 0, restartPolicy: '' } }, 'x', { successPolicy: '', runPolicy: { cleanPodPolicy: '' } }),
+      ),
+    ).toEqual([]);
   });
 
   it('aggregates like Go: one error as is, several in brackets, duplicates once', () => {
     const one = [{ type: 'Required' as const, field: 'a' }];
     expect(aggregateFieldErrors(one)).toBe('a: Required value');
-    expect(aggregateFieldErrors([...one, ...one, { type: 'Forbidden', field: 'b', detail: 'no' }])).toBe('[a: Required value, b: Forbidden: no]');
+    expect(aggregateFieldErrors([...one, ...one, { type: 'Forbidden', field: 'b', detail: 'no' }])).toBe(
+      '[a: Required value, b: Forbidden: no]',
+    );
   });
 });
 
 describe('parse errors name the field', () => {
   it('reports the path in apiserver notation', () => {
-    const parsed = parseTFJob({ metadata: { name: 'x' }, spec: { tfReplicaSpecs: { Worker: { replicas: 'two' } }, runPolicy: { suspend: 'yes' } } });
+    const parsed = parseTFJob({
+      metadata: { name: 'x' },
+      spec: { tfReplicaSpecs: { Worker: { replicas: 'two' } }, runPolicy: { suspend: 'yes' } },
+    });
     expect(parsed.ok).toBe(false);
     if (!parsed.ok) {
       expect(parsed.message).toContain('spec.tfReplicaSpecs[Worker].replicas: expected');
@@ -121,7 +137,10 @@ describe('parse errors name the field', () => {
   });
 
   it('accepts JSON nulls as absent fields', () => {
-    const parsed = parseTFJob({ metadata: { name: 'x' }, spec: { runPolicy: null, tfReplicaSpecs: { Worker: { replicas: null, template: { spec: { containers: [tf] } } } } } });
+    const parsed = parseTFJob({
+      metadata: { name: 'x' },
+      spec: { runPolicy: null, tfReplicaSpecs: { Worker: { replicas: null, template: { spec: { containers: [tf] } } } } },
+    });
     expect(parsed.ok).toBe(true);
   });
 });

@@ -48,12 +48,25 @@ describe('config/grafana dashboard', () => {
     expect(used.filter((n) => !names.has(n))).toEqual([]);
   });
 
-  it('covers tf-operator\'s job counters, ours, reconcile, work queue and leader metrics', async () => {
+  it("covers tf-operator's job counters, ours, reconcile, work queue and leader metrics", async () => {
     const used = new Set(exprs.flatMap(metricsIn).map((n) => n.replace(/_(bucket|sum|count)$/, '')));
-    const ours = (await metricFamilies()).map((f) => f.name).filter((n) => n.startsWith('training_operator_') || n.startsWith('tfjob_operator_'));
+    const ours = (await metricFamilies())
+      .map((f) => f.name)
+      .filter((n) => n.startsWith('training_operator_') || n.startsWith('tfjob_operator_'));
     expect(ours.length).toBeGreaterThan(10);
     expect(ours.filter((n) => !used.has(n))).toEqual([]);
-    for (const n of ['controller_runtime_reconcile_total', 'controller_runtime_reconcile_errors_total', 'controller_runtime_reconcile_time_seconds', 'workqueue_depth', 'workqueue_adds_total', 'workqueue_retries_total', 'workqueue_queue_duration_seconds', 'workqueue_work_duration_seconds', 'leader_election_master_status', 'rest_client_requests_total']) {
+    for (const n of [
+      'controller_runtime_reconcile_total',
+      'controller_runtime_reconcile_errors_total',
+      'controller_runtime_reconcile_time_seconds',
+      'workqueue_depth',
+      'workqueue_adds_total',
+      'workqueue_retries_total',
+      'workqueue_queue_duration_seconds',
+      'workqueue_work_duration_seconds',
+      'leader_election_master_status',
+      'rest_client_requests_total',
+    ]) {
       expect(used.has(n), n).toBe(true);
     }
   });

@@ -13,7 +13,10 @@ describe('install artefacts', () => {
 
   it('the Dockerfile copies only files that exist and that .dockerignore lets through', () => {
     const dockerfile = read('Dockerfile');
-    const allowed = read('.dockerignore').split('\n').filter((l) => l.startsWith('!')).map((l) => l.slice(1).replace(/\/$/, ''));
+    const allowed = read('.dockerignore')
+      .split('\n')
+      .filter((l) => l.startsWith('!'))
+      .map((l) => l.slice(1).replace(/\/$/, ''));
     const sources = [...dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => m[1]!.split(/\s+/));
     expect(sources.length).toBeGreaterThan(0);
     for (const s of sources) {

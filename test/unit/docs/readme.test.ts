@@ -29,7 +29,9 @@ describe('README generated tables', () => {
     expect(configTable()).toContain('ours \\| kod2 \\| tf-operator');
     expect(() => replaceBlock('no markers here', 'configuration', 'x')).toThrow(/markers for "configuration" not found/);
     const text = 'a\n<!-- BEGIN GENERATED: t (hack/gen-config-docs.ts) -->\nold\n<!-- END GENERATED: t -->\nb';
-    expect(replaceBlock(text, 't', 'new')).toBe('a\n<!-- BEGIN GENERATED: t (hack/gen-config-docs.ts) -->\nnew\n<!-- END GENERATED: t -->\nb');
+    expect(replaceBlock(text, 't', 'new')).toBe(
+      'a\n<!-- BEGIN GENERATED: t (hack/gen-config-docs.ts) -->\nnew\n<!-- END GENERATED: t -->\nb',
+    );
   });
 
   it('has a sample TFJob that the operator accepts, elastic from 1 to 4 workers', () => {

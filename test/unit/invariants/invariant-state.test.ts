@@ -7,13 +7,34 @@ import { rng } from '../../support/prng.ts';
 
 const JOB_UID = 'job-uid-1';
 
-function job(rv: number, opts: { finished?: 'Succeeded' | 'Failed'; cleanPodPolicy?: string; suspend?: boolean; deleting?: boolean; workers?: number; enqueueTime?: string; name?: string; uid?: string } = {}): TFJobLike {
+function job(
+  rv: number,
+  opts: {
+    finished?: 'Succeeded' | 'Failed';
+    cleanPodPolicy?: string;
+    suspend?: boolean;
+    deleting?: boolean;
+    workers?: number;
+    enqueueTime?: string;
+    name?: string;
+    uid?: string;
+  } = {},
+): TFJobLike {
   return {
     apiVersion: 'kubeflow.org/v1',
     kind: 'TFJob',
-    metadata: { name: opts.name ?? 'j', namespace: 'ns', uid: opts.uid ?? JOB_UID, resourceVersion: String(rv), ...(opts.deleting === true ? { deletionTimestamp: new Date() } : {}) },
+    metadata: {
+      name: opts.name ?? 'j',
+      namespace: 'ns',
+      uid: opts.uid ?? JOB_UID,
+      resourceVersion: String(rv),
+      ...(opts.deleting === true ? { deletionTimestamp: new Date() } : {}),
+    },
     spec: {
-      runPolicy: { ...(opts.cleanPodPolicy === undefined ? {} : { cleanPodPolicy: opts.cleanPodPolicy }), ...(opts.suspend === undefined ? {} : { suspend: opts.suspend }) },
+      runPolicy: {
+        ...(opts.cleanPodPolicy === undefined ? {} : { cleanPodPolicy: opts.cleanPodPolicy }),
+        ...(opts.suspend === undefined ? {} : { suspend: opts.suspend }),
+      },
       tfReplicaSpecs: { Worker: { replicas: opts.workers ?? 2 } },
     },
     status: {
@@ -23,7 +44,20 @@ function job(rv: number, opts: { finished?: 'Succeeded' | 'Failed'; cleanPodPoli
   };
 }
 
-function pod(name: string, rv: number, opts: { index?: number; phase?: string; node?: string; cpu?: string; terminating?: boolean; removal?: string; ownerUid?: string; job?: string } = {}): V1Pod {
+function pod(
+  name: string,
+  rv: number,
+  opts: {
+    index?: number;
+    phase?: string;
+    node?: string;
+    cpu?: string;
+    terminating?: boolean;
+    removal?: string;
+    ownerUid?: string;
+    job?: string;
+  } = {},
+): V1Pod {
   return {
     metadata: {
       name,
@@ -37,10 +71,15 @@ function pod(name: string, rv: number, opts: { index?: number; phase?: string; n
         'training.kubeflow.org/replica-index': String(opts.index ?? 0),
       },
       ...(opts.removal === undefined ? {} : { annotations: { 'tfjob-operator.kubeflow.org/removal': opts.removal } }),
-      ownerReferences: [{ apiVersion: 'kubeflow.org/v1', kind: 'TFJob', name: opts.job ?? 'j', uid: opts.ownerUid ?? JOB_UID, controller: true }],
+      ownerReferences: [
+        { apiVersion: 'kubeflow.org/v1', kind: 'TFJob', name: opts.job ?? 'j', uid: opts.ownerUid ?? JOB_UID, controller: true },
+      ],
       ...(opts.terminating === true ? { deletionTimestamp: new Date() } : {}),
     },
-    spec: { ...(opts.node === undefined ? {} : { nodeName: opts.node }), containers: [{ name: 'tensorflow', ...(opts.cpu === undefined ? {} : { resources: { requests: { cpu: opts.cpu } } }) }] },
+    spec: {
+      ...(opts.node === undefined ? {} : { nodeName: opts.node }),
+      containers: [{ name: 'tensorflow', ...(opts.cpu === undefined ? {} : { resources: { requests: { cpu: opts.cpu } } }) }],
+    },
     status: { phase: opts.phase ?? 'Running' },
   };
 }
@@ -52,7 +91,11 @@ function service(name: string, rv: number): V1Service {
       name,
       namespace: 'ns',
       resourceVersion: String(rv),
-      labels: { 'training.kubeflow.org/operator-name': 'tfjob-controller', 'training.kubeflow.org/replica-type': 'worker', 'training.kubeflow.org/replica-index': name.split('-').at(-1) ?? '0' },
+      labels: {
+        'training.kubeflow.org/operator-name': 'tfjob-controller',
+        'training.kubeflow.org/replica-type': 'worker',
+        'training.kubeflow.org/replica-index': name.split('-').at(-1) ?? '0',
+      },
       ownerReferences: [{ apiVersion: 'kubeflow.org/v1', kind: 'TFJob', name: 'j', uid: JOB_UID, controller: true }],
     },
   };
@@ -151,7 +194,13 @@ describe('InvariantState: deletions', () => {
     deleteAt(s, pod('gc', 10), 32);
     s.evaluate();
     expect(kinds(s)).toEqual([]);
-    expect(s.counts.byReason).toEqual({ 'pod:scale-down': 1, 'pod:injected': 1, 'pod:node-lost': 1, 'pod:suspend': 1, 'pod:job-deleted': 1 });
+    expect(s.counts.byReason).toEqual({
+      'pod:scale-down': 1,
+      'pod:injected': 1,
+      'pod:node-lost': 1,
+      'pod:suspend': 1,
+      'pod:job-deleted': 1,
+    });
     // An allowance is used up by one deletion, and explains none seen before it was given.
     const t = new InvariantState();
     t.onJob('ADDED', job(5));
@@ -160,7 +209,10 @@ describe('InvariantState: deletions', () => {
     t.onPod('DELETED', pod('by-hand', 8), 300);
     t.onPod('DELETED', pod('by-hand', 12), 400);
     t.evaluate();
-    expect(t.violations.map((v) => v.message.split(' ').slice(0, 6).join(' '))).toEqual(['pod by-hand deleted at rv 3', 'pod by-hand deleted at rv 12']);
+    expect(t.violations.map((v) => v.message.split(' ').slice(0, 6).join(' '))).toEqual([
+      'pod by-hand deleted at rv 3',
+      'pod by-hand deleted at rv 12',
+    ]);
     expect(t.counts.byReason).toEqual({ 'pod:injected': 1 });
   });
 
@@ -181,7 +233,7 @@ describe('InvariantState: deletions', () => {
     expect(s.counts.byReason).toMatchObject({ 'service:scale-in': 1, 'pod:scale-in': 1, 'pod:restart': 1 });
   });
 
-  it('accepts the service of an elastic job\'s lost worker going when the job shrinks instead of replacing it', () => {
+  it("accepts the service of an elastic job's lost worker going when the job shrinks instead of replacing it", () => {
     const s = new InvariantState();
     const elastic = { ...job(5, { workers: 4 }), spec: { ...job(5).spec, elasticPolicy: { maxReplicas: 4 } } };
     s.onJob('ADDED', elastic);
@@ -229,8 +281,11 @@ describe('InvariantState: gaps of the monitor itself', () => {
 });
 
 describe('InvariantState: cordoned and tainted nodes', () => {
-  const tainted = (name: string, taints: V1Taint[], unschedulable = false): V1Node =>
-    ({ metadata: { name }, spec: { unschedulable, taints }, status: { allocatable: { cpu: '8', pods: '110' } } });
+  const tainted = (name: string, taints: V1Taint[], unschedulable = false): V1Node => ({
+    metadata: { name },
+    spec: { unschedulable, taints },
+    status: { allocatable: { cpu: '8', pods: '110' } },
+  });
 
   it('flags a pod created on a node cordoned (or tainted) for longer than the grace period', () => {
     const s = new InvariantState();
@@ -312,11 +367,20 @@ describe('InvariantState: nodes and queue state', () => {
     const s = new InvariantState();
     const end = s.checkEnd({
       jobs: [job(1, { finished: 'Succeeded' }), job(2, { uid: 'u2', name: 'slow' })],
-      pods: [{ ...pod('ok', 1), kind: 'Pod' }, { ...pod('orphan', 2, { ownerUid: 'gone' }), kind: 'Pod' }, { metadata: { name: 'not-ours' } }],
+      pods: [
+        { ...pod('ok', 1), kind: 'Pod' },
+        { ...pod('orphan', 2, { ownerUid: 'gone' }), kind: 'Pod' },
+        { metadata: { name: 'not-ours' } },
+      ],
       services: [service('svc-ok', 3)],
     });
-    expect(end.map((v) => `${v.kind}: ${v.message.split(' ').slice(0, 2).join(' ')}`)).toEqual(['orphan: Pod orphan', 'not-terminal: slow is']);
-    expect(s.checkEnd({ jobs: [job(2, { uid: 'u2', name: 'slow' })], pods: [], services: [] }, { expectFinished: () => false })).toEqual([]);
+    expect(end.map((v) => `${v.kind}: ${v.message.split(' ').slice(0, 2).join(' ')}`)).toEqual([
+      'orphan: Pod orphan',
+      'not-terminal: slow is',
+    ]);
+    expect(s.checkEnd({ jobs: [job(2, { uid: 'u2', name: 'slow' })], pods: [], services: [] }, { expectFinished: () => false })).toEqual(
+      [],
+    );
   });
 });
 

@@ -13,14 +13,26 @@ describe('an interrupted removal (api-errors.test.ts: the mark applied, the dele
     const job = newTFJob(4, 0, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 4 } } });
     // worker-3 was marked for preemption; the delete that should have followed never happened.
     const world = [...pods('Worker', 3, 'Running'), newPod('Worker', 3, { phase: 'Running', removal: 'preemption' })];
-    const r = reconcileTFJob({ job, pods: world, services: services('Worker', 4), now: at(0), scheduling: { admitted: true, workers: 3, status: { queue: 'Running' } } });
+    const r = reconcileTFJob({
+      job,
+      pods: world,
+      services: services('Worker', 4),
+      now: at(0),
+      scheduling: { admitted: true, workers: 3, status: { queue: 'Running' } },
+    });
     expect(deletedPods(r.actions)).toEqual(['test-tfjob-worker-3']);
   });
 
   it('leaves a marked pod alone once it is being deleted', () => {
     const job = newTFJob(4, 0, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 4 } } });
     const world = [...pods('Worker', 3, 'Running'), newPod('Worker', 3, { phase: 'Running', removal: 'preemption', deleting: true })];
-    const r = reconcileTFJob({ job, pods: world, services: services('Worker', 3), now: at(0), scheduling: { admitted: true, workers: 3, status: { queue: 'Running' } } });
+    const r = reconcileTFJob({
+      job,
+      pods: world,
+      services: services('Worker', 3),
+      now: at(0),
+      scheduling: { admitted: true, workers: 3, status: { queue: 'Running' } },
+    });
     expect(deletedPods(r.actions)).toEqual([]);
   });
 });
@@ -31,7 +43,10 @@ describe('a replica waiting for a node keeps its service (conflicting-writers.te
     // worker-1 was deleted by hand; the scheduler has not placed its replacement yet.
     const world = [newPod('Worker', 0, { phase: 'Running' }), newPod('PS', 0, { phase: 'Running' })];
     const r = reconcileTFJob({
-      job, pods: world, services: [...services('Worker', 2), newService('PS', 0)], now: at(0),
+      job,
+      pods: world,
+      services: [...services('Worker', 2), newService('PS', 0)],
+      now: at(0),
       scheduling: { admitted: true, placements: {}, requirePlacement: true, status: { queue: 'Running' } },
     });
     expect(r.actions.filter((a) => a.kind === 'createPod')).toEqual([]);
@@ -40,9 +55,16 @@ describe('a replica waiting for a node keeps its service (conflicting-writers.te
 
   it('elastic workers: the same while the replacement worker waits for a node', () => {
     const job = newTFJob(3, 1, { restartPolicy: 'OnFailure', spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 3 } } });
-    const world = [newPod('Worker', 0, { phase: 'Running' }), newPod('Worker', 2, { phase: 'Running' }), newPod('PS', 0, { phase: 'Running' })];
+    const world = [
+      newPod('Worker', 0, { phase: 'Running' }),
+      newPod('Worker', 2, { phase: 'Running' }),
+      newPod('PS', 0, { phase: 'Running' }),
+    ];
     const r = reconcileTFJob({
-      job, pods: world, services: [...services('Worker', 3), newService('PS', 0)], now: at(0),
+      job,
+      pods: world,
+      services: [...services('Worker', 3), newService('PS', 0)],
+      now: at(0),
       scheduling: { admitted: true, workers: 3, placements: {}, workerNodes: [], requirePlacement: true, status: { queue: 'Running' } },
     });
     expect(deletedServices(r.actions)).toEqual([]);
@@ -51,7 +73,10 @@ describe('a replica waiting for a node keeps its service (conflicting-writers.te
   it('a scale-in still deletes the services of the workers it removes', () => {
     const job = newTFJob(3, 0, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 3 } } });
     const r = reconcileTFJob({
-      job, pods: pods('Worker', 3, 'Running'), services: services('Worker', 3), now: at(0),
+      job,
+      pods: pods('Worker', 3, 'Running'),
+      services: services('Worker', 3),
+      now: at(0),
       scheduling: { admitted: true, workers: 1, placements: {}, workerNodes: [], requirePlacement: true, status: { queue: 'Running' } },
     });
     expect(deletedServices(r.actions).sort()).toEqual(['test-tfjob-worker-1', 'test-tfjob-worker-2']);
@@ -64,17 +89,41 @@ describe('an elastic job with an absurd Worker.replicas (bad-input corpus: the o
     const view = buildJobView(asTFJob(job), applyDefaults(asTFJob(job)), {});
     const worker = view.layout.replicaSpecs.Worker!;
     // Any read of Worker.replicas would build an address per replica: 2^31 strings.
-    const guarded = { ...view.layout, replicaSpecs: { ...view.layout.replicaSpecs, Worker: { ...worker, get replicas(): number { throw new Error('Worker.replicas read'); } } } };
+    const guarded = {
+      ...view.layout,
+      replicaSpecs: {
+        ...view.layout.replicaSpecs,
+        Worker: {
+          ...worker,
+          get replicas(): number {
+            throw new Error('Worker.replicas read');
+          },
+        },
+      },
+    };
     expect(JSON.parse(sparseTfConfig(guarded, 'Worker', 5))).toEqual({
-      cluster: { worker: { 5: 'test-tfjob-worker-5.default.svc:2222' }, ps: ['test-tfjob-ps-0.default.svc:2222', 'test-tfjob-ps-1.default.svc:2222'] },
+      cluster: {
+        worker: { 5: 'test-tfjob-worker-5.default.svc:2222' },
+        ps: ['test-tfjob-ps-0.default.svc:2222', 'test-tfjob-ps-1.default.svc:2222'],
+      },
       task: { type: 'worker', index: 5 },
     });
   });
 
   it('reconciles such a job admitted with a few workers, creating just those', () => {
     const job = newTFJob(2_147_483_647, 1, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 2_147_483_647 } } });
-    const r = reconcileTFJob({ job, pods: [], services: [], now: at(0), scheduling: { admitted: true, workers: 2, status: { queue: 'Running' } } });
-    expect(r.actions.flatMap((a) => (a.kind === 'createPod' ? [a.pod.metadata?.name] : []))).toEqual(['test-tfjob-ps-0', 'test-tfjob-worker-0', 'test-tfjob-worker-1']);
+    const r = reconcileTFJob({
+      job,
+      pods: [],
+      services: [],
+      now: at(0),
+      scheduling: { admitted: true, workers: 2, status: { queue: 'Running' } },
+    });
+    expect(r.actions.flatMap((a) => (a.kind === 'createPod' ? [a.pod.metadata?.name] : []))).toEqual([
+      'test-tfjob-ps-0',
+      'test-tfjob-worker-0',
+      'test-tfjob-worker-1',
+    ]);
   });
 });
 
@@ -85,8 +134,17 @@ describe('a delete names the pod it was decided about (leader-failover.test.ts: 
   it('scale-in, restart and cleanup deletes carry the UID of the pod the reconciler saw', () => {
     const elastic = newTFJob(3, 0, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 3 } } });
     const world = pods('Worker', 3, 'Running').map((p, i) => withUid(p, `uid-w${i}`));
-    const scaleIn = reconcileTFJob({ job: elastic, pods: world, services: services('Worker', 3), now: at(0), scheduling: { admitted: true, workers: 1, status: { queue: 'Running' } } });
-    expect(deleteUids(scaleIn.actions).sort()).toEqual([['test-tfjob-worker-1', 'uid-w1'], ['test-tfjob-worker-2', 'uid-w2']]);
+    const scaleIn = reconcileTFJob({
+      job: elastic,
+      pods: world,
+      services: services('Worker', 3),
+      now: at(0),
+      scheduling: { admitted: true, workers: 1, status: { queue: 'Running' } },
+    });
+    expect(deleteUids(scaleIn.actions).sort()).toEqual([
+      ['test-tfjob-worker-1', 'uid-w1'],
+      ['test-tfjob-worker-2', 'uid-w2'],
+    ]);
 
     const restarting = newTFJob(1, 0, { restartPolicy: 'OnFailure' });
     const failed = withUid(newPod('Worker', 0, { phase: 'Failed', exitCode: 1 }), 'uid-failed');
@@ -94,7 +152,15 @@ describe('a delete names the pod it was decided about (leader-failover.test.ts: 
     expect(deleteUids(restart.actions)).toEqual([['test-tfjob-worker-0', 'uid-failed']]);
 
     const suspended = newTFJob(2, 0, { spec: { runPolicy: { suspend: true } } });
-    const suspend = reconcileTFJob({ job: suspended, pods: pods('Worker', 2, 'Running').map((p, i) => withUid(p, `uid-s${i}`)), services: services('Worker', 2), now: at(0) });
-    expect(deleteUids(suspend.actions).sort()).toEqual([['test-tfjob-worker-0', 'uid-s0'], ['test-tfjob-worker-1', 'uid-s1']]);
+    const suspend = reconcileTFJob({
+      job: suspended,
+      pods: pods('Worker', 2, 'Running').map((p, i) => withUid(p, `uid-s${i}`)),
+      services: services('Worker', 2),
+      now: at(0),
+    });
+    expect(deleteUids(suspend.actions).sort()).toEqual([
+      ['test-tfjob-worker-0', 'uid-s0'],
+      ['test-tfjob-worker-1', 'uid-s1'],
+    ]);
   });
 });

@@ -4,7 +4,16 @@ import { canonicalAmount, parseQuantity } from '../../../src/operator/scheduling
 
 describe('Kubernetes quantities', () => {
   it.each([
-    ['500m', 0.5], ['1', 1], ['1.5', 1.5], ['2k', 2000], ['1Ki', 1024], ['32Gi', 32 * 2 ** 30], ['1e3', 1000], ['1E-3', 0.001], ['.5', 0.5], ['100M', 1e8],
+    ['500m', 0.5],
+    ['1', 1],
+    ['1.5', 1.5],
+    ['2k', 2000],
+    ['1Ki', 1024],
+    ['32Gi', 32 * 2 ** 30],
+    ['1e3', 1000],
+    ['1E-3', 0.001],
+    ['.5', 0.5],
+    ['100M', 1e8],
   ])('parses %s', (text, value) => {
     expect(parseQuantity(text)).toBeCloseTo(value, 9);
   });
@@ -59,7 +68,10 @@ describe('conversion to the scheduling core model', () => {
   });
 
   it('gives containers without requests the configured defaults', () => {
-    const r = podSpecRequests({ containers: [{ name: 'tensorflow' }, { name: 'b', resources: { requests: { cpu: '2' } } }] }, { cpu: 100, memory: 1000 });
+    const r = podSpecRequests(
+      { containers: [{ name: 'tensorflow' }, { name: 'b', resources: { requests: { cpu: '2' } } }] },
+      { cpu: 100, memory: 1000 },
+    );
     expect(r).toEqual({ cpu: 2100, memory: 2000 });
   });
 
@@ -68,7 +80,13 @@ describe('conversion to the scheduling core model', () => {
       containers: [],
       nodeSelector: { disk: 'ssd' },
       tolerations: [{ key: 'gpu', operator: 'Exists', effect: 'NoSchedule' }, { operator: 'Exists' }],
-      affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] }] } } },
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] }],
+          },
+        },
+      },
     });
     expect(c).toEqual({
       nodeSelector: { disk: 'ssd' },
@@ -80,14 +98,27 @@ describe('conversion to the scheduling core model', () => {
   it('turns replica specs into fixed groups and an elastic worker group', () => {
     const tmpl = (cpu: string) => ({ spec: { containers: [{ name: 'tensorflow', resources: { requests: { cpu, memory: '1Gi' } } }] } });
     const spec = jobSpec({
-      key: 'ns/j', priority: 1000, submittedAt: 5,
-      groups: [{ type: 'PS', replicas: 1, template: tmpl('2') }, { type: 'Worker', replicas: 4, template: tmpl('1') }, { type: 'Evaluator', replicas: 0, template: tmpl('1') }],
+      key: 'ns/j',
+      priority: 1000,
+      submittedAt: 5,
+      groups: [
+        { type: 'PS', replicas: 1, template: tmpl('2') },
+        { type: 'Worker', replicas: 4, template: tmpl('1') },
+        { type: 'Evaluator', replicas: 0, template: tmpl('1') },
+      ],
       workerBounds: { min: 1, max: 4 },
       defaults: { cpu: 100, memory: 1 },
     });
     expect(spec.fixed).toEqual([{ type: 'PS', count: 1, requests: { cpu: 2000, memory: 2 ** 30 }, constraints: {} }]);
     expect(spec.workers).toMatchObject({ type: 'Worker', min: 1, max: 4, requests: { cpu: 1000 } });
-    expect(jobSpec({ key: 'ns/k', priority: 0, submittedAt: 0, groups: [{ type: 'Worker', replicas: 3, template: tmpl('1') }], defaults: { cpu: 1, memory: 1 } }).workers)
-      .toMatchObject({ min: 3, max: 3 });
+    expect(
+      jobSpec({
+        key: 'ns/k',
+        priority: 0,
+        submittedAt: 0,
+        groups: [{ type: 'Worker', replicas: 3, template: tmpl('1') }],
+        defaults: { cpu: 1, memory: 1 },
+      }).workers,
+    ).toMatchObject({ min: 3, max: 3 });
   });
 });

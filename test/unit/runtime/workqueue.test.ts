@@ -3,8 +3,12 @@ import { WorkQueue } from '../../../src/runtime/workqueue.ts';
 import { BucketRateLimiter, ExponentialFailureRateLimiter, MaxOfRateLimiter } from '../../../src/runtime/rate-limiter.ts';
 
 describe('WorkQueue', () => {
-  beforeEach(() => { vi.useFakeTimers(); });
-  afterEach(() => { vi.useRealTimers(); });
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 
   const queue = () => new WorkQueue({ now: () => Date.now(), rateLimiter: new ExponentialFailureRateLimiter(5, 1_000) });
 

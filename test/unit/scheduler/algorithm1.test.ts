@@ -7,7 +7,8 @@ import { cpu, describeReplicas, Gi, paperTestbed, running, snapshot, waiting } f
 const LIGHT = { cpu: cpu(4), memory: 8 * Gi };
 const MEDIUM = { cpu: cpu(2), memory: 4 * Gi };
 const HEAVY = { cpu: cpu(1), memory: 2 * Gi };
-const busy = (used: Record<string, number>) => Object.entries(used).map(([n, c]) => ({ key: `other/${n}`, node: n, requests: { cpu: cpu(c) } }));
+const busy = (used: Record<string, number>) =>
+  Object.entries(used).map(([n, c]) => ({ key: `other/${n}`, node: n, requests: { cpu: cpu(c) } }));
 
 describe('Algorithm 1', () => {
   it('lines 5–9: the highest-weight waiting job is placed; kod2 admits only it per pass, ours all that fit', () => {
@@ -52,7 +53,9 @@ describe('Algorithm 1', () => {
       const plan = schedule(policy, snap);
       expect(plan.weights.impossible!).toBeGreaterThan(plan.weights.ok!);
       expect(plan.admit.map((a) => a.job)).toEqual(['ok']);
-      expect(plan.waiting[0]!.reason).toContain('cannot be placed even with no other TFJob running: no node accepts PS (3 nodes: 3 nodeSelector mismatch)');
+      expect(plan.waiting[0]!.reason).toContain(
+        'cannot be placed even with no other TFJob running: no node accepts PS (3 nodes: 3 nodeSelector mismatch)',
+      );
     }
   });
 
@@ -72,7 +75,11 @@ describe('Algorithm 1', () => {
   });
 
   it('equal weights: the earlier t_j is admitted first, then the key', () => {
-    const snap = snapshot(paperTestbed(), [waiting('b', { submittedAt: 5 }), waiting('a', { submittedAt: 5 }), waiting('c', { submittedAt: 1 })]);
+    const snap = snapshot(paperTestbed(), [
+      waiting('b', { submittedAt: 5 }),
+      waiting('a', { submittedAt: 5 }),
+      waiting('c', { submittedAt: 1 }),
+    ]);
     expect(schedule('kod2', snap).admit.map((a) => a.job)).toEqual(['c']);
     expect(schedule('ours', snap).admit.map((a) => a.job)).toEqual(['c', 'a', 'b']);
   });
@@ -94,13 +101,17 @@ describe('Algorithm 1', () => {
     expect(ours.weights.big!).toBeGreaterThan(ours.weights.small!);
     expect(ours.weights.big!).toBeGreaterThan(ours.weights.R!);
     // (Scale-out then grows small on node-3, the most idle node after its PS's.)
-    expect(ours.admit.map((a) => [a.job, describeReplicas(a.replicas)])).toEqual([['small', ['PS:0@node-2', 'Worker:0@node-2', 'Worker:1@node-3']]]);
+    expect(ours.admit.map((a) => [a.job, describeReplicas(a.replicas)])).toEqual([
+      ['small', ['PS:0@node-2', 'Worker:0@node-2', 'Worker:1@node-3']],
+    ]);
     expect(ours.waiting.map((w) => w.job)).toEqual(['big']);
     // big starves: it reserves node-1, where its minimum configuration goes on an empty cluster.
     // ours still admits small, on node-2, and grows it onto node-3, never onto node-1.
     const config = resolveSchedulerConfig({ starveLimitMs: 60_000 });
     const starving = schedule('ours', snap, config);
-    expect(starving.admit.map((a) => [a.job, describeReplicas(a.replicas)])).toEqual([['small', ['PS:0@node-2', 'Worker:0@node-2', 'Worker:1@node-3']]]);
+    expect(starving.admit.map((a) => [a.job, describeReplicas(a.replicas)])).toEqual([
+      ['small', ['PS:0@node-2', 'Worker:0@node-2', 'Worker:1@node-3']],
+    ]);
     expect(starving.waiting.map((w) => [w.job, w.starving])).toEqual([['big', true]]);
     // kod2 admits nothing while its head starves.
     const kod2Starving = schedule('kod2', snap, config);
@@ -110,7 +121,11 @@ describe('Algorithm 1', () => {
 
   it('starvation raises a waiting job above every non-starving job of its class and reports it', () => {
     const config = resolveSchedulerConfig({ starveLimitMs: 10_000 });
-    const snap = snapshot(paperTestbed(), [waiting('old-light', { worker: LIGHT, submittedAt: 0 }), waiting('new-heavy', { worker: HEAVY, submittedAt: 9_000 })], { now: 10_000 });
+    const snap = snapshot(
+      paperTestbed(),
+      [waiting('old-light', { worker: LIGHT, submittedAt: 0 }), waiting('new-heavy', { worker: HEAVY, submittedAt: 9_000 })],
+      { now: 10_000 },
+    );
     const plan = schedule('kod2', snap, config);
     expect(plan.weights['old-light']).toBe(1);
     expect(plan.admit.map((a) => a.job)).toEqual(['old-light']);

@@ -46,14 +46,19 @@ describe('tf-operator baseline', () => {
     // Idle: 10 − 1 − 1 − 3 = 5 cpu: older's worker (2), then old's worker 0 (2); 1 cpu left for the
     // new job's PS (created now, so last); everything else stays Pending.
     const plan = schedule('tf-operator', snap);
-    expect(plan.bind.map((b) => `${b.job}/${b.replica.type}:${b.replica.index}@${b.replica.node ?? '-'}`)).toEqual(['older/Worker:0@only', 'old/Worker:0@only']);
+    expect(plan.bind.map((b) => `${b.job}/${b.replica.type}:${b.replica.index}@${b.replica.node ?? '-'}`)).toEqual([
+      'older/Worker:0@only',
+      'old/Worker:0@only',
+    ]);
     expect(plan.bind[0]!.replica.createdAt).toBe(50);
     expect(plan.admit.map((a) => [a.job, describeReplicas(a.replicas)])).toEqual([['new', ['PS:0@only', 'Worker:0@-']]]);
   });
 
   it('orders the scheduler queue by pod priority before creation time, and never preempts', () => {
     const nodes = [node('only', { cpu: cpu(3), memory: 64 * Gi })];
-    const snap = snapshot(nodes, [waiting('early', { submittedAt: 0, max: 1 }), waiting('vip', { submittedAt: 10, max: 1, priority: 5 })], { now: 20 });
+    const snap = snapshot(nodes, [waiting('early', { submittedAt: 0, max: 1 }), waiting('vip', { submittedAt: 10, max: 1, priority: 5 })], {
+      now: 20,
+    });
     const plan = schedule('tf-operator', snap);
     expect(plan.admit.map((a) => [a.job, describeReplicas(a.replicas)])).toEqual([
       ['vip', ['PS:0@only', 'Worker:0@only']],
@@ -74,10 +79,7 @@ describe('gang-fifo baseline', () => {
     ]);
     const plan = schedule('gang-fifo', snap, undefined);
     expect(plan.admit.map((a) => [a.job, describeReplicas(a.replicas)])).toEqual([
-      [
-        'first',
-        ['PS:0@node-1', ...[0, 1, 2, 3].map((i) => `Worker:${i}@node-1`), ...[4, 5, 6, 7].map((i) => `Worker:${i}@node-2`)].sort(),
-      ],
+      ['first', ['PS:0@node-1', ...[0, 1, 2, 3].map((i) => `Worker:${i}@node-1`), ...[4, 5, 6, 7].map((i) => `Worker:${i}@node-2`)].sort()],
     ]);
     expect(plan.waiting.map((w) => w.job)).toEqual(['second', 'third']);
     expect(plan.waiting[0]!.reason).toContain('head of the FIFO queue');

@@ -29,7 +29,11 @@ describe('cluster model', () => {
 
   it('scores a node without a pod limit by its other resources when other nodes declare one', () => {
     // An unlimited pod dimension (∞) times its zero score weight must not make the score NaN.
-    const nodes = [node('a', { cpu: cpu(4), memory: 8 * Gi, pods: 110 }), node('b', { cpu: cpu(8), memory: 8 * Gi }), node('c', { cpu: cpu(2), memory: 8 * Gi, pods: 110 })];
+    const nodes = [
+      node('a', { cpu: cpu(4), memory: 8 * Gi, pods: 110 }),
+      node('b', { cpu: cpu(8), memory: 8 * Gi }),
+      node('c', { cpu: cpu(2), memory: 8 * Gi, pods: 110 }),
+    ];
     const s = model(nodes, []).state;
     expect(Array.from(s.score).every(Number.isFinite)).toBe(true);
     expect(Array.from(s.order).map((n) => s.nodes[n]!.name)).toEqual(['b', 'a', 'c']);
@@ -58,7 +62,15 @@ describe('cluster model', () => {
     fc.assert(
       fc.property(
         fc.array(fc.integer({ min: 0, max: 16 }), { minLength: 1, maxLength: 12 }),
-        fc.array(fc.record({ node: fc.nat(), cpu: fc.integer({ min: 0, max: 8 }), mem: fc.integer({ min: 0, max: 16 }), sign: fc.constantFrom(1 as const, -1 as const) }), { maxLength: 40 }),
+        fc.array(
+          fc.record({
+            node: fc.nat(),
+            cpu: fc.integer({ min: 0, max: 8 }),
+            mem: fc.integer({ min: 0, max: 16 }),
+            sign: fc.constantFrom(1 as const, -1 as const),
+          }),
+          { maxLength: 40 },
+        ),
         (sizes, changes) => {
           const nodes = sizes.map((c, i) => node(`n${String(i).padStart(2, '0')}`, { cpu: cpu(c), memory: c * 2 * Gi }));
           const s = model(nodes, []).state;
@@ -69,7 +81,7 @@ describe('cluster model', () => {
             vec[s.dims.position('memory')!] = ch.mem * Gi;
             s.adjust(ch.node % nodes.length, vec, ch.sign);
           }
-          const expectedOrder = [...Array(nodes.length).keys()].sort((a, b) => (s.score[b]! - s.score[a]!) || a - b);
+          const expectedOrder = [...Array(nodes.length).keys()].sort((a, b) => s.score[b]! - s.score[a]! || a - b);
           expect(Array.from(s.order)).toEqual(expectedOrder);
           const max = s.maxIdle();
           for (let r = 0; r < R; r++) {

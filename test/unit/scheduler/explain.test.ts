@@ -8,7 +8,8 @@ import { minimumItems } from '../../../src/scheduler/placement.ts';
 import { DEFAULT_SCHEDULER_CONFIG } from '../../../src/scheduler/config.ts';
 import { cpu, Gi, node, paperTestbed, running, snapshot, waiting } from './helpers/builders.ts';
 
-const busy = (used: Record<string, number>) => Object.entries(used).map(([n, c]) => ({ key: `other/${n}`, node: n, requests: { cpu: cpu(c) } }));
+const busy = (used: Record<string, number>) =>
+  Object.entries(used).map(([n, c]) => ({ key: `other/${n}`, node: n, requests: { cpu: cpu(c) } }));
 
 describe('waiting reasons', () => {
   it('formats weights, durations and configurations', () => {
@@ -18,7 +19,10 @@ describe('waiting reasons', () => {
     expect(formatDuration(90_000)).toBe('90s');
     expect(formatDuration(30 * 60_000)).toBe('30m');
     expect(formatDuration(3 * 3600_000)).toBe('3.0h');
-    const m = buildPassModel(snapshot(paperTestbed(), [waiting('j', { min: 2, worker: { cpu: cpu(2), memory: 4 * Gi } })]), DEFAULT_SCHEDULER_CONFIG);
+    const m = buildPassModel(
+      snapshot(paperTestbed(), [waiting('j', { min: 2, worker: { cpu: cpu(2), memory: 4 * Gi } })]),
+      DEFAULT_SCHEDULER_CONFIG,
+    );
     expect(describeConfiguration(minimumItems(m.jobs.get('j')!))).toBe('1 PS (1 cpu / 2Gi) + 2 Worker (2 cpu / 4Gi each) = 5 cpu / 10Gi');
   });
 
@@ -28,7 +32,10 @@ describe('waiting reasons', () => {
     const workers = [...Array(20).keys()].map((i) => `Worker:${i}@node-${i < 6 ? 1 : i < 13 ? 2 : 3}`);
     const snap = snapshot(
       paperTestbed(),
-      [running('ns/R', ['PS:0@node-1', ...workers], { worker: { cpu: cpu(1), memory: 2 * Gi }, max: 20 }), waiting('ns/W', { worker: { cpu: cpu(4), memory: 8 * Gi }, submittedAt: 5 })],
+      [
+        running('ns/R', ['PS:0@node-1', ...workers], { worker: { cpu: cpu(1), memory: 2 * Gi }, max: 20 }),
+        waiting('ns/W', { worker: { cpu: cpu(4), memory: 8 * Gi }, submittedAt: 5 }),
+      ],
       { now: 10 },
     );
     const plan = schedule('kod2', snap);
@@ -46,13 +53,18 @@ describe('waiting reasons', () => {
       node('d', { cpu: cpu(8) }, { labels: { zone: 'b' } }),
     ];
     const plan = schedule('ours', snapshot(nodes, [waiting('j', { constraints: { nodeSelector: { zone: 'a' } } })]));
-    expect(plan.waiting[0]!.reason).toContain('no node accepts PS (4 nodes: 1 NotReady, 1 cordoned, 1 untolerated taint, 1 nodeSelector mismatch)');
+    expect(plan.waiting[0]!.reason).toContain(
+      'no node accepts PS (4 nodes: 1 NotReady, 1 cordoned, 1 untolerated taint, 1 nodeSelector mismatch)',
+    );
   });
 
   it('says when preemption cannot help, and marks starving jobs', () => {
     const snap = snapshot(
       paperTestbed(),
-      [running('R', ['PS:0@node-1', 'Worker:0@node-1'], { worker: { cpu: cpu(6), memory: 8 * Gi }, min: 1, max: 1 }), waiting('W', { worker: { cpu: cpu(5), memory: 4 * Gi }, submittedAt: 0 })],
+      [
+        running('R', ['PS:0@node-1', 'Worker:0@node-1'], { worker: { cpu: cpu(6), memory: 8 * Gi }, min: 1, max: 1 }),
+        waiting('W', { worker: { cpu: cpu(5), memory: 4 * Gi }, submittedAt: 0 }),
+      ],
       { now: 3_600_000, otherPods: busy({ 'node-1': 1, 'node-2': 6, 'node-3': 6 }) },
     );
     const plan = schedule('kod2', snap, resolveSchedulerConfig({ starveLimitMs: 1_800_000 }));
@@ -64,7 +76,9 @@ describe('waiting reasons', () => {
   });
 
   it('gang-fifo and tf-operator never report starvation', () => {
-    const snap = snapshot(paperTestbed(), [waiting('huge', { worker: { cpu: cpu(9), memory: Gi }, min: 4, max: 4, submittedAt: 0 })], { now: 10_000_000 });
+    const snap = snapshot(paperTestbed(), [waiting('huge', { worker: { cpu: cpu(9), memory: Gi }, min: 4, max: 4, submittedAt: 0 })], {
+      now: 10_000_000,
+    });
     const gang = schedule('gang-fifo', snap, resolveSchedulerConfig({ starveLimitMs: 1000 }));
     expect(gang.waiting[0]!.starving).toBe(false);
     expect(gang.waiting[0]!.weight).toBeLessThan(1);

@@ -95,7 +95,12 @@ describe('required node affinity (component-helpers nodeaffinity)', () => {
     expect(nodeSelectorTermMatches(term({ key: 'cores', operator: 'Gt', values: ['1', '2'] }), n(labels))).toBe(false);
     expect(nodeSelectorTermMatches(term({ key: 'cores', operator: 'Gt', values: ['x'] }), n(labels))).toBe(false);
     // An invalid requirement spoils the term even when the others match.
-    expect(nodeSelectorTermMatches(term({ key: 'zone', operator: 'In', values: ['a'] }, { key: 'zone', operator: 'Exists', values: ['a'] }), n(labels))).toBe(false);
+    expect(
+      nodeSelectorTermMatches(
+        term({ key: 'zone', operator: 'In', values: ['a'] }, { key: 'zone', operator: 'Exists', values: ['a'] }),
+        n(labels),
+      ),
+    ).toBe(false);
   });
 
   it('matchFields supports metadata.name with In/NotIn and exactly one value', () => {
@@ -103,13 +108,18 @@ describe('required node affinity (component-helpers nodeaffinity)', () => {
     expect(nodeSelectorTermMatches({ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node-7'] }] }, named)).toBe(true);
     expect(nodeSelectorTermMatches({ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node-8'] }] }, named)).toBe(false);
     expect(nodeSelectorTermMatches({ matchFields: [{ key: 'metadata.name', operator: 'NotIn', values: ['node-8'] }] }, named)).toBe(true);
-    expect(nodeSelectorTermMatches({ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node-7', 'node-8'] }] }, named)).toBe(false);
+    expect(nodeSelectorTermMatches({ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node-7', 'node-8'] }] }, named)).toBe(
+      false,
+    );
     expect(nodeSelectorTermMatches({ matchFields: [{ key: 'metadata.name', operator: 'Exists' }] }, named)).toBe(false);
   });
 
   it('expressions and fields of one term are ANDed, terms are ORed, empty terms match nothing', () => {
     const named = node('node-7', { cpu: 1 }, { labels: { zone: 'a' } });
-    const both = { matchExpressions: [{ key: 'zone', operator: 'In' as const, values: ['a'] }], matchFields: [{ key: 'metadata.name', operator: 'In' as const, values: ['node-8'] }] };
+    const both = {
+      matchExpressions: [{ key: 'zone', operator: 'In' as const, values: ['a'] }],
+      matchFields: [{ key: 'metadata.name', operator: 'In' as const, values: ['node-8'] }],
+    };
     expect(nodeSelectorTermMatches(both, named)).toBe(false);
     expect(nodeSelectorTermsMatch([both, term({ key: 'zone', operator: 'Exists' })], named)).toBe(true);
     expect(nodeSelectorTermMatches({}, named)).toBe(false);
@@ -126,24 +136,45 @@ describe('node feasibility', () => {
   it('a cordoned node only takes pods tolerating node.kubernetes.io/unschedulable:NoSchedule', () => {
     const cordoned = n({}, { unschedulable: true });
     expect(nodeFeasibility(cordoned, {})).toBe('unschedulable');
-    expect(nodeFeasibility(cordoned, { tolerations: [{ key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' }] })).toBeUndefined();
-    expect(nodeFeasibility(cordoned, { tolerations: [{ key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoExecute' }] })).toBe('unschedulable');
+    expect(
+      nodeFeasibility(cordoned, { tolerations: [{ key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' }] }),
+    ).toBeUndefined();
+    expect(
+      nodeFeasibility(cordoned, { tolerations: [{ key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoExecute' }] }),
+    ).toBe('unschedulable');
   });
 
   it('reports the first failing rule', () => {
     const tainted = n({ zone: 'a' }, { taints: [taint('gpu', 'NoSchedule')] });
     expect(nodeFeasibility(tainted, {})).toBe('taint');
-    expect(nodeFeasibility(tainted, { tolerations: [{ key: 'gpu', operator: 'Exists' }], nodeSelector: { zone: 'b' } })).toBe('nodeSelector');
+    expect(nodeFeasibility(tainted, { tolerations: [{ key: 'gpu', operator: 'Exists' }], nodeSelector: { zone: 'b' } })).toBe(
+      'nodeSelector',
+    );
     expect(
-      nodeFeasibility(tainted, { tolerations: [{ key: 'gpu', operator: 'Exists' }], requiredNodeAffinity: [term({ key: 'zone', operator: 'NotIn', values: ['a'] })] }),
+      nodeFeasibility(tainted, {
+        tolerations: [{ key: 'gpu', operator: 'Exists' }],
+        requiredNodeAffinity: [term({ key: 'zone', operator: 'NotIn', values: ['a'] })],
+      }),
     ).toBe('nodeAffinity');
     expect(nodeFeasibility(tainted, { tolerations: [{ key: 'gpu', operator: 'Exists' }], nodeSelector: { zone: 'a' } })).toBeUndefined();
     expect(nodeFeasibility(n({}, { taints: [taint('soft', 'PreferNoSchedule')] }), {})).toBeUndefined();
   });
 
   it('gives equal constraint sets one key whatever their order', () => {
-    const a = constraintsKey({ nodeSelector: { b: '2', a: '1' }, tolerations: [{ key: 'x', operator: 'Exists' }, { key: 'y', value: 'v' }] });
-    const b = constraintsKey({ nodeSelector: { a: '1', b: '2' }, tolerations: [{ key: 'y', operator: 'Equal', value: 'v' }, { key: 'x', operator: 'Exists' }] });
+    const a = constraintsKey({
+      nodeSelector: { b: '2', a: '1' },
+      tolerations: [
+        { key: 'x', operator: 'Exists' },
+        { key: 'y', value: 'v' },
+      ],
+    });
+    const b = constraintsKey({
+      nodeSelector: { a: '1', b: '2' },
+      tolerations: [
+        { key: 'y', operator: 'Equal', value: 'v' },
+        { key: 'x', operator: 'Exists' },
+      ],
+    });
     expect(a).toBe(b);
     expect(constraintsKey({ nodeSelector: { a: '1' } })).not.toBe(constraintsKey({ nodeSelector: { a: '2' } }));
   });

@@ -10,11 +10,14 @@ import { cpu, describeReplicas, Gi, paperTestbed, running, snapshot, waiting } f
 
 const LINEAR = [100, 200, 300, 400];
 const FLAT = [100, 100, 100, 100];
-const busy = (used: Record<string, number>) => Object.entries(used).map(([n, c]) => ({ key: `other/${n}`, node: n, requests: { cpu: cpu(c) } }));
-const without = (...names: ('growBeforeAdmit' | 'preemptCheapestFirst')[]) => resolveSchedulerConfig({ improvements: Object.fromEntries(names.map((n) => [n, false])) });
+const busy = (used: Record<string, number>) =>
+  Object.entries(used).map(([n, c]) => ({ key: `other/${n}`, node: n, requests: { cpu: cpu(c) } }));
+const without = (...names: ('growBeforeAdmit' | 'preemptCheapestFirst')[]) =>
+  resolveSchedulerConfig({ improvements: Object.fromEntries(names.map((n) => [n, false])) });
 // preemptOnlyForGain is opt-in.
 const GAIN_ONLY = resolveSchedulerConfig({ improvements: { preemptOnlyForGain: true } });
-const workersOf = (plan: ReturnType<typeof schedule>, job: string) => plan.scaleOut.filter((s) => s.job === job).flatMap((s) => describeReplicas(s.add));
+const workersOf = (plan: ReturnType<typeof schedule>, job: string) =>
+  plan.scaleOut.filter((s) => s.job === job).flatMap((s) => describeReplicas(s.add));
 
 describe('gain (normalised speed per unit of cluster share)', () => {
   const model = buildPassModel(
@@ -68,7 +71,11 @@ describe('growth before admission (ours)', () => {
     snapshot(
       paperTestbed(),
       [
-        running('R', ['PS:0@node-1', 'Worker:0@node-1'], { ...(curveR === undefined ? {} : { scalingCurve: curveR }), submittedAt: 0, createdAt: 0 }),
+        running('R', ['PS:0@node-1', 'Worker:0@node-1'], {
+          ...(curveR === undefined ? {} : { scalingCurve: curveR }),
+          submittedAt: 0,
+          createdAt: 0,
+        }),
         waiting('W', { ...(curveW === undefined ? {} : { scalingCurve: curveW }), submittedAt: 50_000 }),
       ],
       { now, otherPods: busy({ 'node-1': 7, 'node-2': node2Used, 'node-3': 10 }) },
@@ -118,7 +125,11 @@ describe('growth before admission (ours)', () => {
 describe('preemption only for a gain (ours, opt-in)', () => {
   // V runs PS + 4 workers on node-1 (10 cpu used: PS 1 + 4 × 2 + 1 other); node-2 and node-3 full.
   // H is heavier than V (smaller worker), so it may preempt V's workers.
-  const snap = (curveV: readonly number[] | undefined, curveH: readonly number[] | undefined, o: { now?: number; priority?: number } = {}) =>
+  const snap = (
+    curveV: readonly number[] | undefined,
+    curveH: readonly number[] | undefined,
+    o: { now?: number; priority?: number } = {},
+  ) =>
     snapshot(
       paperTestbed(),
       [
@@ -150,7 +161,9 @@ describe('preemption only for a gain (ours, opt-in)', () => {
     const plan = schedule('ours', snap(LINEAR, [100, 300, 500, 700]), GAIN_ONLY);
     expect(plan.scaleIn).toEqual([]);
     expect(plan.admit).toEqual([]);
-    expect(plan.waiting.find((w) => w.job === 'H')!.reason).toMatch(/add more to their jobs, by their scaling curves, than this job would gain/);
+    expect(plan.waiting.find((w) => w.job === 'H')!.reason).toMatch(
+      /add more to their jobs, by their scaling curves, than this job would gain/,
+    );
     for (const other of [schedule('kod2', snap(LINEAR, [100, 300, 500, 700])), schedule('ours', snap(LINEAR, [100, 300, 500, 700]))]) {
       expect(other.scaleIn.map((s) => s.job)).toEqual(['V']);
       expect(other.admit.map((a) => a.job)).toEqual(['H']);

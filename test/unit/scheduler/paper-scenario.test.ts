@@ -17,7 +17,10 @@ const MODELS = [
 
 const arrivals: SimArrival[] = Array.from({ length: 10 }, (_, i) => {
   const m = MODELS[i % MODELS.length]!;
-  return { spec: jobSpec(`kubeflow/${m.name}-${i}`, { submittedAt: i * 30_000, ps: m.ps, worker: m.worker, min: 1, max: 4 }), runtimeMs: 300_000 };
+  return {
+    spec: jobSpec(`kubeflow/${m.name}-${i}`, { submittedAt: i * 30_000, ps: m.ps, worker: m.worker, min: 1, max: 4 }),
+    runtimeMs: 300_000,
+  };
 });
 
 function run(policy: PolicyName) {
@@ -46,7 +49,9 @@ describe('kod2-paper scenario', () => {
   it('kod2 and ours run jobs elastically: some job grows beyond its minimum and some is preempted or waits', () => {
     for (const policy of ['kod2', 'ours'] as const) {
       const r = run(policy);
-      const scaledOut = r.sim.plans.some((p) => p.scaleOut.length > 0 || p.admit.some((a) => a.replicas.filter((x) => x.type === 'Worker').length > 1));
+      const scaledOut = r.sim.plans.some(
+        (p) => p.scaleOut.length > 0 || p.admit.some((a) => a.replicas.filter((x) => x.type === 'Worker').length > 1),
+      );
       expect(scaledOut).toBe(true);
       const contention = r.sim.plans.some((p) => p.scaleIn.length > 0 || p.waiting.length > 0);
       expect(contention).toBe(true);

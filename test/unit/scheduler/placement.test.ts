@@ -11,12 +11,16 @@ function place(snap: ClusterSnapshot, key: string, config: 'min' | 'max' = 'min'
   const job = m.jobs.get(key)!;
   const items = config === 'min' ? minimumItems(job) : maximumItems(job);
   const out = findPlacement(m.state, items);
-  if (!out.ok) return out.failure.kind === 'insufficient' ? `insufficient ${out.failure.group.type} ${out.failure.placed}/${out.failure.count}` : `${out.failure.kind} ${out.failure.group.type}`;
+  if (!out.ok)
+    return out.failure.kind === 'insufficient'
+      ? `insufficient ${out.failure.group.type} ${out.failure.placed}/${out.failure.count}`
+      : `${out.failure.kind} ${out.failure.group.type}`;
   return items.flatMap((it, i) => (out.placement[i] ?? []).map((n, k) => `${it.group.type}:${k}@${m.state.nodes[n]!.name}`));
 }
 
 /** Other pods that use `used` cpu on each named node (to shape idle resources). */
-const load = (used: Record<string, number>) => Object.entries(used).map(([n, c]) => ({ key: `x/${n}`, node: n, requests: { cpu: cpu(c) } }));
+const load = (used: Record<string, number>) =>
+  Object.entries(used).map(([n, c]) => ({ key: `x/${n}`, node: n, requests: { cpu: cpu(c) } }));
 
 describe('placement rule (§4.1)', () => {
   it('puts the whole minimum configuration on one node, the most idle that holds it', () => {
@@ -50,7 +54,11 @@ describe('placement rule (§4.1)', () => {
   it('honours each group’s constraints, also when the groups differ', () => {
     const nodes = [
       node('cpu-1', { cpu: cpu(16), memory: 64 * Gi }, { labels: { kind: 'cpu' } }),
-      node('gpu-1', { cpu: cpu(16), memory: 64 * Gi, 'nvidia.com/gpu': 2 }, { labels: { kind: 'gpu' }, taints: [{ key: 'gpu', effect: 'NoSchedule' }] }),
+      node(
+        'gpu-1',
+        { cpu: cpu(16), memory: 64 * Gi, 'nvidia.com/gpu': 2 },
+        { labels: { kind: 'gpu' }, taints: [{ key: 'gpu', effect: 'NoSchedule' }] },
+      ),
     ];
     const job = waiting('j', {
       min: 2,
@@ -80,7 +88,11 @@ describe('placement rule (§4.1)', () => {
     const worker = { cpu: cpu(3), memory: Gi };
     const snap = snapshot(
       paperTestbed(),
-      [waiting('three', { psCount: 0, min: 3, worker }), waiting('two', { psCount: 0, min: 2, worker }), waiting('again', { psCount: 0, min: 3, worker })],
+      [
+        waiting('three', { psCount: 0, min: 3, worker }),
+        waiting('two', { psCount: 0, min: 2, worker }),
+        waiting('again', { psCount: 0, min: 3, worker }),
+      ],
       { otherPods: load({ 'node-1': 6, 'node-2': 6, 'node-3': 8 }) },
     );
     const m = buildPassModel(snap, DEFAULT_SCHEDULER_CONFIG);

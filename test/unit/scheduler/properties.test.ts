@@ -28,7 +28,10 @@ const configArb = fc.record({
 });
 const RUNS = { numRuns: 150, seed: 20261121 } as const;
 
-const workersOf = (snap: ClusterSnapshot, key: string): number => snap.jobs.find((j) => j.spec.key === key)!.replicas.filter((r) => r.type === snap.jobs.find((j) => j.spec.key === key)!.spec.workers?.type).length;
+const workersOf = (snap: ClusterSnapshot, key: string): number =>
+  snap.jobs
+    .find((j) => j.spec.key === key)!
+    .replicas.filter((r) => r.type === snap.jobs.find((j) => j.spec.key === key)!.spec.workers?.type).length;
 
 /** "a ranks strictly above b" from first principles: class, reported weight, then t_j, then key. */
 function outranks(a: JobSpec, wa: number, b: JobSpec, wb: number): boolean {
@@ -53,7 +56,9 @@ describe('scheduling invariants (property-based)', () => {
               if (replica.node === undefined) continue;
               const n = nodes.get(replica.node);
               expect(n, replica.node).toBeDefined();
-              expect(placementAllowed(spec, replica.type, n!), `${spec.key} ${replica.type}:${replica.index} on ${replica.node}`).toBe(true);
+              expect(placementAllowed(spec, replica.type, n!), `${spec.key} ${replica.type}:${replica.index} on ${replica.node}`).toBe(
+                true,
+              );
             }
           }),
           RUNS,
@@ -79,7 +84,9 @@ describe('scheduling invariants (property-based)', () => {
               const ids = j.replicas.map((r) => `${r.type}:${r.index}`);
               expect(new Set(ids).size).toBe(ids.length);
               // Fixed replicas of running jobs are untouched.
-              const fixedBefore = (before.get(j.spec.key)!.phase === 'running' ? before.get(j.spec.key)!.replicas : []).filter((r) => r.type !== j.spec.workers?.type);
+              const fixedBefore = (before.get(j.spec.key)!.phase === 'running' ? before.get(j.spec.key)!.replicas : []).filter(
+                (r) => r.type !== j.spec.workers?.type,
+              );
               for (const f of fixedBefore) expect(j.replicas).toContainEqual(f);
               const w = j.spec.workers;
               if (w === undefined) continue;
@@ -124,14 +131,20 @@ describe('scheduling invariants (property-based)', () => {
         fc.assert(
           fc.property(snapshotArb, configArb, (snap, c) => {
             const plan = schedule(policy, snap, resolveSchedulerConfig(c));
-            const unfinished = snap.jobs.filter((j) => j.phase !== 'finished').map((j) => j.spec.key).sort();
+            const unfinished = snap.jobs
+              .filter((j) => j.phase !== 'finished')
+              .map((j) => j.spec.key)
+              .sort();
             expect(Object.keys(plan.weights).sort()).toEqual(unfinished);
             for (const w of Object.values(plan.weights)) {
               expect(w).toBeGreaterThan(0);
               expect(w).toBeLessThanOrEqual(1);
             }
             const admitted = new Set(plan.admit.map((a) => a.job));
-            const stillWaiting = snap.jobs.filter((j) => j.phase === 'waiting' && !admitted.has(j.spec.key)).map((j) => j.spec.key).sort();
+            const stillWaiting = snap.jobs
+              .filter((j) => j.phase === 'waiting' && !admitted.has(j.spec.key))
+              .map((j) => j.spec.key)
+              .sort();
             expect(plan.waiting.map((w) => w.job).sort()).toEqual(stillWaiting);
             for (const w of plan.waiting) expect(w.reason.length).toBeGreaterThan(20);
             for (const a of plan.admit) expect(snap.jobs.find((j) => j.spec.key === a.job)!.phase).toBe('waiting');
@@ -186,21 +199,26 @@ describe('scheduling invariants (property-based)', () => {
     };
     // Every job with workers declares a monotone curve covering its maximum (steps of 0–100:
     // saturated, linear and knee-shaped jobs all occur), so the rule has something to weigh.
-    const withCurves = fc.tuple(snapshotArb, fc.array(fc.integer({ min: 0, max: 100 }), { minLength: 16, maxLength: 16 })).map(([snap, steps]) => ({
-      ...snap,
-      jobs: snap.jobs.map((j, i) => {
-        const w = j.spec.workers;
-        if (w === undefined || w.max === 0) return j;
-        const curve: number[] = [];
-        for (let k = 0; k < w.max; k++) curve.push((curve[k - 1] ?? 0) + 1 + steps[(i + k) % steps.length]!);
-        return { ...j, spec: { ...j.spec, workers: { ...w, scalingCurve: curve } } };
-      }),
-    }));
+    const withCurves = fc
+      .tuple(snapshotArb, fc.array(fc.integer({ min: 0, max: 100 }), { minLength: 16, maxLength: 16 }))
+      .map(([snap, steps]) => ({
+        ...snap,
+        jobs: snap.jobs.map((j, i) => {
+          const w = j.spec.workers;
+          if (w === undefined || w.max === 0) return j;
+          const curve: number[] = [];
+          for (let k = 0; k < w.max; k++) curve.push((curve[k - 1] ?? 0) + 1 + steps[(i + k) % steps.length]!);
+          return { ...j, spec: { ...j.spec, workers: { ...w, scalingCurve: curve } } };
+        }),
+      }));
     let checked = 0;
     fc.assert(
       fc.property(withCurves, configArb, (snap, c) => {
         // Growth before admission off, so a victim's worker count at each removal is exact.
-        const config = resolveSchedulerConfig({ ...c, improvements: { ...c.improvements, preemptOnlyForGain: true, growBeforeAdmit: false } });
+        const config = resolveSchedulerConfig({
+          ...c,
+          improvements: { ...c.improvements, preemptOnlyForGain: true, growBeforeAdmit: false },
+        });
         const plan = schedule('ours', snap, config);
         const t = totals(snap);
         const spec = new Map(snap.jobs.map((j) => [j.spec.key, j.spec]));
@@ -211,7 +229,8 @@ describe('scheduling invariants (property-based)', () => {
           const starving = snap.now - head.submittedAt >= config.starveLimitMs;
           const hw = head.workers;
           const sHead = hw === undefined ? undefined : speed(head, hw.min);
-          const headSize = hw === undefined ? 0 : hw.min * share(hw.requests, t) + head.fixed.reduce((sum, g) => sum + g.count * share(g.requests, t), 0);
+          const headSize =
+            hw === undefined ? 0 : hw.min * share(hw.requests, t) + head.fixed.reduce((sum, g) => sum + g.count * share(g.requests, t), 0);
           const gain = sHead === undefined || !(headSize > 0) ? undefined : sHead / headSize;
           for (const _ of s.remove) {
             const k = count.get(victim.key)!;
@@ -236,7 +255,12 @@ describe('scheduling invariants (property-based)', () => {
     fc.assert(
       fc.property(snapshotArb, fc.constantFrom(...POLICIES), (start, policy) => {
         // Replay the generated jobs as arrivals: all waiting, arriving over three passes.
-        const arrivals = start.jobs.map((j, i) => ({ ...j, phase: 'waiting' as const, replicas: [], spec: { ...j.spec, submittedAt: (i % 3) * 1000 } }));
+        const arrivals = start.jobs.map((j, i) => ({
+          ...j,
+          phase: 'waiting' as const,
+          replicas: [],
+          spec: { ...j.spec, submittedAt: (i % 3) * 1000 },
+        }));
         let snap: ClusterSnapshot = { ...start, now: 0, jobs: [] };
         for (let pass = 0; pass < 4; pass++) {
           const now = pass * 1000;

@@ -18,7 +18,11 @@ import { Gi, Mi } from './helpers/builders.ts';
 
 describe('resource arithmetic over maps', () => {
   it('adds and subtracts over the union of keys, a missing key meaning zero', () => {
-    expect(addResources({ cpu: 1000, memory: 2 * Gi }, { cpu: 500, 'nvidia.com/gpu': 1 })).toEqual({ cpu: 1500, memory: 2 * Gi, 'nvidia.com/gpu': 1 });
+    expect(addResources({ cpu: 1000, memory: 2 * Gi }, { cpu: 500, 'nvidia.com/gpu': 1 })).toEqual({
+      cpu: 1500,
+      memory: 2 * Gi,
+      'nvidia.com/gpu': 1,
+    });
     expect(subtractResources({ cpu: 1000, memory: 2 * Gi }, { cpu: 1500 })).toEqual({ cpu: -500, memory: 2 * Gi });
   });
 
@@ -71,7 +75,11 @@ describe('dense resource vectors', () => {
     expect([...dims.podRequests({ cpu: 500 })]).toEqual([500, 0, 1]);
     expect([...dims.podRequests({ cpu: 500, pods: 0 })]).toEqual([500, 0, 0]);
     expect([...dims.nodeAllocatable({ cpu: 1000, memory: 10 })]).toEqual([1000, 10, Number.POSITIVE_INFINITY]);
-    expect(dims.toResources(dims.nodeAllocatable({ cpu: 1000, memory: 10, pods: 110 }), 0, true)).toEqual({ cpu: 1000, memory: 10, pods: 110 });
+    expect(dims.toResources(dims.nodeAllocatable({ cpu: 1000, memory: 10, pods: 110 }), 0, true)).toEqual({
+      cpu: 1000,
+      memory: 10,
+      pods: 110,
+    });
   });
 
   it('fitsAt ignores zero needs and compares positive ones', () => {

@@ -9,7 +9,8 @@ import { cpu, describeReplicas, Gi, paperTestbed, running, snapshot, waiting } f
 const LIGHT = { cpu: cpu(4), memory: 8 * Gi };
 const MEDIUM = { cpu: cpu(2), memory: 4 * Gi };
 const HEAVY = { cpu: cpu(1), memory: 2 * Gi };
-const busy = (used: Record<string, number>) => Object.entries(used).map(([n, c]) => ({ key: `other/${n}`, node: n, requests: { cpu: cpu(c) } }));
+const busy = (used: Record<string, number>) =>
+  Object.entries(used).map(([n, c]) => ({ key: `other/${n}`, node: n, requests: { cpu: cpu(c) } }));
 
 /** L holds 4 light workers (min 1); other pods leave 0 / 1 / 0 cpu idle; H (heavy, 2 cpu) waits. */
 function lightVersusHeavy(o: { lightMin?: number; createdAt?: number; heavyPriority?: number; lightPriority?: number; now?: number } = {}) {
@@ -42,7 +43,13 @@ describe('Scale-In (Algorithm 2)', () => {
     // Scale-out then grows H on node-2 (3 cpu left, workers of 1 cpu) up to its maximum of 4,
     // folded into the admission.
     expect(plan.admit.map((a) => a.job)).toEqual(['H']);
-    expect(describeReplicas(plan.admit[0]!.replicas)).toEqual(['PS:0@node-2', 'Worker:0@node-2', 'Worker:1@node-2', 'Worker:2@node-2', 'Worker:3@node-2']);
+    expect(describeReplicas(plan.admit[0]!.replicas)).toEqual([
+      'PS:0@node-2',
+      'Worker:0@node-2',
+      'Worker:1@node-2',
+      'Worker:2@node-2',
+      'Worker:3@node-2',
+    ]);
     expect(plan.scaleOut).toEqual([]);
     expect(plan.waiting).toEqual([]);
   });
@@ -61,7 +68,10 @@ describe('Scale-In (Algorithm 2)', () => {
       snapshot(
         paperTestbed(),
         [
-          running('R', ['PS:0@node-1', 'Worker:0@node-1', 'Worker:1@node-2', 'Worker:2@node-3'], { worker: MEDIUM, submittedAt: runningSince }),
+          running('R', ['PS:0@node-1', 'Worker:0@node-1', 'Worker:1@node-2', 'Worker:2@node-3'], {
+            worker: MEDIUM,
+            submittedAt: runningSince,
+          }),
           waiting('W', { worker: MEDIUM, submittedAt: 1000 }),
         ],
         { now: 50_000, otherPods: busy({ 'node-1': 7, 'node-2': 8, 'node-3': 8 }) },
@@ -130,7 +140,11 @@ describe('Scale-In (Algorithm 2)', () => {
     // A higher class ignores the cool-down.
     expect(schedule('ours', lightVersusHeavy({ createdAt: now - 10_000, now, heavyPriority: 10 })).scaleIn).toHaveLength(1);
     // So does a starving job.
-    const starving = schedule('ours', lightVersusHeavy({ createdAt: now - 10_000, now }), resolveSchedulerConfig({ starveLimitMs: 50_000 }));
+    const starving = schedule(
+      'ours',
+      lightVersusHeavy({ createdAt: now - 10_000, now }),
+      resolveSchedulerConfig({ starveLimitMs: 50_000 }),
+    );
     expect(starving.scaleIn).toHaveLength(1);
   });
 
@@ -145,7 +159,10 @@ describe('Scale-In (Algorithm 2)', () => {
     const snap = snapshot(
       paperTestbed(),
       [
-        running('H', ['PS:0@node-1', 'Worker:0@node-1', 'Worker:1@node-2', 'Worker:2@node-2', 'Worker:3@node-3'], { worker: HEAVY, submittedAt: 0 }),
+        running('H', ['PS:0@node-1', 'Worker:0@node-1', 'Worker:1@node-2', 'Worker:2@node-2', 'Worker:3@node-3'], {
+          worker: HEAVY,
+          submittedAt: 0,
+        }),
         waiting('L', { worker: LIGHT, submittedAt: 5, priority: 1 }),
       ],
       { now: 10, otherPods: busy({ 'node-1': 8, 'node-2': 6, 'node-3': 9 }) },
@@ -156,7 +173,9 @@ describe('Scale-In (Algorithm 2)', () => {
     // node-2 gives it 4 cpu, the worker's slot, but no room is left for the PS; l_dw = 3 allows
     // worker 3 on node-3 too, whose 1 cpu takes the PS. (This also needs the largest-first retry:
     // PS first would put the PS on node-2 and strand the worker.)
-    expect(plan.scaleIn.map((s) => [s.job, s.forJob, describeReplicas(s.remove)])).toEqual([['H', 'L', ['Worker:1@node-2', 'Worker:2@node-2', 'Worker:3@node-3']]]);
+    expect(plan.scaleIn.map((s) => [s.job, s.forJob, describeReplicas(s.remove)])).toEqual([
+      ['H', 'L', ['Worker:1@node-2', 'Worker:2@node-2', 'Worker:3@node-3']],
+    ]);
     expect(plan.admit.map((a) => [a.job, describeReplicas(a.replicas)])).toEqual([['L', ['PS:0@node-3', 'Worker:0@node-2']]]);
   });
 });

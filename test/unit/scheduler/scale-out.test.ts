@@ -5,25 +5,34 @@ import { schedule } from '../../../src/scheduler/index.ts';
 import { kneeLimit } from '../../../src/scheduler/scale-out.ts';
 import { cpu, describeReplicas, Gi, paperTestbed, running, snapshot, waiting } from './helpers/builders.ts';
 
-const busy = (used: Record<string, number>) => Object.entries(used).map(([n, c]) => ({ key: `other/${n}`, node: n, requests: { cpu: cpu(c) } }));
+const busy = (used: Record<string, number>) =>
+  Object.entries(used).map(([n, c]) => ({ key: `other/${n}`, node: n, requests: { cpu: cpu(c) } }));
 
 describe('Scale-Out (Algorithm 3)', () => {
   it('kod2 walks nodes in name order and fills each node while a worker fits, up to the maximum', () => {
     // J: PS + 1 worker (2 cpu) on node-3, max 4. node-1 is empty: kod2 puts all 3 new workers there.
     const plan = schedule('kod2', snapshot(paperTestbed(), [running('J', ['PS:0@node-3', 'Worker:0@node-3'])], { now: 5 }));
-    expect(plan.scaleOut.map((s) => [s.job, describeReplicas(s.add)])).toEqual([['J', ['Worker:1@node-1', 'Worker:2@node-1', 'Worker:3@node-1']]]);
+    expect(plan.scaleOut.map((s) => [s.job, describeReplicas(s.add)])).toEqual([
+      ['J', ['Worker:1@node-1', 'Worker:2@node-1', 'Worker:3@node-1']],
+    ]);
     expect(plan.scaleOut[0]!.add.every((r) => r.createdAt === 5)).toBe(true);
   });
 
   it('ours puts new workers on the PS’s node first, then on the fullest nodes that still have room', () => {
-    const snap = snapshot(paperTestbed(), [running('J', ['PS:0@node-3', 'Worker:0@node-3'], { max: 6 })], { otherPods: busy({ 'node-2': 3 }) });
+    const snap = snapshot(paperTestbed(), [running('J', ['PS:0@node-3', 'Worker:0@node-3'], { max: 6 })], {
+      otherPods: busy({ 'node-2': 3 }),
+    });
     // node-3 has 7 cpu idle: 3 workers of 2 cpu; then the fullest other node with room, node-2
     // (7 idle), for 2 more; node-1 stays empty for the next admission.
     const plan = schedule('ours', snap);
-    expect(plan.scaleOut.map((s) => describeReplicas(s.add))).toEqual([['Worker:1@node-3', 'Worker:2@node-3', 'Worker:3@node-3', 'Worker:4@node-2', 'Worker:5@node-2']]);
+    expect(plan.scaleOut.map((s) => describeReplicas(s.add))).toEqual([
+      ['Worker:1@node-3', 'Worker:2@node-3', 'Worker:3@node-3', 'Worker:4@node-2', 'Worker:5@node-2'],
+    ]);
     // Without packing: the most idle other node, node-1 (10 idle).
     const spread = schedule('ours', snap, resolveSchedulerConfig({ improvements: { scaleOutPacksNodes: false } }));
-    expect(spread.scaleOut.map((s) => describeReplicas(s.add))).toEqual([['Worker:1@node-3', 'Worker:2@node-3', 'Worker:3@node-3', 'Worker:4@node-1', 'Worker:5@node-1']]);
+    expect(spread.scaleOut.map((s) => describeReplicas(s.add))).toEqual([
+      ['Worker:1@node-3', 'Worker:2@node-3', 'Worker:3@node-3', 'Worker:4@node-1', 'Worker:5@node-1'],
+    ]);
   });
 
   it('packing walks past full nodes and nodes too small for one worker, and spills to the next fullest', () => {
@@ -34,11 +43,15 @@ describe('Scale-Out (Algorithm 3)', () => {
       otherPods: busy({ 'node-1': 5, 'node-2': 9, 'node-3': 4 }),
     });
     const plan = schedule('ours', snap);
-    expect(plan.scaleOut.map((s) => describeReplicas(s.add))).toEqual([['Worker:1@node-1', 'Worker:2@node-3', 'Worker:3@node-3', 'Worker:4@node-3']]);
+    expect(plan.scaleOut.map((s) => describeReplicas(s.add))).toEqual([
+      ['Worker:1@node-1', 'Worker:2@node-3', 'Worker:3@node-3', 'Worker:4@node-3'],
+    ]);
   });
 
   it('packing without the PS preference fills the fullest nodes with room, the PS’s node included', () => {
-    const snap = snapshot(paperTestbed(), [running('J', ['PS:0@node-1', 'Worker:0@node-1'], { max: 3 })], { otherPods: busy({ 'node-2': 6 }) });
+    const snap = snapshot(paperTestbed(), [running('J', ['PS:0@node-1', 'Worker:0@node-1'], { max: 3 })], {
+      otherPods: busy({ 'node-2': 6 }),
+    });
     // node-1: 10 − PS 1 − worker 2 = 7 idle; node-2: 4 idle; node-3: 10. Fullest with room: node-2 (2 workers).
     const plan = schedule('ours', snap, resolveSchedulerConfig({ improvements: { scaleOutPrefersPsNodes: false } }));
     expect(plan.scaleOut.map((s) => describeReplicas(s.add))).toEqual([['Worker:1@node-2', 'Worker:2@node-2']]);
@@ -56,11 +69,16 @@ describe('Scale-Out (Algorithm 3)', () => {
     );
     const plan = schedule('kod2', snap);
     expect(plan.weights.X!).toBeGreaterThan(plan.weights.Y!);
-    expect(plan.scaleOut.map((s) => [s.job, describeReplicas(s.add)])).toEqual([['X', ['Worker:1@node-1', 'Worker:2@node-1', 'Worker:3@node-1', 'Worker:4@node-1']]]);
+    expect(plan.scaleOut.map((s) => [s.job, describeReplicas(s.add)])).toEqual([
+      ['X', ['Worker:1@node-1', 'Worker:2@node-1', 'Worker:3@node-1', 'Worker:4@node-1']],
+    ]);
   });
 
   it('gives new workers the lowest free indices', () => {
-    const plan = schedule('kod2', snapshot(paperTestbed(), [running('J', ['PS:0@node-1', 'Worker:0@node-1', 'Worker:2@node-1'], { max: 4 })]));
+    const plan = schedule(
+      'kod2',
+      snapshot(paperTestbed(), [running('J', ['PS:0@node-1', 'Worker:0@node-1', 'Worker:2@node-1'], { max: 4 })]),
+    );
     expect(plan.scaleOut.map((s) => s.add.map((r) => r.index))).toEqual([[1, 3]]);
   });
 
@@ -71,7 +89,10 @@ describe('Scale-Out (Algorithm 3)', () => {
     const snap = snapshot(
       nodes,
       [
-        running('L', ['PS:0@node-1', 'Worker:0@node-1', 'Worker:1@node-2', 'Worker:2@node-2'], { worker: { cpu: cpu(4), memory: 8 * Gi }, max: 3 }),
+        running('L', ['PS:0@node-1', 'Worker:0@node-1', 'Worker:1@node-2', 'Worker:2@node-2'], {
+          worker: { cpu: cpu(4), memory: 8 * Gi },
+          max: 3,
+        }),
         waiting('H', { worker: { cpu: cpu(1), memory: 2 * Gi }, submittedAt: 1, constraints: { nodeSelector: { zone: 'a' } } }),
       ],
       { now: 100, otherPods: busy({ 'node-1': 5, 'node-2': 1, 'node-3': 6 }) },
@@ -91,7 +112,10 @@ describe('Scale-Out (Algorithm 3)', () => {
   });
 
   it('honours the worker group’s constraints', () => {
-    const nodes = paperTestbed().map((n) => ({ ...n, taints: n.name === 'node-1' ? [{ key: 'reserved', effect: 'NoSchedule' as const }] : [] }));
+    const nodes = paperTestbed().map((n) => ({
+      ...n,
+      taints: n.name === 'node-1' ? [{ key: 'reserved', effect: 'NoSchedule' as const }] : [],
+    }));
     const plan = schedule('kod2', snapshot(nodes, [running('J', ['PS:0@node-3', 'Worker:0@node-3'], { max: 2 })]));
     expect(plan.scaleOut.map((s) => describeReplicas(s.add))).toEqual([['Worker:1@node-2']]);
   });
@@ -115,7 +139,12 @@ describe('scaling knee (ours)', () => {
     // minimum; W needs a whole node, so it waits (it would fit an empty cluster).
     const jobs = [
       running('J', ['PS:0@node-1', 'Worker:0@node-1'], { max: 4, scalingCurve: [1, 1.9, 2.5, 2.7] }),
-      running('R', ['PS:0@node-2', 'Worker:0@node-2', 'Worker:1@node-3'], { ps: { cpu: cpu(1), memory: Gi }, worker: { cpu: cpu(9), memory: Gi }, min: 2, max: 2 }),
+      running('R', ['PS:0@node-2', 'Worker:0@node-2', 'Worker:1@node-3'], {
+        ps: { cpu: cpu(1), memory: Gi },
+        worker: { cpu: cpu(9), memory: Gi },
+        min: 2,
+        max: 2,
+      }),
       waiting('W', { worker: { cpu: cpu(9), memory: Gi }, submittedAt: 1 }),
     ];
     const snap = snapshot(paperTestbed(), jobs);

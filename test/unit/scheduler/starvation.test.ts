@@ -17,9 +17,20 @@ const RUNTIME = 60_000; // R
 function heavyStream(): SimArrival[] {
   const arrivals: SimArrival[] = [];
   for (let t = 0; t <= 2_000_000; t += PASS) {
-    arrivals.push({ spec: jobSpec(`heavy-${String(t / PASS).padStart(4, '0')}`, { submittedAt: t, worker: { cpu: cpu(1), memory: 2 * Gi }, min: 1, max: 4 }), runtimeMs: RUNTIME });
+    arrivals.push({
+      spec: jobSpec(`heavy-${String(t / PASS).padStart(4, '0')}`, {
+        submittedAt: t,
+        worker: { cpu: cpu(1), memory: 2 * Gi },
+        min: 1,
+        max: 4,
+      }),
+      runtimeMs: RUNTIME,
+    });
   }
-  arrivals.push({ spec: jobSpec('light', { submittedAt: 100_000, worker: { cpu: cpu(3), memory: 4 * Gi }, min: 3, max: 3 }), runtimeMs: RUNTIME });
+  arrivals.push({
+    spec: jobSpec('light', { submittedAt: 100_000, worker: { cpu: cpu(3), memory: 4 * Gi }, min: 3, max: 3 }),
+    runtimeMs: RUNTIME,
+  });
   return arrivals;
 }
 
@@ -69,9 +80,20 @@ describe('starvation', () => {
       const nodes = [node('only', { cpu: cpu(10), memory: 64 * Gi })];
       const arrivals: SimArrival[] = [];
       for (let t = 0; t <= 600_000; t += PASS) {
-        arrivals.push({ spec: jobSpec(`small-${String(t / PASS).padStart(3, '0')}`, { submittedAt: t, worker: { cpu: cpu(1), memory: Gi }, min: 1, max: 1 }), runtimeMs: RUNTIME });
+        arrivals.push({
+          spec: jobSpec(`small-${String(t / PASS).padStart(3, '0')}`, {
+            submittedAt: t,
+            worker: { cpu: cpu(1), memory: Gi },
+            min: 1,
+            max: 1,
+          }),
+          runtimeMs: RUNTIME,
+        });
       }
-      arrivals.push({ spec: jobSpec('light', { submittedAt: 50_000, worker: { cpu: cpu(8), memory: Gi }, min: 1, max: 1 }), runtimeMs: RUNTIME });
+      arrivals.push({
+        spec: jobSpec('light', { submittedAt: 50_000, worker: { cpu: cpu(8), memory: Gi }, min: 1, max: 1 }),
+        runtimeMs: RUNTIME,
+      });
       const starveLimitMs = 100_000;
       const config = resolveSchedulerConfig({ starveLimitMs });
       const sim = simulate(policy, config, nodes, arrivals, PASS, 600_000);
@@ -95,10 +117,21 @@ describe('starvation', () => {
     const arrivals: SimArrival[] = [];
     for (let t = 0; t <= 600_000; t += PASS) {
       for (const k of [0, 1]) {
-        arrivals.push({ spec: jobSpec(`small-${String(t / PASS).padStart(3, '0')}-${k}`, { submittedAt: t, worker: { cpu: cpu(1), memory: Gi }, min: 1, max: 1 }), runtimeMs: RUNTIME });
+        arrivals.push({
+          spec: jobSpec(`small-${String(t / PASS).padStart(3, '0')}-${k}`, {
+            submittedAt: t,
+            worker: { cpu: cpu(1), memory: Gi },
+            min: 1,
+            max: 1,
+          }),
+          runtimeMs: RUNTIME,
+        });
       }
     }
-    arrivals.push({ spec: jobSpec('light', { submittedAt: 50_000, worker: { cpu: cpu(8), memory: Gi }, min: 1, max: 1 }), runtimeMs: RUNTIME });
+    arrivals.push({
+      spec: jobSpec('light', { submittedAt: 50_000, worker: { cpu: cpu(8), memory: Gi }, min: 1, max: 1 }),
+      runtimeMs: RUNTIME,
+    });
     const starveLimitMs = 100_000;
     const config = resolveSchedulerConfig({ starveLimitMs });
     const light = arrivals.at(-1)!.spec;
@@ -122,7 +155,11 @@ describe('starvation', () => {
     const ours = admittedDuringWait('ours');
     // ours kept admitting, and never onto the light job's reserved node ("a": most idle first, then name).
     expect(ours.length).toBeGreaterThan(0);
-    for (const p of ours) expect(p.nodes.every((n) => n === 'b'), p.job).toBe(true);
+    for (const p of ours)
+      expect(
+        p.nodes.every((n) => n === 'b'),
+        p.job,
+      ).toBe(true);
   });
 
   it('bounds every job’s wait over random arrival streams (single class, runtimes ≤ R, all fit an empty cluster, curves or not)', () => {
@@ -138,32 +175,43 @@ describe('starvation', () => {
       curveSteps: fc.option(fc.array(fc.integer({ min: 0, max: 100 }), { minLength: 5, maxLength: 5 }), { nil: undefined }),
     });
     fc.assert(
-      fc.property(fc.array(jobArb, { minLength: 1, maxLength: 24 }), fc.constantFrom('kod2' as const, 'ours' as const), fc.integer({ min: 2, max: 8 }), (jobs, policy, limitSlots) => {
-        const starveLimitMs = limitSlots * PASS;
-        const config = resolveSchedulerConfig({ starveLimitMs });
-        const maxRuntime = 6 * PASS;
-        const arrivals: SimArrival[] = jobs.map((j, i) => ({
-          // PS + min workers ≤ 2 + 2·3 = 8 cpu: fits one node of an empty cluster.
-          spec: jobSpec(`j${String(i).padStart(2, '0')}`, {
-            submittedAt: j.slot * PASS,
-            ps: { cpu: cpu(j.psCpu), memory: Gi },
-            worker: { cpu: cpu(j.workerCpu), memory: Gi },
-            min: j.min,
-            max: j.min + j.extra,
-            ...(j.curveSteps === undefined ? {} : { scalingCurve: j.curveSteps.slice(0, j.min + j.extra).map((_, k, xs) => 10 + xs.slice(0, k + 1).reduce((a, b) => a + b, 0)) }),
-          }),
-          runtimeMs: j.runtimeSlots * PASS,
-        }));
-        const horizon = 21 * PASS + starveLimitMs + (jobs.length + 2) * (maxRuntime + PASS);
-        const sim = simulate(policy, config, nodes, arrivals, PASS, horizon);
-        for (const a of arrivals) {
-          const k = aheadWhenStarving(sim, a.spec, starveLimitMs);
-          const bound = a.spec.submittedAt + starvationWaitBound(config, k, maxRuntime, PASS);
-          const admitted = sim.admittedAt.get(a.spec.key);
-          expect(admitted, `${a.spec.key} admitted`).toBeDefined();
-          expect(admitted!).toBeLessThanOrEqual(bound);
-        }
-      }),
+      fc.property(
+        fc.array(jobArb, { minLength: 1, maxLength: 24 }),
+        fc.constantFrom('kod2' as const, 'ours' as const),
+        fc.integer({ min: 2, max: 8 }),
+        (jobs, policy, limitSlots) => {
+          const starveLimitMs = limitSlots * PASS;
+          const config = resolveSchedulerConfig({ starveLimitMs });
+          const maxRuntime = 6 * PASS;
+          const arrivals: SimArrival[] = jobs.map((j, i) => ({
+            // PS + min workers ≤ 2 + 2·3 = 8 cpu: fits one node of an empty cluster.
+            spec: jobSpec(`j${String(i).padStart(2, '0')}`, {
+              submittedAt: j.slot * PASS,
+              ps: { cpu: cpu(j.psCpu), memory: Gi },
+              worker: { cpu: cpu(j.workerCpu), memory: Gi },
+              min: j.min,
+              max: j.min + j.extra,
+              ...(j.curveSteps === undefined
+                ? {}
+                : {
+                    scalingCurve: j.curveSteps
+                      .slice(0, j.min + j.extra)
+                      .map((_, k, xs) => 10 + xs.slice(0, k + 1).reduce((a, b) => a + b, 0)),
+                  }),
+            }),
+            runtimeMs: j.runtimeSlots * PASS,
+          }));
+          const horizon = 21 * PASS + starveLimitMs + (jobs.length + 2) * (maxRuntime + PASS);
+          const sim = simulate(policy, config, nodes, arrivals, PASS, horizon);
+          for (const a of arrivals) {
+            const k = aheadWhenStarving(sim, a.spec, starveLimitMs);
+            const bound = a.spec.submittedAt + starvationWaitBound(config, k, maxRuntime, PASS);
+            const admitted = sim.admittedAt.get(a.spec.key);
+            expect(admitted, `${a.spec.key} admitted`).toBeDefined();
+            expect(admitted!).toBeLessThanOrEqual(bound);
+          }
+        },
+      ),
       { seed: 7, numRuns: 80 },
     );
   });

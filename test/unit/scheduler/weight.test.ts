@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_WEIGHT_CONFIG } from '../../../src/scheduler/config.ts';
 import { schedule } from '../../../src/scheduler/index.ts';
 import type { JobSpec, NodeInfo, Resources } from '../../../src/scheduler/types.ts';
-import { baseLogit, clusterAllocatable, clusterShare, compareRank, jobWeight, minimumRequests, sigmoid } from '../../../src/scheduler/weight.ts';
+import {
+  baseLogit,
+  clusterAllocatable,
+  clusterShare,
+  compareRank,
+  jobWeight,
+  minimumRequests,
+  sigmoid,
+} from '../../../src/scheduler/weight.ts';
 import { cpu, Gi, jobSpec, node, paperTestbed, snapshot, waiting } from './helpers/builders.ts';
 
 const cfg = DEFAULT_WEIGHT_CONFIG;
@@ -22,7 +30,12 @@ const KOD2_MODELS: Record<string, { ps: Resources; worker: Resources }> = {
 const PHILLY_MAX_WORKERS = [1, 4, 6, 8, 12, 16, 24, 32, 48];
 const phillyNodes = Array.from({ length: 16 }, (_, i) => node(`p-${i}`, { cpu: cpu(64), memory: 256 * Gi, 'nvidia.com/gpu': 4 }));
 const phillyJob = (max: number, min: number): JobSpec =>
-  jobSpec(`philly-${max}-${min}`, { ps: { cpu: cpu(4), memory: 16 * Gi }, worker: { cpu: cpu(12), memory: 48 * Gi, 'nvidia.com/gpu': 1 }, min, max });
+  jobSpec(`philly-${max}-${min}`, {
+    ps: { cpu: cpu(4), memory: 16 * Gi },
+    worker: { cpu: cpu(12), memory: 48 * Gi, 'nvidia.com/gpu': 1 },
+    min,
+    max,
+  });
 
 /** "Spread over most of (0, 1), not all near 0.5 or 1" (scheduling.md §5.1 c), made testable. */
 function expectSpread(weights: readonly number[]): void {
@@ -77,7 +90,9 @@ describe('weight formula', () => {
 
   it('(c) spreads the kod2-paper-like mix over most of (0, 1)', () => {
     const nodes = paperTestbed();
-    const weights = Object.entries(KOD2_MODELS).map(([name, m]) => weightOn(jobSpec(name, { ps: m.ps, worker: m.worker, min: 1, max: 4 }), nodes));
+    const weights = Object.entries(KOD2_MODELS).map(([name, m]) =>
+      weightOn(jobSpec(name, { ps: m.ps, worker: m.worker, min: 1, max: 4 }), nodes),
+    );
     expectSpread(weights);
     // Distinct models get clearly distinct weights.
     const sorted = [...weights].sort((a, b) => a - b);
@@ -101,7 +116,14 @@ describe('weight formula', () => {
   it('(d) a job’s weight does not change when other jobs come and go', () => {
     const nodes = paperTestbed();
     const alone = schedule('kod2', snapshot(nodes, [waiting('a/job')]));
-    const crowd = schedule('kod2', snapshot(nodes, [waiting('a/job'), waiting('b/big', { worker: { cpu: cpu(9), memory: 30 * Gi } }), waiting('c/small', { worker: { cpu: 100, memory: Gi } })]));
+    const crowd = schedule(
+      'kod2',
+      snapshot(nodes, [
+        waiting('a/job'),
+        waiting('b/big', { worker: { cpu: cpu(9), memory: 30 * Gi } }),
+        waiting('c/small', { worker: { cpu: 100, memory: Gi } }),
+      ]),
+    );
     expect(crowd.weights['a/job']).toBe(alone.weights['a/job']);
   });
 

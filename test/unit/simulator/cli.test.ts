@@ -58,7 +58,18 @@ describe('simulate CLI outputs', () => {
     const doc = JSON.parse(readFileSync(one, 'utf8')) as Record<string, unknown>;
     expect(doc).toMatchObject({ schema: 'tfjob-operator.kubeflow.org/simulation/v1', scenario: 'kod2-paper-b64', policy: 'kod2' });
     expect(Object.keys((doc.jobs as Record<string, unknown>[])[0]!)).toEqual(
-      expect.arrayContaining(['name', 'submitted', 'started', 'finished', 'jct', 'waited', 'workersMin', 'workersMax', 'preemptedWorkers', 'scaleOuts']),
+      expect.arrayContaining([
+        'name',
+        'submitted',
+        'started',
+        'finished',
+        'jct',
+        'waited',
+        'workersMin',
+        'workersMax',
+        'preemptedWorkers',
+        'scaleOuts',
+      ]),
     );
     // tf-operator ran as the reference even though only kod2 was asked for.
     expect((doc.summary as Record<string, unknown>).vsTfOperator).not.toBeNull();

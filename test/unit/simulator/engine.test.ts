@@ -90,7 +90,21 @@ function scripted(steps: ReadonlyMap<number, Plan>): SchedulePass {
 describe('applying scale-out, scale-in and late binding', () => {
   it('credits progress per segment and counts every pod', () => {
     const steps = new Map<number, Plan>([
-      [0, { ...EMPTY, admit: [{ job: 'sim/a', replicas: [{ type: 'PS', index: 0, node: 'node-0' }, { type: 'Worker', index: 0, node: 'node-0' }] }] }],
+      [
+        0,
+        {
+          ...EMPTY,
+          admit: [
+            {
+              job: 'sim/a',
+              replicas: [
+                { type: 'PS', index: 0, node: 'node-0' },
+                { type: 'Worker', index: 0, node: 'node-0' },
+              ],
+            },
+          ],
+        },
+      ],
       [20, { ...EMPTY, scaleOut: [{ job: 'sim/a', add: [{ type: 'Worker', index: 1, node: 'node-0' }] }] }],
       [40, { ...EMPTY, scaleIn: [{ job: 'sim/a', remove: [{ type: 'Worker', index: 1 }], forJob: 'sim/x' }] }],
     ]);
@@ -112,7 +126,21 @@ describe('applying scale-out, scale-in and late binding', () => {
   it('starts a job only when its PS is bound, and counts its pending pods', () => {
     // tf-operator style: all pods created at once, the worker bound at 0, the PS only at 30.
     const steps = new Map<number, Plan>([
-      [0, { ...EMPTY, admit: [{ job: 'sim/a', replicas: [{ type: 'PS', index: 0 }, { type: 'Worker', index: 0, node: 'node-0' }] }] }],
+      [
+        0,
+        {
+          ...EMPTY,
+          admit: [
+            {
+              job: 'sim/a',
+              replicas: [
+                { type: 'PS', index: 0 },
+                { type: 'Worker', index: 0, node: 'node-0' },
+              ],
+            },
+          ],
+        },
+      ],
       [30, { ...EMPTY, bind: [{ job: 'sim/a', replica: { type: 'PS', index: 0, node: 'node-0' } }] }],
     ]);
     const result = simulate({
@@ -161,27 +189,59 @@ describe('refusing impossible plans', () => {
       ],
     ]);
     expect(() =>
-      simulate({ cluster: ONE_NODE, jobs: [job('a', 0, 10, 4)], schedule: scripted(steps), startupSeconds: 0, tickSeconds: 10, horizonSeconds: 100 }),
+      simulate({
+        cluster: ONE_NODE,
+        jobs: [job('a', 0, 10, 4)],
+        schedule: scripted(steps),
+        startupSeconds: 0,
+        tickSeconds: 10,
+        horizonSeconds: 100,
+      }),
     ).toThrow(PlanViolation);
   });
 
   it('throws when a scale-in goes below the minimum', () => {
     const steps = new Map<number, Plan>([
-      [0, { ...EMPTY, admit: [{ job: 'sim/a', replicas: [{ type: 'PS', index: 0, node: 'node-0' }, { type: 'Worker', index: 0, node: 'node-0' }] }] }],
+      [
+        0,
+        {
+          ...EMPTY,
+          admit: [
+            {
+              job: 'sim/a',
+              replicas: [
+                { type: 'PS', index: 0, node: 'node-0' },
+                { type: 'Worker', index: 0, node: 'node-0' },
+              ],
+            },
+          ],
+        },
+      ],
       [10, { ...EMPTY, scaleIn: [{ job: 'sim/a', remove: [{ type: 'Worker', index: 0 }], forJob: 'sim/b' }] }],
     ]);
     expect(() =>
-      simulate({ cluster: ONE_NODE, jobs: [job('a', 0, 1000)], schedule: scripted(steps), startupSeconds: 0, tickSeconds: 10, horizonSeconds: 1000 }),
+      simulate({
+        cluster: ONE_NODE,
+        jobs: [job('a', 0, 1000)],
+        schedule: scripted(steps),
+        startupSeconds: 0,
+        tickSeconds: 10,
+        horizonSeconds: 1000,
+      }),
     ).toThrow(/below its minimum/);
   });
 });
 
 describe('with the real scheduling core', () => {
-  it('runs every policy on kod2-paper-b64 to completion, never beating a job\'s ideal JCT', () => {
+  it("runs every policy on kod2-paper-b64 to completion, never beating a job's ideal JCT", () => {
     const scenario = loadScenario('kod2-paper-b64');
     const run = runScenario(scenario, { policies: ['tf-operator', 'gang-fifo', 'kod2', 'ours'], passFor: corePass });
     for (const { policy, result, summary } of run.runs) {
-      expect({ policy, unfinished: summary.unfinished, unconverged: result.unconvergedEvents }).toEqual({ policy, unfinished: 0, unconverged: 0 });
+      expect({ policy, unfinished: summary.unfinished, unconverged: result.unconvergedEvents }).toEqual({
+        policy,
+        unfinished: 0,
+        unconverged: 0,
+      });
       for (const job of result.jobs) expect(job.jct!).toBeGreaterThanOrEqual(run.bounds.idealJct[job.name]! - 1e-6);
       expect(summary.makespan!).toBeGreaterThanOrEqual(run.bounds.makespan - 1e-6);
       expect(summary.jobsFasterThanIdeal).toBe(0);

@@ -37,8 +37,21 @@ describe('SVG charts', () => {
       xLabel: 'x',
       yLabel: 'y',
       series: [
-        { name: 'one', points: [[0, 0], [1, 1]] },
-        { name: 'two', points: [[0, 1], [1, 0]], dashed: true },
+        {
+          name: 'one',
+          points: [
+            [0, 0],
+            [1, 1],
+          ],
+        },
+        {
+          name: 'two',
+          points: [
+            [0, 1],
+            [1, 0],
+          ],
+          dashed: true,
+        },
       ],
     });
     expect(svg.startsWith('<svg ')).toBe(true);

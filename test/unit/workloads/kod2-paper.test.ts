@@ -12,7 +12,11 @@ function jobsAt(batch: number): WorkloadJob[] {
 
 /** The first job of each model (they cycle, so the first four are all different). */
 function byModel(batch: number): Map<string, WorkloadJob> {
-  return new Map(jobsAt(batch).slice(0, 4).map((j) => [j.label.split(' ')[0]!, j]));
+  return new Map(
+    jobsAt(batch)
+      .slice(0, 4)
+      .map((j) => [j.label.split(' ')[0]!, j]),
+  );
 }
 
 function local(workers: number): { ps: string[]; workers: string[] } {
@@ -29,7 +33,16 @@ describe('kod2-paper workload', () => {
     const jobs = jobsAt(32);
     expect(jobs.map((j) => j.submitSeconds)).toEqual([0, 30, 60, 90, 120, 150, 180, 210, 240, 270]);
     expect(jobs.map((j) => j.label.split(' ')[0])).toEqual([
-      'cnn-rand', 'vgg-16', 'resnet-50', 'resnext-110', 'cnn-rand', 'vgg-16', 'resnet-50', 'resnext-110', 'cnn-rand', 'vgg-16',
+      'cnn-rand',
+      'vgg-16',
+      'resnet-50',
+      'resnext-110',
+      'cnn-rand',
+      'vgg-16',
+      'resnet-50',
+      'resnext-110',
+      'cnn-rand',
+      'vgg-16',
     ]);
     for (const job of jobs) {
       expect(job.ps.count).toBe(1);

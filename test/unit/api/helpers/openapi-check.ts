@@ -33,7 +33,8 @@ export function checkOpenApi(schema: Schema, value: unknown, path = ''): string[
   if (value === undefined) return errors;
   if (schema['x-kubernetes-preserve-unknown-fields'] === true && schema.type === undefined) return errors;
   if (value === null) {
-    if (schema.nullable !== true) errors.push(`${path}: Invalid value: "null": ${path} in body must be of type ${String(schema.type)}: "null"`);
+    if (schema.nullable !== true)
+      errors.push(`${path}: Invalid value: "null": ${path} in body must be of type ${String(schema.type)}: "null"`);
     return errors;
   }
   if (schema['x-kubernetes-int-or-string'] === true) {

@@ -27,7 +27,12 @@ describe('cleanPodPolicy on a finished job (Test Delete Pods and Services, compa
   });
 
   it('policy Running deletes Pending pods too and keeps finished ones (legacy test_cleanpod_running)', () => {
-    const observed = [newPod('Chief', 0, { phase: 'Succeeded' }), newPod('Worker', 0, { phase: 'Succeeded' }), newPod('PS', 0, { phase: 'Running' }), newPod('PS', 1, { phase: 'Pending' })];
+    const observed = [
+      newPod('Chief', 0, { phase: 'Succeeded' }),
+      newPod('Worker', 0, { phase: 'Succeeded' }),
+      newPod('PS', 0, { phase: 'Running' }),
+      newPod('PS', 1, { phase: 'Pending' }),
+    ];
     const selection = selectForCleanup('Running', true, observed, services('PS', 2));
     expect(selection.pods).toEqual(['test-tfjob-ps-0', 'test-tfjob-ps-1']);
     expect(selection.services).toEqual(['test-tfjob-ps-0', 'test-tfjob-ps-1']);
@@ -51,7 +56,12 @@ describe('cleanPodPolicy on a finished job (Test Delete Pods and Services, compa
 describe('not finished (suspend, compat TestDeletePodsAndServices)', () => {
   it('deletes everything whatever the policy', () => {
     for (const policy of ['None', 'Running', 'All']) {
-      const selection = selectForCleanup(policy, false, [...pods('Worker', 2, 'Succeeded'), ...pods('PS', 1, 'Running')], services('Worker', 2));
+      const selection = selectForCleanup(
+        policy,
+        false,
+        [...pods('Worker', 2, 'Succeeded'), ...pods('PS', 1, 'Running')],
+        services('Worker', 2),
+      );
       expect(selection.pods).toHaveLength(3);
       expect(selection.services).toHaveLength(2);
     }

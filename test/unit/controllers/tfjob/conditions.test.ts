@@ -7,14 +7,23 @@ import { at } from './builders.ts';
 type Triple = [type: string, status: string, reason: string];
 const shape = (conditions: readonly JobCondition[]): Triple[] => conditions.map((c) => [c.type, c.status, c.reason ?? '']);
 
-const created = (list: readonly JobCondition[], t = 0) => updateConditions(list, 'Created', 'True', 'TFJobCreated', 'TFJob test-job is created.', at(t));
-const running = (list: readonly JobCondition[], t = 0) => updateConditions(list, 'Running', 'True', 'TFJobRunning', 'TFJob default/test-job is running.', at(t));
+const created = (list: readonly JobCondition[], t = 0) =>
+  updateConditions(list, 'Created', 'True', 'TFJobCreated', 'TFJob test-job is created.', at(t));
+const running = (list: readonly JobCondition[], t = 0) =>
+  updateConditions(list, 'Running', 'True', 'TFJobRunning', 'TFJob default/test-job is running.', at(t));
 
 describe('condition-list algorithm (compat §1.5)', () => {
   it('appends new conditions at the end with both timestamps set to now', () => {
     const list = created([], 5);
     expect(list).toEqual([
-      { type: 'Created', status: 'True', reason: 'TFJobCreated', message: 'TFJob test-job is created.', lastUpdateTime: '2024-09-10T10:00:05Z', lastTransitionTime: '2024-09-10T10:00:05Z' },
+      {
+        type: 'Created',
+        status: 'True',
+        reason: 'TFJobCreated',
+        message: 'TFJob test-job is created.',
+        lastUpdateTime: '2024-09-10T10:00:05Z',
+        lastTransitionTime: '2024-09-10T10:00:05Z',
+      },
     ]);
   });
 
@@ -36,7 +45,14 @@ describe('condition-list algorithm (compat §1.5)', () => {
 
   it('Running and Restarting replace each other', () => {
     let list = running(created([]));
-    list = updateConditions(list, 'Restarting', 'True', 'TFJobRestarting', 'job test-job is restarting because Worker replica(s) failed.', at(1));
+    list = updateConditions(
+      list,
+      'Restarting',
+      'True',
+      'TFJobRestarting',
+      'job test-job is restarting because Worker replica(s) failed.',
+      at(1),
+    );
     expect(shape(list)).toEqual([
       ['Created', 'True', 'TFJobCreated'],
       ['Restarting', 'True', 'TFJobRestarting'],

@@ -51,14 +51,19 @@ describe('backoffLimit (TestPastBackoffLimit, compat §2.8)', () => {
   });
 
   it('pods removed by our scheduler are not failures for the backoff check', () => {
-    const observed = [newPod('Worker', 1, { phase: 'Failed', exitCode: 143, removal: 'preemption' }), newPod('Worker', 0, { phase: 'Running' })];
+    const observed = [
+      newPod('Worker', 1, { phase: 'Failed', exitCode: 143, removal: 'preemption' }),
+      newPod('Worker', 0, { phase: 'Running' }),
+    ];
     expect(exceedsBackoffLimit(0, observed, 0, 2)).toBe(false);
   });
 });
 
 describe('activeDeadlineSeconds (TestPastActiveDeadline, compat §2.9)', () => {
   const start = '2024-09-10T10:00:00Z';
-  it('0 → past immediately', () => { expect(pastActiveDeadline(0, start, at(0))).toBe(true); });
+  it('0 → past immediately', () => {
+    expect(pastActiveDeadline(0, start, at(0))).toBe(true);
+  });
   it('2 → not past immediately, past after 2 s', () => {
     expect(pastActiveDeadline(2, start, at(0))).toBe(false);
     expect(pastActiveDeadline(2, start, at(2))).toBe(true);
@@ -76,10 +81,22 @@ describe('activeDeadlineSeconds (TestPastActiveDeadline, compat §2.9)', () => {
 
 describe('ttlSecondsAfterFinished (CleanupJob tests, compat §5.1 item 9)', () => {
   const completed = '2024-09-10T10:00:00Z';
-  it('TTL nil → kept', () => { expect(ttlDecision(undefined, false, completed, at(10))).toEqual({ kind: 'keep' }); });
-  it('suspended with TTL → kept', () => { expect(ttlDecision(10, true, undefined, at(10))).toEqual({ kind: 'keep' }); });
-  it('TTL 180, completed a day ago → deleted', () => { expect(ttlDecision(180, false, completed, at(86_400))).toEqual({ kind: 'delete' }); });
-  it('TTL 0, completed now → deleted', () => { expect(ttlDecision(0, false, completed, at(0))).toEqual({ kind: 'delete' }); });
-  it('TTL 3, completed 1 s ago → requeue after 2 s', () => { expect(ttlDecision(3, false, completed, at(1))).toEqual({ kind: 'requeue', afterMs: 2000 }); });
-  it('no completionTime → kept (the reconciler always sets one on finish)', () => { expect(ttlDecision(10, false, undefined, at(1))).toEqual({ kind: 'keep' }); });
+  it('TTL nil → kept', () => {
+    expect(ttlDecision(undefined, false, completed, at(10))).toEqual({ kind: 'keep' });
+  });
+  it('suspended with TTL → kept', () => {
+    expect(ttlDecision(10, true, undefined, at(10))).toEqual({ kind: 'keep' });
+  });
+  it('TTL 180, completed a day ago → deleted', () => {
+    expect(ttlDecision(180, false, completed, at(86_400))).toEqual({ kind: 'delete' });
+  });
+  it('TTL 0, completed now → deleted', () => {
+    expect(ttlDecision(0, false, completed, at(0))).toEqual({ kind: 'delete' });
+  });
+  it('TTL 3, completed 1 s ago → requeue after 2 s', () => {
+    expect(ttlDecision(3, false, completed, at(1))).toEqual({ kind: 'requeue', afterMs: 2000 });
+  });
+  it('no completionTime → kept (the reconciler always sets one on finish)', () => {
+    expect(ttlDecision(10, false, undefined, at(1))).toEqual({ kind: 'keep' });
+  });
 });

@@ -31,7 +31,9 @@ describe('pod construction (compat §2.4, Appendix A)', () => {
         'training.kubeflow.org/replica-index': '0',
         'training.kubeflow.org/job-role': 'master',
       },
-      ownerReferences: [{ apiVersion: 'kubeflow.org/v1', kind: 'TFJob', name: 'dist', uid: JOB_UID, controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        { apiVersion: 'kubeflow.org/v1', kind: 'TFJob', name: 'dist', uid: JOB_UID, controller: true, blockOwnerDeletion: true },
+      ],
     });
     expect(pod.spec?.restartPolicy).toBe('Never');
     const container = pod.spec?.containers[0];
@@ -47,7 +49,11 @@ describe('pod construction (compat §2.4, Appendix A)', () => {
 
   it('Test Copy Labels and Annotation: template labels and annotations reach the pod; operator labels win', () => {
     const view = distJob((t) => {
-      t.metadata = { labels: { label1: '1', 'training.kubeflow.org/replica-index': '99' }, annotations: { annotation1: '1' }, finalizers: ['example.com/keep'] };
+      t.metadata = {
+        labels: { label1: '1', 'training.kubeflow.org/replica-index': '99' },
+        annotations: { annotation1: '1' },
+        finalizers: ['example.com/keep'],
+      };
     });
     const { pod } = workerPod(view, 1);
     expect(pod.metadata?.labels).toMatchObject({ label1: '1', 'training.kubeflow.org/replica-index': '1' });
@@ -60,7 +66,14 @@ describe('pod construction (compat §2.4, Appendix A)', () => {
       t.spec = {
         containers: [
           { name: 'sidecar', image: 'busybox' },
-          { name: 'tensorflow', image: 'tf', env: [{ name: 'A', value: '1' }, { name: 'TF_CONFIG', value: 'mine' }] },
+          {
+            name: 'tensorflow',
+            image: 'tf',
+            env: [
+              { name: 'A', value: '1' },
+              { name: 'TF_CONFIG', value: 'mine' },
+            ],
+          },
         ],
       };
     });
@@ -85,7 +98,11 @@ describe('pod construction (compat §2.4, Appendix A)', () => {
     const { pod, events } = workerPod(viewOf(raw));
     expect(pod.spec?.restartPolicy).toBe('Never');
     expect(events).toEqual([
-      { type: 'Warning', reason: 'SetPodTemplateRestartPolicy', message: 'Restart policy in pod template will be overwritten by restart policy in replica spec' },
+      {
+        type: 'Warning',
+        reason: 'SetPodTemplateRestartPolicy',
+        message: 'Restart policy in pod template will be overwritten by restart policy in replica spec',
+      },
     ]);
   });
 
@@ -125,7 +142,9 @@ describe('headless service (CreateNewService, compat §5.1 item 10)', () => {
           'training.kubeflow.org/replica-type': 'worker',
           'training.kubeflow.org/replica-index': '0',
         },
-        ownerReferences: [{ apiVersion: 'kubeflow.org/v1', kind: 'TFJob', name: 'dist', uid: JOB_UID, controller: true, blockOwnerDeletion: true }],
+        ownerReferences: [
+          { apiVersion: 'kubeflow.org/v1', kind: 'TFJob', name: 'dist', uid: JOB_UID, controller: true, blockOwnerDeletion: true },
+        ],
       },
       spec: {
         clusterIP: 'None',

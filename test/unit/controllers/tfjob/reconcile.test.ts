@@ -5,7 +5,13 @@ import type { Action, ReconcileResult, SchedulingInput } from '../../../../src/c
 import { reconcileTFJob } from '../../../../src/controllers/tfjob/reconcile.ts';
 import { at, newPod, newTFJob, pods, services } from './builders.ts';
 
-function run(job: Record<string, unknown>, observedPods: Pod[] = [], observedServices: Service[] = [], seconds = 0, scheduling?: SchedulingInput): ReconcileResult {
+function run(
+  job: Record<string, unknown>,
+  observedPods: Pod[] = [],
+  observedServices: Service[] = [],
+  seconds = 0,
+  scheduling?: SchedulingInput,
+): ReconcileResult {
   return reconcileTFJob({ job, pods: observedPods, services: observedServices, now: at(seconds), ...(scheduling ? { scheduling } : {}) });
 }
 
@@ -14,9 +20,12 @@ function withStatus(job: Record<string, unknown>, status: JobStatus): Record<str
 }
 
 const created = (r: ReconcileResult, kind: 'createPod' | 'createService') =>
-  r.actions.filter((a) => a.kind === kind).map((a) => (a.kind === 'createPod' ? a.pod.metadata?.name : a.kind === 'createService' ? a.service.metadata?.name : ''));
+  r.actions
+    .filter((a) => a.kind === kind)
+    .map((a) => (a.kind === 'createPod' ? a.pod.metadata?.name : a.kind === 'createService' ? a.service.metadata?.name : ''));
 const deletedPods = (r: ReconcileResult) => r.actions.filter((a): a is Extract<Action, { kind: 'deletePod' }> => a.kind === 'deletePod');
-const deletedServices = (r: ReconcileResult) => r.actions.filter((a): a is Extract<Action, { kind: 'deleteService' }> => a.kind === 'deleteService');
+const deletedServices = (r: ReconcileResult) =>
+  r.actions.filter((a): a is Extract<Action, { kind: 'deleteService' }> => a.kind === 'deleteService');
 const conditionShape = (r: ReconcileResult) => (r.status.conditions ?? []).map((c) => [c.type, c.status, c.reason, c.message]);
 
 describe('Test Normal Path (compat §5.1 item 1)', () => {
@@ -35,25 +44,43 @@ describe('Test Normal Path (compat §5.1 item 1)', () => {
     expect(created(r, 'createPod')).toHaveLength(6);
     expect(created(r, 'createService')).toHaveLength(6);
     for (const action of r.actions) {
-      if (action.kind === 'createPod') expect(action.pod.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'TFJob', name: 'test-tfjob', controller: true });
+      if (action.kind === 'createPod')
+        expect(action.pod.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'TFJob', name: 'test-tfjob', controller: true });
     }
   });
 
   it('... all replicas pending → nothing created', () => {
-    const r = run(newTFJob(4, 2), [...pods('Worker', 4, 'Pending'), ...pods('PS', 2, 'Pending')], [...services('Worker', 4), ...services('PS', 2)]);
+    const r = run(
+      newTFJob(4, 2),
+      [...pods('Worker', 4, 'Pending'), ...pods('PS', 2, 'Pending')],
+      [...services('Worker', 4), ...services('PS', 2)],
+    );
     expect(r.actions).toEqual([]);
   });
 
   it('... all replicas running → Running, actives counted, startTime set', () => {
-    const r = run(newTFJob(4, 2), [...pods('Worker', 4, 'Running'), ...pods('PS', 2, 'Running')], [...services('Worker', 4), ...services('PS', 2)]);
+    const r = run(
+      newTFJob(4, 2),
+      [...pods('Worker', 4, 'Running'), ...pods('PS', 2, 'Running')],
+      [...services('Worker', 4), ...services('PS', 2)],
+    );
     expect(r.actions).toEqual([]);
     expect(r.status.replicaStatuses).toEqual({ Worker: { active: 4 }, PS: { active: 2 } });
-    expect(r.status.conditions?.at(-1)).toMatchObject({ type: 'Running', status: 'True', reason: 'TFJobRunning', message: 'TFJob default/test-tfjob is running.' });
+    expect(r.status.conditions?.at(-1)).toMatchObject({
+      type: 'Running',
+      status: 'True',
+      reason: 'TFJobRunning',
+      message: 'TFJob default/test-tfjob is running.',
+    });
     expect(r.status.startTime).toBeDefined();
   });
 
   it('... 2 workers and 1 PS pending → creates 3 pods + 3 services', () => {
-    const r = run(newTFJob(4, 2), [...pods('Worker', 2, 'Pending'), ...pods('PS', 1, 'Pending')], [...services('Worker', 2), ...services('PS', 1)]);
+    const r = run(
+      newTFJob(4, 2),
+      [...pods('Worker', 2, 'Pending'), ...pods('PS', 1, 'Pending')],
+      [...services('Worker', 2), ...services('PS', 1)],
+    );
     expect(created(r, 'createPod').sort()).toEqual(['test-tfjob-ps-1', 'test-tfjob-worker-2', 'test-tfjob-worker-3']);
     expect(created(r, 'createService')).toHaveLength(3);
   });
@@ -68,7 +95,11 @@ describe('Test Normal Path (compat §5.1 item 1)', () => {
   });
 
   it('... 2 workers, 1 PS pending, 1 worker succeeded → creates 2 + 2, not Succeeded (worker 0 is pending)', () => {
-    const observed = [...pods('Worker', 2, 'Pending'), newPod('Worker', 2, { phase: 'Succeeded', exitCode: 0 }), ...pods('PS', 1, 'Pending')];
+    const observed = [
+      ...pods('Worker', 2, 'Pending'),
+      newPod('Worker', 2, { phase: 'Succeeded', exitCode: 0 }),
+      ...pods('PS', 1, 'Pending'),
+    ];
     const r = run(newTFJob(4, 2), observed, [...services('Worker', 3), ...services('PS', 1)]);
     expect(created(r, 'createPod')).toHaveLength(2);
     expect(r.status.replicaStatuses?.Worker).toEqual({ succeeded: 1 });
@@ -100,7 +131,11 @@ describe('steady state', () => {
 describe('finished jobs (compat §2.10, Appendix A)', () => {
   it('after success, active replicas are folded into succeeded; cleanPodPolicy None keeps pods', () => {
     const job = newTFJob(2, 1, { name: 'dist', namespace: 'ml' });
-    const world = [newPod('Worker', 0, { job: 'dist', phase: 'Succeeded', exitCode: 0 }), newPod('Worker', 1, { job: 'dist', phase: 'Succeeded', exitCode: 0 }), newPod('PS', 0, { job: 'dist', phase: 'Running' })];
+    const world = [
+      newPod('Worker', 0, { job: 'dist', phase: 'Succeeded', exitCode: 0 }),
+      newPod('Worker', 1, { job: 'dist', phase: 'Succeeded', exitCode: 0 }),
+      newPod('PS', 0, { job: 'dist', phase: 'Running' }),
+    ];
     const deciding = run(job, world, [], 300);
     expect(deciding.status.replicaStatuses).toEqual({ Worker: { succeeded: 2 }, PS: { active: 1 } });
     expect(conditionShape(deciding)).toEqual([
@@ -114,7 +149,10 @@ describe('finished jobs (compat §2.10, Appendix A)', () => {
   });
 
   it('cleanPodPolicy Running deletes the still-running PS and its service', () => {
-    const job = newTFJob(1, 1, { runPolicy: { cleanPodPolicy: 'Running' }, status: { conditions: [{ type: 'Succeeded', status: 'True', reason: 'TFJobSucceeded' }], completionTime: '2024-09-10T10:00:00Z' } });
+    const job = newTFJob(1, 1, {
+      runPolicy: { cleanPodPolicy: 'Running' },
+      status: { conditions: [{ type: 'Succeeded', status: 'True', reason: 'TFJobSucceeded' }], completionTime: '2024-09-10T10:00:00Z' },
+    });
     const r = run(job, [newPod('Worker', 0, { phase: 'Succeeded' }), newPod('PS', 0, { phase: 'Running' })], services('PS', 1));
     expect(deletedPods(r).map((a) => [a.name, a.reason])).toEqual([['test-tfjob-ps-0', 'cleanup']]);
     expect(deletedServices(r)).toEqual([{ kind: 'deleteService', name: 'test-tfjob-ps-0' }]);
@@ -128,7 +166,10 @@ describe('finished jobs (compat §2.10, Appendix A)', () => {
   });
 
   it('ours: a finished job without completionTime gets one instead of an endless TTL error', () => {
-    const job = newTFJob(1, 0, { runPolicy: { ttlSecondsAfterFinished: 60 }, status: { conditions: [{ type: 'Succeeded', status: 'True', reason: 'TFJobSucceeded' }] } });
+    const job = newTFJob(1, 0, {
+      runPolicy: { ttlSecondsAfterFinished: 60 },
+      status: { conditions: [{ type: 'Succeeded', status: 'True', reason: 'TFJobSucceeded' }] },
+    });
     const r = run(job, [], [], 10);
     expect(r.status.completionTime).toBe('2024-09-10T10:00:10Z');
     expect(r.requeueAfterMs).toBe(60_000);
@@ -188,7 +229,10 @@ describe('suspend and resume (compat §5.1 item 2)', () => {
   });
 
   it('suspend ignores the TTL and a finished job is never suspended', () => {
-    const finished = newTFJob(1, 0, { runPolicy: { suspend: true, ttlSecondsAfterFinished: 0 }, status: { conditions: [{ type: 'Succeeded', status: 'True', reason: 'TFJobSucceeded' }], completionTime: '2024-09-10T09:00:00Z' } });
+    const finished = newTFJob(1, 0, {
+      runPolicy: { suspend: true, ttlSecondsAfterFinished: 0 },
+      status: { conditions: [{ type: 'Succeeded', status: 'True', reason: 'TFJobSucceeded' }], completionTime: '2024-09-10T09:00:00Z' },
+    });
     const r = run(finished, [], [], 0);
     expect(r.outcome).toBe('finished');
     expect(r.actions).toEqual([]); // suspended: TTL ignored (issue #2239)
@@ -215,8 +259,16 @@ describe('failures and restarts', () => {
       message: 'job test-tfjob is restarting because Worker replica(s) failed.',
     });
     expect(r.status.podRecreations).toEqual({ Worker: 1 });
-    expect(r.events).toContainEqual({ type: 'Normal', reason: 'ExitedWithCode', message: 'Pod: default.test-tfjob-worker-0 exited with code 130' });
-    expect(r.events).toContainEqual({ type: 'Warning', reason: 'TFJobRestarting', message: 'job test-tfjob is restarting because Worker replica(s) failed.' });
+    expect(r.events).toContainEqual({
+      type: 'Normal',
+      reason: 'ExitedWithCode',
+      message: 'Pod: default.test-tfjob-worker-0 exited with code 130',
+    });
+    expect(r.events).toContainEqual({
+      type: 'Warning',
+      reason: 'TFJobRestarting',
+      message: 'job test-tfjob is restarting because Worker replica(s) failed.',
+    });
   });
 
   it('Test Unretryable Exit Code: exit 1 → Failed with the quoted message', () => {
@@ -233,7 +285,10 @@ describe('failures and restarts', () => {
   });
 
   it('OnFailure: a Failed pod (e.g. evicted) is recreated and the job keeps going', () => {
-    const r = run(newTFJob(2, 0, { restartPolicy: 'OnFailure' }), [newPod('Worker', 0, { phase: 'Running' }), newPod('Worker', 1, { phase: 'Failed', exitCode: 137 })]);
+    const r = run(newTFJob(2, 0, { restartPolicy: 'OnFailure' }), [
+      newPod('Worker', 0, { phase: 'Running' }),
+      newPod('Worker', 1, { phase: 'Failed', exitCode: 137 }),
+    ]);
     expect(deletedPods(r).map((a) => a.name)).toEqual(['test-tfjob-worker-1']);
     expect(r.status.conditions?.some((c) => c.type === 'Failed')).toBe(false);
   });
@@ -262,7 +317,11 @@ describe('backoffLimit and activeDeadlineSeconds (compat §5.1 items 6, 7)', () 
     const job = newTFJob(4, 2, { restartPolicy: 'OnFailure', runPolicy: { backoffLimit: 4, cleanPodPolicy: 'All' } });
     const r = run(job, allRunning(), allServices());
     expect(r.outcome).toBe('limit-exceeded');
-    expect(r.status.conditions?.at(-1)).toMatchObject({ type: 'Failed', reason: 'TFJobFailed', message: 'Job test-tfjob has failed because it has reached the specified backoff limit' });
+    expect(r.status.conditions?.at(-1)).toMatchObject({
+      type: 'Failed',
+      reason: 'TFJobFailed',
+      message: 'Job test-tfjob has failed because it has reached the specified backoff limit',
+    });
     expect(deletedPods(r)).toHaveLength(6);
     expect(deletedServices(r)).toHaveLength(6);
   });
@@ -275,7 +334,11 @@ describe('backoffLimit and activeDeadlineSeconds (compat §5.1 items 6, 7)', () 
   });
 
   it('ours: ExitCode recreations count toward backoffLimit (issue #2045)', () => {
-    const job = newTFJob(1, 0, { restartPolicy: 'ExitCode', runPolicy: { backoffLimit: 2 }, status: { podRecreations: { Worker: 2 }, startTime: '2024-09-10T10:00:00Z' } });
+    const job = newTFJob(1, 0, {
+      restartPolicy: 'ExitCode',
+      runPolicy: { backoffLimit: 2 },
+      status: { podRecreations: { Worker: 2 }, startTime: '2024-09-10T10:00:00Z' },
+    });
     const r = run(job, [newPod('Worker', 0, { phase: 'Running' })], services('Worker', 1), 5);
     expect(r.status.conditions?.at(-1)?.message).toBe('Job test-tfjob has failed because it has reached the specified backoff limit');
   });
@@ -287,17 +350,32 @@ describe('backoffLimit and activeDeadlineSeconds (compat §5.1 items 6, 7)', () 
   });
 
   it('Test Active Deadline Seconds: unset → pods remain', () => {
-    const r = run(newTFJob(4, 2, { runPolicy: { cleanPodPolicy: 'All' }, status: { startTime: '2024-09-10T10:00:00Z' } }), allRunning(), allServices(), 2);
+    const r = run(
+      newTFJob(4, 2, { runPolicy: { cleanPodPolicy: 'All' }, status: { startTime: '2024-09-10T10:00:00Z' } }),
+      allRunning(),
+      allServices(),
+      2,
+    );
     expect(r.actions).toEqual([]);
   });
 
   it('Test Active Deadline Seconds: 2 s after startTime → Failed, all 6 pods and services deleted', () => {
-    const job = newTFJob(4, 2, { runPolicy: { cleanPodPolicy: 'All', activeDeadlineSeconds: 2 }, status: { startTime: '2024-09-10T10:00:00Z' } });
+    const job = newTFJob(4, 2, {
+      runPolicy: { cleanPodPolicy: 'All', activeDeadlineSeconds: 2 },
+      status: { startTime: '2024-09-10T10:00:00Z' },
+    });
     const r = run(job, allRunning(), allServices(), 2);
-    expect(r.status.conditions?.at(-1)).toMatchObject({ type: 'Failed', message: 'Job test-tfjob has failed because it was active longer than specified deadline' });
+    expect(r.status.conditions?.at(-1)).toMatchObject({
+      type: 'Failed',
+      message: 'Job test-tfjob has failed because it was active longer than specified deadline',
+    });
     expect(deletedPods(r)).toHaveLength(6);
     expect(deletedServices(r)).toHaveLength(6);
-    expect(r.events).toContainEqual({ type: 'Normal', reason: 'TFJobFailed', message: 'Job test-tfjob has failed because it was active longer than specified deadline' });
+    expect(r.events).toContainEqual({
+      type: 'Normal',
+      reason: 'TFJobFailed',
+      message: 'Job test-tfjob has failed because it was active longer than specified deadline',
+    });
   });
 
   it('ours: a running job with a deadline asks to be requeued at the deadline (issue #3358)', () => {
@@ -313,7 +391,9 @@ describe('validation and skipping', () => {
     const r = run(job);
     const failed = r.status.conditions?.at(-1);
     expect(failed).toMatchObject({ type: 'Failed', reason: 'TFJobFailedValidation' });
-    expect(failed?.message).toContain('TFJob failed validation because [spec.tfReplicaSpecs: Invalid value: keys must be PS, Worker, Chief, Master or Evaluator');
+    expect(failed?.message).toContain(
+      'TFJob failed validation because [spec.tfReplicaSpecs: Invalid value: keys must be PS, Worker, Chief, Master or Evaluator',
+    );
     expect(failed?.message).toContain('spec.tfReplicaSpecs[Workers].template.spec.containers: Required value: must be specified');
     expect(r.actions.filter((a) => a.kind === 'createPod')).toEqual([]);
     expect(r.events[0]).toMatchObject({ type: 'Warning', reason: 'TFJobFailedValidation' });
@@ -329,7 +409,10 @@ describe('validation and skipping', () => {
     const deleting = newTFJob(1, 0);
     (deleting.metadata as Record<string, unknown>).deletionTimestamp = '2024-09-10T10:00:00Z';
     expect(run(deleting)).toMatchObject({ outcome: 'skipped', statusChanged: false, actions: [] });
-    expect(run(newTFJob(1, 0, { runPolicy: { managedBy: 'kueue.x-k8s.io/multikueue' } }))).toMatchObject({ outcome: 'skipped', actions: [] });
+    expect(run(newTFJob(1, 0, { runPolicy: { managedBy: 'kueue.x-k8s.io/multikueue' } }))).toMatchObject({
+      outcome: 'skipped',
+      actions: [],
+    });
   });
 
   it('ignores pods with our labels that another object controls', () => {
@@ -340,7 +423,10 @@ describe('validation and skipping', () => {
 
 describe('with our scheduler', () => {
   it('waiting: no pods, no startTime, the queue status is written', () => {
-    const r = run(newTFJob(2, 1), [], [], 0, { admitted: false, status: { queue: 'Waiting', enqueueTime: '2024-09-10T10:00:00Z', reason: 'Insufficient' } });
+    const r = run(newTFJob(2, 1), [], [], 0, {
+      admitted: false,
+      status: { queue: 'Waiting', enqueueTime: '2024-09-10T10:00:00Z', reason: 'Insufficient' },
+    });
     expect(r.outcome).toBe('waiting');
     expect(r.actions).toEqual([]);
     expect(r.status.startTime).toBeUndefined();
@@ -348,7 +434,10 @@ describe('with our scheduler', () => {
   });
 
   it('admitted: pods are placed on the chosen nodes', () => {
-    const r = run(newTFJob(1, 1), [], [], 0, { admitted: true, placements: { 'test-tfjob-worker-0': { nodeName: 'n1', placedBy: 'ours' } } });
+    const r = run(newTFJob(1, 1), [], [], 0, {
+      admitted: true,
+      placements: { 'test-tfjob-worker-0': { nodeName: 'n1', placedBy: 'ours' } },
+    });
     const worker = r.actions.find((a) => a.kind === 'createPod' && a.pod.metadata?.name === 'test-tfjob-worker-0');
     expect(worker?.kind === 'createPod' ? worker.pod.spec?.nodeName : undefined).toBe('n1');
   });
@@ -356,7 +445,11 @@ describe('with our scheduler', () => {
   it('elastic: the scheduler’s worker count wins over Worker.replicas, within the bounds', () => {
     const job = newTFJob(2, 1, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 4 } } });
     const grown = run(job, [], [], 0, { admitted: true, workers: 3 });
-    expect(created(grown, 'createPod').filter((n) => n?.includes('worker'))).toEqual(['test-tfjob-worker-0', 'test-tfjob-worker-1', 'test-tfjob-worker-2']);
+    expect(created(grown, 'createPod').filter((n) => n?.includes('worker'))).toEqual([
+      'test-tfjob-worker-0',
+      'test-tfjob-worker-1',
+      'test-tfjob-worker-2',
+    ]);
     const clamped = run(job, [], [], 0, { admitted: true, workers: 10 });
     expect(created(clamped, 'createPod').filter((n) => n?.includes('worker'))).toHaveLength(4);
   });
@@ -374,7 +467,11 @@ describe('with our scheduler', () => {
 
   it('elastic without a scheduler decision runs at maxReplicas; a failed worker does not fail it', () => {
     const job = newTFJob(1, 1, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 3 } } });
-    const r = run(job, [newPod('Worker', 0, { phase: 'Running' }), newPod('Worker', 1, { phase: 'Failed', exitCode: 1 }), newPod('PS', 0, { phase: 'Running' })]);
+    const r = run(job, [
+      newPod('Worker', 0, { phase: 'Running' }),
+      newPod('Worker', 1, { phase: 'Failed', exitCode: 1 }),
+      newPod('PS', 0, { phase: 'Running' }),
+    ]);
     expect(created(r, 'createPod')).toEqual(['test-tfjob-worker-2']);
     expect(r.status.conditions?.map((c) => c.type)).toEqual(['Created', 'Running']);
   });
@@ -384,11 +481,32 @@ describe('clusters with the upstream CRD', () => {
   it('statusExtensions false: our status fields are left out, so steady state writes nothing', () => {
     const job = newTFJob(1, 0, { restartPolicy: 'ExitCode' });
     const world = [newPod('Worker', 0, { phase: 'Failed', exitCode: 137 })];
-    const r = reconcileTFJob({ job, pods: world, services: [], now: at(0), scheduling: { admitted: true, status: { queue: 'Running' } }, options: { statusExtensions: false } });
+    const r = reconcileTFJob({
+      job,
+      pods: world,
+      services: [],
+      now: at(0),
+      scheduling: { admitted: true, status: { queue: 'Running' } },
+      options: { statusExtensions: false },
+    });
     expect(r.status.scheduling).toBeUndefined();
     expect(r.status.podRecreations).toBeUndefined();
-    const again = reconcileTFJob({ job: withStatus(job, r.status), pods: [newPod('Worker', 0, { phase: 'Running' })], services: services('Worker', 1), now: at(1), scheduling: { admitted: true, status: { queue: 'Running' } }, options: { statusExtensions: false } });
-    const third = reconcileTFJob({ job: withStatus(job, again.status), pods: [newPod('Worker', 0, { phase: 'Running' })], services: services('Worker', 1), now: at(2), scheduling: { admitted: true, status: { queue: 'Running' } }, options: { statusExtensions: false } });
+    const again = reconcileTFJob({
+      job: withStatus(job, r.status),
+      pods: [newPod('Worker', 0, { phase: 'Running' })],
+      services: services('Worker', 1),
+      now: at(1),
+      scheduling: { admitted: true, status: { queue: 'Running' } },
+      options: { statusExtensions: false },
+    });
+    const third = reconcileTFJob({
+      job: withStatus(job, again.status),
+      pods: [newPod('Worker', 0, { phase: 'Running' })],
+      services: services('Worker', 1),
+      now: at(2),
+      scheduling: { admitted: true, status: { queue: 'Running' } },
+      options: { statusExtensions: false },
+    });
     expect(third.statusChanged).toBe(false);
   });
 });

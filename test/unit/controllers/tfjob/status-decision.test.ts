@@ -15,12 +15,23 @@ interface Row {
   expected: string;
 }
 
-const counts = (c: Partial<ReplicaCounts>): ReplicaCounts => ({ active: c.active ?? 0, succeeded: c.succeeded ?? 0, failed: c.failed ?? 0 });
+const counts = (c: Partial<ReplicaCounts>): ReplicaCounts => ({
+  active: c.active ?? 0,
+  succeeded: c.succeeded ?? 0,
+  failed: c.failed ?? 0,
+});
 
 function decide(row: Row) {
   let conditions: readonly JobCondition[] = updateConditions([], 'Created', 'True', 'TFJobCreated', 'TFJob test-tfjob is created.', at(0));
   if (row.restarting) {
-    conditions = updateConditions(conditions, 'Restarting', 'True', 'TFJobRestarting', 'job test-tfjob is restarting because Chief replica(s) failed.', at(0));
+    conditions = updateConditions(
+      conditions,
+      'Restarting',
+      'True',
+      'TFJobRestarting',
+      'job test-tfjob is restarting because Chief replica(s) failed.',
+      at(0),
+    );
   }
   return decideJobStatus({
     name: 'test-tfjob',
@@ -41,21 +52,85 @@ const rows: Row[] = [
   { name: 'Chief running', replicas: { Chief: 1 }, counts: { Chief: { active: 1 } }, expected: 'Running' },
   { name: 'Chief failed', replicas: { Chief: 1 }, counts: { Chief: { failed: 1 } }, expected: 'Failed' },
   { name: '(no chief) Worker failed', replicas: { Worker: 1 }, counts: { Worker: { failed: 1 } }, expected: 'Failed' },
-  { name: '(no chief) Worker succeeded', replicas: { Worker: 1 }, counts: { Worker: { succeeded: 1 } }, worker0Completed: true, expected: 'Succeeded' },
+  {
+    name: '(no chief) Worker succeeded',
+    replicas: { Worker: 1 },
+    counts: { Worker: { succeeded: 1 } },
+    worker0Completed: true,
+    expected: 'Succeeded',
+  },
   { name: '(no chief) Worker running', replicas: { Worker: 1 }, counts: { Worker: { active: 1 } }, expected: 'Running' },
   { name: '2 succeeded + 2 active', replicas: { Worker: 4 }, counts: { Worker: { succeeded: 2, active: 2 } }, expected: 'Running' },
   { name: '2 running + 2 failed', replicas: { Worker: 4 }, counts: { Worker: { active: 2, failed: 2 } }, expected: 'Failed' },
   { name: '2 succeeded + 2 failed', replicas: { Worker: 4 }, counts: { Worker: { succeeded: 2, failed: 2 } }, expected: 'Failed' },
-  { name: 'worker-0 succeeded + 3 active', replicas: { Worker: 4 }, counts: { Worker: { succeeded: 1, active: 3 } }, worker0Completed: true, expected: 'Succeeded' },
-  { name: 'AllWorkers: worker-0 succeeded + 3 active', replicas: { Worker: 4 }, counts: { Worker: { succeeded: 1, active: 3 } }, worker0Completed: true, successPolicy: 'AllWorkers', expected: 'Running' },
-  { name: 'AllWorkers: 4 succeeded', replicas: { Worker: 4 }, counts: { Worker: { succeeded: 4 } }, worker0Completed: true, successPolicy: 'AllWorkers', expected: 'Succeeded' },
-  { name: 'AllWorkers: worker-0 succeeded, 2 running, 1 failed', replicas: { Worker: 4 }, counts: { Worker: { succeeded: 1, active: 2, failed: 1 } }, worker0Completed: true, successPolicy: 'AllWorkers', expected: 'Failed' },
-  { name: 'Chief running + workers failed', replicas: { Chief: 1, Worker: 4 }, counts: { Chief: { active: 1 }, Worker: { failed: 4 } }, expected: 'Running' },
-  { name: 'Chief running + workers succeeded', replicas: { Chief: 1, Worker: 4 }, counts: { Chief: { active: 1 }, Worker: { succeeded: 4 } }, expected: 'Running' },
-  { name: 'Chief running + a PS failed', replicas: { Chief: 1, PS: 2, Worker: 2 }, counts: { Chief: { active: 1 }, PS: { active: 1, failed: 1 }, Worker: { active: 2 } }, expected: 'Failed' },
-  { name: 'Chief failed + workers succeeded', replicas: { Chief: 1, Worker: 4 }, counts: { Chief: { failed: 1 }, Worker: { succeeded: 4 } }, expected: 'Failed' },
-  { name: 'Chief succeeded + workers failed', replicas: { Chief: 1, Worker: 4 }, counts: { Chief: { succeeded: 1 }, Worker: { failed: 4 } }, expected: 'Succeeded' },
-  { name: 'Chief failed with ExitCode 130 (restarting)', replicas: { Chief: 1 }, counts: { Chief: { failed: 1 } }, restarting: true, expected: 'Restarting' },
+  {
+    name: 'worker-0 succeeded + 3 active',
+    replicas: { Worker: 4 },
+    counts: { Worker: { succeeded: 1, active: 3 } },
+    worker0Completed: true,
+    expected: 'Succeeded',
+  },
+  {
+    name: 'AllWorkers: worker-0 succeeded + 3 active',
+    replicas: { Worker: 4 },
+    counts: { Worker: { succeeded: 1, active: 3 } },
+    worker0Completed: true,
+    successPolicy: 'AllWorkers',
+    expected: 'Running',
+  },
+  {
+    name: 'AllWorkers: 4 succeeded',
+    replicas: { Worker: 4 },
+    counts: { Worker: { succeeded: 4 } },
+    worker0Completed: true,
+    successPolicy: 'AllWorkers',
+    expected: 'Succeeded',
+  },
+  {
+    name: 'AllWorkers: worker-0 succeeded, 2 running, 1 failed',
+    replicas: { Worker: 4 },
+    counts: { Worker: { succeeded: 1, active: 2, failed: 1 } },
+    worker0Completed: true,
+    successPolicy: 'AllWorkers',
+    expected: 'Failed',
+  },
+  {
+    name: 'Chief running + workers failed',
+    replicas: { Chief: 1, Worker: 4 },
+    counts: { Chief: { active: 1 }, Worker: { failed: 4 } },
+    expected: 'Running',
+  },
+  {
+    name: 'Chief running + workers succeeded',
+    replicas: { Chief: 1, Worker: 4 },
+    counts: { Chief: { active: 1 }, Worker: { succeeded: 4 } },
+    expected: 'Running',
+  },
+  {
+    name: 'Chief running + a PS failed',
+    replicas: { Chief: 1, PS: 2, Worker: 2 },
+    counts: { Chief: { active: 1 }, PS: { active: 1, failed: 1 }, Worker: { active: 2 } },
+    expected: 'Failed',
+  },
+  {
+    name: 'Chief failed + workers succeeded',
+    replicas: { Chief: 1, Worker: 4 },
+    counts: { Chief: { failed: 1 }, Worker: { succeeded: 4 } },
+    expected: 'Failed',
+  },
+  {
+    name: 'Chief succeeded + workers failed',
+    replicas: { Chief: 1, Worker: 4 },
+    counts: { Chief: { succeeded: 1 }, Worker: { failed: 4 } },
+    expected: 'Succeeded',
+  },
+  {
+    name: 'Chief failed with ExitCode 130 (restarting)',
+    replicas: { Chief: 1 },
+    counts: { Chief: { failed: 1 } },
+    restarting: true,
+    expected: 'Restarting',
+  },
 ];
 
 describe('status decision table (compat §5.1 item 20)', () => {
@@ -87,23 +162,55 @@ describe('status decision table (compat §5.1 item 20)', () => {
   });
 
   it('sets startTime on the first decision, completionTime on success or failure, with exact messages and events', () => {
-    const decision = decide({ name: '', replicas: { Worker: 1 }, counts: { Worker: { succeeded: 1 } }, worker0Completed: true, expected: '' });
+    const decision = decide({
+      name: '',
+      replicas: { Worker: 1 },
+      counts: { Worker: { succeeded: 1 } },
+      worker0Completed: true,
+      expected: '',
+    });
     expect(decision.startTime).toBe('2024-09-10T10:00:10Z');
     expect(decision.completionTime).toBe('2024-09-10T10:00:10Z');
-    expect(decision.conditions.at(-1)).toMatchObject({ reason: 'TFJobSucceeded', message: 'TFJob default/test-tfjob successfully completed.' });
-    expect(decision.events).toEqual([{ type: 'Normal', reason: 'TFJobSucceeded', message: 'TFJob default/test-tfjob successfully completed.' }]);
+    expect(decision.conditions.at(-1)).toMatchObject({
+      reason: 'TFJobSucceeded',
+      message: 'TFJob default/test-tfjob successfully completed.',
+    });
+    expect(decision.events).toEqual([
+      { type: 'Normal', reason: 'TFJobSucceeded', message: 'TFJob default/test-tfjob successfully completed.' },
+    ]);
   });
 
   it('PS never drives Running; a PS/Evaluator-only job never runs or succeeds', () => {
-    const decision = decide({ name: '', replicas: { PS: 1, Evaluator: 1 }, counts: { PS: { active: 1 }, Evaluator: { succeeded: 1 } }, expected: '' });
+    const decision = decide({
+      name: '',
+      replicas: { PS: 1, Evaluator: 1 },
+      counts: { PS: { active: 1 }, Evaluator: { succeeded: 1 } },
+      expected: '',
+    });
     expect(decision.conditions.map((c) => c.type)).toEqual(['Created']);
   });
 
   it('dynamic workers: Worker failures do not fail the job, PS failures still do', () => {
-    const base = { name: 'test-tfjob', namespace: 'default', successPolicy: '', worker0Completed: false, conditions: [], now: at(1), tolerateWorkerFailures: true };
-    const workerFailed = decideJobStatus({ ...base, replicas: { PS: 1, Worker: 3 }, counts: { PS: counts({ active: 1 }), Worker: counts({ active: 2, failed: 1 }) } });
+    const base = {
+      name: 'test-tfjob',
+      namespace: 'default',
+      successPolicy: '',
+      worker0Completed: false,
+      conditions: [],
+      now: at(1),
+      tolerateWorkerFailures: true,
+    };
+    const workerFailed = decideJobStatus({
+      ...base,
+      replicas: { PS: 1, Worker: 3 },
+      counts: { PS: counts({ active: 1 }), Worker: counts({ active: 2, failed: 1 }) },
+    });
     expect(workerFailed.conditions.map((c) => c.type)).toEqual(['Running']);
-    const psFailed = decideJobStatus({ ...base, replicas: { PS: 1, Worker: 3 }, counts: { PS: counts({ failed: 1 }), Worker: counts({ active: 3 }) } });
+    const psFailed = decideJobStatus({
+      ...base,
+      replicas: { PS: 1, Worker: 3 },
+      counts: { PS: counts({ failed: 1 }), Worker: counts({ active: 3 }) },
+    });
     // PS is decided before Worker; once Failed is set the Running update is a no-op.
     expect(psFailed.conditions.map((c) => c.type)).toEqual(['Failed']);
   });
@@ -120,10 +227,17 @@ describe('isWorker0Completed (compat §5.1 item 18)', () => {
     expect(isWorker0Completed(false, [])).toBe(true);
   });
   it('2 workers: index 0 succeeded, index 1 failed → true', () => {
-    expect(isWorker0Completed(true, [newPod('Worker', 0, { phase: 'Succeeded', exitCode: 0 }), newPod('Worker', 1, { phase: 'Failed', exitCode: 1 })])).toBe(true);
+    expect(
+      isWorker0Completed(true, [
+        newPod('Worker', 0, { phase: 'Succeeded', exitCode: 0 }),
+        newPod('Worker', 1, { phase: 'Failed', exitCode: 1 }),
+      ]),
+    ).toBe(true);
   });
   it('2 workers: index 0 failed, index 1 running → false', () => {
-    expect(isWorker0Completed(true, [newPod('Worker', 0, { phase: 'Failed', exitCode: 1 }), newPod('Worker', 1, { phase: 'Running' })])).toBe(false);
+    expect(
+      isWorker0Completed(true, [newPod('Worker', 0, { phase: 'Failed', exitCode: 1 }), newPod('Worker', 1, { phase: 'Running' })]),
+    ).toBe(false);
   });
   it('a succeeded pod whose tensorflow container exited non-zero is not completed', () => {
     expect(isWorker0Completed(true, [newPod('Worker', 0, { phase: 'Succeeded', exitCode: 3 })])).toBe(false);

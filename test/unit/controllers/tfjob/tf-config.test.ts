@@ -52,7 +52,9 @@ describe('TF_CONFIG, normal form (compat §5.1 item 11, Test ClusterSpec)', () =
 
   it('uses each type’s own tfjob-port and lists zero-replica types as empty', () => {
     const raw = newTFJob(1, 1, { name: 'j', namespace: 'ns', evaluator: 1 });
-    const specs = (raw.spec as { tfReplicaSpecs: Record<string, { replicas: number; template: { spec: { containers: { ports: unknown[] }[] } } }> }).tfReplicaSpecs;
+    const specs = (
+      raw.spec as { tfReplicaSpecs: Record<string, { replicas: number; template: { spec: { containers: { ports: unknown[] }[] } } }> }
+    ).tfReplicaSpecs;
     specs.PS!.template.spec.containers[0]!.ports = [{ name: 'tfjob-port', containerPort: 3333 }];
     specs.Evaluator!.replicas = 0;
     expect(tfConfigFor(viewOf(raw), 'Worker', 0)).toBe(
@@ -105,11 +107,20 @@ describe('TF_CONFIG, sparse form (enableDynamicWorker)', () => {
 });
 
 describe('isDistributed (Test IsDistributed)', () => {
-  const specs = (w: number, ps: number, chief?: number) => defaulted(newTFJob(w, ps, chief === undefined ? {} : { chief })).spec.tfReplicaSpecs;
-  it('1 worker → false', () => { expect(isDistributed(specs(1, 0))).toBe(false); });
-  it('1 worker + 1 PS → true', () => { expect(isDistributed(specs(1, 1))).toBe(true); });
-  it('1 PS → false', () => { expect(isDistributed(specs(0, 1))).toBe(false); });
-  it('1 worker + chief → true', () => { expect(isDistributed(specs(1, 0, 1))).toBe(true); });
+  const specs = (w: number, ps: number, chief?: number) =>
+    defaulted(newTFJob(w, ps, chief === undefined ? {} : { chief })).spec.tfReplicaSpecs;
+  it('1 worker → false', () => {
+    expect(isDistributed(specs(1, 0))).toBe(false);
+  });
+  it('1 worker + 1 PS → true', () => {
+    expect(isDistributed(specs(1, 1))).toBe(true);
+  });
+  it('1 PS → false', () => {
+    expect(isDistributed(specs(0, 1))).toBe(false);
+  });
+  it('1 worker + chief → true', () => {
+    expect(isDistributed(specs(1, 0, 1))).toBe(true);
+  });
 });
 
 describe('Go JSON string escaping', () => {

@@ -3,7 +3,16 @@
 
 import { schedule } from '../../../../src/scheduler/index.ts';
 import type { SchedulerConfig } from '../../../../src/scheduler/config.ts';
-import type { ClusterSnapshot, JobSpec, JobState, NodeInfo, Plan, PolicyName, ReplicaInstance, Resources } from '../../../../src/scheduler/types.ts';
+import type {
+  ClusterSnapshot,
+  JobSpec,
+  JobState,
+  NodeInfo,
+  Plan,
+  PolicyName,
+  ReplicaInstance,
+  Resources,
+} from '../../../../src/scheduler/types.ts';
 
 const sameReplica = (a: ReplicaInstance, b: ReplicaInstance): boolean => a.type === b.type && a.index === b.index;
 
@@ -154,7 +163,8 @@ export function simulate(
       return j;
     });
     for (const a of arrivals) {
-      if (a.spec.submittedAt <= now && !jobs.some((j) => j.spec.key === a.spec.key)) jobs.push({ spec: a.spec, phase: 'waiting', replicas: [] });
+      if (a.spec.submittedAt <= now && !jobs.some((j) => j.spec.key === a.spec.key))
+        jobs.push({ spec: a.spec, phase: 'waiting', replicas: [] });
     }
     const snap: ClusterSnapshot = { now, nodes, otherPods: [], jobs };
     const plan = schedule(policy, snap, config);

@@ -3,7 +3,16 @@
 // placed by an independent first-fit (so the input itself is never over-committed).
 
 import fc from 'fast-check';
-import type { ClusterSnapshot, JobSpec, JobState, NodeInfo, OtherPod, PlacementConstraints, ReplicaInstance, Resources } from '../../../../src/scheduler/types.ts';
+import type {
+  ClusterSnapshot,
+  JobSpec,
+  JobState,
+  NodeInfo,
+  OtherPod,
+  PlacementConstraints,
+  ReplicaInstance,
+  Resources,
+} from '../../../../src/scheduler/types.ts';
 import { placementAllowed } from './apply-plan.ts';
 import { Gi } from './builders.ts';
 
@@ -28,7 +37,12 @@ function toNode(i: number, n: RawNode): NodeInfo {
     name: `node-${String(i).padStart(2, '0')}`,
     allocatable,
     labels: { zone: n.zone, 'kubernetes.io/hostname': `node-${i}` },
-    taints: n.taint === 'dedicated' ? [{ key: 'dedicated', value: 'ml', effect: 'NoSchedule' }] : n.taint === 'soft' ? [{ key: 'soft', effect: 'PreferNoSchedule' }] : [],
+    taints:
+      n.taint === 'dedicated'
+        ? [{ key: 'dedicated', value: 'ml', effect: 'NoSchedule' }]
+        : n.taint === 'soft'
+          ? [{ key: 'soft', effect: 'PreferNoSchedule' }]
+          : [],
     unschedulable: n.cordoned,
     ready: !n.notReady,
   };
@@ -41,7 +55,11 @@ const constraintsArb: fc.Arbitrary<PlacementConstraints> = fc
     affinity: fc.constantFrom('none', 'none', 'none', 'not-b', 'zone-exists'),
   })
   .map((c) => {
-    const out: { nodeSelector?: Record<string, string>; tolerations?: PlacementConstraints['tolerations']; requiredNodeAffinity?: PlacementConstraints['requiredNodeAffinity'] } = {};
+    const out: {
+      nodeSelector?: Record<string, string>;
+      tolerations?: PlacementConstraints['tolerations'];
+      requiredNodeAffinity?: PlacementConstraints['requiredNodeAffinity'];
+    } = {};
     if (c.selector !== 'none') out.nodeSelector = { zone: c.selector === 'zone-a' ? 'a' : 'b' };
     if (c.tolerate === 'dedicated') out.tolerations = [{ key: 'dedicated', operator: 'Equal', value: 'ml', effect: 'NoSchedule' }];
     if (c.tolerate === 'all') out.tolerations = [{ operator: 'Exists' }];
@@ -51,8 +69,14 @@ const constraintsArb: fc.Arbitrary<PlacementConstraints> = fc
   });
 
 const requestsArb: fc.Arbitrary<Resources> = fc
-  .record({ milli: fc.integer({ min: 1, max: 8 }).map((x) => x * 500), memGi: fc.integer({ min: 1, max: 8 }), gpu: fc.integer({ min: 0, max: 5 }).map((x) => (x === 0 ? 1 : 0)) })
-  .map((r): Resources => (r.gpu > 0 ? { cpu: r.milli, memory: r.memGi * Gi, 'nvidia.com/gpu': 1 } : { cpu: r.milli, memory: r.memGi * Gi }));
+  .record({
+    milli: fc.integer({ min: 1, max: 8 }).map((x) => x * 500),
+    memGi: fc.integer({ min: 1, max: 8 }),
+    gpu: fc.integer({ min: 0, max: 5 }).map((x) => (x === 0 ? 1 : 0)),
+  })
+  .map((r): Resources =>
+    r.gpu > 0 ? { cpu: r.milli, memory: r.memGi * Gi, 'nvidia.com/gpu': 1 } : { cpu: r.milli, memory: r.memGi * Gi },
+  );
 
 const jobArb = fc.record({
   priority: fc.constantFrom(0, 0, 0, 5),
@@ -99,7 +123,9 @@ function placeAll(
       if (!placementAllowed(spec, r.type, n)) continue;
       const u = tentative.get(n.name)!;
       const need: Record<string, number> = { ...req, pods: req.pods ?? 1 };
-      const fits = Object.entries(need).every(([key, v]) => v <= 0 || (key === 'pods' && n.allocatable.pods === undefined) || (u[key] ?? 0) + v <= (n.allocatable[key] ?? 0));
+      const fits = Object.entries(need).every(
+        ([key, v]) => v <= 0 || (key === 'pods' && n.allocatable.pods === undefined) || (u[key] ?? 0) + v <= (n.allocatable[key] ?? 0),
+      );
       if (!fits) continue;
       for (const [key, v] of Object.entries(need)) u[key] = (u[key] ?? 0) + v;
       out.set(`${r.type}:${r.index}`, n.name);
@@ -117,73 +143,89 @@ function placeAll(
  */
 function clusterArb(crowded: boolean): fc.Arbitrary<ClusterSnapshot> {
   return fc
-  .record({
-    nodes: fc.array(nodeArb, { minLength: 1, maxLength: crowded ? 3 : 8 }),
-    others: fc.array(fc.record({ node: fc.nat(), cpuFraction: fc.integer({ min: 1, max: 6 }) }), { maxLength: 4 }),
-    jobs: fc.array(jobArb, { maxLength: crowded ? 10 : 12 }),
-    now: fc.integer({ min: 50_000, max: 400_000 }),
-  })
-  .map(({ nodes: rawNodes, others, jobs: rawJobs, now }) => {
-    const nodes = rawNodes.map((n, i) => toNode(i, n));
-    const used = new Map<string, Record<string, number>>(nodes.map((n) => [n.name, {}]));
-    const otherPods: OtherPod[] = [];
-    others.forEach((o, i) => {
-      const n = nodes[o.node % nodes.length]!;
-      const u = used.get(n.name)!;
-      const cpu = Math.floor(((n.allocatable.cpu ?? 0) * o.cpuFraction) / 10);
-      if ((u.cpu ?? 0) + cpu > (n.allocatable.cpu ?? 0)) return;
-      if (n.allocatable.pods !== undefined && (u.pods ?? 0) + 1 > n.allocatable.pods) return;
-      u.cpu = (u.cpu ?? 0) + cpu;
-      u.pods = (u.pods ?? 0) + 1;
-      otherPods.push({ key: `kube-system/p${i}`, node: n.name, requests: { cpu } });
-    });
-    const jobs: JobState[] = rawJobs.map((j, i) => {
-      const key = `ns/job-${String(i).padStart(2, '0')}`;
-      // In a crowded cluster, waiting jobs are small, hence heavy: they are the ones that preempt.
-      // Some running jobs are of the same shape, so equal weights (and the t_j tie-break) occur.
-      const small: Resources = { cpu: 500, memory: Gi };
-      const isSmall = crowded && (!j.wantRunning || j.runningWorkers % 3 === 0);
-      const psRequests = isSmall ? small : j.psRequests;
-      const workerRequests = isSmall ? small : j.workerRequests;
-      const fixed = [];
-      // A TFJob always has some replica in its minimum configuration.
-      const psCount = j.psCount === 0 && !j.chief && (!j.hasWorkers || j.min === 0) ? 1 : j.psCount;
-      if (psCount > 0) fixed.push({ type: 'PS', count: psCount, requests: psRequests, constraints: j.psConstraints ?? j.constraints });
-      if (j.chief) fixed.push({ type: 'Chief', count: 1, requests: workerRequests, constraints: j.constraints });
-      const min = j.min;
-      const max = min + j.extra;
-      const spec: JobSpec = {
-        key,
-        priority: j.priority,
-        submittedAt: j.submittedAt,
-        fixed,
-        ...(j.hasWorkers ? { workers: { type: 'Worker', min, max, requests: workerRequests, constraints: j.constraints, ...(j.scalingCurve === undefined ? {} : { scalingCurve: j.scalingCurve }) } } : {}),
-      };
-      if (!j.wantRunning) return { spec, phase: 'waiting', replicas: [] };
-      const workerCount = j.hasWorkers ? (crowded ? max : min + (j.runningWorkers % (j.extra + 1))) : 0;
-      const wanted: { type: string; index: number }[] = [];
-      for (const g of fixed) for (let k = 0; k < g.count; k++) wanted.push({ type: g.type, index: k });
-      // Sparse indices sometimes (a worker that failed and was not replaced).
-      const gap = workerCount > 1 && j.runningWorkers % 3 === 0 ? 1 : 0;
-      for (let k = 0; k < workerCount; k++) wanted.push({ type: 'Worker', index: k >= 1 ? k + gap : k });
-      const placed = placeAll(spec, wanted, nodes, used, i);
-      if (placed === undefined) return { spec, phase: 'waiting', replicas: [] };
-      const replicas: ReplicaInstance[] = wanted.map((r) => ({ type: r.type, index: r.index, node: placed.get(`${r.type}:${r.index}`)!, createdAt: now - j.createdAgo }));
-      return { spec, phase: 'running', replicas };
-    });
-    if (crowded) {
-      // Leave under half a cpu idle per node: small waiting jobs fit only by preempting.
-      for (const n of nodes) {
+    .record({
+      nodes: fc.array(nodeArb, { minLength: 1, maxLength: crowded ? 3 : 8 }),
+      others: fc.array(fc.record({ node: fc.nat(), cpuFraction: fc.integer({ min: 1, max: 6 }) }), { maxLength: 4 }),
+      jobs: fc.array(jobArb, { maxLength: crowded ? 10 : 12 }),
+      now: fc.integer({ min: 50_000, max: 400_000 }),
+    })
+    .map(({ nodes: rawNodes, others, jobs: rawJobs, now }) => {
+      const nodes = rawNodes.map((n, i) => toNode(i, n));
+      const used = new Map<string, Record<string, number>>(nodes.map((n) => [n.name, {}]));
+      const otherPods: OtherPod[] = [];
+      others.forEach((o, i) => {
+        const n = nodes[o.node % nodes.length]!;
         const u = used.get(n.name)!;
-        const rest = (n.allocatable.cpu ?? 0) - (u.cpu ?? 0) - 300;
-        if (rest <= 0 || (n.allocatable.pods !== undefined && (u.pods ?? 0) + 1 > n.allocatable.pods)) continue;
-        u.cpu = (u.cpu ?? 0) + rest;
+        const cpu = Math.floor(((n.allocatable.cpu ?? 0) * o.cpuFraction) / 10);
+        if ((u.cpu ?? 0) + cpu > (n.allocatable.cpu ?? 0)) return;
+        if (n.allocatable.pods !== undefined && (u.pods ?? 0) + 1 > n.allocatable.pods) return;
+        u.cpu = (u.cpu ?? 0) + cpu;
         u.pods = (u.pods ?? 0) + 1;
-        otherPods.push({ key: `other/filler-${n.name}`, node: n.name, requests: { cpu: rest } });
+        otherPods.push({ key: `kube-system/p${i}`, node: n.name, requests: { cpu } });
+      });
+      const jobs: JobState[] = rawJobs.map((j, i) => {
+        const key = `ns/job-${String(i).padStart(2, '0')}`;
+        // In a crowded cluster, waiting jobs are small, hence heavy: they are the ones that preempt.
+        // Some running jobs are of the same shape, so equal weights (and the t_j tie-break) occur.
+        const small: Resources = { cpu: 500, memory: Gi };
+        const isSmall = crowded && (!j.wantRunning || j.runningWorkers % 3 === 0);
+        const psRequests = isSmall ? small : j.psRequests;
+        const workerRequests = isSmall ? small : j.workerRequests;
+        const fixed = [];
+        // A TFJob always has some replica in its minimum configuration.
+        const psCount = j.psCount === 0 && !j.chief && (!j.hasWorkers || j.min === 0) ? 1 : j.psCount;
+        if (psCount > 0) fixed.push({ type: 'PS', count: psCount, requests: psRequests, constraints: j.psConstraints ?? j.constraints });
+        if (j.chief) fixed.push({ type: 'Chief', count: 1, requests: workerRequests, constraints: j.constraints });
+        const min = j.min;
+        const max = min + j.extra;
+        const spec: JobSpec = {
+          key,
+          priority: j.priority,
+          submittedAt: j.submittedAt,
+          fixed,
+          ...(j.hasWorkers
+            ? {
+                workers: {
+                  type: 'Worker',
+                  min,
+                  max,
+                  requests: workerRequests,
+                  constraints: j.constraints,
+                  ...(j.scalingCurve === undefined ? {} : { scalingCurve: j.scalingCurve }),
+                },
+              }
+            : {}),
+        };
+        if (!j.wantRunning) return { spec, phase: 'waiting', replicas: [] };
+        const workerCount = j.hasWorkers ? (crowded ? max : min + (j.runningWorkers % (j.extra + 1))) : 0;
+        const wanted: { type: string; index: number }[] = [];
+        for (const g of fixed) for (let k = 0; k < g.count; k++) wanted.push({ type: g.type, index: k });
+        // Sparse indices sometimes (a worker that failed and was not replaced).
+        const gap = workerCount > 1 && j.runningWorkers % 3 === 0 ? 1 : 0;
+        for (let k = 0; k < workerCount; k++) wanted.push({ type: 'Worker', index: k >= 1 ? k + gap : k });
+        const placed = placeAll(spec, wanted, nodes, used, i);
+        if (placed === undefined) return { spec, phase: 'waiting', replicas: [] };
+        const replicas: ReplicaInstance[] = wanted.map((r) => ({
+          type: r.type,
+          index: r.index,
+          node: placed.get(`${r.type}:${r.index}`)!,
+          createdAt: now - j.createdAgo,
+        }));
+        return { spec, phase: 'running', replicas };
+      });
+      if (crowded) {
+        // Leave under half a cpu idle per node: small waiting jobs fit only by preempting.
+        for (const n of nodes) {
+          const u = used.get(n.name)!;
+          const rest = (n.allocatable.cpu ?? 0) - (u.cpu ?? 0) - 300;
+          if (rest <= 0 || (n.allocatable.pods !== undefined && (u.pods ?? 0) + 1 > n.allocatable.pods)) continue;
+          u.cpu = (u.cpu ?? 0) + rest;
+          u.pods = (u.pods ?? 0) + 1;
+          otherPods.push({ key: `other/filler-${n.name}`, node: n.name, requests: { cpu: rest } });
+        }
       }
-    }
-    return { now, nodes, otherPods, jobs };
-  });
+      return { now, nodes, otherPods, jobs };
+    });
 }
 
 export const snapshotArb: fc.Arbitrary<ClusterSnapshot> = fc.oneof(clusterArb(false), clusterArb(true));

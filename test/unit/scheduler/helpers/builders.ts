@@ -22,7 +22,14 @@ export function cpu(cores: number): number {
 }
 
 export function node(name: string, allocatable: Resources, extra: Partial<Omit<NodeInfo, 'name' | 'allocatable'>> = {}): NodeInfo {
-  return { name, allocatable, labels: extra.labels ?? {}, taints: extra.taints ?? [], unschedulable: extra.unschedulable ?? false, ready: extra.ready ?? true };
+  return {
+    name,
+    allocatable,
+    labels: extra.labels ?? {},
+    taints: extra.taints ?? [],
+    unschedulable: extra.unschedulable ?? false,
+    ready: extra.ready ?? true,
+  };
 }
 
 /** The paper's testbed: 3 worker nodes, each 10 cpu and 32Gi. */
@@ -48,7 +55,12 @@ export interface JobOptions {
 export function jobSpec(key: string, o: JobOptions = {}): JobSpec {
   const fixed: FixedReplicaGroup[] = [];
   if ((o.psCount ?? 1) > 0) {
-    fixed.push({ type: 'PS', count: o.psCount ?? 1, requests: o.ps ?? { cpu: cpu(1), memory: 2 * Gi }, constraints: o.psConstraints ?? o.constraints ?? {} });
+    fixed.push({
+      type: 'PS',
+      count: o.psCount ?? 1,
+      requests: o.ps ?? { cpu: cpu(1), memory: 2 * Gi },
+      constraints: o.psConstraints ?? o.constraints ?? {},
+    });
   }
   fixed.push(...(o.extraFixed ?? []));
   const workers: WorkerGroup | undefined = o.noWorkers
@@ -76,11 +88,16 @@ export function running(key: string, replicas: readonly string[], o: JobOptions 
 export function replica(s: string, createdAt?: number): ReplicaInstance {
   const m = /^([^:]+):(\d+)(?:@(.+))?$/.exec(s);
   if (m === null) throw new Error(`bad replica ${s}`);
-  const base: ReplicaInstance = m[3] === undefined ? { type: m[1]!, index: Number(m[2]) } : { type: m[1]!, index: Number(m[2]), node: m[3] };
+  const base: ReplicaInstance =
+    m[3] === undefined ? { type: m[1]!, index: Number(m[2]) } : { type: m[1]!, index: Number(m[2]), node: m[3] };
   return createdAt === undefined ? base : { ...base, createdAt };
 }
 
-export function snapshot(nodes: readonly NodeInfo[], jobs: readonly JobState[], o: { now?: number; otherPods?: readonly OtherPod[] } = {}): ClusterSnapshot {
+export function snapshot(
+  nodes: readonly NodeInfo[],
+  jobs: readonly JobState[],
+  o: { now?: number; otherPods?: readonly OtherPod[] } = {},
+): ClusterSnapshot {
   return { now: o.now ?? 0, nodes, jobs, otherPods: o.otherPods ?? [] };
 }
 
