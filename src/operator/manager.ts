@@ -6,7 +6,7 @@ import os from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { CONTROLLER_NAME } from '../api/v1/constants.ts';
-import { Controller } from '../runtime/controller.ts';
+import { Controller, controllerQueue } from '../runtime/controller.ts';
 import { KubeEventRecorder } from '../runtime/events.ts';
 import { Expectations } from '../runtime/expectations.ts';
 import { HealthServer } from '../runtime/health.ts';
@@ -17,8 +17,8 @@ import { RuntimeMetrics } from '../runtime/metrics.ts';
 import type { OperatorConfig } from './config.ts';
 import { createOperatorCaches, type OperatorCaches } from './informers.ts';
 import { JobMetrics } from './job-metrics.ts';
-import { PrioritySchedulingLoop } from './scheduling/loop.ts';
-import { TFJobController, type SchedulingSource } from './tfjob-controller.ts';
+import { PrioritySchedulingLoop, type SchedulingLoop } from './scheduling/loop.ts';
+import { TFJobController } from './tfjob-controller.ts';
 
 /** How long a graceful stop waits for pending event writes before dropping them. */
 const EVENT_FLUSH_DEADLINE_MS = 5_000;
@@ -29,32 +29,6 @@ export interface OperatorOptions {
   readonly logger?: Logger;
   /** Called when leadership is lost: the process must stop acting (the CLI exits). */
   readonly onLeadershipLost?: () => void;
-  /** Builds the scheduling loop for priority modes; absent → tf-operator behaviour. */
-  readonly scheduling?: (ctx: SchedulingContext) => SchedulingLoop;
-}
-
-export interface SchedulingContext {
-  readonly config: OperatorConfig;
-  readonly clients: KubeClients;
-  readonly kubeConfig: KubeConfig;
-  readonly caches: OperatorCaches;
-  readonly controller: Controller;
-  readonly logger: Logger;
-  readonly registry: Registry;
-  readonly metrics: RuntimeMetrics;
-  readonly recorder: KubeEventRecorder;
-}
-
-/** The priority scheduler's lifecycle, as seen by the manager. */
-export interface SchedulingLoop extends SchedulingSource {
-  /** Extra caches (nodes, all pods, priority classes): started on every replica. */
-  startCaches(): void;
-  waitForCaches(): Promise<void>;
-  /** Scheduling passes: only on the leader. */
-  start(): void;
-  stop(): Promise<void>;
-  /** True once caches synced and, when leading, a first pass ran. */
-  ready(): boolean;
 }
 
 export class Operator {
@@ -90,30 +64,27 @@ export class Operator {
     const expectations = new Expectations();
     const jobMetrics = new JobMetrics(this.registry);
 
-    // The reconciler closes over the TFJob controller, which in turn needs the controller's queue.
-    const late: { tfjob?: TFJobController } = {};
-    this.controller = new Controller({
-      name: CONTROLLER_NAME,
-      logger: this.logger,
-      workers: config.controllerThreads,
-      metrics,
-      objectLogKey: 'tfjob',
-      reconciler: (key, ctx) => late.tfjob!.reconcile(key, ctx),
-    });
+    // Wiring order: the work queue first (the scheduling loop enqueues into it), then the scheduling
+    // loop (the TFJob controller asks it), then the TFJob controller, then the reconcile workers.
+    const queue = controllerQueue(CONTROLLER_NAME, metrics);
     const policy = config.policy;
-    const makeScheduling =
-      opts.scheduling ?? (policy === 'tf-operator' ? undefined : (ctx: SchedulingContext) => new PrioritySchedulingLoop(ctx, policy));
-    this.#scheduling = makeScheduling?.({
-      config,
-      clients: this.clients,
-      kubeConfig: kc,
-      caches: this.caches,
-      controller: this.controller,
-      logger: this.logger,
-      registry: this.registry,
-      metrics,
-      recorder: this.#recorder,
-    });
+    this.#scheduling =
+      policy === 'tf-operator'
+        ? undefined
+        : new PrioritySchedulingLoop({
+            config,
+            policy,
+            clients: this.clients,
+            kubeConfig: kc,
+            caches: this.caches,
+            enqueue: (key) => {
+              queue.add(key);
+            },
+            logger: this.logger,
+            registry: this.registry,
+            metrics,
+            recorder: this.#recorder,
+          });
     const tfjobController = new TFJobController({
       clients: this.clients,
       caches: this.caches,
@@ -123,7 +94,15 @@ export class Operator {
       options: { clusterDomain: config.clusterDomain, legacyLabels: config.legacyLabels },
       ...(this.#scheduling === undefined ? {} : { scheduling: this.#scheduling }),
     });
-    late.tfjob = tfjobController;
+    this.controller = new Controller({
+      name: CONTROLLER_NAME,
+      logger: this.logger,
+      workers: config.controllerThreads,
+      metrics,
+      objectLogKey: 'tfjob',
+      queue,
+      reconciler: tfjobController.reconcile,
+    });
     tfjobController.watch(this.controller);
 
     if (config.leaderElect) {

@@ -28,12 +28,22 @@ export class TerminalError extends Error {
 export interface ControllerOptions {
   readonly name: string;
   readonly reconciler: Reconciler;
+  /**
+   * The work queue, when others must enqueue before the controller exists (built with
+   * `controllerQueue`); by default the controller makes its own.
+   */
+  readonly queue?: WorkQueue;
   readonly logger: Logger;
   readonly workers?: number;
   readonly metrics?: RuntimeMetrics;
   readonly rateLimiter?: RateLimiter;
   /** The object kind for log keys, e.g. `tfjob` → `{"tfjob":"ns/name"}`. */
   readonly objectLogKey?: string;
+}
+
+/** A controller's work queue, observed under the controller's name. */
+export function controllerQueue(name: string, metrics?: RuntimeMetrics, rateLimiter?: RateLimiter): WorkQueue {
+  return new WorkQueue({ rateLimiter, observer: metrics?.workQueueObserver(name) });
 }
 
 export class Controller {
@@ -52,7 +62,7 @@ export class Controller {
     this.#log = opts.logger.child({ controller: opts.name });
     this.#workers = opts.workers ?? 1;
     this.#objectLogKey = opts.objectLogKey ?? 'object';
-    this.queue = new WorkQueue({ rateLimiter: opts.rateLimiter, observer: opts.metrics?.workQueueObserver(opts.name) });
+    this.queue = opts.queue ?? controllerQueue(opts.name, opts.metrics, opts.rateLimiter);
     opts.metrics?.registerQueue(opts.name, this.queue);
     this.#observer = opts.metrics?.controllerObserver(opts.name, this.#workers);
   }

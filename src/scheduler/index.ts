@@ -58,3 +58,5 @@ export { isStarving, starvationWaitBound } from './starvation.ts';
 export { isNodeFeasible, nodeFeasibility, toleratesTaint, nodeSelectorTermsMatch } from './feasibility.ts';
 export type { InfeasibleReason } from './feasibility.ts';
 export { addResources, dominantShare, fitsIn, formatResources, subtractResources } from './resources.ts';
+export { hostWeights, idleAfterPlan, placeMissing, planRepairs } from './repair.ts';
+export type { MissingReplica, RepairPlacement } from './repair.ts';

@@ -1,10 +1,11 @@
 // Re-placing replicas that a running job lost (a PS being restarted by its restart policy, a worker
-// whose node disappeared). The scheduling core plans admissions and scaling; this fills the holes of
-// jobs it already admitted, on what is left after the core's plan, preferring nodes that already
-// host the job (PS↔worker traffic stays local, as the placement rule wants). Pure.
-import { isNodeFeasible } from '../../scheduler/feasibility.ts';
-import { addResources, fitsIn, subtractResources } from '../../scheduler/resources.ts';
-import type { ClusterSnapshot, NodeInfo, Plan, ReplicaGroupSpec, Resources } from '../../scheduler/types.ts';
+// whose node disappeared). The policies plan admissions and scaling; this fills the holes of jobs
+// already admitted, on what is left after the policy's plan, preferring nodes that already host the
+// job (PS↔worker traffic stays local, as the placement rule wants). Pure and deterministic, like
+// `schedule()`: the operator calls `planRepairs` right after it, and so could the simulator.
+import { isNodeFeasible } from './feasibility.ts';
+import { addResources, fitsIn, subtractResources } from './resources.ts';
+import type { ClusterSnapshot, NodeInfo, Plan, ReplicaGroupSpec, Resources } from './types.ts';
 
 export interface MissingReplica {
   readonly job: string;
@@ -20,6 +21,28 @@ export interface RepairPlacement {
 
 function usable(node: NodeInfo): boolean {
   return node.ready && !node.unschedulable;
+}
+
+/**
+ * How strongly each node already hosts a job's replicas: a PS counts 10, a worker 1. A replacement
+ * goes where the job's PS is first (its traffic is PS↔worker), then where most of its workers are.
+ */
+export function hostWeights(snapshot: ClusterSnapshot): Map<string, Map<string, number>> {
+  const byJob = new Map<string, Map<string, number>>();
+  for (const j of snapshot.jobs) {
+    const hosts = new Map<string, number>();
+    for (const r of j.replicas) if (r.node !== undefined) hosts.set(r.node, (hosts.get(r.node) ?? 0) + (r.type === 'PS' ? 10 : 1));
+    byJob.set(j.spec.key, hosts);
+  }
+  return byJob;
+}
+
+/** Placements for the missing replicas of running jobs, on the capacity the plan leaves idle. */
+export function planRepairs(snapshot: ClusterSnapshot, plan: Plan, missing: readonly MissingReplica[]): RepairPlacement[] {
+  if (missing.length === 0) return [];
+  const hosts = hostWeights(snapshot);
+  const none = new Map<string, number>();
+  return placeMissing(snapshot, idleAfterPlan(snapshot, plan), missing, (job) => hosts.get(job) ?? none);
 }
 
 /** Idle resources per usable node after the snapshot's pods and the plan's admissions, scale-ins and scale-outs. */

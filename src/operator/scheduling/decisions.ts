@@ -1,0 +1,151 @@
+// What the scheduler wants for each job between passes: admitted or waiting, how many workers, where
+// each pod it placed but has not seen yet goes, which victims must be gone first. It is a cache of
+// state kept in the API (the queue, enqueue time and counters in `status.scheduling`, placements on
+// the pods): `restoreDecision` rebuilds an entry from there after a restart or a failover.
+//
+// No I/O here. The stages change entries only through the book's named transitions, so every way a
+// decision can move is listed in this file.
+import type { V1Pod } from '@kubernetes/client-node';
+import type { TFJob } from '../../api/v1/schema.ts';
+import { isLive, isLiveWorker } from './pod-facts.ts';
+
+/** A pending placement never observed as a pod within this time is dropped (its create failed). */
+export const PENDING_TTL_MS = 60_000;
+
+export interface Pending {
+  readonly node: string;
+  readonly since: number;
+}
+
+export interface Decision {
+  admitted: boolean;
+  /** Desired live workers of an elastic job. */
+  targetWorkers: number;
+  /** Fixed replicas (and workers of fixed-size jobs) to create, by pod name. */
+  readonly pendingByName: Map<string, Pending>;
+  /** Nodes for new workers of an elastic job, whichever free index each one takes. */
+  pendingWorkers: Pending[];
+  /** Pods (namespace/name) preempted for this job that must be gone before its pods are created on their nodes. */
+  readonly victims: Set<string>;
+  /** Nodes where this job's placements wait for a pod preempted for another job to be gone. */
+  readonly heldOnNodes: Set<string>;
+  readonly enqueueTime: number;
+  weight?: number;
+  starving: boolean;
+  reason?: string;
+  message?: string;
+  preemptions: number;
+  scaleOuts: number;
+  lastScaleTime?: string;
+}
+
+/** A decision as the API last recorded it (`status.scheduling`, the job's pods). */
+export function restoreDecision(raw: TFJob, pods: readonly V1Pod[], now: number): Decision {
+  const status = raw.status?.scheduling;
+  const created = raw.metadata.creationTimestamp === undefined ? now : new Date(raw.metadata.creationTimestamp).getTime();
+  const enqueue = status?.enqueueTime === undefined ? created : new Date(status.enqueueTime).getTime();
+  const running = status?.queue === 'Running' || pods.some(isLive);
+  return {
+    admitted: running,
+    targetWorkers: status?.workers?.current ?? pods.filter(isLiveWorker).length,
+    pendingByName: new Map(),
+    pendingWorkers: [],
+    victims: new Set(),
+    heldOnNodes: new Set(),
+    enqueueTime: Number.isFinite(enqueue) ? enqueue : created,
+    starving: status?.starving ?? false,
+    ...(status?.reason === undefined ? {} : { reason: status.reason }),
+    ...(status?.message === undefined ? {} : { message: status.message }),
+    preemptions: status?.preemptions ?? 0,
+    scaleOuts: status?.scaleOuts ?? 0,
+    ...(status?.lastScaleTime === undefined ? {} : { lastScaleTime: status.lastScaleTime }),
+    ...(status?.weight === undefined ? {} : { weight: Number(status.weight) }),
+  };
+}
+
+/** Whether a pending placement is still worth waiting for. */
+export function pendingAlive(p: Pending, now: number): boolean {
+  return now - p.since < PENDING_TTL_MS;
+}
+
+/** Housekeeping a snapshot found: what to register, forget or prune before deciding. */
+export interface Upkeep {
+  /** Decisions rebuilt from the API for jobs seen for the first time. */
+  readonly restored: ReadonlyMap<string, Decision>;
+  /** Suspended jobs: they leave the queues (their enqueue time is kept). */
+  readonly suspended: readonly string[];
+  /** Placements that expired or whose pod now exists, per job. */
+  readonly settled: ReadonlyMap<string, { readonly names: readonly string[]; readonly workersAlive: readonly Pending[] }>;
+}
+
+export class DecisionBook {
+  readonly #byJob = new Map<string, Decision>();
+
+  get(key: string): Decision | undefined {
+    return this.#byJob.get(key);
+  }
+
+  /** The job's decision, rebuilt from the API the first time it is asked for. */
+  ensure(key: string, raw: TFJob, pods: readonly V1Pod[], now: number): Decision {
+    let d = this.#byJob.get(key);
+    if (d === undefined) {
+      d = restoreDecision(raw, pods, now);
+      this.#byJob.set(key, d);
+    }
+    return d;
+  }
+
+  entries(): IterableIterator<[string, Decision]> {
+    return this.#byJob.entries();
+  }
+
+  get size(): number {
+    return this.#byJob.size;
+  }
+
+  forget(key: string): void {
+    this.#byJob.delete(key);
+  }
+
+  upkeep(u: Upkeep): void {
+    for (const [key, d] of u.restored) if (!this.#byJob.has(key)) this.#byJob.set(key, d);
+    for (const key of u.suspended) {
+      const d = this.#byJob.get(key);
+      if (d === undefined) continue;
+      d.admitted = false;
+      d.pendingByName.clear();
+      d.pendingWorkers = [];
+    }
+    for (const [key, s] of u.settled) {
+      const d = this.#byJob.get(key);
+      if (d === undefined) continue;
+      for (const name of s.names) d.pendingByName.delete(name);
+      d.pendingWorkers = [...s.workersAlive];
+    }
+  }
+
+  /**
+   * One of our pods appeared: the placement it was created from is no longer pending. A fixed
+   * replica is matched by name, an elastic worker by node (it takes whichever free index).
+   */
+  podCreated(jobKey: string, pod: { readonly name: string; readonly node: string | undefined; readonly worker: boolean }): void {
+    const d = this.#byJob.get(jobKey);
+    if (d === undefined) return;
+    if (d.pendingByName.delete(pod.name)) return;
+    const i = d.pendingWorkers.findIndex((p) => p.node === pod.node);
+    if (i >= 0 && pod.worker) d.pendingWorkers.splice(i, 1);
+  }
+
+  /**
+   * A pod is gone from the cluster: jobs that waited for it as a victim, or for a node it held, may
+   * go on. Returns those jobs.
+   */
+  podGone(podKey: string, node: string | undefined): string[] {
+    const unblocked: string[] = [];
+    for (const [jobKey, d] of this.#byJob) {
+      if (d.victims.delete(podKey) && d.victims.size === 0) unblocked.push(jobKey);
+      else if (node !== undefined && d.heldOnNodes.delete(node)) unblocked.push(jobKey);
+    }
+    return unblocked;
+  }
+}

@@ -1,0 +1,67 @@
+// What the TFJob controller gets from the scheduler when it reconciles a job: admitted or not, how
+// many workers, where each pod it may create now goes, and `status.scheduling`. Pure: the loop
+// gathers the facts (victims still present, nodes where a preempted pod still terminates) and this
+// turns a decision into the reconciler's input.
+import type { SchedulingStatus } from '../../api/v1/schema.ts';
+import { workersSummary, type SchedulingInput } from '../../controllers/tfjob/index.ts';
+import { pendingAlive, type Decision } from './decisions.ts';
+
+export interface InputFacts {
+  readonly elastic: boolean;
+  readonly bounds: { readonly min: number; readonly max: number };
+  readonly finished: boolean;
+  readonly liveWorkers: number;
+  /** Recorded on the pods as `placed-by`: the policy's name. */
+  readonly placedBy: string;
+  /**
+   * Nodes where a pod this operator preempted still terminates. The core counts a preempted pod's
+   * capacity as free from the moment it is marked (the room is its preemptor's), but a kubelet admits
+   * a new pod against every pod not yet terminated: placements there wait until it is gone.
+   */
+  readonly heldNodes: ReadonlySet<string>;
+  readonly now: number;
+}
+
+export function schedulingInput(d: Decision, facts: InputFacts): SchedulingInput {
+  // Nothing is created before this job's victims are gone.
+  const ready = d.victims.size === 0;
+  const usable = (p: { node: string; since: number }) => pendingAlive(p, facts.now) && !facts.heldNodes.has(p.node);
+  const placements: Record<string, { nodeName: string; placedBy: string }> = {};
+  if (ready) for (const [name, p] of d.pendingByName) if (usable(p)) placements[name] = { nodeName: p.node, placedBy: facts.placedBy };
+  return {
+    admitted: d.admitted,
+    ...(facts.elastic ? { workers: d.targetWorkers } : {}),
+    placements,
+    workerNodes: ready ? d.pendingWorkers.filter(usable).map((p) => p.node) : [],
+    placedBy: facts.placedBy,
+    requirePlacement: true,
+    status: schedulingStatus(d, facts),
+  };
+}
+
+/** The nodes of this decision's usable placements that are held (see InputFacts.heldNodes). */
+export function heldPlacementNodes(d: Decision, now: number, isHeld: (node: string) => boolean): Set<string> {
+  const held = new Set<string>();
+  if (d.victims.size > 0) return held;
+  for (const p of [...d.pendingByName.values(), ...d.pendingWorkers]) if (pendingAlive(p, now) && isHeld(p.node)) held.add(p.node);
+  return held;
+}
+
+export function schedulingStatus(d: Decision, facts: Pick<InputFacts, 'bounds' | 'finished' | 'liveWorkers'>): SchedulingStatus {
+  const queue = facts.finished ? 'Finished' : d.admitted ? 'Running' : 'Waiting';
+  const current = queue === 'Waiting' ? 0 : facts.liveWorkers;
+  const { min, max } = facts.bounds;
+  return {
+    queue,
+    ...(d.weight === undefined ? {} : { weight: d.weight.toFixed(3) }),
+    enqueueTime: new Date(d.enqueueTime).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    workers: { current, min, max },
+    workersSummary: workersSummary(current, min, max),
+    ...(queue === 'Waiting' && d.reason !== undefined ? { reason: d.reason } : queue === 'Running' ? { reason: 'Admitted' } : {}),
+    ...(queue === 'Waiting' && d.message !== undefined ? { message: d.message } : {}),
+    starving: queue === 'Waiting' && d.starving,
+    preemptions: d.preemptions,
+    scaleOuts: d.scaleOuts,
+    ...(d.lastScaleTime === undefined ? {} : { lastScaleTime: d.lastScaleTime }),
+  };
+}

@@ -1,0 +1,47 @@
+// Small facts about pods and TFJobs as cached, shared by the scheduling stages. Pure.
+import type { V1Pod } from '@kubernetes/client-node';
+import { ANNOTATION_REMOVAL, LABEL_REPLICA_TYPE, REMOVAL_PREEMPTION } from '../../api/v1/constants.ts';
+import type { TFJobObject } from '../informers.ts';
+
+/** A pod that still counts as a replica: not terminating, not marked for removal, not terminated. */
+export function isLive(p: V1Pod): boolean {
+  const phase = p.status?.phase;
+  return (
+    p.metadata?.deletionTimestamp === undefined &&
+    p.metadata?.annotations?.[ANNOTATION_REMOVAL] === undefined &&
+    phase !== 'Succeeded' &&
+    phase !== 'Failed'
+  );
+}
+
+export function isLiveWorker(p: V1Pod): boolean {
+  return isLive(p) && p.metadata?.labels?.[LABEL_REPLICA_TYPE] === 'worker';
+}
+
+/** A worker this operator preempted that is still terminating (its capacity is not free yet). */
+export function isTerminatingPreempted(p: V1Pod): boolean {
+  return p.metadata?.deletionTimestamp !== undefined && p.metadata.annotations?.[ANNOTATION_REMOVAL] === REMOVAL_PREEMPTION;
+}
+
+/** Succeeded or Failed: the job has left the queues for good. */
+export function isFinished(job: TFJobObject | undefined): boolean {
+  const conditions = (job?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? [];
+  return conditions.some((c) => (c.type === 'Succeeded' || c.type === 'Failed') && c.status === 'True');
+}
+
+/** The index in a pod name `<job>-<type>-<index>`, if the name is of that type. */
+export function replicaIndexOf(podName: string, jobName: string, lowerType: string): number | undefined {
+  const prefix = `${jobName}-${lowerType}-`;
+  if (!podName.startsWith(prefix)) return undefined;
+  const n = Number(podName.slice(prefix.length));
+  return Number.isInteger(n) ? n : undefined;
+}
+
+/** The replica type (as in the spec) and index a pod name stands for, if any. */
+export function replicaOf(replicaTypes: Iterable<string>, podName: string, jobName: string): [string, number] | undefined {
+  for (const type of replicaTypes) {
+    const i = replicaIndexOf(podName, jobName.replace(/\//g, '-'), type.toLowerCase());
+    if (i !== undefined) return [type, i];
+  }
+  return undefined;
+}

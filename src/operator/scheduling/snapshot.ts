@@ -1,0 +1,303 @@
+// Stage 1 of a scheduling pass: the informer stores in, the core's input out. For every unfinished
+// TFJob it works out the job's shape for the core, its live pods, the replicas it is missing and the
+// pods stranded on lost nodes; with the nodes and every other pod using capacity this makes the
+// `ClusterSnapshot` that the pure core decides on.
+//
+// Pure: it reads the stores and the decision book and changes neither. What the book must learn from
+// it (decisions rebuilt on first sight, placements that expired or materialised, suspended jobs) is
+// returned as `upkeep` for the pass to apply.
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import { applyDefaults } from '../../api/v1/defaults.ts';
+import { ANNOTATION_SCALING_CURVE, LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE } from '../../api/v1/constants.ts';
+import { parseTFJob } from '../../api/v1/parse.ts';
+import { canonicalReplicaType } from '../../api/v1/replica-types.ts';
+import type { TFJob } from '../../api/v1/schema.ts';
+import { validateTFJob } from '../../api/v1/validation.ts';
+import { buildJobView, isControlledBy, replicaName } from '../../controllers/tfjob/index.ts';
+import type { ClusterSnapshot, JobState, MissingReplica, OtherPod, ReplicaInstance } from '../../scheduler/index.ts';
+import { objectKey } from '../../runtime/store.ts';
+import type { TFJobObject } from '../informers.ts';
+import { jobSpec, nodeInfo, parseScalingCurve, podRequests, type DefaultRequests } from './convert.ts';
+import { pendingAlive, restoreDecision, type Decision, type Pending, type Upkeep } from './decisions.ts';
+import { isFinished, isLive, isTerminatingPreempted, replicaIndexOf, replicaOf } from './pod-facts.ts';
+
+/** Why a node counts as lost (see NodeHealth). */
+export interface NodeLoss {
+  readonly why: string;
+  /** Deleted (its pods are removed at once) rather than NotReady past the grace period. */
+  readonly nodeGone: boolean;
+}
+
+/** What the snapshot reads: the informer stores, behind the few questions it asks them. */
+export interface SnapshotSources {
+  readonly tfjobs: readonly TFJobObject[];
+  /** The pods the TFJob controller's cache holds for a job key (any owner; filtered here). */
+  podsOf(jobKey: string): readonly V1Pod[];
+  /** Every pod using capacity in the cluster (the scheduler's reduced cache). */
+  readonly allPods: readonly V1Pod[];
+  readonly nodes: readonly V1Node[];
+  /** The value of an admin-created PriorityClass, if it exists. */
+  priorityClassValue(name: string): number | undefined;
+  nodeLost(node: string | undefined, now: number): NodeLoss | undefined;
+}
+
+export interface SnapshotOptions {
+  readonly defaults: DefaultRequests;
+  /** Elastic bounds for jobs that declare none (--default-min/max-workers); absent = none. */
+  readonly defaultElastic?: { readonly min: number; readonly max: number };
+  /** Whether the operator may place pods on a node with these labels (--node-selector). */
+  readonly managedNode: (labels: Readonly<Record<string, string>> | undefined) => boolean;
+}
+
+/** Everything the later stages need to know about one job the scheduler manages. */
+export interface JobFacts {
+  readonly key: string;
+  readonly object: TFJobObject;
+  readonly raw: TFJob;
+  readonly elastic: boolean;
+  readonly bounds: { readonly min: number; readonly max: number };
+  readonly state: JobState;
+  /** Live pods of the job on nodes that are not lost, by name. */
+  readonly live: ReadonlyMap<string, V1Pod>;
+  /** Every pod name of the job that still exists (terminating included). */
+  readonly existing: ReadonlySet<string>;
+  readonly missing: readonly MissingReplica[];
+  /** Live pods on a node that was deleted or stayed NotReady past the grace period. */
+  readonly lost: readonly ({ readonly pod: V1Pod } & NodeLoss)[];
+}
+
+export interface PassSnapshot {
+  readonly snapshot: ClusterSnapshot;
+  readonly facts: readonly JobFacts[];
+  readonly upkeep: Upkeep;
+}
+
+/** A job's parsed shape: its TFJob, the controller's view of it, and its replica groups. */
+export interface JobShape {
+  readonly raw: TFJob;
+  readonly view: ReturnType<typeof buildJobView>;
+  readonly groups: readonly {
+    readonly type: string;
+    readonly replicas: number;
+    readonly template: { spec?: V1Pod['spec'] } | undefined;
+  }[];
+}
+
+export function jobView(raw: TFJob, defaultElastic: SnapshotOptions['defaultElastic']): JobShape['view'] {
+  return buildJobView(raw, applyDefaults(raw), defaultElastic ? { defaultElastic } : {});
+}
+
+/**
+ * Job shapes memoised per resourceVersion: a pass over thousands of jobs must not re-parse
+ * unchanged pod templates. Invalid jobs have no shape (the reconciler fails them).
+ */
+export class JobShapes {
+  readonly #memo = new Map<string, { rv: string; shape: JobShape | undefined }>();
+
+  get(key: string, object: TFJobObject, defaultElastic: SnapshotOptions['defaultElastic']): JobShape | undefined {
+    const rv = object.metadata?.resourceVersion ?? '';
+    const cached = this.#memo.get(key);
+    if (cached !== undefined && cached.rv === rv) return cached.shape;
+    const shape = computeShape(object, defaultElastic);
+    this.#memo.set(key, { rv, shape });
+    return shape;
+  }
+
+  /** Drops the shapes of jobs not in `keys` (finished or deleted). */
+  retain(keys: ReadonlySet<string>): void {
+    for (const key of this.#memo.keys()) if (!keys.has(key)) this.#memo.delete(key);
+  }
+}
+
+function computeShape(object: TFJobObject, defaultElastic: SnapshotOptions['defaultElastic']): JobShape | undefined {
+  const parsed = parseTFJob(object);
+  if (!parsed.ok || validateTFJob(parsed.job).length > 0) return undefined;
+  const raw = parsed.job;
+  const view = jobView(raw, defaultElastic);
+  const defaulted = applyDefaults(raw);
+  const workers = view.elastic?.max ?? view.replicas.Worker ?? 0;
+  const groups = Object.entries(view.replicaSpecs).map(([type, spec]) => ({
+    type,
+    replicas: type === 'Worker' ? workers : (view.replicas[type] ?? spec.replicas),
+    template: defaulted.spec.tfReplicaSpecs[type]?.template,
+  }));
+  return { raw, view, groups };
+}
+
+/** Reads the book, never writes it: `upkeep` says what it should learn. */
+export interface DecisionReader {
+  get(key: string): Decision | undefined;
+}
+
+export function takeSnapshot(
+  sources: SnapshotSources,
+  book: DecisionReader,
+  shapes: JobShapes,
+  options: SnapshotOptions,
+  now: number,
+): PassSnapshot {
+  const facts: JobFacts[] = [];
+  const unfinished = new Set<string>();
+  const restored = new Map<string, Decision>();
+  const suspended: string[] = [];
+  const settled = new Map<string, { names: string[]; workersAlive: Pending[] }>();
+  for (const object of sources.tfjobs) {
+    const key = objectKey(object);
+    // Finished jobs are most of a long-lived cluster's TFJobs: skip them before any parsing.
+    if (isFinished(object) || object.metadata?.deletionTimestamp !== undefined) continue;
+    unfinished.add(key);
+    const shape = shapes.get(key, object, options.defaultElastic);
+    if (shape === undefined) continue; // unparsable or invalid: the reconciler fails it
+    const { raw } = shape;
+    const pods = sources.podsOf(key).filter((p) => isControlledBy(p, raw.metadata.uid ?? ''));
+    let decision = book.get(key);
+    if (decision === undefined) {
+      decision = restoreDecision(raw, pods, now);
+      restored.set(key, decision);
+    }
+    if (raw.spec?.runPolicy?.suspend === true) {
+      suspended.push(key);
+      continue;
+    }
+    const f = jobFacts(key, object, shape, decision, pods, sources, options, now);
+    if (f.settled.names.length > 0 || f.settled.workersAlive.length !== decision.pendingWorkers.length) settled.set(key, f.settled);
+    facts.push(f.facts);
+  }
+  shapes.retain(unfinished);
+  const snapshot: ClusterSnapshot = {
+    now,
+    nodes: sources.nodes.filter((n) => options.managedNode(n.metadata?.labels)).map(nodeInfo),
+    otherPods: otherPods(sources.allPods, facts, options.defaults),
+    jobs: facts.map((f) => f.state),
+  };
+  return { snapshot, facts, upkeep: { restored, suspended, settled } };
+}
+
+function jobFacts(
+  key: string,
+  object: TFJobObject,
+  shape: JobShape,
+  decision: Decision,
+  pods: readonly V1Pod[],
+  sources: SnapshotSources,
+  options: SnapshotOptions,
+  now: number,
+): { facts: JobFacts; settled: { names: string[]; workersAlive: Pending[] } } {
+  const { raw, view, groups } = shape;
+  const elastic = view.elastic !== undefined;
+  const bounds = view.elastic ?? { min: view.replicas.Worker ?? 0, max: view.replicas.Worker ?? 0 };
+  const scalingCurve = parseScalingCurve(raw.metadata.annotations?.[ANNOTATION_SCALING_CURVE]);
+  const className = raw.spec?.runPolicy?.schedulingPolicy?.priorityClass;
+  const spec = jobSpec({
+    key,
+    // Only PriorityClasses the admin created count; a TFJob cannot set its own number.
+    priority: className === undefined || className === '' ? 0 : (sources.priorityClassValue(className) ?? 0),
+    submittedAt: decision.enqueueTime,
+    groups,
+    ...(view.replicaSpecs.Worker ? { workerBounds: bounds } : {}),
+    ...(scalingCurve === undefined ? {} : { scalingCurve }),
+    defaults: options.defaults,
+  });
+  const live = new Map<string, V1Pod>();
+  const existing = new Set<string>();
+  const lost: ({ pod: V1Pod } & NodeLoss)[] = [];
+  for (const p of pods) {
+    const name = p.metadata?.name ?? '';
+    existing.add(name);
+    if (!isLive(p)) continue;
+    const loss = sources.nodeLost(p.spec?.nodeName, now);
+    if (loss !== undefined && decision.admitted) lost.push({ pod: p, ...loss });
+    else live.set(name, p);
+  }
+  // Placements never observed expire (their create failed): the job is then missing them.
+  const settledNames: string[] = [];
+  const pendingByName = new Map<string, Pending>();
+  for (const [name, p] of decision.pendingByName) {
+    if (!pendingAlive(p, now) || existing.has(name)) settledNames.push(name);
+    else pendingByName.set(name, p);
+  }
+  const pendingWorkers = decision.pendingWorkers.filter((p) => pendingAlive(p, now));
+
+  const replicas: ReplicaInstance[] = [];
+  const missing: MissingReplica[] = [];
+  if (decision.admitted) {
+    for (const p of live.values()) {
+      const type = canonicalReplicaType(p.metadata?.labels?.[LABEL_REPLICA_TYPE] ?? '') ?? '';
+      const index = Number(p.metadata?.labels?.[LABEL_REPLICA_INDEX] ?? -1);
+      if (p.spec?.nodeName === undefined) continue;
+      replicas.push({
+        type,
+        index,
+        node: p.spec.nodeName,
+        ...(p.metadata?.creationTimestamp ? { createdAt: new Date(p.metadata.creationTimestamp).getTime() } : {}),
+      });
+    }
+    // Assumed: placements decided but not yet visible as pods.
+    for (const [name, p] of pendingByName) {
+      const replica = replicaOf(Object.keys(view.replicaSpecs), name, raw.metadata.name);
+      if (replica !== undefined) replicas.push({ type: replica[0], index: replica[1], node: p.node, createdAt: p.since });
+    }
+    const used = new Set<number>();
+    for (const n of existing) {
+      const i = replicaIndexOf(n, raw.metadata.name, 'worker');
+      if (i !== undefined) used.add(i);
+    }
+    let next = 0;
+    for (const p of pendingWorkers) {
+      while (used.has(next)) next += 1;
+      used.add(next);
+      replicas.push({ type: 'Worker', index: next, node: p.node, createdAt: p.since });
+    }
+    // Holes: fixed replicas with no pod and no pending placement; workers below target.
+    const hole = (name: string) => !existing.has(name) && !pendingByName.has(name);
+    for (const g of spec.fixed) {
+      for (let i = 0; i < g.count; i++) {
+        const name = replicaName(raw.metadata.name, g.type, i);
+        if (hole(name)) missing.push({ job: key, group: g, name });
+      }
+    }
+    if (spec.workers !== undefined) {
+      if (elastic) {
+        const have = replicas.filter((r) => r.type === 'Worker').length;
+        for (let i = have; i < decision.targetWorkers; i++) missing.push({ job: key, group: spec.workers });
+      } else {
+        for (let i = 0; i < spec.workers.max; i++) {
+          const name = replicaName(raw.metadata.name, 'Worker', i);
+          if (hole(name)) missing.push({ job: key, group: spec.workers, name });
+        }
+      }
+    }
+  }
+  return {
+    facts: {
+      key,
+      object,
+      raw,
+      elastic,
+      bounds,
+      live,
+      existing,
+      missing,
+      lost,
+      state: { spec, phase: decision.admitted ? 'running' : 'waiting', replicas },
+    },
+    settled: { names: settledNames, workersAlive: pendingWorkers },
+  };
+}
+
+/** Every pod using capacity that is not a live replica of a managed job (terminating ones too). */
+function otherPods(all: readonly V1Pod[], facts: readonly JobFacts[], defaults: DefaultRequests): OtherPod[] {
+  const liveKeys = new Set<string>();
+  for (const f of facts) if (f.state.phase === 'running') for (const p of f.live.values()) liveKeys.add(objectKey(p));
+  const out: OtherPod[] = [];
+  for (const pod of all) {
+    const node = pod.spec?.nodeName;
+    if (node === undefined) continue;
+    const key = objectKey(pod);
+    if (liveKeys.has(key)) continue;
+    // A worker we preempted is on its way out; its replacement is already counted as pending.
+    if (isTerminatingPreempted(pod)) continue;
+    out.push({ key, node, requests: podRequests(pod, defaults) });
+  }
+  return out;
+}

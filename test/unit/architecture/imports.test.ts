@@ -1,0 +1,109 @@
+// The folders are the architecture: this checks what the import graph of src/ must look like.
+// Type-only imports count: a cycle through types still ties two modules into one.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = path.resolve(import.meta.dirname, '../../../src');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? sourceFiles(p) : e.name.endsWith('.ts') ? [p] : [];
+  });
+}
+
+/** Module specifiers of every import, export-from and dynamic import in a file. */
+function specifiers(text: string): string[] {
+  const out: string[] = [];
+  const patterns = [/\bfrom\s+'([^']+)'/g, /\bimport\s+'([^']+)'/g, /\bimport\(\s*'([^']+)'\s*\)/g];
+  for (const re of patterns) for (const m of text.matchAll(re)) out.push(m[1]!);
+  return out;
+}
+
+const files = sourceFiles(SRC);
+const graph = new Map<string, { local: string[]; packages: string[] }>();
+for (const file of files) {
+  const specs = specifiers(readFileSync(file, 'utf8'));
+  graph.set(path.relative(SRC, file), {
+    local: specs.filter((s) => s.startsWith('.')).map((s) => path.relative(SRC, path.resolve(path.dirname(file), s))),
+    packages: specs.filter((s) => !s.startsWith('.')),
+  });
+}
+
+/** Strongly connected components with more than one module (or a self-import): the cycles. */
+function cycles(g: ReadonlyMap<string, { local: readonly string[] }>): string[][] {
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, counter);
+    low.set(v, counter);
+    counter += 1;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of g.get(v)?.local ?? []) {
+      if (!g.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const scc: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        scc.push(w);
+      } while (w !== v);
+      if (scc.length > 1 || (g.get(v)?.local ?? []).includes(v)) found.push(scc.sort());
+    }
+  };
+  for (const v of g.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+function importsOf(folder: string): { file: string; local: string[]; packages: string[] }[] {
+  return [...graph].filter(([file]) => file.startsWith(`${folder}/`)).map(([file, deps]) => ({ file, ...deps }));
+}
+
+describe('the import graph of src/', () => {
+  it('reads every module', () => {
+    expect(graph.size).toBeGreaterThan(100);
+    expect(graph.get('operator/manager.ts')?.local).toContain('operator/scheduling/loop.ts');
+  });
+
+  it('has no import cycle, type-only imports included', () => {
+    expect(cycles(graph)).toEqual([]);
+  });
+
+  it('finds a cycle when there is one (the check itself)', () => {
+    const g = new Map([
+      ['a.ts', { local: ['b.ts'] }],
+      ['b.ts', { local: ['c.ts'] }],
+      ['c.ts', { local: ['a.ts'] }],
+      ['d.ts', { local: ['a.ts'] }],
+    ]);
+    expect(cycles(g)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+  });
+
+  it('keeps the scheduling core free of Kubernetes and of the layers above it', () => {
+    for (const { file, local, packages } of importsOf('scheduler')) {
+      expect({ file, local: local.filter((l) => !l.startsWith('scheduler/')) }).toEqual({ file, local: [] });
+      expect({ file, packages: packages.filter((p) => !p.startsWith('node:') && p !== 'zod') }).toEqual({ file, packages: [] });
+    }
+  });
+
+  it('keeps the pure layers (api, controllers, scheduler) and the generic runtime from importing the assembly', () => {
+    for (const folder of ['api', 'controllers', 'scheduler', 'runtime']) {
+      for (const { file, local } of importsOf(folder)) {
+        const upward = local.filter((l) => l.startsWith('operator/') || l.startsWith('cli/') || l.startsWith('simulator/'));
+        expect({ file, upward }).toEqual({ file, upward: [] });
+      }
+    }
+  });
+});
