@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { DecisionBook, restoreDecision } from '../../../../src/operator/scheduling/decisions.ts';
+import { T0, replicaPod } from './fixtures.ts';
+
+describe('decision book', () => {
+  it('rebuilds a decision from status.scheduling after a restart', () => {
+    const d = restoreDecision(
+      {
+        metadata: { name: 'a', creationTimestamp: '2026-11-24T09:00:00Z' },
+        status: {
+          scheduling: {
+            queue: 'Running',
+            enqueueTime: '2026-11-24T09:30:00Z',
+            weight: '0.731',
+            workers: { current: 3, min: 1, max: 4 },
+            preemptions: 2,
+            scaleOuts: 5,
+            starving: false,
+          },
+        },
+      },
+      [],
+      T0,
+    );
+    expect(d).toMatchObject({ admitted: true, targetWorkers: 3, enqueueTime: Date.parse('2026-11-24T09:30:00Z'), weight: 0.731 });
+    expect(d).toMatchObject({ preemptions: 2, scaleOuts: 5 });
+  });
+
+  it('counts a job with live pods as admitted even without status, and waits it from its creation', () => {
+    const d = restoreDecision(
+      { metadata: { name: 'a', creationTimestamp: '2026-11-24T09:00:00Z' } },
+      [replicaPod('a', 'worker', 0, 'n1')],
+      T0,
+    );
+    expect(d).toMatchObject({ admitted: true, targetWorkers: 1, enqueueTime: Date.parse('2026-11-24T09:00:00Z') });
+    const waiting = restoreDecision({ metadata: { name: 'b' } }, [replicaPod('b', 'worker', 0, 'n1', { phase: 'Succeeded' })], T0);
+    expect(waiting).toMatchObject({ admitted: false, targetWorkers: 0, enqueueTime: T0 });
+  });
+
+  it('settles a pending placement when its pod appears: by name, or by node for an elastic worker', () => {
+    const book = new DecisionBook();
+    const d = book.ensure('ns/a', { metadata: { name: 'a' } }, [], T0);
+    d.pendingByName.set('a-ps-0', { node: 'n1', since: T0 });
+    d.pendingWorkers = [
+      { node: 'n1', since: T0 },
+      { node: 'n2', since: T0 },
+    ];
+    book.podCreated('ns/a', { name: 'a-ps-0', node: 'n1', worker: false });
+    expect(d.pendingByName.size).toBe(0);
+    expect(d.pendingWorkers).toHaveLength(2);
+    book.podCreated('ns/a', { name: 'a-worker-3', node: 'n2', worker: true });
+    expect(d.pendingWorkers.map((p) => p.node)).toEqual(['n1']);
+    book.podCreated('ns/unknown', { name: 'x', node: 'n1', worker: true });
+  });
+
+  it('unblocks a preemptor when its last victim is gone, and a job held on a node when that node frees up', () => {
+    const book = new DecisionBook();
+    const preemptor = book.ensure('ns/big', { metadata: { name: 'big' } }, [], T0);
+    preemptor.victims.add('ns/small-worker-1');
+    preemptor.victims.add('ns/small-worker-2');
+    const held = book.ensure('ns/other', { metadata: { name: 'other' } }, [], T0);
+    held.heldOnNodes.add('n3');
+    expect(book.podGone('ns/small-worker-1', 'n1')).toEqual([]);
+    expect(book.podGone('ns/small-worker-2', 'n1')).toEqual(['ns/big']);
+    expect(book.podGone('ns/whatever', 'n3')).toEqual(['ns/other']);
+    expect(held.heldOnNodes.size).toBe(0);
+  });
+
+  it('applies upkeep: registers restored decisions once, empties suspended ones', () => {
+    const book = new DecisionBook();
+    const a = restoreDecision({ metadata: { name: 'a' } }, [], T0);
+    book.upkeep({ restored: new Map([['ns/a', a]]), suspended: [], settled: new Map() });
+    const again = restoreDecision({ metadata: { name: 'a' } }, [], T0);
+    book.upkeep({ restored: new Map([['ns/a', again]]), suspended: [], settled: new Map() });
+    expect(book.get('ns/a')).toBe(a);
+    a.admitted = true;
+    a.pendingByName.set('a-ps-0', { node: 'n1', since: T0 });
+    a.pendingWorkers = [{ node: 'n1', since: T0 }];
+    book.upkeep({ restored: new Map(), suspended: ['ns/a'], settled: new Map() });
+    expect(a).toMatchObject({ admitted: false, pendingWorkers: [] });
+    expect(a.pendingByName.size).toBe(0);
+    book.forget('ns/a');
+    expect(book.get('ns/a')).toBeUndefined();
+  });
+});

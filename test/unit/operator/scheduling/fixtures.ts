@@ -1,0 +1,143 @@
+// Small fakes of what the scheduling stages read and call: TFJobs, pods and nodes as the informer
+// caches hold them, the snapshot sources, a pod remover and an event recorder that record calls.
+import type { KubernetesObject, V1Node, V1Pod } from '@kubernetes/client-node';
+import {
+  ANNOTATION_MAX_WORKERS,
+  ANNOTATION_MIN_WORKERS,
+  ANNOTATION_REMOVAL,
+  LABEL_REPLICA_INDEX,
+  LABEL_REPLICA_TYPE,
+} from '../../../../src/api/v1/constants.ts';
+import type { TFJobObject } from '../../../../src/operator/informers.ts';
+import type { PodRemover } from '../../../../src/operator/scheduling/pod-remover.ts';
+import type { NodeLoss, SnapshotOptions, SnapshotSources } from '../../../../src/operator/scheduling/snapshot.ts';
+import type { EventRecorder, EventType } from '../../../../src/runtime/events.ts';
+
+export const NS = 'team';
+export const T0 = Date.parse('2026-11-24T10:00:00Z');
+
+export const OPTIONS: SnapshotOptions = { defaults: { cpu: 100, memory: 256 * 2 ** 20 }, managedNode: () => true };
+
+function template(cpu: string) {
+  return { spec: { containers: [{ name: 'tensorflow', image: 'tf', resources: { requests: { cpu, memory: '1Gi' } } }] } };
+}
+
+/** A TFJob with one PS and `workers` workers of 1 cpu each; elastic when bounds are given. */
+export function tfjob(
+  name: string,
+  opts: { workers?: number; elastic?: { min: number; max: number }; status?: unknown; suspend?: boolean; rv?: string } = {},
+): TFJobObject {
+  return {
+    apiVersion: 'kubeflow.org/v1',
+    kind: 'TFJob',
+    metadata: {
+      name,
+      namespace: NS,
+      uid: `uid-${name}`,
+      resourceVersion: opts.rv ?? '1',
+      generation: 1,
+      creationTimestamp: new Date(T0),
+      ...(opts.elastic
+        ? { annotations: { [ANNOTATION_MIN_WORKERS]: String(opts.elastic.min), [ANNOTATION_MAX_WORKERS]: String(opts.elastic.max) } }
+        : {}),
+    },
+    spec: {
+      ...(opts.suspend === undefined ? {} : { runPolicy: { suspend: opts.suspend } }),
+      tfReplicaSpecs: {
+        PS: { replicas: 1, template: template('1') },
+        Worker: { replicas: opts.workers ?? 2, template: template('1') },
+      },
+    },
+    ...(opts.status === undefined ? {} : { status: opts.status }),
+  };
+}
+
+/** A pod of a job's replica, as the operator's cache holds it. */
+export function replicaPod(
+  job: string,
+  type: 'ps' | 'worker',
+  index: number,
+  node: string | undefined,
+  opts: { phase?: string; deleting?: boolean; removal?: string } = {},
+): V1Pod {
+  return {
+    metadata: {
+      name: `${job}-${type}-${index}`,
+      namespace: NS,
+      uid: `uid-${job}-${type}-${index}`,
+      labels: { [LABEL_REPLICA_TYPE]: type, [LABEL_REPLICA_INDEX]: String(index) },
+      ownerReferences: [{ apiVersion: 'kubeflow.org/v1', kind: 'TFJob', name: job, uid: `uid-${job}`, controller: true }],
+      creationTimestamp: new Date(T0),
+      ...(opts.deleting ? { deletionTimestamp: new Date(T0) } : {}),
+      ...(opts.removal === undefined ? {} : { annotations: { [ANNOTATION_REMOVAL]: opts.removal } }),
+    },
+    spec: {
+      ...(node === undefined ? {} : { nodeName: node }),
+      containers: [{ name: 'tensorflow', resources: { requests: { cpu: '1', memory: '1Gi' } } }],
+    },
+    status: { phase: opts.phase ?? 'Running' },
+  };
+}
+
+/** A pod of some other workload using capacity on a node. */
+export function foreignPod(name: string, node: string, cpu: string): V1Pod {
+  return {
+    metadata: { name, namespace: 'other', uid: `uid-${name}` },
+    spec: { nodeName: node, containers: [{ name: 'app', resources: { requests: { cpu, memory: '1Gi' } } }] },
+    status: { phase: 'Running' },
+  };
+}
+
+export function node(name: string, cpu = '4', opts: { ready?: boolean; labels?: Record<string, string> } = {}): V1Node {
+  return {
+    metadata: { name, labels: opts.labels ?? {} },
+    status: {
+      allocatable: { cpu, memory: '32Gi', pods: '110' },
+      conditions: [{ type: 'Ready', status: opts.ready === false ? 'False' : 'True' }],
+    },
+  };
+}
+
+/** Snapshot sources over plain arrays: the stores of a cluster described by its objects. */
+export function sources(opts: {
+  tfjobs: readonly TFJobObject[];
+  pods?: readonly V1Pod[];
+  otherPods?: readonly V1Pod[];
+  nodes: readonly V1Node[];
+  priorityClasses?: Readonly<Record<string, number>>;
+  lost?: Readonly<Record<string, NodeLoss>>;
+}): SnapshotSources {
+  const owned = opts.pods ?? [];
+  return {
+    tfjobs: opts.tfjobs,
+    podsOf: (key) => owned.filter((p) => `${NS}/${p.metadata?.ownerReferences?.[0]?.name ?? ''}` === key),
+    allPods: [...owned, ...(opts.otherPods ?? [])],
+    nodes: opts.nodes,
+    priorityClassValue: (name) => opts.priorityClasses?.[name],
+    nodeLost: (n) => (n === undefined ? undefined : opts.lost?.[n]),
+  };
+}
+
+export class RecordingRemover implements PodRemover {
+  readonly calls: { pod: string; removal: string; force: boolean }[] = [];
+  failOn: string | undefined;
+
+  remove(pod: V1Pod, removal: string, options: { readonly force?: boolean } = {}): Promise<void> {
+    const name = pod.metadata?.name ?? '';
+    if (name === this.failOn) return Promise.reject(new Error(`injected failure removing ${name}`));
+    this.calls.push({ pod: name, removal, force: options.force === true });
+    return Promise.resolve();
+  }
+}
+
+export class RecordingRecorder implements EventRecorder {
+  readonly events: { object: string; type: EventType; reason: string; message: string }[] = [];
+
+  event(obj: KubernetesObject, type: EventType, reason: string, message: string): void {
+    this.events.push({ object: obj.metadata?.name ?? '', type, reason, message });
+  }
+
+  reasons(): string[] {
+    return this.events.map((e) => e.reason);
+  }
+}

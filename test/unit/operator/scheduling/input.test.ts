@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { DecisionBook, PENDING_TTL_MS } from '../../../../src/operator/scheduling/decisions.ts';
+import { heldPlacementNodes, schedulingInput, type InputFacts } from '../../../../src/operator/scheduling/input.ts';
+import { T0 } from './fixtures.ts';
+
+const FACTS: InputFacts = {
+  elastic: true,
+  bounds: { min: 1, max: 4 },
+  finished: false,
+  liveWorkers: 1,
+  placedBy: 'ours',
+  heldNodes: new Set(),
+  now: T0,
+};
+
+function admitted() {
+  const d = new DecisionBook().ensure('ns/a', { metadata: { name: 'a', creationTimestamp: '2026-11-24T09:00:00Z' } }, [], T0);
+  d.admitted = true;
+  d.targetWorkers = 3;
+  d.weight = 0.75;
+  d.pendingByName.set('a-ps-0', { node: 'n1', since: T0 });
+  d.pendingWorkers = [
+    { node: 'n1', since: T0 },
+    { node: 'n2', since: T0 },
+  ];
+  return d;
+}
+
+describe('the scheduling input of one job', () => {
+  it('gives the placements to create now and the status to write', () => {
+    const input = schedulingInput(admitted(), FACTS);
+    expect(input).toMatchObject({
+      admitted: true,
+      workers: 3,
+      placements: { 'a-ps-0': { nodeName: 'n1', placedBy: 'ours' } },
+      workerNodes: ['n1', 'n2'],
+      requirePlacement: true,
+      status: {
+        queue: 'Running',
+        reason: 'Admitted',
+        weight: '0.750',
+        enqueueTime: '2026-11-24T09:00:00Z',
+        workers: { current: 1, min: 1, max: 4 },
+        starving: false,
+      },
+    });
+  });
+
+  it('creates nothing while the victims of a preemption are still there', () => {
+    const d = admitted();
+    d.victims.add('ns/b-worker-1');
+    expect(schedulingInput(d, FACTS)).toMatchObject({ admitted: true, placements: {}, workerNodes: [] });
+    expect(heldPlacementNodes(d, T0, () => true).size).toBe(0);
+  });
+
+  it('holds placements on a node where a preempted pod still terminates, and drops expired ones', () => {
+    const d = admitted();
+    const held = heldPlacementNodes(d, T0, (n) => n === 'n1');
+    expect([...held]).toEqual(['n1']);
+    expect(schedulingInput(d, { ...FACTS, heldNodes: held })).toMatchObject({ placements: {}, workerNodes: ['n2'] });
+    expect(schedulingInput(d, { ...FACTS, now: T0 + PENDING_TTL_MS })).toMatchObject({ placements: {}, workerNodes: [] });
+  });
+
+  it('reports a waiting job with its reason and no workers, and a finished one as Finished', () => {
+    const d = admitted();
+    d.admitted = false;
+    d.reason = 'Starving';
+    d.message = 'needs 4 cpu';
+    d.starving = true;
+    const fixed = { ...FACTS, elastic: false };
+    const input = schedulingInput(d, fixed);
+    expect(input.workers).toBeUndefined();
+    expect(input.status).toMatchObject({
+      queue: 'Waiting',
+      reason: 'Starving',
+      message: 'needs 4 cpu',
+      starving: true,
+      workers: { current: 0 },
+    });
+    expect(schedulingInput(d, { ...fixed, finished: true }).status).toMatchObject({ queue: 'Finished', starving: false });
+  });
+});

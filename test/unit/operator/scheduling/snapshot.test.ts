@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import { DecisionBook, PENDING_TTL_MS } from '../../../../src/operator/scheduling/decisions.ts';
+import { JobShapes, takeSnapshot } from '../../../../src/operator/scheduling/snapshot.ts';
+import { NS, OPTIONS, T0, foreignPod, node, replicaPod, sources, tfjob } from './fixtures.ts';
+
+const running = { scheduling: { queue: 'Running', enqueueTime: '2026-11-24T09:00:00Z', workers: { current: 2, min: 2, max: 2 } } };
+
+describe('snapshot stage', () => {
+  it('turns a new job into a waiting job of the core, and rebuilds its decision without touching the book', () => {
+    const book = new DecisionBook();
+    const s = takeSnapshot(sources({ tfjobs: [tfjob('a')], nodes: [node('n1')] }), book, new JobShapes(), OPTIONS, T0 + 1000);
+    expect(s.snapshot.jobs).toHaveLength(1);
+    const job = s.snapshot.jobs[0]!;
+    expect(job.phase).toBe('waiting');
+    expect(job.spec.key).toBe(`${NS}/a`);
+    expect(job.spec.fixed.map((g) => [g.type, g.count])).toEqual([['PS', 1]]);
+    expect(job.spec.workers).toMatchObject({ min: 2, max: 2, requests: { cpu: 1000 } });
+    expect(job.spec.submittedAt).toBe(T0);
+    expect(s.snapshot.nodes.map((n) => n.name)).toEqual(['n1']);
+    expect([...s.upkeep.restored.keys()]).toEqual([`${NS}/a`]);
+    expect(book.size).toBe(0);
+  });
+
+  it('reads a running job from its status and pods: replicas where they run, holes as missing', () => {
+    const pods = [replicaPod('a', 'worker', 0, 'n1'), replicaPod('a', 'worker', 1, 'n2')];
+    const s = takeSnapshot(
+      sources({ tfjobs: [tfjob('a', { status: running })], pods, nodes: [node('n1'), node('n2')] }),
+      new DecisionBook(),
+      new JobShapes(),
+      OPTIONS,
+      T0,
+    );
+    const f = s.facts[0]!;
+    expect(f.state.phase).toBe('running');
+    expect(f.state.replicas.map((r) => `${r.type}-${r.index}@${r.node ?? ''}`).sort()).toEqual(['Worker-0@n1', 'Worker-1@n2']);
+    expect(f.missing.map((m) => m.name)).toEqual(['a-ps-0']);
+    expect([...f.live.keys()].sort()).toEqual(['a-worker-0', 'a-worker-1']);
+  });
+
+  it('counts other workloads and terminating pods as used capacity, but not live replicas or preempted pods on their way out', () => {
+    const pods = [
+      replicaPod('a', 'ps', 0, 'n1'),
+      replicaPod('a', 'worker', 0, 'n1'),
+      replicaPod('a', 'worker', 1, 'n1', { deleting: true }),
+      replicaPod('a', 'worker', 2, 'n1', { deleting: true, removal: 'preemption' }),
+    ];
+    const s = takeSnapshot(
+      sources({
+        tfjobs: [tfjob('a', { workers: 3, status: running })],
+        pods,
+        otherPods: [foreignPod('web', 'n1', '2')],
+        nodes: [node('n1')],
+      }),
+      new DecisionBook(),
+      new JobShapes(),
+      OPTIONS,
+      T0,
+    );
+    expect(s.snapshot.otherPods.map((p) => p.key).sort()).toEqual(['other/web', `${NS}/a-worker-1`]);
+  });
+
+  it('names placements that expired or materialised, and keeps the live ones as assumed replicas', () => {
+    const book = new DecisionBook();
+    const job = tfjob('a', { status: running });
+    const d = book.ensure(`${NS}/a`, { metadata: { name: 'a' } }, [], T0);
+    d.admitted = true;
+    d.pendingByName.set('a-ps-0', { node: 'n1', since: T0 });
+    d.pendingByName.set('a-worker-0', { node: 'n1', since: T0 - PENDING_TTL_MS });
+    d.pendingByName.set('a-worker-1', { node: 'n2', since: T0 });
+    const pods = [replicaPod('a', 'worker', 1, 'n2')];
+    const s = takeSnapshot(sources({ tfjobs: [job], pods, nodes: [node('n1'), node('n2')] }), book, new JobShapes(), OPTIONS, T0 + 1);
+    expect([...(s.upkeep.settled.get(`${NS}/a`)?.names ?? [])].sort()).toEqual(['a-worker-0', 'a-worker-1']);
+    const f = s.facts[0]!;
+    expect(f.state.replicas.map((r) => `${r.type}-${r.index}@${r.node ?? ''}`).sort()).toEqual(['PS-0@n1', 'Worker-1@n2']);
+    expect(f.missing.map((m) => m.name)).toEqual(['a-worker-0']);
+    // The book itself is unchanged until the pass applies the upkeep.
+    expect(d.pendingByName.size).toBe(3);
+    book.upkeep(s.upkeep);
+    expect([...d.pendingByName.keys()]).toEqual(['a-ps-0']);
+  });
+
+  it('leaves suspended, finished and invalid jobs out of the core input', () => {
+    const finished = tfjob('done', { status: { conditions: [{ type: 'Succeeded', status: 'True' }] } });
+    const invalid = { ...tfjob('bad'), spec: { tfReplicaSpecs: { Worker: { replicas: -3 } } } };
+    const s = takeSnapshot(
+      sources({ tfjobs: [tfjob('paused', { suspend: true }), finished, invalid, tfjob('ok')], nodes: [node('n1')] }),
+      new DecisionBook(),
+      new JobShapes(),
+      OPTIONS,
+      T0,
+    );
+    expect(s.snapshot.jobs.map((j) => j.spec.key)).toEqual([`${NS}/ok`]);
+    expect(s.upkeep.suspended).toEqual([`${NS}/paused`]);
+  });
+
+  it('separates pods on lost nodes from live ones, for admitted jobs only', () => {
+    const pods = [replicaPod('a', 'ps', 0, 'n1'), replicaPod('a', 'worker', 0, 'gone'), replicaPod('a', 'worker', 1, 'n1')];
+    const lost = { gone: { why: 'no longer exists', nodeGone: true } };
+    const s = takeSnapshot(
+      sources({ tfjobs: [tfjob('a', { status: running })], pods, nodes: [node('n1')], lost }),
+      new DecisionBook(),
+      new JobShapes(),
+      OPTIONS,
+      T0,
+    );
+    const f = s.facts[0]!;
+    expect(f.lost.map((l) => [l.pod.metadata?.name, l.nodeGone])).toEqual([['a-worker-0', true]]);
+    expect([...f.live.keys()].sort()).toEqual(['a-ps-0', 'a-worker-1']);
+    // Its pod still exists until removed: only then is the replica missing and placed again.
+    expect(f.missing).toEqual([]);
+    // A job the scheduler holds as waiting (its pods are on their way out) has nothing to replace.
+    const book = new DecisionBook();
+    book.ensure(`${NS}/a`, { metadata: { name: 'a' } }, [], T0).admitted = false;
+    const waiting = takeSnapshot(sources({ tfjobs: [tfjob('a')], pods, nodes: [node('n1')], lost }), book, new JobShapes(), OPTIONS, T0);
+    expect(waiting.facts[0]!.lost).toEqual([]);
+  });
+
+  it('takes priority only from PriorityClasses that exist, and places only on managed nodes', () => {
+    const job = tfjob('a');
+    const withClass = { ...job, spec: { ...(job.spec as object), runPolicy: { schedulingPolicy: { priorityClass: 'high' } } } };
+    const other = { ...tfjob('b'), spec: { ...(job.spec as object), runPolicy: { schedulingPolicy: { priorityClass: 'missing' } } } };
+    const s = takeSnapshot(
+      sources({
+        tfjobs: [withClass, other],
+        nodes: [node('n1', '4', { labels: { pool: 'ml' } }), node('n2')],
+        priorityClasses: { high: 1000 },
+      }),
+      new DecisionBook(),
+      new JobShapes(),
+      { ...OPTIONS, managedNode: (labels) => labels?.pool === 'ml' },
+      T0,
+    );
+    expect(s.snapshot.jobs.map((j) => [j.spec.key, j.spec.priority])).toEqual([
+      [`${NS}/a`, 1000],
+      [`${NS}/b`, 0],
+    ]);
+    expect(s.snapshot.nodes.map((n) => n.name)).toEqual(['n1']);
+  });
+
+  it('parses a job once per resourceVersion', () => {
+    const shapes = new JobShapes();
+    const first = shapes.get(`${NS}/a`, tfjob('a', { rv: '7' }), undefined);
+    expect(shapes.get(`${NS}/a`, tfjob('a', { rv: '7' }), undefined)).toBe(first);
+    expect(shapes.get(`${NS}/a`, tfjob('a', { rv: '8' }), undefined)).not.toBe(first);
+  });
+});
