@@ -1,6 +1,7 @@
 // Small fakes of what the scheduling stages read and call: TFJobs, pods and nodes as the informer
-// caches hold them, the snapshot sources, a pod remover and an event recorder that record calls.
-import type { KubernetesObject, V1Node, V1Pod } from '@kubernetes/client-node';
+// caches hold them, the snapshot sources, and a pod remover that records its calls (events go to
+// runtime/events.ts's MemoryEventRecorder).
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import {
   ANNOTATION_MAX_WORKERS,
   ANNOTATION_MIN_WORKERS,
@@ -11,7 +12,6 @@ import {
 import type { TFJobObject } from '../../../../src/operator/informers.ts';
 import type { PodRemover } from '../../../../src/operator/scheduling/pod-remover.ts';
 import type { NodeLoss, SnapshotOptions, SnapshotSources } from '../../../../src/operator/scheduling/snapshot.ts';
-import type { EventRecorder, EventType } from '../../../../src/runtime/events.ts';
 
 export const NS = 'team';
 export const T0 = Date.parse('2026-11-24T10:00:00Z');
@@ -127,17 +127,5 @@ export class RecordingRemover implements PodRemover {
     if (name === this.failOn) return Promise.reject(new Error(`injected failure removing ${name}`));
     this.calls.push({ pod: name, removal, force: options.force === true });
     return Promise.resolve();
-  }
-}
-
-export class RecordingRecorder implements EventRecorder {
-  readonly events: { object: string; type: EventType; reason: string; message: string }[] = [];
-
-  event(obj: KubernetesObject, type: EventType, reason: string, message: string): void {
-    this.events.push({ object: obj.metadata?.name ?? '', type, reason, message });
-  }
-
-  reasons(): string[] {
-    return this.events.map((e) => e.reason);
   }
 }

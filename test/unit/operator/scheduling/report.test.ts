@@ -5,14 +5,15 @@ import { DecisionBook } from '../../../../src/operator/scheduling/decisions.ts';
 import { SchedulerMetrics } from '../../../../src/operator/scheduling/metrics.ts';
 import { SchedulingReporter, WAITING_EVENT_INTERVAL_MS, summarizeNodes } from '../../../../src/operator/scheduling/report.ts';
 import type { JobFacts } from '../../../../src/operator/scheduling/snapshot.ts';
-import { NS, RecordingRecorder, T0, tfjob } from './fixtures.ts';
+import { MemoryEventRecorder } from '../../../../src/runtime/events.ts';
+import { NS, T0, tfjob } from './fixtures.ts';
 
 const A = `${NS}/a`;
 const B = `${NS}/b`;
 
 function setup() {
   const registry = new Registry();
-  const recorder = new RecordingRecorder();
+  const recorder = new MemoryEventRecorder();
   const reporter = new SchedulingReporter(recorder, new SchedulerMetrics(registry), { starveLimitMs: 60_000, timeScale: 1 });
   const facts = [A, B].map((key) => ({ key, object: tfjob(key.split('/')[1]!) }) as unknown as JobFacts);
   const report = (outcomes: Outcome[], now = T0) => {
@@ -35,7 +36,7 @@ describe('report stage', () => {
     report([{ kind: 'scaledIn', job: B, forJob: A, count: 2, removed: ['b-worker-2', 'b-worker-1'], workers: 1, min: 1 }]);
     expect(recorder.events).toEqual([
       {
-        object: 'b',
+        object: `${NS}/b`,
         type: 'Normal',
         reason: 'Preempted',
         message: `Scaled in by 2 worker(s) (b-worker-2, b-worker-1) to admit ${A} (weight 0.90 vs 0.30); now 1 worker(s), minimum 1`,
