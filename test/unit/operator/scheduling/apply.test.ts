@@ -35,6 +35,16 @@ function decided(plan: Partial<Plan>, repairs: Decided['repairs'] = []): Decided
   return { plan: { ...EMPTY, ...plan }, repairs };
 }
 
+/** B gives up workers 2 and 1 (both on n2) so that A can run. */
+const PREEMPT_TWO_OF_B: Plan['scaleIn'][number] = {
+  job: B,
+  forJob: A,
+  remove: [
+    { type: 'Worker', index: 2, node: 'n2' },
+    { type: 'Worker', index: 1, node: 'n2' },
+  ],
+};
+
 describe('apply stage', () => {
   it('preempts: registers the victims with the preemptor before deleting them, marked as preemption', async () => {
     const { book, facts } = cluster();
@@ -44,16 +54,7 @@ describe('apply stage', () => {
       remover,
       facts,
       decided({
-        scaleIn: [
-          {
-            job: B,
-            forJob: A,
-            remove: [
-              { type: 'Worker', index: 2, node: 'n2' },
-              { type: 'Worker', index: 1, node: 'n2' },
-            ],
-          },
-        ],
+        scaleIn: [PREEMPT_TWO_OF_B],
       }),
       T0,
     );
@@ -147,16 +148,7 @@ describe('apply stage', () => {
       remover,
       facts,
       decided({
-        scaleIn: [
-          {
-            job: B,
-            forJob: A,
-            remove: [
-              { type: 'Worker', index: 2, node: 'n2' },
-              { type: 'Worker', index: 1, node: 'n2' },
-            ],
-          },
-        ],
+        scaleIn: [PREEMPT_TWO_OF_B],
         admit: [{ job: A, replicas: [{ type: 'PS', index: 0, node: 'n2' }] }],
       }),
       T0,
