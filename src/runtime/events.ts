@@ -4,7 +4,9 @@
 // seconds) new events are dropped rather than queued without limit, and a graceful stop waits for
 // pending writes only up to a deadline (a backlog at the client rate limit would take minutes).
 // A repeat of the same event (object, type, reason, message) within ten minutes updates the existing
-// event's series count instead of creating another object, like client-go's EventCorrelator.
+// event's series count instead of creating another object, like client-go's EventCorrelator; and as
+// there, similar events are aggregated and a per-object spam filter caps what one object can write
+// (event-correlator.ts).
 import {
   EventsV1Api,
   PatchStrategy,
@@ -14,6 +16,7 @@ import {
   type V1ObjectReference,
 } from '@kubernetes/client-node';
 import PQueue from 'p-queue';
+import { EventAggregator, EventSpamFilter } from './event-correlator.ts';
 import type { KubeClients } from './kube-client.ts';
 import type { Logger } from './logger.ts';
 
@@ -30,6 +33,8 @@ interface SeriesEntry {
   first: number;
   /** Settles once the event's create finished (true: it exists); series updates wait for it. */
   created: Promise<boolean>;
+  /** The series' latest update; the next one waits for it, so counts are written in order. */
+  updated: Promise<unknown>;
 }
 
 const SERIES_WINDOW_MS = 10 * 60_000;
@@ -48,20 +53,32 @@ export class KubeEventRecorder implements EventRecorder {
   readonly #maxPending: number;
   /** Settlers of creates not finished yet (a stop that drops them settles them as not created). */
   readonly #unsettled = new Set<(exists: boolean) => void>();
+  readonly #aggregator = new EventAggregator();
+  readonly #spamFilter: EventSpamFilter;
   #seq = 0;
   #dropped = 0;
+  #filtered = 0;
 
-  constructor(clients: KubeClients, opts: { controller: string; instance: string; logger: Logger; maxPending?: number }) {
+  constructor(
+    clients: KubeClients,
+    opts: { controller: string; instance: string; logger: Logger; maxPending?: number; spamFilter?: EventSpamFilter },
+  ) {
     this.#api = clients.api(EventsV1Api);
     this.#controller = opts.controller;
     this.#instance = opts.instance;
     this.#log = opts.logger;
     this.#maxPending = opts.maxPending ?? MAX_PENDING_EVENTS;
+    this.#spamFilter = opts.spamFilter ?? new EventSpamFilter();
   }
 
   /** Events dropped so far because too many writes were pending (or still pending at stop). */
   get dropped(): number {
     return this.#dropped;
+  }
+
+  /** Events not written because their object exceeded the spam filter's budget. */
+  get filtered(): number {
+    return this.#filtered;
   }
 
   event(obj: KubernetesObject, type: EventType, reason: string, message: string, action = 'Reconcile'): void {
@@ -75,7 +92,16 @@ export class KubeEventRecorder implements EventRecorder {
         this.#log.warn({ dropped: this.#dropped, pending: this.#maxPending, reason }, 'Too many pending events; dropping new ones');
       return;
     }
-    const note = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE - 3)}...` : message;
+    const objectId = meta.uid ?? `${namespace}/${meta.name}`;
+    const now = Date.now();
+    const aggregated = this.#aggregator.aggregate(objectId, type, reason, message, now);
+    if (!this.#spamFilter.allow(objectId, now)) {
+      this.#filtered += 1;
+      this.#log.debug({ object: `${namespace}/${meta.name}`, reason }, 'Event filtered: too many events for this object');
+      return;
+    }
+    const text = aggregated.message;
+    const note = text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE - 3)}...` : text;
     const regarding: V1ObjectReference = {
       apiVersion: obj.apiVersion,
       kind: obj.kind,
@@ -84,15 +110,16 @@ export class KubeEventRecorder implements EventRecorder {
       uid: meta.uid,
       resourceVersion: meta.resourceVersion,
     };
-    const key = `${meta.uid ?? `${namespace}/${meta.name}`}\u0000${type}\u0000${reason}\u0000${note}`;
-    const now = Date.now();
+    const key = aggregated.seriesKey;
     const existing = this.#series.get(key);
     if (existing !== undefined && now - existing.first < SERIES_WINDOW_MS) {
       existing.count += 1;
-      const { name, count, created } = existing;
-      void this.#queue.add(async () => {
-        // A repeat right after the first must not patch an event whose create is still in flight.
+      const { name, count, created, updated } = existing;
+      const next = this.#queue.add(async () => {
+        // A repeat right after the first must not patch an event whose create is still in flight,
+        // nor overtake the previous update of its series (the count would go back).
         if (!(await created)) return;
+        await updated;
         try {
           await this.#api.patchNamespacedEvent(
             { name, namespace, body: { series: { count, lastObservedTime: new V1MicroTime() } } },
@@ -102,6 +129,7 @@ export class KubeEventRecorder implements EventRecorder {
           this.#log.debug({ err, reason }, 'Failed to update an event series');
         }
       });
+      existing.updated = next;
       return;
     }
     const name = `${meta.name}.${now.toString(16)}${(this.#seq++ % 4096).toString(16).padStart(3, '0')}`;
@@ -118,7 +146,7 @@ export class KubeEventRecorder implements EventRecorder {
       resolveCreated(exists);
     };
     this.#unsettled.add(settle);
-    this.#series.set(key, { name, namespace, count: 1, first: now, created });
+    this.#series.set(key, { name, namespace, count: 1, first: now, created, updated: created });
     void this.#queue.add(async () => {
       try {
         await this.#api.createNamespacedEvent({

@@ -62,4 +62,31 @@ describe('KubeEventRecorder', () => {
     expect(written).toBeLessThan(10);
     expect(written + recorder.dropped).toBe(40);
   });
+
+  it('writes at most 25 events about one object (client-go spam filter), and combines similar ones', async () => {
+    const other = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      ...(await adminKubeConfig()
+        .makeApiClient(CoreV1Api)
+        .createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'noisy' } } })),
+    };
+    const recorder = new KubeEventRecorder(new KubeClients(adminKubeConfig()), {
+      controller: 'events-test',
+      instance: 'c',
+      logger: silentLogger(),
+    });
+    // Twelve Waiting events whose message changes: nine series of their own, then one combined.
+    for (let i = 0; i < 12; i++) recorder.event(other, 'Normal', 'Waiting', `needs ${i} cpu`);
+    // Then distinct reasons, until the object's budget of 25 is spent.
+    for (let i = 0; i < 20; i++) recorder.event(other, 'Normal', `Reason${i}`, 'something happened');
+    await recorder.flush();
+    const about = (await events()).filter((e) => e.regarding?.uid === other.metadata?.uid);
+    const waiting = about.filter((e) => e.reason === 'Waiting');
+    expect(waiting).toHaveLength(10);
+    const combined = waiting.filter((e) => e.note?.startsWith('(combined from similar events): '));
+    expect(combined.map((e) => [e.note, e.series?.count])).toEqual([['(combined from similar events): needs 9 cpu', 3]]);
+    expect(about.filter((e) => e.reason?.startsWith('Reason'))).toHaveLength(25 - 12);
+    expect(recorder.filtered).toBe(32 - 25);
+  });
 });
