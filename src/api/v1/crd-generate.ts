@@ -244,6 +244,8 @@ export function extendCrd(crd: Json): Json {
 
   const replicaSpecs = child(specProps, 'tfReplicaSpecs');
   replicaSpecs.maxProperties = MAX_REPLICA_TYPES;
+  // A job with no replica type has nothing to run (v1.8.1 accepted it; it then waited forever).
+  replicaSpecs.minProperties = 1;
   addRules(replicaSpecs, RULE_KNOWN_REPLICA_TYPES, RULE_NO_DUPLICATE_REPLICA_TYPES, RULE_CHIEF_XOR_MASTER);
   const replicaSpec = child(replicaSpecs, 'additionalProperties');
   addRules(replicaSpec, RULE_CONTAINERS_REQUIRED, RULE_TENSORFLOW_CONTAINER);

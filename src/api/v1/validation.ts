@@ -46,6 +46,10 @@ export function validateJobName(name: string): FieldError[] {
 function validateReplicaSpecs(job: TFJob): FieldError[] {
   const specs = job.spec?.tfReplicaSpecs;
   if (!specs) return [required('spec.tfReplicaSpecs', MSG_TF_REPLICA_SPECS_REQUIRED)];
+  // The CRD's minProperties, with the apiserver's message (a job stored under the upstream CRD).
+  if (Object.keys(specs).length === 0) {
+    return [invalid('spec.tfReplicaSpecs', 0, 'spec.tfReplicaSpecs in body should have at least 1 properties')];
+  }
   const errors: FieldError[] = [];
   const keys = Object.keys(specs).sort();
 

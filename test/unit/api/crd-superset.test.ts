@@ -48,7 +48,7 @@ const ALLOWED_TIGHTENINGS: Readonly<Record<string, readonly string[]>> = {
   '.spec.successPolicy': ['enum'],
   '.spec.runPolicy': ['x-kubernetes-validations'],
   '.spec.runPolicy.cleanPodPolicy': ['enum'],
-  '.spec.tfReplicaSpecs': ['maxProperties', 'x-kubernetes-validations'],
+  '.spec.tfReplicaSpecs': ['minProperties', 'maxProperties', 'x-kubernetes-validations'],
   '.spec.tfReplicaSpecs.*': ['x-kubernetes-validations'],
   '.spec.tfReplicaSpecs.*.replicas': ['minimum'],
   '.spec.tfReplicaSpecs.*.restartPolicy': ['enum'],

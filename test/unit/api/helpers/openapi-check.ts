@@ -1,5 +1,5 @@
 // A small evaluator of the OpenAPI v3 subset CRD schemas use (type, properties, additionalProperties,
-// items, required, enum, minimum, maxProperties, int-or-string), with the kube-apiserver's message
+// items, required, enum, minimum, min/maxProperties, int-or-string), with the kube-apiserver's message
 // formats. CEL rules are not evaluated here: src/api/v1/validation.ts mirrors them and is checked
 // separately. Unknown fields are ignored, as the apiserver prunes them.
 
@@ -56,6 +56,9 @@ export function checkOpenApi(schema: Schema, value: unknown, path = ''): string[
   if (type === 'object' && typeof value === 'object' && !Array.isArray(value)) {
     const record = value as Record<string, unknown>;
     const keys = Object.keys(record);
+    if (typeof schema.minProperties === 'number' && keys.length < schema.minProperties) {
+      errors.push(`${path}: Invalid value: ${keys.length}: ${path} in body should have at least ${schema.minProperties} properties`);
+    }
     if (typeof schema.maxProperties === 'number' && keys.length > schema.maxProperties) {
       errors.push(`${path}: Too many: ${keys.length}: must have at most ${schema.maxProperties} items`);
     }
