@@ -40,7 +40,7 @@ import {
   LABEL_REPLICA_TYPE,
 } from '../../src/api/v1/constants.ts';
 import { podSpecRequests } from '../../src/operator/scheduling/convert.ts';
-import { canonicalResources } from '../../src/operator/scheduling/quantity.ts';
+import { canonicalResources } from '../../src/api/v1/quantity.ts';
 
 export type ViolationKind =
   | 'duplicate-replica'

@@ -25,11 +25,12 @@ function annotationField(key: string): string {
 
 function parseCount(raw: string | undefined, key: string, errors: FieldError[]): number | undefined {
   if (raw === undefined) return undefined;
-  if (!/^[0-9]+$/.test(raw.trim()) || Number(raw.trim()) > INT32_MAX) {
+  // Exactly digits: " 2" or "2 " is a typo to report, not a value to guess (as an int32 field would).
+  if (!/^[0-9]+$/.test(raw) || Number(raw) > INT32_MAX) {
     errors.push(invalid(annotationField(key), raw, 'must be a non-negative integer'));
     return undefined;
   }
-  return Number(raw.trim());
+  return Number(raw);
 }
 
 /** `Worker.replicas` as written (any key spelling), defaulting to 1 like tf-operator. */

@@ -8,6 +8,7 @@ import { resolveElastic } from './elastic.ts';
 import type { FieldError } from './field-error.ts';
 import { OMIT_VALUE, forbidden, invalid, notSupported, required } from './field-error.ts';
 import { CLEAN_POD_POLICIES, RESTART_POLICIES, SUCCESS_POLICIES } from './policies.ts';
+import { parseQuantity } from './quantity.ts';
 import { REPLICA_TYPES, REPLICA_TYPE_CHIEF, REPLICA_TYPE_MASTER, canonicalReplicaType } from './replica-types.ts';
 import type { TFJob } from './schema.ts';
 
@@ -35,6 +36,46 @@ export const MSG_CONTAINERS_REQUIRED = 'must be specified';
 export const MSG_IMAGE_REQUIRED = 'must be required';
 export const MSG_TENSORFLOW_CONTAINER_REQUIRED = `must have at least one container with name ${DEFAULT_CONTAINER_NAME}`;
 export const MSG_TF_REPLICA_SPECS_REQUIRED = 'must be required';
+
+export const MSG_RESOURCE_NAME =
+  'must be a standard resource (cpu, memory, ephemeral-storage, hugepages-<size>) or a qualified name such as example.com/gpu';
+export const MSG_RESOURCE_QUANTITY = 'must be a finite, non-negative quantity such as 500m, 2 or 4Gi';
+
+const STANDARD_RESOURCES = new Set(['cpu', 'memory', 'ephemeral-storage']);
+const QUALIFIED_NAME_PART = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** A container resource name the API server accepts (apimachinery's qualified-name rules). */
+export function isValidResourceName(name: string): boolean {
+  if (STANDARD_RESOURCES.has(name) || /^hugepages-[0-9]+([KMGTPE]i?)?$/.test(name)) return true;
+  const slash = name.indexOf('/');
+  if (slash <= 0) return false;
+  const prefix = name.slice(0, slash);
+  const local = name.slice(slash + 1);
+  return prefix.length <= 253 && DNS1123_SUBDOMAIN.test(prefix) && local.length <= 63 && QUALIFIED_NAME_PART.test(local);
+}
+
+/**
+ * Requests and limits of every container: a name no node can have ("foo bar") or an amount nothing
+ * can have ("1e400") would make the job wait forever for a node that fits it.
+ */
+function validateResources(containersPath: string, containers: readonly unknown[]): FieldError[] {
+  const errors: FieldError[] = [];
+  containers.forEach((container, i) => {
+    const resources = (container as { resources?: Record<string, unknown> } | undefined)?.resources;
+    for (const kind of ['requests', 'limits'] as const) {
+      const list = resources?.[kind];
+      if (typeof list !== 'object' || list === null) continue;
+      for (const [name, quantity] of Object.entries(list as Record<string, unknown>)) {
+        const path = `${containersPath}[${i}].resources.${kind}[${name}]`;
+        if (!isValidResourceName(name)) errors.push(invalid(path, name, MSG_RESOURCE_NAME));
+        const amount = typeof quantity === 'string' || typeof quantity === 'number' ? parseQuantity(quantity) : undefined;
+        if (amount === undefined || amount < 0) errors.push(invalid(path, quantity, MSG_RESOURCE_QUANTITY));
+      }
+    }
+  });
+  return errors;
+}
 
 export function validateJobName(name: string): FieldError[] {
   const problems: string[] = [];
@@ -85,6 +126,9 @@ function validateReplicaSpecs(job: TFJob): FieldError[] {
     if (!list.some((c) => c.name === DEFAULT_CONTAINER_NAME)) {
       errors.push(required(containersPath, MSG_TENSORFLOW_CONTAINER_REQUIRED));
     }
+    errors.push(...validateResources(containersPath, list));
+    const initContainers = spec?.template?.spec?.initContainers;
+    if (Array.isArray(initContainers)) errors.push(...validateResources(`${path}.template.spec.initContainers`, initContainers));
     // The CRD checks these two with OpenAPI (minimum, enum), whose messages use dotted map paths.
     const openApiPath = `spec.tfReplicaSpecs.${key}`;
     if (spec?.replicas !== undefined && spec.replicas < 0) {

@@ -13,7 +13,7 @@ import type {
   Toleration,
   WorkerGroup,
 } from '../../scheduler/types.ts';
-import { canonicalResources } from './quantity.ts';
+import { canonicalResources } from '../../api/v1/quantity.ts';
 
 export interface DefaultRequests {
   /** Assumed for a container that requests none of these resources (canonical units). */

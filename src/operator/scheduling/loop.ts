@@ -42,7 +42,7 @@ import { SchedulerMetrics } from './metrics.ts';
 import { NodeHealth } from './node-health.ts';
 import { KubePodRemover, type PodRemover } from './pod-remover.ts';
 import { isFinished, isLiveWorker, isTerminatingPreempted } from './pod-facts.ts';
-import { canonicalAmount } from './quantity.ts';
+import { canonicalAmount } from '../../api/v1/quantity.ts';
 import { SchedulingReporter } from './report.ts';
 import { JobShapes, jobView, takeSnapshot, type SnapshotOptions, type SnapshotSources } from './snapshot.ts';
 import { PassTrigger } from './trigger.ts';

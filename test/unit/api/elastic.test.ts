@@ -65,6 +65,11 @@ describe('elastic bounds (docs/tfjob-extensions.md)', () => {
     expect(errors(job({}, { [MIN]: 'two' }))).toEqual([
       'metadata.annotations[tfjob-operator.kubeflow.org/min-workers]: Invalid value: "two": must be a non-negative integer',
     ]);
+    // Whitespace is a typo, not a number (it was trimmed and accepted before).
+    expect(errors(job({}, { [MIN]: ' 2', [MAX]: '4 ' }))).toEqual([
+      'metadata.annotations[tfjob-operator.kubeflow.org/min-workers]: Invalid value: " 2": must be a non-negative integer',
+      'metadata.annotations[tfjob-operator.kubeflow.org/max-workers]: Invalid value: "4 ": must be a non-negative integer',
+    ]);
     expect(errors(job({}, { [MIN]: '5', [MAX]: '3' }))).toEqual([
       'metadata.annotations[tfjob-operator.kubeflow.org/max-workers]: Invalid value: 3: must be greater than or equal to the minimum worker count (5)',
     ]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { aggregateFieldErrors, formatFieldError } from '../../../src/api/v1/field-error.ts';
 import { parseTFJob } from '../../../src/api/v1/parse.ts';
-import { validateTFJob } from '../../../src/api/v1/validation.ts';
+import { MSG_RESOURCE_NAME, MSG_RESOURCE_QUANTITY, isValidResourceName, validateTFJob } from '../../../src/api/v1/validation.ts';
 
 const tf = { name: 'tensorflow', image: 'tensorflow/tensorflow:2.15.0' };
 
@@ -142,5 +142,40 @@ describe('parse errors name the field', () => {
       spec: { runPolicy: null, tfReplicaSpecs: { Worker: { replicas: null, template: { spec: { containers: [tf] } } } } },
     });
     expect(parsed.ok).toBe(true);
+  });
+});
+
+describe('container resources (ours: a job no node can ever fit must not wait forever)', () => {
+  const withResources = (resources: Record<string, unknown>, init = false) => {
+    const container = { ...tf, resources };
+    return jobWith({
+      Worker: { template: { spec: init ? { containers: [tf], initContainers: [container] } : { containers: [container] } } },
+    });
+  };
+
+  it('accepts standard resources, hugepages and qualified extended resources', () => {
+    const requests = { cpu: '500m', memory: '4Gi', 'ephemeral-storage': '1Ei', 'hugepages-2Mi': '64Mi', 'nvidia.com/gpu': 1 };
+    expect(errorsOf(withResources({ requests, limits: { 'example.com/fpga': '2' } }))).toEqual([]);
+  });
+
+  it('rejects a resource name with a space, or without a domain, naming the field', () => {
+    expect(errorsOf(withResources({ requests: { 'foo bar': '1', gpu: '1' } }))).toEqual([
+      `spec.tfReplicaSpecs[Worker].template.spec.containers[0].resources.requests[foo bar]: Invalid value: "foo bar": ${MSG_RESOURCE_NAME}`,
+      `spec.tfReplicaSpecs[Worker].template.spec.containers[0].resources.requests[gpu]: Invalid value: "gpu": ${MSG_RESOURCE_NAME}`,
+    ]);
+  });
+
+  it('rejects an amount that is no finite, non-negative quantity, in init containers too', () => {
+    expect(errorsOf(withResources({ limits: { cpu: '1e400', memory: '-1Gi' } }, true))).toEqual([
+      `spec.tfReplicaSpecs[Worker].template.spec.initContainers[0].resources.limits[cpu]: Invalid value: "1e400": ${MSG_RESOURCE_QUANTITY}`,
+      `spec.tfReplicaSpecs[Worker].template.spec.initContainers[0].resources.limits[memory]: Invalid value: "-1Gi": ${MSG_RESOURCE_QUANTITY}`,
+    ]);
+  });
+
+  it('knows qualified names as the API server does', () => {
+    for (const ok of ['cpu', 'hugepages-1Gi', 'a.b/c', 'example.com/My_Resource.1']) expect(isValidResourceName(ok)).toBe(true);
+    for (const bad of ['foo bar', 'gpu', '/gpu', 'Example.com/gpu', 'example.com/', 'example.com/-x', `example.com/${'x'.repeat(64)}`]) {
+      expect(isValidResourceName(bad)).toBe(false);
+    }
   });
 });

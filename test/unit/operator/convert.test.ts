@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { jobSpec, nodeInfo, placementConstraints, podSpecRequests } from '../../../src/operator/scheduling/convert.ts';
-import { canonicalAmount, parseQuantity } from '../../../src/operator/scheduling/quantity.ts';
+import { canonicalAmount, parseQuantity } from '../../../src/api/v1/quantity.ts';
 
 describe('Kubernetes quantities', () => {
   it.each([
@@ -22,6 +22,8 @@ describe('Kubernetes quantities', () => {
     expect(parseQuantity('1.2.3')).toBeUndefined();
     expect(parseQuantity('ten')).toBeUndefined();
     expect(parseQuantity('5Qi')).toBeUndefined();
+    expect(parseQuantity('1e400')).toBeUndefined();
+    expect(parseQuantity('1Ei')).toBe(2 ** 60);
   });
 
   it('converts to canonical units, rounding up', () => {

@@ -13,9 +13,10 @@ export function parseQuantity(text: string | number): number | undefined {
   if (m === null) return undefined;
   const value = Number(m[1]);
   const suffix = m[2];
-  if (m[3] !== undefined) return value * 10 ** Number(m[3]);
-  if (suffix === undefined) return value;
-  return value * (BINARY[suffix] ?? DECIMAL[suffix] ?? 1);
+  const scaled =
+    m[3] !== undefined ? value * 10 ** Number(m[3]) : suffix === undefined ? value : value * (BINARY[suffix] ?? DECIMAL[suffix] ?? 1);
+  // "1e400" matches the syntax but is no amount anything can have: not a quantity.
+  return Number.isFinite(scaled) ? scaled : undefined;
 }
 
 /** Canonical amount of `resource`: millicores for cpu, base units otherwise; undefined if unparsable. */
