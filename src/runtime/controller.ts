@@ -118,12 +118,12 @@ export class Controller {
       } else {
         const retries = this.queue.numRequeues(key);
         this.queue.addRateLimited(key);
-        // Conflicts and not-yet-synced caches are routine; keep them out of the error level.
-        const routine = isConflict(err);
-        log[routine ? 'info' : 'error'](
-          { err, retries },
-          routine ? 'Reconcile hit a conflict; requeued' : 'Reconciler error; requeued with backoff',
-        );
+        // Conflicts are routine (a stale cache), and so is a 404 (the object was deleted while it was
+        // being reconciled; the next visit finds it gone): keep them out of the error level.
+        const code = statusCode(err);
+        if (code === 409) log.info({ err, retries }, 'Reconcile hit a conflict; requeued');
+        else if (code === 404) log.debug({ err, retries }, 'Object gone during reconcile; requeued');
+        else log.error({ err, retries }, 'Reconciler error; requeued with backoff');
       }
     } finally {
       this.queue.done(key);
@@ -133,6 +133,6 @@ export class Controller {
   }
 }
 
-function isConflict(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && 'code' in err && err.code === 409;
+function statusCode(err: unknown): number | undefined {
+  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'number' ? err.code : undefined;
 }
