@@ -9,42 +9,38 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { REMOVAL_NODE_LOST, REMOVAL_PREEMPTION, REMOVAL_SCALE_IN } from '../../api/v1/constants.ts';
 import { replicaName } from '../../controllers/tfjob/index.ts';
-import type { ReplicaInstance } from '../../scheduler/index.ts';
 import { objectKey } from '../../runtime/store.ts';
 import type { Decided } from './decide.ts';
-import type { DecisionBook } from './decisions.ts';
+import type { Decision, DecisionBook } from './decisions.ts';
+import * as messages from './messages.ts';
 import type { PodRemover } from './pod-remover.ts';
 import type { JobFacts } from './snapshot.ts';
 
-export type Outcome =
-  | { readonly kind: 'nodeLost'; readonly job: string; readonly pod: string; readonly node: string; readonly why: string }
-  | {
-      readonly kind: 'scaledIn';
-      readonly job: string;
-      /** The job the workers were preempted for; absent for a plain scale-in. */
-      readonly forJob?: string;
-      readonly count: number;
-      /** Pods deleted (a preempted placement that was still pending has no pod). */
-      readonly removed: readonly string[];
-      readonly workers: number;
-      readonly min: number;
-    }
-  | {
-      readonly kind: 'admitted';
-      readonly job: string;
-      readonly workers: number;
-      readonly replicas: readonly ReplicaInstance[];
-      readonly waitedMs: number;
-    }
-  | {
-      readonly kind: 'scaledOut';
-      readonly job: string;
-      readonly added: readonly ReplicaInstance[];
-      readonly workers: number;
-      readonly max: number;
-    }
-  | { readonly kind: 'placed'; readonly job: string; readonly name?: string; readonly node: string }
-  | { readonly kind: 'waiting'; readonly job: string; readonly reason: string; readonly starving: boolean };
+/** The Event reason of each kind of outcome; also `status.scheduling.reason` of the job. */
+export type OutcomeReason = 'NodeLost' | 'Preempted' | 'ScaledIn' | 'Admitted' | 'ScaledOut' | 'Placed' | 'Waiting' | 'Starving';
+
+/** One thing a pass did to (or found about) a job, with the text users read about it. */
+export interface Outcome {
+  readonly job: string;
+  readonly reason: OutcomeReason;
+  readonly message: string;
+  /** Workers preempted, scaled in or scaled out. */
+  readonly workers?: number;
+  /** How long an admitted job waited (ms). */
+  readonly waitedMs?: number;
+  /**
+   * Waiting/Starving only: false when the job's status already said exactly this (e.g. the previous
+   * leader reported it), so no new event is due.
+   */
+  readonly news?: boolean;
+}
+
+export interface ApplyOptions {
+  /** A job admitted after waiting this long was starving (said in its status and event). */
+  readonly starveLimitMs: number;
+  /** Simulated time runs this many times faster than real time (demo); waits are told in simulated seconds. */
+  readonly timeScale: number;
+}
 
 export interface Applied {
   /** Jobs whose desired state changed: the TFJob controller reconciles them next. */
@@ -63,39 +59,61 @@ export async function applyDecisions(
   facts: readonly JobFacts[],
   decided: Decided,
   now: number,
+  options: ApplyOptions,
 ): Promise<Applied> {
   const touched = new Set<string>();
   const outcomes: Outcome[] = [];
   try {
-    await apply(book, remover, facts, decided, now, touched, outcomes);
+    await apply({ book, remover, facts, decided, now, options }, touched, outcomes);
     return { touched, outcomes };
   } catch (error) {
     return { touched, outcomes, error: error instanceof Error ? error : new Error(String(error)) };
   }
 }
 
-async function apply(
-  book: DecisionBook,
-  remover: PodRemover,
-  facts: readonly JobFacts[],
-  decided: Decided,
-  now: number,
-  touched: Set<string>,
-  outcomes: Outcome[],
-): Promise<void> {
+interface ApplyInput {
+  readonly book: DecisionBook;
+  readonly remover: PodRemover;
+  readonly facts: readonly JobFacts[];
+  readonly decided: Decided;
+  readonly now: number;
+  readonly options: ApplyOptions;
+}
+
+/** A running job's status tells the last thing the scheduler did to it. */
+function note(d: Decision, o: Outcome, outcomes: Outcome[]): void {
+  d.reason = o.reason;
+  d.message = o.message;
+  outcomes.push(o);
+}
+
+async function apply(input: ApplyInput, touched: Set<string>, outcomes: Outcome[]): Promise<void> {
+  const { book, remover, facts, decided, now, options } = input;
   const { plan, repairs } = decided;
   const byKey = new Map(facts.map((f) => [f.key, f]));
   const stamp = new Date(now).toISOString();
+  const standing = (job: string): messages.Standing => {
+    const f = byKey.get(job);
+    return {
+      job,
+      priorityClass: f?.raw.spec?.runPolicy?.schedulingPolicy?.priorityClass ?? '',
+      priority: f?.state.spec.priority ?? 0,
+      weight: plan.weights[job],
+    };
+  };
 
   // Pods stranded on lost nodes go first: they are removed so their replicas can be placed again.
   for (const f of facts) {
     for (const { pod, why, nodeGone } of f.lost) {
       await remover.remove(pod, REMOVAL_NODE_LOST, { force: nodeGone });
       touched.add(f.key);
-      outcomes.push({ kind: 'nodeLost', job: f.key, pod: pod.metadata?.name ?? '', node: pod.spec?.nodeName ?? '', why });
+      outcomes.push({
+        job: f.key,
+        reason: 'NodeLost',
+        message: messages.nodeLost(pod.metadata?.name ?? '', pod.spec?.nodeName ?? '', why),
+      });
     }
   }
-
   // Preemptions next: the victims' pods are marked and deleted before anything is created.
   for (const s of plan.scaleIn) {
     const f = byKey.get(s.job);
@@ -120,15 +138,10 @@ async function apply(
     d.preemptions += s.remove.length;
     d.lastScaleTime = stamp;
     touched.add(s.job);
-    outcomes.push({
-      kind: 'scaledIn',
-      job: s.job,
-      ...(preemption ? { forJob: s.forJob } : {}),
-      count: s.remove.length,
-      removed,
-      workers: d.targetWorkers,
-      min: f.bounds.min,
-    });
+    const message = preemption
+      ? messages.preempted(s.remove.length, removed, standing(s.forJob), standing(s.job), d.targetWorkers, f.bounds.min)
+      : messages.scaledIn(s.remove.length, removed, d.targetWorkers);
+    note(d, { job: s.job, reason: preemption ? 'Preempted' : 'ScaledIn', message, workers: s.remove.length }, outcomes);
   }
 
   for (const a of plan.admit) {
@@ -148,11 +161,28 @@ async function apply(
       }
     }
     d.targetWorkers = f.elastic ? Math.max(f.bounds.min, workers) : f.bounds.max;
-    d.reason = 'Admitted';
-    d.message = undefined;
-    d.starving = false;
+    const waitedMs = now - d.enqueueTime;
+    // Starving stays said once the job is admitted: it is why it was admitted ahead of others.
+    d.starving = waitedMs >= options.starveLimitMs;
+    const starvedSeconds = d.starving ? Math.round((waitedMs * options.timeScale) / 1000) : undefined;
     touched.add(a.job);
-    outcomes.push({ kind: 'admitted', job: a.job, workers, replicas: a.replicas, waitedMs: now - d.enqueueTime });
+    note(
+      d,
+      { job: a.job, reason: 'Admitted', message: messages.admitted(workers, plan.weights[a.job], starvedSeconds, a.replicas), waitedMs },
+      outcomes,
+    );
+    // Workers beyond the minimum taken at admission are a scale-out into idle capacity too.
+    const extra = f.elastic ? a.replicas.filter((r) => r.type === 'Worker' && r.node !== undefined).slice(f.bounds.min) : [];
+    if (extra.length > 0) {
+      d.scaleOuts += extra.length;
+      d.lastScaleTime = stamp;
+      outcomes.push({
+        job: a.job,
+        reason: 'ScaledOut',
+        message: messages.scaledOut(extra, d.targetWorkers, f.bounds.max, true),
+        workers: extra.length,
+      });
+    }
   }
 
   for (const s of plan.scaleOut) {
@@ -164,7 +194,11 @@ async function apply(
     d.scaleOuts += s.add.length;
     d.lastScaleTime = stamp;
     touched.add(s.job);
-    outcomes.push({ kind: 'scaledOut', job: s.job, added: s.add, workers: d.targetWorkers, max: f.bounds.max });
+    note(
+      d,
+      { job: s.job, reason: 'ScaledOut', message: messages.scaledOut(s.add, d.targetWorkers, f.bounds.max, false), workers: s.add.length },
+      outcomes,
+    );
   }
 
   for (const r of repairs) {
@@ -173,7 +207,7 @@ async function apply(
     if (r.replica.name !== undefined) d.pendingByName.set(r.replica.name, { node: r.node, since: now });
     else d.pendingWorkers.push({ node: r.node, since: now });
     touched.add(r.replica.job);
-    outcomes.push({ kind: 'placed', job: r.replica.job, ...(r.replica.name === undefined ? {} : { name: r.replica.name }), node: r.node });
+    note(d, { job: r.replica.job, reason: 'Placed', message: messages.placed(r.replica.name, r.node) }, outcomes);
   }
 
   // Elastic jobs that lost workers and cannot get them back shrink, but never below their minimum.
@@ -192,14 +226,15 @@ async function apply(
   for (const w of plan.waiting) {
     const d = book.get(w.job);
     if (!byKey.has(w.job) || d === undefined) continue;
-    const kind = w.starving ? 'Starving' : 'Waiting';
-    if (d.message !== w.reason || d.reason !== kind || d.starving !== w.starving) {
-      d.reason = kind;
+    const reason = w.starving ? 'Starving' : 'Waiting';
+    const news = d.message !== w.reason || d.reason !== reason || d.starving !== w.starving;
+    if (news) {
+      d.reason = reason;
       d.message = w.reason;
       d.starving = w.starving;
       touched.add(w.job);
     }
-    outcomes.push({ kind: 'waiting', job: w.job, reason: w.reason, starving: w.starving });
+    outcomes.push({ job: w.job, reason, message: w.reason, news });
   }
 
   for (const [job, weight] of Object.entries(plan.weights)) {

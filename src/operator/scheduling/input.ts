@@ -51,15 +51,22 @@ export function schedulingStatus(d: Decision, facts: Pick<InputFacts, 'bounds' |
   const queue = facts.finished ? 'Finished' : d.admitted ? 'Running' : 'Waiting';
   const current = queue === 'Waiting' ? 0 : facts.liveWorkers;
   const { min, max } = facts.bounds;
+  // A running job tells what the scheduler last did to it (Admitted, Preempted, ScaledOut, ...); a
+  // waiting reason left from before its admission (a restart in between) reads as Admitted.
+  const waitingReason = d.reason === 'Waiting' || d.reason === 'Starving';
+  const running = queue === 'Running' ? (d.reason === undefined || waitingReason ? { reason: 'Admitted' } : { reason: d.reason }) : {};
+  const text = queue === 'Waiting' || (queue === 'Running' && !waitingReason) ? d.message : undefined;
   return {
     queue,
     ...(d.weight === undefined ? {} : { weight: d.weight.toFixed(3) }),
-    enqueueTime: new Date(d.enqueueTime).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    // Milliseconds kept: the queue orders by it, and a restart must not reorder jobs of one second.
+    enqueueTime: new Date(d.enqueueTime).toISOString(),
     workers: { current, min, max },
     workersSummary: workersSummary(current, min, max),
-    ...(queue === 'Waiting' && d.reason !== undefined ? { reason: d.reason } : queue === 'Running' ? { reason: 'Admitted' } : {}),
-    ...(queue === 'Waiting' && d.message !== undefined ? { message: d.message } : {}),
-    starving: queue === 'Waiting' && d.starving,
+    ...(queue === 'Waiting' && d.reason !== undefined ? { reason: d.reason } : running),
+    ...(text === undefined ? {} : { message: text }),
+    // Once starving, a job stays marked so after its admission: it is why it went ahead of others.
+    starving: queue !== 'Finished' && d.starving,
     preemptions: d.preemptions,
     scaleOuts: d.scaleOuts,
     ...(d.lastScaleTime === undefined ? {} : { lastScaleTime: d.lastScaleTime }),

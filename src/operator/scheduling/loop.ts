@@ -108,10 +108,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     this.#caches = createSchedulerCaches({ kc: deps.kubeConfig, clients: deps.clients, logger: deps.logger, metrics: deps.metrics });
     this.#nodeHealth = new NodeHealth(config.nodeLostGrace / config.timeScale);
     this.#remover = deps.remover ?? new KubePodRemover(deps.clients, this.#log);
-    this.#reporter = new SchedulingReporter(deps.recorder, new SchedulerMetrics(deps.registry), {
-      starveLimitMs: this.#schedulerConfig.starveLimitMs,
-      timeScale: config.timeScale,
-    });
+    this.#reporter = new SchedulingReporter(deps.recorder, new SchedulerMetrics(deps.registry));
     this.#trigger = new PassTrigger(() => this.pass(), {
       debounceMs: config.schedulingDebounce / config.timeScale,
       intervalMs: config.schedulingInterval / config.timeScale,
@@ -157,8 +154,11 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     const { snapshot, facts, upkeep } = takeSnapshot(this.#sources(), this.#book, this.#shapes, this.#snapshotOptions, now);
     this.#book.upkeep(upkeep);
     const decided = decide(this.#deps.policy, snapshot, facts, this.#schedulerConfig);
-    const applied = await applyDecisions(this.#book, this.#remover, facts, decided, now);
-    this.#reporter.outcomes(applied, facts, decided.plan.weights, now);
+    const applied = await applyDecisions(this.#book, this.#remover, facts, decided, now, {
+      starveLimitMs: this.#schedulerConfig.starveLimitMs,
+      timeScale: this.#deps.config.timeScale,
+    });
+    this.#reporter.outcomes(applied, facts, now);
     for (const key of applied.touched) this.#deps.enqueue(key);
     if (applied.error !== undefined) throw applied.error;
     this.#passes += 1;

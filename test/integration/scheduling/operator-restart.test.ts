@@ -5,7 +5,7 @@ import { Watch, type V1Pod } from '@kubernetes/client-node';
 import { adminKubeConfig, clusterState, createNamespace, deleteNamespace, eventually, exitPod } from '../../support/kube.ts';
 import { OperatorChild } from '../../support/operator-child.ts';
 import { createPool, onPool, type Pool } from '../../support/pool.ts';
-import { createTFJob, elasticJob, getTFJob, livePods, waitForCondition } from '../../support/tfjob.ts';
+import { createTFJob, elasticJob, getTFJob, jobEvents, livePods, waitForCondition } from '../../support/tfjob.ts';
 
 interface PodEvent {
   readonly type: string;
@@ -78,6 +78,20 @@ describe('operator restart (policy ours)', () => {
       { what: 'second waiting with an enqueue time' },
     );
     const enqueueTime = waiting.status?.scheduling?.enqueueTime;
+    // Its Waiting event, once: the restarted operator must not say it again (its status already does).
+    const waitMessage = await eventually(
+      async () => {
+        const m = (await getTFJob(ns, 'second')).status?.scheduling?.message;
+        return typeof m === 'string' ? m : false;
+      },
+      { what: 'second has a waiting reason' },
+    );
+    const waitingEvents = async () =>
+      (await jobEvents(ns, 'second'))
+        .filter((e) => e.reason === 'Waiting' && e.message === waitMessage)
+        .reduce((n, e) => n + (e.count ?? 1), 0);
+    await eventually(async () => (await waitingEvents()) > 0, { what: 'the Waiting event of second' });
+    const waitingBefore = await waitingEvents();
     const podsBefore = (await livePods(ns, 'first')).map((p) => `${p.metadata?.name ?? ''}/${p.metadata?.uid ?? ''}`).sort();
 
     // Kill -9 mid-run, change things while it is down, restart.
@@ -94,6 +108,14 @@ describe('operator restart (policy ours)', () => {
     });
     expect((await livePods(ns, 'first')).map((p) => `${p.metadata?.name ?? ''}/${p.metadata?.uid ?? ''}`).sort()).toEqual(podsBefore);
     expect((await getTFJob(ns, 'second')).status?.scheduling?.enqueueTime).toBe(enqueueTime);
+    // The new leader has decided about third (so about second too); its events are written within
+    // moments. The same Waiting reason of second is not repeated.
+    await eventually(async () => (await getTFJob(ns, 'third')).status?.scheduling?.reason !== undefined, {
+      what: 'third has a waiting reason from the new operator',
+      timeoutMs: 30_000,
+    });
+    await new Promise((r) => setTimeout(r, 2_000));
+    if ((await getTFJob(ns, 'second')).status?.scheduling?.message === waitMessage) expect(await waitingEvents()).toBe(waitingBefore);
 
     // Finish everything, in order, as room appears.
     await exitPod(ns, 'first-worker-0', 0);

@@ -68,7 +68,17 @@ describe('priority preemption and elastic scaling (policy ours)', () => {
       { what: 'status 6/1/6' },
     );
     expect(job.status?.scheduling).toMatchObject({ queue: 'Running', workers: { current: 6, min: 1, max: 6 } });
-    await waitForEventReasons(ns, 'light', ['Admitted']);
+    // Workers beyond the minimum are a scale-out, whether taken at admission or in a later pass:
+    // counted in workers, each told in a ScaledOut event.
+    expect(job.status?.scheduling?.scaleOuts).toBe(5);
+    const events = await waitForJobEvents(
+      ns,
+      'light',
+      (es) => ['Admitted', 'ScaledOut'].every((r) => es.some((e) => e.reason === r)),
+      'events',
+    );
+    const scaledOut = events.filter((e) => e.reason === 'ScaledOut').map((e) => e.message ?? '');
+    expect(scaledOut.join('\n')).toMatch(/Scaled out by \d worker\(s\) into idle capacity/);
   });
 
   it('lets a heavier (higher-priority) job preempt workers of the lighter one down to its minimum, and the lighter one grows back afterwards', async () => {
@@ -103,7 +113,12 @@ describe('priority preemption and elastic scaling (policy ours)', () => {
     );
     expect(preempted.length).toBeGreaterThan(0);
     expect(preempted[0]?.message).toContain(`to admit ${ns}/heavy`);
+    // What decided is said: the PriorityClass, not the weights.
+    expect(preempted[0]?.message).toContain(`(priority class ${highClass} (1000) above no priority class (0))`);
     const light = await getTFJob(ns, 'light');
+    // And the victim's status tells what was last done to it.
+    expect(light.status?.scheduling).toMatchObject({ queue: 'Running', reason: 'Preempted' });
+    expect(light.status?.scheduling?.message).toContain(`to admit ${ns}/heavy`);
     // Preemption is not a failure: the light job keeps running.
     expect(light.status?.conditions?.some((c) => c.type === 'Failed')).toBe(false);
     expect(light.status?.scheduling?.preemptions).toBe(2);

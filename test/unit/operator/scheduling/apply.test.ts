@@ -8,6 +8,7 @@ import { NS, OPTIONS, RecordingRemover, T0, node, replicaPod, sources, tfjob } f
 
 const A = `${NS}/a`;
 const B = `${NS}/b`;
+const OPTS = { starveLimitMs: 60_000, timeScale: 1 };
 const EMPTY: Plan = { admit: [], scaleIn: [], scaleOut: [], bind: [], waiting: [], weights: {} };
 
 /** Facts and a book as a pass has them after the snapshot stage. */
@@ -57,6 +58,7 @@ describe('apply stage', () => {
         scaleIn: [PREEMPT_TWO_OF_B],
       }),
       T0,
+      OPTS,
     );
     expect(remover.calls).toEqual([
       { pod: 'b-worker-2', removal: 'preemption', force: false },
@@ -65,8 +67,15 @@ describe('apply stage', () => {
     expect([...book.get(A)!.victims].sort()).toEqual([`${NS}/b-worker-1`, `${NS}/b-worker-2`]);
     expect(book.get(B)).toMatchObject({ targetWorkers: 1, preemptions: 2 });
     expect(applied.outcomes).toEqual([
-      { kind: 'scaledIn', job: B, forJob: A, count: 2, removed: ['b-worker-2', 'b-worker-1'], workers: 1, min: 1 },
+      {
+        job: B,
+        reason: 'Preempted',
+        message: `Scaled in by 2 worker(s) (b-worker-2, b-worker-1) to admit ${A} (weight ? vs ?); now 1 worker(s), minimum 1`,
+        workers: 2,
+      },
     ]);
+    // The victim's status tells what was done to it.
+    expect(book.get(B)).toMatchObject({ reason: 'Preempted', message: applied.outcomes[0]?.message });
     expect([...applied.touched]).toEqual([B]);
   });
 
@@ -89,6 +98,7 @@ describe('apply stage', () => {
         ],
       }),
       T0 + 5_000,
+      OPTS,
     );
     const d = book.get(A)!;
     expect(d.admitted).toBe(true);
@@ -98,7 +108,15 @@ describe('apply stage', () => {
       'a-worker-1': 'n2',
     });
     expect(d.targetWorkers).toBe(2);
-    expect(applied.outcomes).toMatchObject([{ kind: 'admitted', job: A, workers: 2, waitedMs: 5_000 }]);
+    expect(applied.outcomes).toEqual([
+      {
+        job: A,
+        reason: 'Admitted',
+        message: 'Admitted with 2 worker(s) (weight ?) on n1 (ps-0, worker-0), n2 (worker-1)',
+        waitedMs: 5_000,
+      },
+    ]);
+    expect(d).toMatchObject({ reason: 'Admitted', starving: false });
   });
 
   it('scales out an elastic job by nodes (the controller picks the indices), never past its maximum', async () => {
@@ -109,9 +127,17 @@ describe('apply stage', () => {
       facts,
       decided({ scaleOut: [{ job: B, add: [{ type: 'Worker', index: 3, node: 'n1' }] }] }),
       T0,
+      OPTS,
     );
     expect(book.get(B)).toMatchObject({ targetWorkers: 4, scaleOuts: 1, pendingWorkers: [{ node: 'n1', since: T0 }] });
-    expect(applied.outcomes).toMatchObject([{ kind: 'scaledOut', job: B, workers: 4, max: 4 }]);
+    expect(applied.outcomes).toEqual([
+      {
+        job: B,
+        reason: 'ScaledOut',
+        message: 'Scaled out by 1 worker(s) into idle capacity on n1 (worker-3); now 4 worker(s), maximum 4',
+        workers: 1,
+      },
+    ]);
   });
 
   it('records why a job waits once, and touches it only when the reason changes', async () => {
@@ -120,12 +146,13 @@ describe('apply stage', () => {
       waiting: [{ job: A, reason: 'needs 3 cpu, 2 idle', starving: false, weight: 0.51234 }],
       weights: { [A]: 0.51234 },
     });
-    const first = await applyDecisions(book, new RecordingRemover(), facts, waiting, T0);
+    const first = await applyDecisions(book, new RecordingRemover(), facts, waiting, T0, OPTS);
     expect(first.touched.has(A)).toBe(true);
     expect(book.get(A)).toMatchObject({ reason: 'Waiting', message: 'needs 3 cpu, 2 idle', weight: 0.512 });
-    const second = await applyDecisions(book, new RecordingRemover(), facts, waiting, T0 + 1);
+    const second = await applyDecisions(book, new RecordingRemover(), facts, waiting, T0 + 1, OPTS);
     expect(second.touched.has(A)).toBe(false);
-    expect(second.outcomes).toEqual([{ kind: 'waiting', job: A, reason: 'needs 3 cpu, 2 idle', starving: false }]);
+    expect(first.outcomes).toEqual([{ job: A, reason: 'Waiting', message: 'needs 3 cpu, 2 idle', news: true }]);
+    expect(second.outcomes).toEqual([{ job: A, reason: 'Waiting', message: 'needs 3 cpu, 2 idle', news: false }]);
   });
 
   it('removes pods stranded on a lost node first, at once when the node is gone', async () => {
@@ -134,9 +161,11 @@ describe('apply stage', () => {
     const pod = b.live.get('b-worker-2')!;
     const withLoss: JobFacts[] = facts.map((f) => (f.key === B ? { ...f, lost: [{ pod, why: 'no longer exists', nodeGone: true }] } : f));
     const remover = new RecordingRemover();
-    const applied = await applyDecisions(book, remover, withLoss, decided({}), T0);
+    const applied = await applyDecisions(book, remover, withLoss, decided({}), T0, OPTS);
     expect(remover.calls).toEqual([{ pod: 'b-worker-2', removal: 'node-lost', force: true }]);
-    expect(applied.outcomes).toEqual([{ kind: 'nodeLost', job: B, pod: 'b-worker-2', node: 'n2', why: 'no longer exists' }]);
+    expect(applied.outcomes).toEqual([
+      { job: B, reason: 'NodeLost', message: 'Removed b-worker-2: its node n2 no longer exists; it will be placed again' },
+    ]);
   });
 
   it('stops at a refused removal and still returns what it did before', async () => {
@@ -152,6 +181,7 @@ describe('apply stage', () => {
         admit: [{ job: A, replicas: [{ type: 'PS', index: 0, node: 'n2' }] }],
       }),
       T0,
+      OPTS,
     );
     expect(applied.error?.message).toBe('injected failure removing b-worker-1');
     expect(remover.calls.map((c) => c.pod)).toEqual(['b-worker-2']);
@@ -165,12 +195,54 @@ describe('apply stage', () => {
     const b = facts.find((f) => f.key === B)!;
     const missing = { job: B, group: b.state.spec.workers! };
     const withHole: JobFacts[] = facts.map((f) => (f.key === B ? { ...f, missing: [missing] } : f));
-    const none = await applyDecisions(book, new RecordingRemover(), withHole, decided({}), T0);
+    const none = await applyDecisions(book, new RecordingRemover(), withHole, decided({}), T0, OPTS);
     expect(book.get(B)!.targetWorkers).toBe(3);
     expect(none.touched.has(B)).toBe(true);
     book.get(B)!.targetWorkers = 4;
-    const placed = await applyDecisions(book, new RecordingRemover(), withHole, decided({}, [{ replica: missing, node: 'n1' }]), T0);
+    const placed = await applyDecisions(book, new RecordingRemover(), withHole, decided({}, [{ replica: missing, node: 'n1' }]), T0, OPTS);
     expect(book.get(B)!.targetWorkers).toBe(4);
-    expect(placed.outcomes).toEqual([{ kind: 'placed', job: B, node: 'n1' }]);
+    expect(placed.outcomes).toEqual([
+      { job: B, reason: 'Placed', message: 'Placed a replacement worker on n1 (replacing a lost replica)' },
+    ]);
+  });
+
+  it('counts workers taken beyond the minimum at admission as a scale-out, and says a starving job was starving', async () => {
+    const book = new DecisionBook();
+    const s = takeSnapshot(
+      sources({ tfjobs: [tfjob('e', { elastic: { min: 1, max: 4 } })], nodes: [node('n1')] }),
+      book,
+      new JobShapes(),
+      OPTIONS,
+      T0,
+    );
+    book.upkeep(s.upkeep);
+    const E = `${NS}/e`;
+    const replicas = [
+      { type: 'PS', index: 0, node: 'n1' },
+      { type: 'Worker', index: 0, node: 'n1' },
+      { type: 'Worker', index: 1, node: 'n1' },
+      { type: 'Worker', index: 2, node: 'n1' },
+    ];
+    const admit = decided({ admit: [{ job: E, replicas }], weights: { [E]: 1 } });
+    const applied = await applyDecisions(book, new RecordingRemover(), s.facts, admit, T0 + 90_000, OPTS);
+    expect(applied.outcomes.map((o) => [o.reason, o.message])).toEqual([
+      ['Admitted', 'Admitted with 3 worker(s) (weight 1.00, starving after waiting 90s) on n1 (ps-0, worker-0, worker-1, worker-2)'],
+      ['ScaledOut', 'Scaled out by 2 worker(s) into idle capacity at admission on n1 (worker-1, worker-2); now 3 worker(s), maximum 4'],
+    ]);
+    expect(book.get(E)).toMatchObject({ reason: 'Admitted', starving: true, scaleOuts: 2, targetWorkers: 3 });
+  });
+
+  it('names the PriorityClasses when they, not the weights, decided a preemption', async () => {
+    const { book, facts } = cluster();
+    const withClasses = facts.map((f) => {
+      const runPolicy = { schedulingPolicy: { priorityClass: f.key === A ? 'urgent' : 'batch' } };
+      const raw = { ...f.raw, spec: { ...f.raw.spec, tfReplicaSpecs: f.raw.spec?.tfReplicaSpecs ?? {}, runPolicy } };
+      return { ...f, raw, state: { ...f.state, spec: { ...f.state.spec, priority: f.key === A ? 1000 : 10 } } };
+    });
+    const preempt = decided({ scaleIn: [PREEMPT_TWO_OF_B], weights: { [A]: 0.2, [B]: 0.9 } });
+    const applied = await applyDecisions(book, new RecordingRemover(), withClasses, preempt, T0, OPTS);
+    expect(applied.outcomes[0]?.message).toBe(
+      `Scaled in by 2 worker(s) (b-worker-2, b-worker-1) to admit ${A} (priority class urgent (1000) above priority class batch (10)); now 1 worker(s), minimum 1`,
+    );
   });
 });

@@ -39,7 +39,7 @@ describe('the scheduling input of one job', () => {
         queue: 'Running',
         reason: 'Admitted',
         weight: '0.750',
-        enqueueTime: '2026-11-24T09:00:00Z',
+        enqueueTime: '2026-11-24T09:00:00.000Z',
         workers: { current: 1, min: 1, max: 4 },
         starving: false,
       },
@@ -78,5 +78,24 @@ describe('the scheduling input of one job', () => {
       workers: { current: 0 },
     });
     expect(schedulingInput(d, { ...fixed, finished: true }).status).toMatchObject({ queue: 'Finished', starving: false });
+  });
+
+  it('tells a running job what the scheduler last did to it, and keeps it marked as starving if it was', () => {
+    const d = admitted();
+    d.reason = 'Preempted';
+    d.message = 'Scaled in by 1 worker(s) to admit ns/b (weight 0.90 vs 0.30); now 2 worker(s), minimum 1';
+    d.starving = true;
+    expect(schedulingInput(d, FACTS).status).toMatchObject({ queue: 'Running', reason: 'Preempted', message: d.message, starving: true });
+    // A waiting reason left from before the admission (e.g. restored after a restart) reads as Admitted.
+    d.reason = 'Waiting';
+    d.message = 'needs 4 cpu';
+    const status = schedulingInput(d, FACTS).status;
+    expect(status).toMatchObject({ queue: 'Running', reason: 'Admitted' });
+    expect(status?.message).toBeUndefined();
+  });
+
+  it('keeps the enqueue time to the millisecond (the queue orders by it)', () => {
+    const d = new DecisionBook().ensure('ns/a', { metadata: { name: 'a', creationTimestamp: '2026-11-24T09:00:00.123Z' } }, [], T0);
+    expect(schedulingInput(d, FACTS).status?.enqueueTime).toBe('2026-11-24T09:00:00.123Z');
   });
 });

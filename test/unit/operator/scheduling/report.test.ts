@@ -1,9 +1,9 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import type { Applied, Outcome } from '../../../../src/operator/scheduling/apply.ts';
+import type { Outcome } from '../../../../src/operator/scheduling/apply.ts';
 import { DecisionBook } from '../../../../src/operator/scheduling/decisions.ts';
 import { SchedulerMetrics } from '../../../../src/operator/scheduling/metrics.ts';
-import { SchedulingReporter, WAITING_EVENT_INTERVAL_MS, summarizeNodes } from '../../../../src/operator/scheduling/report.ts';
+import { SchedulingReporter, WAITING_EVENT_INTERVAL_MS } from '../../../../src/operator/scheduling/report.ts';
 import type { JobFacts } from '../../../../src/operator/scheduling/snapshot.ts';
 import { MemoryEventRecorder } from '../../../../src/runtime/events.ts';
 import { NS, T0, tfjob } from './fixtures.ts';
@@ -14,11 +14,10 @@ const B = `${NS}/b`;
 function setup() {
   const registry = new Registry();
   const recorder = new MemoryEventRecorder();
-  const reporter = new SchedulingReporter(recorder, new SchedulerMetrics(registry), { starveLimitMs: 60_000, timeScale: 1 });
+  const reporter = new SchedulingReporter(recorder, new SchedulerMetrics(registry));
   const facts = [A, B].map((key) => ({ key, object: tfjob(key.split('/')[1]!) }) as unknown as JobFacts);
   const report = (outcomes: Outcome[], now = T0) => {
-    const applied: Applied = { touched: new Set(), outcomes };
-    reporter.outcomes(applied, facts, { [A]: 0.9, [B]: 0.3 }, now);
+    reporter.outcomes({ touched: new Set(), outcomes }, facts, now);
   };
   return { registry, recorder, reporter, facts, report };
 }
@@ -31,38 +30,58 @@ async function metric(registry: Registry, name: string): Promise<string> {
 }
 
 describe('report stage', () => {
-  it('says who took the workers, with both weights, on the victim', async () => {
-    const { recorder, registry, report } = setup();
-    report([{ kind: 'scaledIn', job: B, forJob: A, count: 2, removed: ['b-worker-2', 'b-worker-1'], workers: 1, min: 1 }]);
-    expect(recorder.events).toEqual([
-      {
-        object: `${NS}/b`,
-        type: 'Normal',
-        reason: 'Preempted',
-        message: `Scaled in by 2 worker(s) (b-worker-2, b-worker-1) to admit ${A} (weight 0.90 vs 0.30); now 1 worker(s), minimum 1`,
-      },
+  it('writes each outcome as an event on its job, Warning for lost nodes and starving jobs', () => {
+    const { recorder, report } = setup();
+    report([
+      { job: B, reason: 'NodeLost', message: 'lost' },
+      { job: B, reason: 'Preempted', message: 'preempted', workers: 2 },
+      { job: A, reason: 'Admitted', message: 'admitted', waitedMs: 1_000 },
+      { job: A, reason: 'ScaledOut', message: 'grew', workers: 1 },
+      { job: B, reason: 'Placed', message: 'placed' },
+      { job: A, reason: 'Starving', message: 'needs 4 cpu', news: true },
     ]);
-    expect(await metric(registry, 'tfjob_operator_preempted_workers_total')).toBe(
-      `tfjob_operator_preempted_workers_total{namespace="${NS}"} 2`,
-    );
+    expect(recorder.events.map((e) => `${e.object} ${e.type}/${e.reason}: ${e.message}`)).toEqual([
+      `${B} Warning/NodeLost: lost`,
+      `${B} Normal/Preempted: preempted`,
+      `${A} Normal/Admitted: admitted`,
+      `${A} Normal/ScaledOut: grew`,
+      `${B} Normal/Placed: placed`,
+      `${A} Warning/Starving: needs 4 cpu`,
+    ]);
   });
 
-  it('says where an admitted job runs and whether it was starving', () => {
-    const { recorder, report } = setup();
-    const replicas = [
-      { type: 'PS', index: 0, node: 'n1' },
-      { type: 'Worker', index: 0, node: 'n1' },
-      { type: 'Worker', index: 1, node: 'n2' },
-    ];
-    report([{ kind: 'admitted', job: A, workers: 2, replicas, waitedMs: 90_000 }]);
-    expect(recorder.events[0]?.message).toBe(
-      'Admitted with 2 worker(s) (weight 0.90, starving after waiting 90s) on n1 (ps-0, worker-0), n2 (worker-1)',
+  it('counts preempted and scaled-out workers, admissions, time in queue and replacements', async () => {
+    const { registry, report } = setup();
+    report([
+      { job: B, reason: 'Preempted', message: '', workers: 2 },
+      { job: B, reason: 'ScaledIn', message: '', workers: 1 },
+      { job: A, reason: 'Admitted', message: '', waitedMs: 30_000 },
+      { job: A, reason: 'ScaledOut', message: '', workers: 3 },
+      { job: B, reason: 'Placed', message: '' },
+    ]);
+    expect(await metric(registry, 'tfjob_operator_preempted_workers_total')).toBe(
+      `tfjob_operator_preempted_workers_total{namespace="${NS}"} 3`,
+    );
+    expect(await metric(registry, 'tfjob_operator_scaled_out_workers_total')).toBe(
+      `tfjob_operator_scaled_out_workers_total{namespace="${NS}"} 3`,
+    );
+    expect(await metric(registry, 'tfjob_operator_admissions_total')).toBe(`tfjob_operator_admissions_total{namespace="${NS}"} 1`);
+    expect(await metric(registry, 'tfjob_operator_time_in_queue_seconds')).toContain(
+      `tfjob_operator_time_in_queue_seconds_sum{namespace="${NS}"} 30`,
+    );
+    expect(await metric(registry, 'tfjob_operator_replacement_placements_total')).toBe(
+      `tfjob_operator_replacement_placements_total{namespace="${NS}"} 1`,
     );
   });
 
   it('rate-limits Waiting events per job, but not a change to Starving', () => {
     const { recorder, report } = setup();
-    const waiting = (starving: boolean): Outcome => ({ kind: 'waiting', job: A, reason: 'needs 3 cpu', starving });
+    const waiting = (starving: boolean): Outcome => ({
+      job: A,
+      reason: starving ? 'Starving' : 'Waiting',
+      message: 'needs 3 cpu',
+      news: true,
+    });
     report([waiting(false)], T0);
     report([waiting(false)], T0 + 1_000);
     report([waiting(true)], T0 + 2_000);
@@ -70,24 +89,18 @@ describe('report stage', () => {
     expect(recorder.events.map((e) => `${e.type}/${e.reason}`)).toEqual(['Normal/Waiting', 'Warning/Starving', 'Warning/Starving']);
   });
 
-  it('reports lost nodes, scale-outs and replacements', () => {
+  it('writes no Waiting event for what the status already said (after a restart), until the interval passes', () => {
     const { recorder, report } = setup();
-    report([
-      { kind: 'nodeLost', job: B, pod: 'b-worker-2', node: 'n2', why: 'no longer exists' },
-      { kind: 'placed', job: B, node: 'n1' },
-      { kind: 'scaledOut', job: B, added: [{ type: 'Worker', index: 3, node: 'n1' }], workers: 4, max: 4 },
-    ]);
-    expect(recorder.events.map((e) => e.message)).toEqual([
-      'Removed b-worker-2: its node n2 no longer exists; it will be placed again',
-      'Placed a replacement worker on n1 (replacing a lost replica)',
-      'Scaled out by 1 worker(s) into idle capacity on n1 (worker-3); now 4 worker(s), maximum 4',
-    ]);
-    expect(recorder.events[0]?.type).toBe('Warning');
+    report([{ job: A, reason: 'Waiting', message: 'needs 3 cpu', news: false }], T0);
+    report([{ job: A, reason: 'Waiting', message: 'needs 3 cpu', news: false }], T0 + 1_000);
+    expect(recorder.events).toEqual([]);
+    report([{ job: A, reason: 'Waiting', message: 'needs 3 cpu', news: false }], T0 + WAITING_EVENT_INTERVAL_MS);
+    expect(recorder.events.map((e) => e.reason)).toEqual(['Waiting']);
   });
 
   it('ignores outcomes of jobs it has no object for', () => {
     const { recorder, report } = setup();
-    report([{ kind: 'placed', job: `${NS}/gone`, node: 'n1' }]);
+    report([{ job: `${NS}/gone`, reason: 'Placed', message: 'placed' }]);
     expect(recorder.events).toEqual([]);
   });
 
@@ -106,9 +119,5 @@ describe('report stage', () => {
     expect(await metric(registry, 'tfjob_operator_job_weight')).toBe(
       `tfjob_operator_job_weight{namespace="${NS}",tfjob="b",queue="waiting"} 0.3`,
     );
-  });
-
-  it('summarises placements by node', () => {
-    expect(summarizeNodes([{ type: 'Worker', index: 0 }])).toBe('');
   });
 });

@@ -1,0 +1,78 @@
+// The texts users read about scheduling decisions: one function per decision, shared by the Event
+// (report stage) and `status.scheduling.message` (the decision book), so both always say the same.
+import type { ReplicaInstance } from '../../scheduler/index.ts';
+
+/** What ranked one job above another: the admin's PriorityClasses first, then the weights. */
+export interface Standing {
+  readonly job: string;
+  /** The PriorityClass the job names ('' = none) and its value (0 when none or unknown). */
+  readonly priorityClass: string;
+  readonly priority: number;
+  readonly weight: number | undefined;
+}
+
+export function nodeLost(pod: string, node: string, why: string): string {
+  return `Removed ${pod}: its node ${node} ${why}; it will be placed again`;
+}
+
+/** Why `preemptor` may take `victim`'s workers: a higher PriorityClass decides before any weight. */
+export function whatDecided(preemptor: Standing, victim: Standing): string {
+  if (preemptor.priority !== victim.priority) {
+    const cls = (s: Standing) => (s.priorityClass === '' ? 'no priority class' : `priority class ${s.priorityClass}`);
+    return `${cls(preemptor)} (${preemptor.priority}) above ${cls(victim)} (${victim.priority})`;
+  }
+  const w = (s: Standing) => `${fmt(s.weight)}${s.weight === 1 ? ' (starving)' : ''}`;
+  return `weight ${w(preemptor)} vs ${fmt(victim.weight)}`;
+}
+
+export function preempted(
+  count: number,
+  removed: readonly string[],
+  preemptor: Standing,
+  victim: Standing,
+  workers: number,
+  min: number,
+): string {
+  return `Scaled in by ${workersText(count, removed)} to admit ${preemptor.job} (${whatDecided(preemptor, victim)}); now ${workers} worker(s), minimum ${min}`;
+}
+
+export function scaledIn(count: number, removed: readonly string[], workers: number): string {
+  return `Scaled in by ${workersText(count, removed)}; now ${workers} worker(s)`;
+}
+
+export function admitted(
+  workers: number,
+  weight: number | undefined,
+  starvedSeconds: number | undefined,
+  replicas: readonly ReplicaInstance[],
+): string {
+  const starving = starvedSeconds === undefined ? '' : `, starving after waiting ${starvedSeconds}s`;
+  return `Admitted with ${workers} worker(s) (weight ${fmt(weight)}${starving}) on ${summarizeNodes(replicas)}`;
+}
+
+export function scaledOut(added: readonly ReplicaInstance[], workers: number, max: number, atAdmission: boolean): string {
+  const when = atAdmission ? ' at admission' : '';
+  return `Scaled out by ${added.length} worker(s) into idle capacity${when} on ${summarizeNodes(added)}; now ${workers} worker(s), maximum ${max}`;
+}
+
+export function placed(name: string | undefined, node: string): string {
+  return `Placed ${name ?? 'a replacement worker'} on ${node} (replacing a lost replica)`;
+}
+
+/** `node-a (ps-0, worker-0), node-b (worker-1)`. */
+export function summarizeNodes(replicas: readonly ReplicaInstance[]): string {
+  const byNode = new Map<string, string[]>();
+  for (const r of replicas) {
+    if (r.node === undefined) continue;
+    byNode.set(r.node, [...(byNode.get(r.node) ?? []), `${r.type.toLowerCase()}-${r.index}`]);
+  }
+  return [...byNode].map(([node, names]) => `${node} (${names.join(', ')})`).join(', ');
+}
+
+function workersText(count: number, removed: readonly string[]): string {
+  return `${count} worker(s)${removed.length > 0 ? ` (${removed.join(', ')})` : ''}`;
+}
+
+function fmt(weight: number | undefined): string {
+  return weight === undefined ? '?' : weight.toFixed(2);
+}
