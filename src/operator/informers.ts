@@ -1,10 +1,19 @@
 // The operator's caches: TFJobs, and the pods and services it owns (selected by the operator-name
 // label), per managed namespace or cluster-wide. Pods and services are indexed by their controlling
 // TFJob (`namespace/name`) so a reconcile never scans every pod, and cached reduced to the fields
-// the operator reads (docs/benchmarks.md, memory).
+// the operator reads (docs/benchmarks.md, memory). TFJobs are parsed, validated and defaulted once,
+// as they enter the cache (TFJobEntry): every consumer reads the typed entry.
 import { CoreV1Api, CustomObjectsApi, type KubeConfig, type KubernetesObject, type V1Pod, type V1Service } from '@kubernetes/client-node';
 import { CONTROLLER_NAME, GROUP, KIND, LABEL_OPERATOR_NAME, PLURAL, VERSION } from '../api/v1/constants.ts';
-import { Informer, stripForCache, type InformerHandler, type ListPage, type ListerWatcher } from '../runtime/informer.ts';
+import { toTFJobEntry, type TFJobEntry } from '../api/v1/parse.ts';
+import {
+  Informer,
+  stripForCache,
+  type CacheInformer,
+  type InformerHandler,
+  type ListPage,
+  type ListerWatcher,
+} from '../runtime/informer.ts';
 import type { KubeClients } from '../runtime/kube-client.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { RuntimeMetrics } from '../runtime/metrics.ts';
@@ -27,15 +36,15 @@ const byJob: IndexFunc<KubernetesObject> = (obj) => {
 
 /** One logical informer over several namespaces (or one cluster-wide informer). */
 export class NamespacedInformers<T extends KubernetesObject> {
-  readonly #byNamespace = new Map<string, Informer<T>>();
-  readonly #all: Informer<T> | undefined;
+  readonly #byNamespace = new Map<string, CacheInformer<T>>();
+  readonly #all: CacheInformer<T> | undefined;
 
-  constructor(namespaces: readonly string[], make: (namespace: string | undefined) => Informer<T>) {
+  constructor(namespaces: readonly string[], make: (namespace: string | undefined) => CacheInformer<T>) {
     if (namespaces.length === 0) this.#all = make(undefined);
     else for (const ns of namespaces) this.#byNamespace.set(ns, make(ns));
   }
 
-  get informers(): Informer<T>[] {
+  get informers(): CacheInformer<T>[] {
     return this.#all === undefined ? [...this.#byNamespace.values()] : [this.#all];
   }
 
@@ -80,13 +89,19 @@ export class NamespacedInformers<T extends KubernetesObject> {
   }
 }
 
+/** A TFJob as the API returns it, before the cache parses it. */
 export interface TFJobObject extends KubernetesObject {
   readonly spec?: unknown;
   readonly status?: unknown;
 }
 
+/** The cache's transform for TFJobs: strip, then parse, validate and default (once per version). */
+export function tfjobEntry(raw: TFJobObject): TFJobEntry {
+  return toTFJobEntry(stripForCache(raw));
+}
+
 export interface OperatorCaches {
-  readonly tfjobs: NamespacedInformers<TFJobObject>;
+  readonly tfjobs: NamespacedInformers<TFJobEntry>;
   readonly pods: NamespacedInformers<V1Pod>;
   readonly services: NamespacedInformers<V1Service>;
 }
@@ -183,7 +198,12 @@ export function reduceOwnedService(service: V1Service): V1Service {
   };
 }
 
-function informerOptions<T extends KubernetesObject>(deps: Deps, name: string, indexed: boolean, transform: (o: T) => T = stripForCache) {
+function informerOptions<T extends KubernetesObject, Raw extends KubernetesObject>(
+  deps: Deps,
+  name: string,
+  indexed: boolean,
+  transform: (o: Raw) => T,
+) {
   return {
     name,
     logger: deps.logger,
@@ -197,7 +217,7 @@ export function createOperatorCaches(deps: Deps): OperatorCaches {
   const core = deps.clients.api(CoreV1Api);
   const custom = deps.clients.api(CustomObjectsApi);
 
-  const tfjobs = new NamespacedInformers<TFJobObject>(deps.namespaces, (ns) => {
+  const tfjobs = new NamespacedInformers<TFJobEntry>(deps.namespaces, (ns) => {
     const lw: ListerWatcher<TFJobObject> = {
       list: ({ limit, continueToken }) =>
         (ns === undefined
@@ -212,7 +232,7 @@ export function createOperatorCaches(deps: Deps): OperatorCaches {
             })) as Promise<ListPage<TFJobObject>>,
       watchPath: ns === undefined ? `/apis/${GROUP}/${VERSION}/${PLURAL}` : `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${PLURAL}`,
     };
-    return new Informer(deps.kc, lw, informerOptions<TFJobObject>(deps, ns === undefined ? 'tfjobs' : `tfjobs/${ns}`, false));
+    return new Informer(deps.kc, lw, informerOptions(deps, ns === undefined ? 'tfjobs' : `tfjobs/${ns}`, false, tfjobEntry));
   });
 
   const pods = new NamespacedInformers<V1Pod>(deps.namespaces, (ns) => {
@@ -224,7 +244,7 @@ export function createOperatorCaches(deps: Deps): OperatorCaches {
       watchPath: ns === undefined ? '/api/v1/pods' : `/api/v1/namespaces/${ns}/pods`,
       labelSelector: OWNED_SELECTOR,
     };
-    return new Informer(deps.kc, lw, informerOptions<V1Pod>(deps, ns === undefined ? 'pods' : `pods/${ns}`, true, reduceOwnedPod));
+    return new Informer(deps.kc, lw, informerOptions(deps, ns === undefined ? 'pods' : `pods/${ns}`, true, reduceOwnedPod));
   });
 
   const services = new NamespacedInformers<V1Service>(deps.namespaces, (ns) => {
@@ -236,11 +256,7 @@ export function createOperatorCaches(deps: Deps): OperatorCaches {
       watchPath: ns === undefined ? '/api/v1/services' : `/api/v1/namespaces/${ns}/services`,
       labelSelector: OWNED_SELECTOR,
     };
-    return new Informer(
-      deps.kc,
-      lw,
-      informerOptions<V1Service>(deps, ns === undefined ? 'services' : `services/${ns}`, true, reduceOwnedService),
-    );
+    return new Informer(deps.kc, lw, informerOptions(deps, ns === undefined ? 'services' : `services/${ns}`, true, reduceOwnedService));
   });
 
   return { tfjobs, pods, services };

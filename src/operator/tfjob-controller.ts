@@ -5,7 +5,8 @@
 // subresource with optimistic concurrency, events through the events API.
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
 import PQueue from 'p-queue';
-import { GROUP, PLURAL, VERSION, ANNOTATION_REMOVAL } from '../api/v1/constants.ts';
+import { GROUP, KIND, PLURAL, VERSION, ANNOTATION_REMOVAL } from '../api/v1/constants.ts';
+import type { TFJobEntry } from '../api/v1/parse.ts';
 import type { JobCondition, JobStatus } from '../api/v1/schema.ts';
 import {
   conditionFor,
@@ -34,14 +35,14 @@ import type { EventRecorder } from '../runtime/events.ts';
 import type { Expectations } from '../runtime/expectations.ts';
 import type { KubeClients } from '../runtime/kube-client.ts';
 import { splitKey } from '../runtime/store.ts';
-import { BY_JOB, controllingJobKey, type OperatorCaches, type TFJobObject } from './informers.ts';
+import { BY_JOB, controllingJobKey, type OperatorCaches } from './informers.ts';
 import type { JobMetrics } from './job-metrics.ts';
 
 /** Where the scheduling loop plugs in; absent in `tf-operator` mode (everything created at once). */
 export interface SchedulingSource {
-  inputFor(key: string, job: TFJobObject, pods: readonly V1Pod[]): SchedulingInput | undefined;
+  inputFor(key: string, job: TFJobEntry, pods: readonly V1Pod[]): SchedulingInput | undefined;
   /** Called after a reconcile with the job's observed state, so the scheduler can react. */
-  observed?(key: string, job: TFJobObject | undefined): void;
+  observed?(key: string, job: TFJobEntry | undefined): void;
 }
 
 export interface TFJobControllerDeps {
@@ -182,7 +183,7 @@ export class TFJobController {
 
   /** Performs the reconciler's actions; returns true when the job itself was deleted (TTL). */
   /** `invalid` collects the messages of creates the API server rejected as Invalid (422). */
-  async #apply(key: string, job: TFJobObject, actions: readonly Action[], ctx: ReconcileContext, invalid: string[]): Promise<boolean> {
+  async #apply(key: string, job: TFJobEntry, actions: readonly Action[], ctx: ReconcileContext, invalid: string[]): Promise<boolean> {
     const { namespace } = splitKey(key);
     const ns = namespace ?? 'default';
     const { expectations, recorder } = this.#deps;
@@ -311,8 +312,11 @@ export class TFJobController {
     );
   }
 
-  /** PUT to the status subresource with the cached resourceVersion: a 409 means our view was stale. */
-  async #writeStatus(key: string, job: TFJobObject, status: JobStatus): Promise<void> {
+  /**
+   * PUT to the status subresource with the cached resourceVersion: a 409 means our view was stale.
+   * The apiserver takes everything but the status from the stored object, so none of the spec is sent.
+   */
+  async #writeStatus(key: string, job: TFJobEntry, status: JobStatus): Promise<void> {
     const { namespace, name } = splitKey(key);
     await this.#custom.replaceNamespacedCustomObjectStatus({
       group: GROUP,
@@ -320,11 +324,11 @@ export class TFJobController {
       plural: PLURAL,
       namespace: namespace ?? 'default',
       name,
-      body: { ...job, status },
+      body: { apiVersion: job.apiVersion ?? `${GROUP}/${VERSION}`, kind: job.kind ?? KIND, metadata: job.metadata, status },
     });
   }
 
-  #countTransitions(job: TFJobObject, next: JobStatus, restarts: number): void {
+  #countTransitions(job: TFJobEntry, next: JobStatus, restarts: number): void {
     const m = this.#deps.jobMetrics;
     if (m === undefined) return;
     const labels = { job_namespace: job.metadata?.namespace ?? '', framework: 'tensorflow' };
@@ -341,9 +345,8 @@ export function keyOf(obj: KubernetesObject): string {
   return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
 }
 
-function conditionsOf(job: TFJobObject): readonly JobCondition[] {
-  const status = job.status as { conditions?: readonly JobCondition[] } | undefined;
-  return status?.conditions ?? [];
+function conditionsOf(job: TFJobEntry): readonly JobCondition[] {
+  return job.status?.conditions ?? [];
 }
 
 function isTrue(conditions: readonly JobCondition[], type: string): boolean {

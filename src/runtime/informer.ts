@@ -3,6 +3,9 @@
 // resourceVersion with jittered exponential backoff, relist on 410 Gone with synthetic deletes for
 // objects that vanished meanwhile, and an inactivity timeout (client-node's Watch) against silent
 // stalls. Handlers see (type, object, previous) and are called after the store is updated.
+//
+// An optional transform (client-go's SetTransform) turns each object from the API (`Raw`) into what
+// the store holds (`T`) as it enters the cache: a reduced copy, or a typed value parsed once.
 import { Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from './logger.ts';
 import { objectKey, Store, type IndexFunc } from './store.ts';
@@ -24,12 +27,18 @@ export interface ListerWatcher<T> {
 export type InformerEvent = 'add' | 'update' | 'delete';
 export type InformerHandler<T> = (type: InformerEvent, obj: T, old: T | undefined) => void;
 
-export interface InformerOptions<T> {
+/**
+ * Applied to every object before it is cached (e.g. drop managedFields, or parse into a typed value).
+ * Required when the cached type differs from the API's, optional (identity) when they are the same.
+ */
+type TransformOption<Raw, T> = [Raw] extends [T] ? { readonly transform?: (obj: Raw) => T } : { readonly transform: (obj: Raw) => T };
+
+export type InformerOptions<T, Raw = T> = InformerOptionsBase<T> & TransformOption<Raw, T>;
+
+interface InformerOptionsBase<T> {
   readonly name: string;
   readonly logger: Logger;
   readonly indexers?: Readonly<Record<string, IndexFunc<T>>>;
-  /** Applied to every object before it is cached (e.g. drop managedFields to save memory). */
-  readonly transform?: (obj: T) => T;
   readonly pageSize?: number;
   /** Server-side watch timeout range; each watch picks a random value in it (spreads reconnects). */
   readonly watchTimeoutSeconds?: readonly [number, number];
@@ -59,12 +68,25 @@ export function stripForCache<T extends KubernetesObject>(obj: T): T {
   return _mf === undefined ? obj : { ...obj, metadata: rest };
 }
 
-export class Informer<T extends KubernetesObject> {
+/** What a consumer of an informer sees: the cache and its events, whatever the API type was. */
+export interface CacheInformer<T extends KubernetesObject> {
+  readonly name: string;
+  readonly store: Store<T>;
+  readonly hasSynced: boolean;
+  on(handler: InformerHandler<T>): void;
+  start(): void;
+  stop(): void;
+  waitForSync(): Promise<void>;
+}
+
+/** Handlers always see cached (transformed) values, the object of a delete event included. */
+export class Informer<T extends KubernetesObject, Raw extends KubernetesObject = T> implements CacheInformer<T> {
   readonly name: string;
   readonly store: Store<T>;
   readonly #kc: KubeConfig;
-  readonly #lw: ListerWatcher<T>;
-  readonly #opts: InformerOptions<T>;
+  readonly #lw: ListerWatcher<Raw>;
+  readonly #opts: InformerOptionsBase<T>;
+  readonly #transform: (obj: Raw) => T;
   readonly #log: Logger;
   readonly #handlers: InformerHandler<T>[] = [];
   readonly #syncWaiters: (() => void)[] = [];
@@ -76,11 +98,13 @@ export class Informer<T extends KubernetesObject> {
   #failures = 0;
   #lastActivity = 0;
 
-  constructor(kc: KubeConfig, lw: ListerWatcher<T>, opts: InformerOptions<T>) {
+  constructor(kc: KubeConfig, lw: ListerWatcher<Raw>, opts: InformerOptions<T, Raw>) {
     this.name = opts.name;
     this.#kc = kc;
     this.#lw = lw;
     this.#opts = opts;
+    // Without a transform Raw is T (TransformOption makes it required otherwise).
+    this.#transform = opts.transform ?? ((obj: Raw) => obj as unknown as T);
     this.#log = opts.logger.child({ informer: opts.name });
     this.store = new Store<T>(opts.indexers);
   }
@@ -137,21 +161,21 @@ export class Informer<T extends KubernetesObject> {
     let continueToken: string | undefined;
     let resourceVersion: string | undefined;
     const fresh: T[] = [];
-    const transform = this.#opts.transform;
+    const transform = this.#transform;
     do {
       const page = await this.#lw.list({ limit: pageSize, continueToken });
       if (this.#stopped) return;
       resourceVersion ??= page.metadata?.resourceVersion;
       // Transformed page by page: holding every full object of a large list until the last page
       // would make the start-up peak (and the RSS V8 keeps afterwards) as big as an untransformed cache.
-      for (const item of page.items) fresh.push(transform ? transform(item) : item);
+      for (const item of page.items) fresh.push(transform(item));
       continueToken = page.metadata?._continue ?? page.metadata?.continue;
       if (continueToken === '') continueToken = undefined;
     } while (continueToken !== undefined);
     // Apply only a complete list, so a failure mid-way never produces spurious deletes.
     for (const item of fresh) {
       seen.add(objectKey(item));
-      this.#apply('ADDED', item, true);
+      this.#store('ADDED', item);
     }
     for (const key of [...this.store.keys()]) {
       if (!seen.has(key)) {
@@ -210,7 +234,7 @@ export class Informer<T extends KubernetesObject> {
           else this.#log.warn({ status }, 'Watch returned an error event');
           return;
         }
-        this.#apply(type, obj as T);
+        this.#apply(type, obj as Raw);
       },
       done,
     );
@@ -218,13 +242,17 @@ export class Informer<T extends KubernetesObject> {
     if (this.#stopped) this.#abort.abort();
   }
 
-  #apply(type: string, raw: T, transformed = false): void {
-    const rv = raw.metadata?.resourceVersion;
+  #apply(type: string, raw: Raw): void {
     if (type === 'BOOKMARK') {
+      const rv = raw.metadata?.resourceVersion;
       if (rv !== undefined) this.#resourceVersion = rv;
       return;
     }
-    const obj = transformed || this.#opts.transform === undefined ? raw : this.#opts.transform(raw);
+    this.#store(type, this.#transform(raw), raw.metadata?.resourceVersion);
+  }
+
+  /** `obj` is already transformed; `rv` is the resourceVersion of the object as received. */
+  #store(type: string, obj: T, rv = obj.metadata?.resourceVersion): void {
     Object.freeze(obj);
     if (type === 'DELETED') {
       const old = this.store.delete(objectKey(obj));

@@ -73,14 +73,17 @@ function defaultReplicaSpec(spec: ReplicaSpec): DefaultedReplicaSpec {
   return {
     replicas: spec.replicas ?? 1,
     restartPolicy: spec.restartPolicy === undefined || spec.restartPolicy === '' ? DEFAULT_RESTART_POLICY : spec.restartPolicy,
-    template: withDefaultPort(structuredClone(spec.template ?? {})),
+    template: withDefaultPort(spec.template ?? {}),
   };
 }
 
-/** Returns a defaulted deep copy; the argument is not modified. */
+/**
+ * Returns the defaulted job; the argument is not modified. The result shares what defaulting leaves
+ * unchanged (metadata, status, most of each pod template) with the argument: the cache holds both
+ * (TFJobEntry), deeply frozen, and pods are built from a deep copy of the template.
+ */
 export function applyDefaults(job: TFJob): DefaultedTFJob {
-  const copy = structuredClone(job);
-  const spec: TFJobSpec = copy.spec ?? {};
+  const spec: TFJobSpec = job.spec ?? {};
   const replicaSpecs: Record<string, DefaultedReplicaSpec> = {};
   for (const [type, replicaSpec] of Object.entries(normaliseReplicaTypeKeys(spec.tfReplicaSpecs ?? {}))) {
     // A null replica spec (or a missing spec) is a validation error; skipping it keeps defaulting total.
@@ -88,10 +91,10 @@ export function applyDefaults(job: TFJob): DefaultedTFJob {
   }
   const runPolicy: RunPolicy = spec.runPolicy ?? {};
   return {
-    ...(copy.apiVersion === undefined ? {} : { apiVersion: copy.apiVersion }),
-    ...(copy.kind === undefined ? {} : { kind: copy.kind }),
-    metadata: copy.metadata,
-    ...(copy.status === undefined ? {} : { status: copy.status }),
+    ...(job.apiVersion === undefined ? {} : { apiVersion: job.apiVersion }),
+    ...(job.kind === undefined ? {} : { kind: job.kind }),
+    metadata: job.metadata,
+    ...(job.status === undefined ? {} : { status: job.status }),
     spec: {
       runPolicy: { ...runPolicy, cleanPodPolicy: runPolicy.cleanPodPolicy ?? DEFAULT_CLEAN_POD_POLICY },
       successPolicy: spec.successPolicy ?? SUCCESS_POLICY_DEFAULT,

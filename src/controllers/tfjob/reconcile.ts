@@ -6,14 +6,12 @@
 
 import { REMOVAL_SCALE_IN } from '../../api/v1/constants.ts';
 import type { DefaultedTFJob } from '../../api/v1/defaults.ts';
-import { applyDefaults } from '../../api/v1/defaults.ts';
 import { aggregateFieldErrors } from '../../api/v1/field-error.ts';
 import type { Pod, Service } from '../../api/v1/k8s-types.ts';
-import { parseTFJob } from '../../api/v1/parse.ts';
+import type { TFJobEntry, UnparsableTFJobEntry } from '../../api/v1/parse.ts';
 import { REPLICA_TYPE_WORKER } from '../../api/v1/replica-types.ts';
 import type { JobCondition, JobStatus, ReplicaStatus, SchedulingStatus, TFJob } from '../../api/v1/schema.ts';
-import { JobStatusSchema } from '../../api/v1/schema.ts';
-import { MANAGED_BY_TRAINING_OPERATOR, validateTFJob } from '../../api/v1/validation.ts';
+import { MANAGED_BY_TRAINING_OPERATOR } from '../../api/v1/validation.ts';
 import { abnormalPodEvents } from './abnormal-pods.ts';
 import { countRestarts, exceedsBackoffLimit, pastBackoffLimit } from './backoff.ts';
 import { selectForCleanup } from './cleanup.ts';
@@ -126,8 +124,8 @@ export interface ReconcileOptions {
 }
 
 export interface ReconcileInput {
-  /** The TFJob as read from the API (untyped; parsed and validated here). */
-  readonly job: unknown;
+  /** The TFJob as the cache holds it: parsed, validated and defaulted once (toTFJobEntry). */
+  readonly job: TFJobEntry;
   /** Pods carrying the job's labels; only those the job controls (by UID) are used. */
   readonly pods: readonly Pod[];
   readonly services: readonly Service[];
@@ -201,25 +199,13 @@ function result(
   };
 }
 
-function rawName(raw: unknown): string | undefined {
-  if (typeof raw !== 'object' || raw === null) return undefined;
-  const metadata = (raw as { metadata?: unknown }).metadata;
-  if (typeof metadata !== 'object' || metadata === null) return undefined;
-  const name = (metadata as { name?: unknown }).name;
-  return typeof name === 'string' ? name : undefined;
-}
-
-function rawStatus(raw: unknown): JobStatus {
-  const status = typeof raw === 'object' && raw !== null ? (raw as { status?: unknown }).status : undefined;
-  const parsed = JobStatusSchema.safeParse(status ?? {});
-  return parsed.success ? parsed.data : {};
-}
-
 /** Fails a job whose object does not even have the shape of a TFJob (only possible without our CRD). */
-function unparsable(input: ReconcileInput, message: string): ReconcileResult {
-  const name = rawName(input.job);
-  const stored = rawStatus(input.job);
-  if (name === undefined) return result('skipped', stored, undefined, [], []);
+function unparsable(input: ReconcileInput, entry: UnparsableTFJobEntry): ReconcileResult {
+  const { message } = entry;
+  // An object read as JSON: the name may be anything, and a job without one is skipped.
+  const name: unknown = entry.metadata?.name;
+  const stored = entry.status;
+  if (typeof name !== 'string') return result('skipped', stored, undefined, [], []);
   const text = messages.failedValidation(message);
   let conditions = setCondition(stored.conditions ?? [], conditionFor.created(name, input.now));
   const events: JobEvent[] = [];
@@ -432,7 +418,7 @@ export function reconcileTFJob(input: ReconcileInput): ReconcileResult {
   const status: JobStatus = { ...outcome.status };
   delete status.scheduling;
   delete status.podRecreations;
-  const stored: JobStatus = { ...rawStatus(input.job) };
+  const stored: JobStatus = { ...(input.job.status ?? {}) };
   delete stored.scheduling;
   delete stored.podRecreations;
   return { ...outcome, status, statusChanged: !jsonEqual(status, stored) };
@@ -440,9 +426,9 @@ export function reconcileTFJob(input: ReconcileInput): ReconcileResult {
 
 function reconcileOnce(input: ReconcileInput): ReconcileResult {
   const { now } = input;
-  const parsed = parseTFJob(input.job);
-  if (!parsed.ok) return unparsable(input, parsed.message);
-  const raw: TFJob = parsed.job;
+  const entry = input.job;
+  if (!entry.ok) return unparsable(input, entry);
+  const raw: TFJob = entry.job;
   const stored: JobStatus = raw.status ?? {};
   const scheduling = input.scheduling?.status;
   if (raw.metadata.deletionTimestamp !== undefined) return result('skipped', stored, undefined, [], []);
@@ -462,13 +448,13 @@ function reconcileOnce(input: ReconcileInput): ReconcileResult {
   const pods = uid ? input.pods.filter((p) => isControlledBy(p, uid)) : [...input.pods];
   const services = uid ? input.services.filter((s) => isControlledBy(s, uid)) : [...input.services];
 
-  const errors = validateTFJob(raw);
+  const errors = entry.errors;
   if (errors.length > 0 && !isFinished(working.conditions)) {
     const message = messages.failedValidation(aggregateFieldErrors(errors));
     working.conditions = setCondition(working.conditions, conditionFor.failedValidation(aggregateFieldErrors(errors), now));
     events.push(warning(EVENT_FAILED_VALIDATION, message));
   }
-  const job = applyDefaults(raw);
+  const job = entry.defaulted;
   if (isFinished(working.conditions)) return finishedPass(job, stored, working, pods, services, events, now, 'finished', scheduling);
   if (job.spec.runPolicy.suspend === true) return suspendPass(job, stored, working, pods, services, events, now, scheduling);
 

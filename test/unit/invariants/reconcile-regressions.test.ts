@@ -1,6 +1,7 @@
 // Reconciler regressions found by the fault scenarios (test/integration/faults), pinned on the pure
 // reconciler so they cannot come back unnoticed.
 import { describe, expect, it } from 'vitest';
+import { toTFJobEntry } from '../../../src/api/v1/parse.ts';
 import { applyDefaults } from '../../../src/api/v1/defaults.ts';
 import { buildJobView, reconcileTFJob, sparseTfConfig, type Action } from '../../../src/controllers/tfjob/index.ts';
 import { asTFJob, at, newPod, newService, newTFJob, pods, services } from '../controllers/tfjob/builders.ts';
@@ -14,7 +15,7 @@ describe('an interrupted removal (api-errors.test.ts: the mark applied, the dele
     // worker-3 was marked for preemption; the delete that should have followed never happened.
     const world = [...pods('Worker', 3, 'Running'), newPod('Worker', 3, { phase: 'Running', removal: 'preemption' })];
     const r = reconcileTFJob({
-      job,
+      job: toTFJobEntry(job),
       pods: world,
       services: services('Worker', 4),
       now: at(0),
@@ -27,7 +28,7 @@ describe('an interrupted removal (api-errors.test.ts: the mark applied, the dele
     const job = newTFJob(4, 0, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 4 } } });
     const world = [...pods('Worker', 3, 'Running'), newPod('Worker', 3, { phase: 'Running', removal: 'preemption', deleting: true })];
     const r = reconcileTFJob({
-      job,
+      job: toTFJobEntry(job),
       pods: world,
       services: services('Worker', 3),
       now: at(0),
@@ -43,7 +44,7 @@ describe('a replica waiting for a node keeps its service (conflicting-writers.te
     // worker-1 was deleted by hand; the scheduler has not placed its replacement yet.
     const world = [newPod('Worker', 0, { phase: 'Running' }), newPod('PS', 0, { phase: 'Running' })];
     const r = reconcileTFJob({
-      job,
+      job: toTFJobEntry(job),
       pods: world,
       services: [...services('Worker', 2), newService('PS', 0)],
       now: at(0),
@@ -61,7 +62,7 @@ describe('a replica waiting for a node keeps its service (conflicting-writers.te
       newPod('PS', 0, { phase: 'Running' }),
     ];
     const r = reconcileTFJob({
-      job,
+      job: toTFJobEntry(job),
       pods: world,
       services: [...services('Worker', 3), newService('PS', 0)],
       now: at(0),
@@ -73,7 +74,7 @@ describe('a replica waiting for a node keeps its service (conflicting-writers.te
   it('a scale-in still deletes the services of the workers it removes', () => {
     const job = newTFJob(3, 0, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 3 } } });
     const r = reconcileTFJob({
-      job,
+      job: toTFJobEntry(job),
       pods: pods('Worker', 3, 'Running'),
       services: services('Worker', 3),
       now: at(0),
@@ -113,7 +114,7 @@ describe('an elastic job with an absurd Worker.replicas (bad-input corpus: the o
   it('reconciles such a job admitted with a few workers, creating just those', () => {
     const job = newTFJob(2_147_483_647, 1, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 2_147_483_647 } } });
     const r = reconcileTFJob({
-      job,
+      job: toTFJobEntry(job),
       pods: [],
       services: [],
       now: at(0),
@@ -135,7 +136,7 @@ describe('a delete names the pod it was decided about (leader-failover.test.ts: 
     const elastic = newTFJob(3, 0, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 3 } } });
     const world = pods('Worker', 3, 'Running').map((p, i) => withUid(p, `uid-w${i}`));
     const scaleIn = reconcileTFJob({
-      job: elastic,
+      job: toTFJobEntry(elastic),
       pods: world,
       services: services('Worker', 3),
       now: at(0),
@@ -148,12 +149,12 @@ describe('a delete names the pod it was decided about (leader-failover.test.ts: 
 
     const restarting = newTFJob(1, 0, { restartPolicy: 'OnFailure' });
     const failed = withUid(newPod('Worker', 0, { phase: 'Failed', exitCode: 1 }), 'uid-failed');
-    const restart = reconcileTFJob({ job: restarting, pods: [failed], services: services('Worker', 1), now: at(0) });
+    const restart = reconcileTFJob({ job: toTFJobEntry(restarting), pods: [failed], services: services('Worker', 1), now: at(0) });
     expect(deleteUids(restart.actions)).toEqual([['test-tfjob-worker-0', 'uid-failed']]);
 
     const suspended = newTFJob(2, 0, { spec: { runPolicy: { suspend: true } } });
     const suspend = reconcileTFJob({
-      job: suspended,
+      job: toTFJobEntry(suspended),
       pods: pods('Worker', 2, 'Running').map((p, i) => withUid(p, `uid-s${i}`)),
       services: services('Worker', 2),
       now: at(0),

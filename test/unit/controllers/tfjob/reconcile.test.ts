@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { toTFJobEntry } from '../../../../src/api/v1/parse.ts';
 import type { Pod, Service } from '../../../../src/api/v1/k8s-types.ts';
 import type { JobStatus } from '../../../../src/api/v1/schema.ts';
 import type { Action, ReconcileResult, SchedulingInput } from '../../../../src/controllers/tfjob/reconcile.ts';
@@ -12,7 +13,13 @@ function run(
   seconds = 0,
   scheduling?: SchedulingInput,
 ): ReconcileResult {
-  return reconcileTFJob({ job, pods: observedPods, services: observedServices, now: at(seconds), ...(scheduling ? { scheduling } : {}) });
+  return reconcileTFJob({
+    job: toTFJobEntry(job),
+    pods: observedPods,
+    services: observedServices,
+    now: at(seconds),
+    ...(scheduling ? { scheduling } : {}),
+  });
 }
 
 function withStatus(job: Record<string, unknown>, status: JobStatus): Record<string, unknown> {
@@ -401,7 +408,12 @@ describe('validation and skipping', () => {
   });
 
   it('an object that is not even TFJob-shaped is failed by name', () => {
-    const r = reconcileTFJob({ job: { metadata: { name: 'x' }, spec: { tfReplicaSpecs: 'nope' } }, pods: [], services: [], now: at(0) });
+    const r = reconcileTFJob({
+      job: toTFJobEntry({ metadata: { name: 'x' }, spec: { tfReplicaSpecs: 'nope' } }),
+      pods: [],
+      services: [],
+      now: at(0),
+    });
     expect(r.status.conditions?.at(-1)?.message).toBe('TFJob failed validation because spec.tfReplicaSpecs: expected record');
   });
 
@@ -482,7 +494,7 @@ describe('clusters with the upstream CRD', () => {
     const job = newTFJob(1, 0, { restartPolicy: 'ExitCode' });
     const world = [newPod('Worker', 0, { phase: 'Failed', exitCode: 137 })];
     const r = reconcileTFJob({
-      job,
+      job: toTFJobEntry(job),
       pods: world,
       services: [],
       now: at(0),
@@ -492,7 +504,7 @@ describe('clusters with the upstream CRD', () => {
     expect(r.status.scheduling).toBeUndefined();
     expect(r.status.podRecreations).toBeUndefined();
     const again = reconcileTFJob({
-      job: withStatus(job, r.status),
+      job: toTFJobEntry(withStatus(job, r.status)),
       pods: [newPod('Worker', 0, { phase: 'Running' })],
       services: services('Worker', 1),
       now: at(1),
@@ -500,7 +512,7 @@ describe('clusters with the upstream CRD', () => {
       options: { statusExtensions: false },
     });
     const third = reconcileTFJob({
-      job: withStatus(job, again.status),
+      job: toTFJobEntry(withStatus(job, again.status)),
       pods: [newPod('Worker', 0, { phase: 'Running' })],
       services: services('Worker', 1),
       now: at(2),
