@@ -13,7 +13,7 @@
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import { LABEL_REPLICA_TYPE } from '../../api/v1/constants.ts';
-import { parseTFJob } from '../../api/v1/parse.ts';
+import type { TFJobEntry } from '../../api/v1/parse.ts';
 import type { SchedulingInput } from '../../controllers/tfjob/index.ts';
 import type { SchedulerConfig } from '../../scheduler/index.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
@@ -22,7 +22,7 @@ import type { Logger } from '../../runtime/logger.ts';
 import type { RuntimeMetrics } from '../../runtime/metrics.ts';
 import { objectKey } from '../../runtime/store.ts';
 import { schedulerConfigFrom, type OperatorConfig } from '../config.ts';
-import { BY_JOB, controllingJobKey, type OperatorCaches, type TFJobObject } from '../informers.ts';
+import { BY_JOB, controllingJobKey, type OperatorCaches } from '../informers.ts';
 import type { SchedulingSource } from '../tfjob-controller.ts';
 import { applyDecisions } from './apply.ts';
 import {
@@ -206,12 +206,11 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
 
   // --- the TFJob controller asks (SchedulingSource) ---
 
-  inputFor(key: string, job: TFJobObject, pods: readonly V1Pod[]): SchedulingInput | undefined {
-    const parsed = parseTFJob(job);
-    if (!parsed.ok) return undefined;
+  inputFor(key: string, job: TFJobEntry, pods: readonly V1Pod[]): SchedulingInput | undefined {
+    if (!job.ok) return undefined;
     const now = Date.now();
-    const decision = this.#book.ensure(key, parsed.job, pods, now);
-    const view = jobView(parsed.job, this.#snapshotOptions.defaultElastic);
+    const decision = this.#book.ensure(key, job.job, pods, now);
+    const view = jobView(job, this.#snapshotOptions.defaultElastic);
     // Victims already gone from the cache no longer block (their delete event may have been missed).
     for (const victim of decision.victims) if (this.#caches.pods.store.get(victim) === undefined) decision.victims.delete(victim);
     const held = heldPlacementNodes(decision, now, (node) => this.#caches.pods.store.byIndex(BY_NODE, node).some(isTerminatingPreempted));
@@ -228,7 +227,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     });
   }
 
-  observed(key: string, job: TFJobObject | undefined): void {
+  observed(key: string, job: TFJobEntry | undefined): void {
     if (job !== undefined) return;
     this.#book.forget(key);
     this.#reporter.forget(key);

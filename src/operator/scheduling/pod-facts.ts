@@ -1,7 +1,7 @@
 // Small facts about pods and TFJobs as cached, shared by the scheduling stages. Pure.
 import type { V1Pod } from '@kubernetes/client-node';
 import { ANNOTATION_REMOVAL, LABEL_REPLICA_TYPE, REMOVAL_PREEMPTION } from '../../api/v1/constants.ts';
-import type { TFJobObject } from '../informers.ts';
+import type { TFJobEntry } from '../../api/v1/parse.ts';
 
 /** A pod that still counts as a replica: not terminating, not marked for removal, not terminated. */
 export function isLive(p: V1Pod): boolean {
@@ -24,9 +24,8 @@ export function isTerminatingPreempted(p: V1Pod): boolean {
 }
 
 /** Succeeded or Failed: the job has left the queues for good. */
-export function isFinished(job: TFJobObject | undefined): boolean {
-  const conditions = (job?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? [];
-  return conditions.some((c) => (c.type === 'Succeeded' || c.type === 'Failed') && c.status === 'True');
+export function isFinished(job: TFJobEntry | undefined): boolean {
+  return (job?.status?.conditions ?? []).some((c) => (c.type === 'Succeeded' || c.type === 'Failed') && c.status === 'True');
 }
 
 /** The index in a pod name `<job>-<type>-<index>`, if the name is of that type. */

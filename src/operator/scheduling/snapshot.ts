@@ -7,16 +7,13 @@
 // it (decisions rebuilt on first sight, placements that expired or materialised, suspended jobs) is
 // returned as `upkeep` for the pass to apply.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import { applyDefaults } from '../../api/v1/defaults.ts';
 import { ANNOTATION_SCALING_CURVE, LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE } from '../../api/v1/constants.ts';
-import { parseTFJob } from '../../api/v1/parse.ts';
+import type { ParsedTFJobEntry, TFJobEntry } from '../../api/v1/parse.ts';
 import { canonicalReplicaType } from '../../api/v1/replica-types.ts';
 import type { TFJob } from '../../api/v1/schema.ts';
-import { validateTFJob } from '../../api/v1/validation.ts';
 import { buildJobView, isControlledBy, replicaName } from '../../controllers/tfjob/index.ts';
 import type { ClusterSnapshot, JobState, MissingReplica, OtherPod, ReplicaInstance } from '../../scheduler/index.ts';
 import { objectKey } from '../../runtime/store.ts';
-import type { TFJobObject } from '../informers.ts';
 import { jobSpec, nodeInfo, parseScalingCurve, podRequests, type DefaultRequests } from './convert.ts';
 import { pendingAlive, restoreDecision, type Decision, type Pending, type Upkeep } from './decisions.ts';
 import { isFinished, isLive, isTerminatingPreempted, replicaIndexOf, replicaOf } from './pod-facts.ts';
@@ -30,7 +27,7 @@ export interface NodeLoss {
 
 /** What the snapshot reads: the informer stores, behind the few questions it asks them. */
 export interface SnapshotSources {
-  readonly tfjobs: readonly TFJobObject[];
+  readonly tfjobs: readonly TFJobEntry[];
   /** The pods the TFJob controller's cache holds for a job key (any owner; filtered here). */
   podsOf(jobKey: string): readonly V1Pod[];
   /** Every pod using capacity in the cluster (the scheduler's reduced cache). */
@@ -52,7 +49,7 @@ export interface SnapshotOptions {
 /** Everything the later stages need to know about one job the scheduler manages. */
 export interface JobFacts {
   readonly key: string;
-  readonly object: TFJobObject;
+  readonly object: TFJobEntry;
   readonly raw: TFJob;
   readonly elastic: boolean;
   readonly bounds: { readonly min: number; readonly max: number };
@@ -83,45 +80,38 @@ export interface JobShape {
   }[];
 }
 
-export function jobView(raw: TFJob, defaultElastic: SnapshotOptions['defaultElastic']): JobShape['view'] {
-  return buildJobView(raw, applyDefaults(raw), defaultElastic ? { defaultElastic } : {});
+export function jobView(entry: ParsedTFJobEntry, defaultElastic: SnapshotOptions['defaultElastic']): JobShape['view'] {
+  return buildJobView(entry.job, entry.defaulted, defaultElastic ? { defaultElastic } : {});
 }
 
 /**
- * Job shapes memoised per resourceVersion: a pass over thousands of jobs must not re-parse
- * unchanged pod templates. Invalid jobs have no shape (the reconciler fails them).
+ * Job shapes, one per cached entry: the cache holds a new entry for each version of a job (parsed
+ * once as it entered the cache), so a pass over thousands of unchanged jobs computes nothing again.
+ * Invalid jobs have no shape (the reconciler fails them).
  */
 export class JobShapes {
-  readonly #memo = new Map<string, { rv: string; shape: JobShape | undefined }>();
+  readonly #memo = new WeakMap<TFJobEntry, JobShape | null>();
 
-  get(key: string, object: TFJobObject, defaultElastic: SnapshotOptions['defaultElastic']): JobShape | undefined {
-    const rv = object.metadata?.resourceVersion ?? '';
-    const cached = this.#memo.get(key);
-    if (cached !== undefined && cached.rv === rv) return cached.shape;
-    const shape = computeShape(object, defaultElastic);
-    this.#memo.set(key, { rv, shape });
-    return shape;
-  }
-
-  /** Drops the shapes of jobs not in `keys` (finished or deleted). */
-  retain(keys: ReadonlySet<string>): void {
-    for (const key of this.#memo.keys()) if (!keys.has(key)) this.#memo.delete(key);
+  get(entry: TFJobEntry, defaultElastic: SnapshotOptions['defaultElastic']): JobShape | undefined {
+    let shape = this.#memo.get(entry);
+    if (shape === undefined) {
+      shape = computeShape(entry, defaultElastic) ?? null;
+      this.#memo.set(entry, shape);
+    }
+    return shape ?? undefined;
   }
 }
 
-function computeShape(object: TFJobObject, defaultElastic: SnapshotOptions['defaultElastic']): JobShape | undefined {
-  const parsed = parseTFJob(object);
-  if (!parsed.ok || validateTFJob(parsed.job).length > 0) return undefined;
-  const raw = parsed.job;
-  const view = jobView(raw, defaultElastic);
-  const defaulted = applyDefaults(raw);
+function computeShape(entry: TFJobEntry, defaultElastic: SnapshotOptions['defaultElastic']): JobShape | undefined {
+  if (!entry.ok || entry.errors.length > 0) return undefined;
+  const view = jobView(entry, defaultElastic);
   const workers = view.elastic?.max ?? view.replicas.Worker ?? 0;
   const groups = Object.entries(view.replicaSpecs).map(([type, spec]) => ({
     type,
     replicas: type === 'Worker' ? workers : (view.replicas[type] ?? spec.replicas),
-    template: defaulted.spec.tfReplicaSpecs[type]?.template,
+    template: entry.defaulted.spec.tfReplicaSpecs[type]?.template,
   }));
-  return { raw, view, groups };
+  return { raw: entry.job, view, groups };
 }
 
 /** Reads the book, never writes it: `upkeep` says what it should learn. */
@@ -137,7 +127,6 @@ export function takeSnapshot(
   now: number,
 ): PassSnapshot {
   const facts: JobFacts[] = [];
-  const unfinished = new Set<string>();
   const restored = new Map<string, Decision>();
   const suspended: string[] = [];
   const settled = new Map<string, { names: string[]; workersAlive: Pending[] }>();
@@ -145,8 +134,7 @@ export function takeSnapshot(
     const key = objectKey(object);
     // Finished jobs are most of a long-lived cluster's TFJobs: skip them before any parsing.
     if (isFinished(object) || object.metadata?.deletionTimestamp !== undefined) continue;
-    unfinished.add(key);
-    const shape = shapes.get(key, object, options.defaultElastic);
+    const shape = shapes.get(object, options.defaultElastic);
     if (shape === undefined) continue; // unparsable or invalid: the reconciler fails it
     const { raw } = shape;
     const pods = sources.podsOf(key).filter((p) => isControlledBy(p, raw.metadata.uid ?? ''));
@@ -163,7 +151,6 @@ export function takeSnapshot(
     if (f.settled.names.length > 0 || f.settled.workersAlive.length !== decision.pendingWorkers.length) settled.set(key, f.settled);
     facts.push(f.facts);
   }
-  shapes.retain(unfinished);
   const snapshot: ClusterSnapshot = {
     now,
     nodes: sources.nodes.filter((n) => options.managedNode(n.metadata?.labels)).map(nodeInfo),
@@ -175,7 +162,7 @@ export function takeSnapshot(
 
 function jobFacts(
   key: string,
-  object: TFJobObject,
+  object: TFJobEntry,
   shape: JobShape,
   decision: Decision,
   pods: readonly V1Pod[],

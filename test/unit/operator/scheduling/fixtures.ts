@@ -9,6 +9,7 @@ import {
   LABEL_REPLICA_INDEX,
   LABEL_REPLICA_TYPE,
 } from '../../../../src/api/v1/constants.ts';
+import { toTFJobEntry, type TFJobEntry } from '../../../../src/api/v1/parse.ts';
 import type { TFJobObject } from '../../../../src/operator/informers.ts';
 import type { PodRemover } from '../../../../src/operator/scheduling/pod-remover.ts';
 import type { NodeLoss, SnapshotOptions, SnapshotSources } from '../../../../src/operator/scheduling/snapshot.ts';
@@ -22,11 +23,15 @@ function template(cpu: string) {
   return { spec: { containers: [{ name: 'tensorflow', image: 'tf', resources: { requests: { cpu, memory: '1Gi' } } }] } };
 }
 
+type JobOptions = { workers?: number; elastic?: { min: number; max: number }; status?: unknown; suspend?: boolean; rv?: string };
+
+/** A TFJob as the operator's cache holds it (parsed once): see tfjobObject. */
+export function tfjob(name: string, opts: JobOptions = {}): TFJobEntry {
+  return toTFJobEntry(tfjobObject(name, opts));
+}
+
 /** A TFJob with one PS and `workers` workers of 1 cpu each; elastic when bounds are given. */
-export function tfjob(
-  name: string,
-  opts: { workers?: number; elastic?: { min: number; max: number }; status?: unknown; suspend?: boolean; rv?: string } = {},
-): TFJobObject {
+export function tfjobObject(name: string, opts: JobOptions = {}): TFJobObject {
   return {
     apiVersion: 'kubeflow.org/v1',
     kind: 'TFJob',
@@ -100,7 +105,7 @@ export function node(name: string, cpu = '4', opts: { ready?: boolean; labels?: 
 
 /** Snapshot sources over plain arrays: the stores of a cluster described by its objects. */
 export function sources(opts: {
-  tfjobs: readonly TFJobObject[];
+  tfjobs: readonly TFJobEntry[];
   pods?: readonly V1Pod[];
   otherPods?: readonly V1Pod[];
   nodes: readonly V1Node[];

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DecisionBook, PENDING_TTL_MS } from '../../../../src/operator/scheduling/decisions.ts';
 import { JobShapes, takeSnapshot } from '../../../../src/operator/scheduling/snapshot.ts';
-import { NS, OPTIONS, T0, foreignPod, node, replicaPod, sources, tfjob } from './fixtures.ts';
+import { toTFJobEntry } from '../../../../src/api/v1/parse.ts';
+import { NS, OPTIONS, T0, foreignPod, node, replicaPod, sources, tfjob, tfjobObject } from './fixtures.ts';
 
 const running = { scheduling: { queue: 'Running', enqueueTime: '2026-11-24T09:00:00Z', workers: { current: 2, min: 2, max: 2 } } };
 
@@ -81,7 +82,7 @@ describe('snapshot stage', () => {
 
   it('leaves suspended, finished and invalid jobs out of the core input', () => {
     const finished = tfjob('done', { status: { conditions: [{ type: 'Succeeded', status: 'True' }] } });
-    const invalid = { ...tfjob('bad'), spec: { tfReplicaSpecs: { Worker: { replicas: -3 } } } };
+    const invalid = toTFJobEntry({ ...tfjobObject('bad'), spec: { tfReplicaSpecs: { Worker: { replicas: -3 } } } });
     const s = takeSnapshot(
       sources({ tfjobs: [tfjob('paused', { suspend: true }), finished, invalid, tfjob('ok')], nodes: [node('n1')] }),
       new DecisionBook(),
@@ -116,9 +117,12 @@ describe('snapshot stage', () => {
   });
 
   it('takes priority only from PriorityClasses that exist, and places only on managed nodes', () => {
-    const job = tfjob('a');
-    const withClass = { ...job, spec: { ...(job.spec as object), runPolicy: { schedulingPolicy: { priorityClass: 'high' } } } };
-    const other = { ...tfjob('b'), spec: { ...(job.spec as object), runPolicy: { schedulingPolicy: { priorityClass: 'missing' } } } };
+    const withClassOf = (name: string, priorityClass: string) => {
+      const job = tfjobObject(name);
+      return toTFJobEntry({ ...job, spec: { ...(job.spec as object), runPolicy: { schedulingPolicy: { priorityClass } } } });
+    };
+    const withClass = withClassOf('a', 'high');
+    const other = withClassOf('b', 'missing');
     const s = takeSnapshot(
       sources({
         tfjobs: [withClass, other],
@@ -137,10 +141,16 @@ describe('snapshot stage', () => {
     expect(s.snapshot.nodes.map((n) => n.name)).toEqual(['n1']);
   });
 
-  it('parses a job once per resourceVersion', () => {
+  it('computes a job shape once per cached entry', () => {
     const shapes = new JobShapes();
-    const first = shapes.get(`${NS}/a`, tfjob('a', { rv: '7' }), undefined);
-    expect(shapes.get(`${NS}/a`, tfjob('a', { rv: '7' }), undefined)).toBe(first);
-    expect(shapes.get(`${NS}/a`, tfjob('a', { rv: '8' }), undefined)).not.toBe(first);
+    const entry = tfjob('a', { rv: '7' });
+    const first = shapes.get(entry, undefined);
+    expect(first?.groups.map((g) => [g.type, g.replicas])).toEqual([
+      ['PS', 1],
+      ['Worker', 2],
+    ]);
+    expect(shapes.get(entry, undefined)).toBe(first);
+    expect(shapes.get(tfjob('a', { rv: '8' }), undefined)).not.toBe(first);
+    expect(shapes.get(toTFJobEntry({ metadata: { name: 'x' }, spec: 'nonsense' }), undefined)).toBeUndefined();
   });
 });
