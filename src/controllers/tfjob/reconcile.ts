@@ -58,6 +58,7 @@ import { buildService } from './service-builder.ts';
 import { decideJobStatus, isWorker0Completed } from './status-decision.ts';
 import { formatTime } from './time.ts';
 import { ttlDecision } from './ttl.ts';
+import { waitingState } from './waiting.ts';
 
 /** Why a pod is deleted; `scale-in` pods must get the removal annotation before the delete. */
 export type DeleteReason = 'restart' | 'scale-down' | 'scale-in' | 'cleanup' | 'suspend';
@@ -467,13 +468,18 @@ function reconcileOnce(input: ReconcileInput): ReconcileResult {
     else working.startTime = formatTime(now);
     events.push(normal(EVENT_RESUMED, message));
   }
-  if (waiting) return result('waiting', stored, working, [], events, undefined, scheduling);
-
   const view = buildJobView(raw, job, {
     ...(input.options?.clusterDomain ? { clusterDomain: input.options.clusterDomain } : {}),
     ...(input.scheduling?.workers === undefined ? {} : { workers: input.scheduling.workers }),
     ...(input.options?.defaultElastic === undefined ? {} : { defaultElastic: input.options.defaultElastic }),
   });
+  if (waiting) {
+    // As under tf-operator: services at once, replicaStatuses per type; pods come with admission.
+    const ahead = waitingState(view, services, working.replicaStatuses);
+    working.replicaStatuses = ahead.replicaStatuses;
+    const actions: Action[] = ahead.services.map((service) => ({ kind: 'createService', service }));
+    return result('waiting', stored, working, actions, events, undefined, scheduling);
+  }
   const runPolicy = job.spec.runPolicy;
 
   // backoffLimit, then activeDeadlineSeconds. Ours (as tf-operator v1.9.4): the Failed condition is set

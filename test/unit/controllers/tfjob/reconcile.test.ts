@@ -434,15 +434,32 @@ describe('validation and skipping', () => {
 });
 
 describe('with our scheduler', () => {
-  it('waiting: no pods, no startTime, the queue status is written', () => {
+  it('waiting: no pods, no startTime, but its services and replicaStatuses as under tf-operator; the queue status is written', () => {
     const r = run(newTFJob(2, 1), [], [], 0, {
       admitted: false,
       status: { queue: 'Waiting', enqueueTime: '2024-09-10T10:00:00Z', reason: 'Insufficient' },
     });
     expect(r.outcome).toBe('waiting');
-    expect(r.actions).toEqual([]);
+    expect(created(r, 'createPod')).toEqual([]);
+    expect(created(r, 'createService').sort()).toEqual(['test-tfjob-ps-0', 'test-tfjob-worker-0', 'test-tfjob-worker-1']);
+    expect(r.status.replicaStatuses).toEqual({ PS: {}, Worker: {} });
     expect(r.status.startTime).toBeUndefined();
     expect(r.status.scheduling).toEqual({ queue: 'Waiting', enqueueTime: '2024-09-10T10:00:00Z', reason: 'Insufficient' });
+    // Services that exist are kept, not created again.
+    const again = run(newTFJob(2, 1), [], services('Worker', 2), 0, { admitted: false });
+    expect(created(again, 'createService')).toEqual(['test-tfjob-ps-0']);
+  });
+
+  it('waiting elastic job: services for its minimum workers only; none ahead of admission for a huge job', () => {
+    const elastic = newTFJob(8, 1, { spec: { elasticPolicy: { minReplicas: 2, maxReplicas: 8 } } });
+    expect(created(run(elastic, [], [], 0, { admitted: false }), 'createService').sort()).toEqual([
+      'test-tfjob-ps-0',
+      'test-tfjob-worker-0',
+      'test-tfjob-worker-1',
+    ]);
+    const huge = run(newTFJob(5000, 1), [], [], 0, { admitted: false });
+    expect(huge.actions).toEqual([]);
+    expect(huge.status.replicaStatuses).toEqual({ PS: {}, Worker: {} });
   });
 
   it('admitted: pods are placed on the chosen nodes', () => {
