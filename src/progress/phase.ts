@@ -60,8 +60,8 @@ export interface PhaseState {
   /** Largest improvement seen: the scale growth is measured against. */
   readonly best: number;
   readonly points: readonly Point[];
+  /** Growth of the last round that had one (the rules compare it with the next). */
   readonly growth?: number;
-  readonly previousGrowth?: number;
   /** Consecutive rounds with growth ≥ exitFactor·α. */
   readonly risingRounds: number;
   readonly firstSampleAt: number;
@@ -157,10 +157,12 @@ function reference(points: readonly Point[], x: number, window: number): Point |
 
 /** Appends the round's point, keeping only what future windows can need (points only move forward). */
 function remember(points: readonly Point[], point: Point, window: number): Point[] {
-  const last = points.at(-1);
-  // Points closer than 1/32 of the window in relative progress add nothing: replace the last one.
-  const next =
-    last !== undefined && point.x <= last.x * (1 + window / 32) && points.length > 1 ? [...points.slice(0, -1), point] : [...points, point];
+  // Retained points stay at least 1/32 of the window apart in relative progress; a round closer than
+  // that to the point before the last replaces the last (it only moves forward), so many small rounds
+  // cannot crowd out the older points the window needs.
+  const beforeLast = points.at(-2);
+  const crowded = beforeLast !== undefined && point.x <= beforeLast.x * (1 + window / 32);
+  const next = crowded ? [...points.slice(0, -1), point] : [...points, point];
   let keepFrom = 0;
   next.forEach((p, i) => {
     if (p.x <= (1 - window) * point.x) keepFrom = i;
@@ -209,7 +211,7 @@ export function evaluatePhase(
     if (risingRounds >= config.exitRounds) phase = 'Progressing';
     // SpeCon Algorithm 1 with F1's fix: one step down per round while growth is below α and falling;
     // below α but rising: stay (the "bouncing" a noisy curve shows).
-    else if (growth < config.alpha && state.previousGrowth !== undefined && growth < state.previousGrowth) phase = STEP_DOWN[phase];
+    else if (growth < config.alpha && state.growth !== undefined && growth < state.growth) phase = STEP_DOWN[phase];
   }
 
   return {
@@ -219,7 +221,7 @@ export function evaluatePhase(
     best,
     points: remember(state.points, { x, improvement }, config.window),
     risingRounds,
-    ...(growth !== undefined ? { growth, previousGrowth: growth } : {}),
+    ...(growth !== undefined ? { growth } : {}),
   };
 }
 

@@ -163,3 +163,19 @@ describe('the phase machine', () => {
     expect(st!.points.length).toBeLessThanOrEqual(64);
   });
 });
+
+describe('the growth window with many small rounds', () => {
+  it('keeps points spread over the window, so growth is measured over it and not since the start', () => {
+    // A curve that improved fast until step 10 000 and not at all after: from step 15 000 on, growth
+    // over the last third of progress is exactly 0 — but measured since the start it would stay large.
+    let st: PhaseState | undefined;
+    for (let i = 1; i <= 30_000; i += 1) {
+      const value = i < 10_000 ? 1 - i / 10_000 : 0;
+      st = evaluatePhase(st, [{ source: 'protocol', step: i, value, name: 'loss', higherIsBetter: false, time: T0 + i }], T0 + i);
+    }
+    expect(st!.points.length).toBeGreaterThan(8);
+    expect(st!.points.length).toBeLessThanOrEqual(64);
+    expect(st!.growth).toBeCloseTo(0, 6);
+    expect(st!.phase).toBe('Converged');
+  });
+});
