@@ -5,3 +5,4 @@ export * from './keras.ts';
 export * from './parse.ts';
 export * from './phase.ts';
 export * from './period.ts';
+export * from './source.ts';
