@@ -106,13 +106,15 @@ export function parseProgressLog(chunk: string, options: ParseOptions = {}): Par
         const payload = rest.slice(at + PROGRESS_PREFIX.length, segEnd);
         // The prefix must stand alone (`TFJOB_PROGRESS {`), not begin a longer word.
         if (/^[ \t]/.test(payload)) {
-          const outcome = parseProtocolPayload(payload.trim(), time);
+          // Raw control characters cannot be part of valid JSON; a redraw's backspaces can trail it.
+          const outcome = parseProtocolPayload(payload.replace(ANSI_AND_CONTROL, '').trim(), time);
           if ('sample' in outcome) {
             protocol = true;
             keep(outcome.sample);
           } else count(outcome.reason, lineNo, outcome.detail);
         }
-      } else {
+      } else if (!protocol) {
+        // Once the job reports on purpose, its Keras output is neither used nor complained about.
         const segment = rest.slice(segStart, segEnd).replace(ANSI_AND_CONTROL, '');
         const result = parseKerasSegment(segment, carry, time);
         carry = result.carry;

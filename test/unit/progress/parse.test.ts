@@ -141,7 +141,7 @@ describe('structured progress lines', () => {
 
 describe("Keras's own model.fit output", () => {
   it('Keras 2 on a TTY: backspaces and \\r redraws; one sample per epoch, val_accuracy preferred', () => {
-    const r = parseProgressLog(fixture('keras2-fit-tty.log'));
+    const r = parseProgressLog(fixture('keras2-fit-tty.txt'));
     expect(r.samples).toEqual([
       { source: 'keras', value: 0.957, name: 'val_accuracy', higherIsBetter: true, step: 1875, epoch: 1, loss: 0.1432 },
       { source: 'keras', value: 0.968, name: 'val_accuracy', higherIsBetter: true, step: 3750, epoch: 2, loss: 0.105 },
@@ -151,17 +151,35 @@ describe("Keras's own model.fit output", () => {
     expect(r.carry).toEqual({ epoch: 3, validation: true });
   });
 
-  it('Keras 3 with ANSI colours and metrics in alphabetical order', () => {
-    const r = parseProgressLog(fixture('keras3-fit.log'));
-    expect(r.samples.map((s) => [s.name, s.value, s.step])).toEqual([
-      ['val_accuracy', 0.957, 1875],
-      ['val_accuracy', 0.968, 3750],
-      ['val_accuracy', 0.9731, 5625],
+  // Captured from Keras 3 (JAX backend): see test/fixtures/progress/README.md.
+  it.each([
+    ['keras3-jax-fit-pipe.txt', [0.7559, 0.8379, 0.9004]],
+    ['keras3-jax-fit-tty.txt', undefined],
+    ['keras3-jax-fit-verbose2.txt', [0.8613, 0.8906, 0.916]],
+  ])('Keras 3, captured: %s — \\r redraws, ANSI colours, alphabetical metrics', (file, values) => {
+    const r = parseProgressLog(fixture(file));
+    expect(r.rejected).toEqual({});
+    expect(r.samples.map((s) => [s.name, s.higherIsBetter, s.epoch, s.step])).toEqual([
+      ['val_accuracy', true, 1, 48],
+      ['val_accuracy', true, 2, 96],
+      ['val_accuracy', true, 3, 144],
+    ]);
+    if (values) expect(r.samples.map((s) => s.value)).toEqual(values);
+    for (const s of r.samples) expect(s.loss).toBeGreaterThan(0);
+  });
+
+  it('Keras 3, captured with the Python callback: only its lines count, although they share a line with the bar', () => {
+    const r = parseProgressLog(fixture('keras3-jax-callback.txt'));
+    expect(r.rejected).toEqual({});
+    expect(r.samples.map((s) => [s.source, s.name, s.epoch, s.step])).toEqual([
+      ['protocol', 'val_accuracy', 1, 48],
+      ['protocol', 'val_accuracy', 2, 96],
+      ['protocol', 'val_accuracy', 3, 144],
     ]);
   });
 
   it('verbose=2 without validation data: the training accuracy', () => {
-    const r = parseProgressLog(fixture('keras2-fit-verbose2.log'));
+    const r = parseProgressLog(fixture('keras2-fit-verbose2.txt'));
     expect(r.samples.map((s) => [s.name, s.value, s.epoch, s.loss])).toEqual([
       ['accuracy', 0.913, 1, 0.2994],
       ['accuracy', 0.9577, 2, 0.1421],
@@ -170,7 +188,7 @@ describe("Keras's own model.fit output", () => {
   });
 
   it('carries the epoch across chunks, and without it reports no step', () => {
-    const text = fixture('keras2-fit-verbose2.log');
+    const text = fixture('keras2-fit-verbose2.txt');
     const cut = text.indexOf('1875/1875', text.indexOf('Epoch 2/3'));
     const first = parseProgressLog(text.slice(0, cut));
     const second = parseProgressLog(text.slice(cut), { carry: first.carry });
@@ -222,5 +240,18 @@ describe('a log with both structured lines and Keras output', () => {
     expect(first.carry.protocol).toBe(true);
     const next = parseProgressLog('Epoch 2/2\n5/5 - loss: 0.9 - val_loss: 1.8\n', { carry: first.carry });
     expect(next.samples).toEqual([]);
+  });
+});
+
+describe('control characters around a structured line', () => {
+  it('ignores backspaces and colours around the JSON object', () => {
+    const r = parseProgressLog(`\x1b[1m${line({ step: 3, loss: 1 })}\b\b\b\x1b[0m\n`);
+    expect(r.samples.map((s) => s.step)).toEqual([3]);
+    expect(r.rejected).toEqual({});
+  });
+
+  it('does not complain about Keras values once the job reports on purpose', () => {
+    const r = parseProgressLog(`${line({ step: 3, loss: 1 })}\n10/10 - 1s - loss: nan\n`);
+    expect(r.rejected).toEqual({});
   });
 });
