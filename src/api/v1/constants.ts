@@ -70,6 +70,13 @@ export const REMOVAL_NODE_LOST = 'node-lost';
  */
 export const ANNOTATION_SCALING_CURVE = `${OUR_PREFIX}/scaling-curve`;
 
+/**
+ * Which replica's log carries the job's training progress (docs/progress-protocol.md): `<type>-<index>`
+ * (type case-insensitive, e.g. `worker-1`, `Evaluator-0`), or `none` to read no progress for the job.
+ * Without it: the Chief (or Master) replica 0, else Worker 0 (docs/tfjob-extensions.md).
+ */
+export const ANNOTATION_PROGRESS_REPLICA = `${OUR_PREFIX}/progress-replica`;
+
 /** On our CRD: which upstream CRD its schema was generated from (hack/gen-crd.ts). */
 export const ANNOTATION_CRD_GENERATED_FROM = `${OUR_PREFIX}/generated-from`;
 

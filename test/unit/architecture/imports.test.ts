@@ -98,8 +98,17 @@ describe('the import graph of src/', () => {
     }
   });
 
-  it('keeps the pure layers (api, controllers, scheduler) and the generic runtime from importing the assembly', () => {
-    for (const folder of ['api', 'controllers', 'scheduler', 'runtime']) {
+  it('keeps progress signals free of Kubernetes and I/O: the simulator runs the same code', () => {
+    const progress = importsOf('progress');
+    expect(progress.length).toBeGreaterThan(0);
+    for (const { file, local, packages } of progress) {
+      expect({ file, local: local.filter((l) => !l.startsWith('progress/') && !l.startsWith('api/')) }).toEqual({ file, local: [] });
+      expect({ file, packages }).toEqual({ file, packages: [] });
+    }
+  });
+
+  it('keeps the pure layers (api, controllers, scheduler, progress) and the generic runtime from importing the assembly', () => {
+    for (const folder of ['api', 'controllers', 'scheduler', 'progress', 'runtime']) {
       for (const { file, local } of importsOf(folder)) {
         const upward = local.filter((l) => l.startsWith('operator/') || l.startsWith('cli/') || l.startsWith('simulator/'));
         expect({ file, upward }).toEqual({ file, upward: [] });
