@@ -34,15 +34,3 @@ export function samples(curve: readonly CurvePoint[], higherIsBetter: boolean, n
 }
 
 export const T0 = Date.UTC(2026, 10, 24);
-
-/** A seeded uniform generator (mulberry32), so "noise" is the same on every run. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -7,7 +7,8 @@ import {
   type PhaseState,
   type ProgressSample,
 } from '../../../src/progress/index.ts';
-import { T0, readCurve, samples, seeded } from './curves.ts';
+import { seededRandom } from '../../../src/workloads/random.ts';
+import { T0, readCurve, samples } from './curves.ts';
 
 /** Feeds one sample per round (a round per epoch) and returns the phase after each round. */
 function phases(input: readonly ProgressSample[], config = DEFAULT_PHASE_CONFIG): Phase[] {
@@ -47,7 +48,7 @@ describe('phases on real validation curves', () => {
   it.each(CURVES)('$file: 2% multiplicative noise does not make the phase flap', ({ file, higherIsBetter }) => {
     const curve = readCurve(file);
     for (const seed of [1, 2, 3, 4, 5]) {
-      const rnd = seeded(seed);
+      const rnd = seededRandom(seed);
       const seq = phases(samples(curve, higherIsBetter, () => (rnd() - 0.5) * 0.04));
       expect({ seed, changes: changes(seq) }).toEqual({ seed, changes: ['Progressing', 'Slowing', 'Converged'] });
     }
@@ -55,7 +56,7 @@ describe('phases on real validation curves', () => {
 
   it('noise without hysteresis or smoothing would flap (the check has teeth)', () => {
     const curve = readCurve('cifar10-validation-128.csv');
-    const rnd = seeded(1);
+    const rnd = seededRandom(1);
     const raw = { ...DEFAULT_PHASE_CONFIG, smoothing: 0, window: 0, exitRounds: 1, exitFactor: 1 };
     expect(
       changes(
