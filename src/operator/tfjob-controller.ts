@@ -20,12 +20,14 @@ import {
 import {
   EVENT_FAILED_CREATE_POD,
   EVENT_FAILED_CREATE_SERVICE,
+  EVENT_FAILED_DELETE_JOB,
   EVENT_FAILED_DELETE_POD,
   EVENT_FAILED_DELETE_SERVICE,
   EVENT_FAILED_VALIDATION,
   EVENT_RESTARTING,
   EVENT_SUCCESSFUL_CREATE_POD,
   EVENT_SUCCESSFUL_CREATE_SERVICE,
+  EVENT_SUCCESSFUL_DELETE_JOB,
   EVENT_SUCCESSFUL_DELETE_POD,
   EVENT_SUCCESSFUL_DELETE_SERVICE,
   messages,
@@ -291,12 +293,12 @@ export class TFJobController {
           name,
           body: { preconditions: { uid: job.metadata?.uid } },
         });
-        recorder.event(job, 'Normal', 'SuccessfulDeleteJob', `Deleted job: ${name}`, 'Delete');
+        recorder.event(job, 'Normal', EVENT_SUCCESSFUL_DELETE_JOB, `Deleted job: ${name}`, 'Delete');
         this.#deps.jobMetrics?.deleted.inc({ job_namespace: ns, framework: 'tensorflow' });
         ctx.log.info('Deleted TFJob after ttlSecondsAfterFinished');
       } catch (err) {
         if (statusOf(err) === 404) return true;
-        recorder.event(job, 'Warning', 'FailedDeleteJob', `Error deleting: ${errorMessage(err)}`, 'Delete');
+        recorder.event(job, 'Warning', EVENT_FAILED_DELETE_JOB, `Error deleting: ${errorMessage(err)}`, 'Delete');
         throw err;
       }
       return true;

@@ -29,7 +29,6 @@ export const EVENT_RESUMED = REASON_RESUMED;
 export const EVENT_FAILED_VALIDATION = REASON_FAILED_VALIDATION;
 export const EVENT_EXITED_WITH_CODE = 'ExitedWithCode';
 export const EVENT_SET_POD_TEMPLATE_RESTART_POLICY = 'SetPodTemplateRestartPolicy';
-export const EVENT_SET_POD_TEMPLATE_SCHEDULER_NAME = 'SetPodTemplateSchedulerName';
 export const EVENT_SUCCESSFUL_CREATE_POD = 'SuccessfulCreatePod';
 export const EVENT_FAILED_CREATE_POD = 'FailedCreatePod';
 export const EVENT_SUCCESSFUL_DELETE_POD = 'SuccessfulDeletePod';
@@ -40,9 +39,6 @@ export const EVENT_SUCCESSFUL_DELETE_SERVICE = 'SuccessfulDeleteService';
 export const EVENT_FAILED_DELETE_SERVICE = 'FailedDeleteService';
 export const EVENT_SUCCESSFUL_DELETE_JOB = 'SuccessfulDeleteJob';
 export const EVENT_FAILED_DELETE_JOB = 'FailedDeleteJob';
-export const EVENT_JOB_TERMINATED = 'JobTerminated';
-export const EVENT_SUCCESSFUL_DELETE_POD_GROUP = 'SuccessfulDeletePodGroup';
-export const EVENT_FAILED_DELETE_POD_GROUP = 'FailedDeletePodGroup';
 
 /** Go's `%q` for the ASCII names Kubernetes allows. */
 function quote(value: string): string {

@@ -1,6 +1,6 @@
 // Public surface of the pure TFJob reconciler, for the controller runtime.
 
-export type { Action, DeleteReason, Outcome, ReconcileInput, ReconcileOptions, ReconcileResult, SchedulingInput } from './reconcile.ts';
+export type { Action, DeleteReason, Outcome, ReconcileInput, ReconcileOptions, ReconcilePlan, SchedulingInput } from './reconcile.ts';
 export { reconcileTFJob } from './reconcile.ts';
 export { jobLabels, podLabels, replicaLabels, isMasterRole } from './labels.ts';
 export { replicaName, jobNameLabelValue } from './names.ts';

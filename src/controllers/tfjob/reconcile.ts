@@ -146,7 +146,12 @@ export type Outcome =
   | 'limit-exceeded'
   | 'reconciled';
 
-export interface ReconcileResult {
+/**
+ * What one reconcile of a TFJob decided, for the caller to carry out: the status to write, the
+ * actions and events. (The generic controller's `ReconcileResult` is what the caller then returns:
+ * whether and when to come back.)
+ */
+export interface ReconcilePlan {
   readonly outcome: Outcome;
   /** The complete status to write (status subresource). Do not write it after a deleteJob action. */
   readonly status: JobStatus;
@@ -175,7 +180,7 @@ function result(
   events: readonly JobEvent[],
   requeueAfterMs?: number,
   scheduling?: SchedulingStatus,
-): ReconcileResult {
+): ReconcilePlan {
   const status: JobStatus = { ...stored };
   if (working) {
     status.conditions = [...working.conditions];
@@ -201,7 +206,7 @@ function result(
 }
 
 /** Fails a job whose object does not even have the shape of a TFJob (only possible without our CRD). */
-function unparsable(input: ReconcileInput, entry: UnparsableTFJobEntry): ReconcileResult {
+function unparsable(input: ReconcileInput, entry: UnparsableTFJobEntry): ReconcilePlan {
   const { message } = entry;
   // An object read as JSON: the name may be anything, and a job without one is skipped.
   const name: unknown = entry.metadata?.name;
@@ -247,7 +252,7 @@ function finishedPass(
   now: Date,
   outcome: Outcome = 'finished',
   scheduling?: SchedulingStatus,
-): ReconcileResult {
+): ReconcilePlan {
   if (isSucceeded(working.conditions)) {
     for (const [type, rs] of Object.entries(working.replicaStatuses)) {
       const counts = fromReplicaStatus(rs);
@@ -280,7 +285,7 @@ function suspendPass(
   events: JobEvent[],
   now: Date,
   scheduling?: SchedulingStatus,
-): ReconcileResult {
+): ReconcilePlan {
   const name = job.metadata.name;
   const actions = cleanupActions(selectForCleanup(job.spec.runPolicy.cleanPodPolicy, false, pods, services), pods, 'suspend');
   for (const [type, rs] of Object.entries(working.replicaStatuses)) {
@@ -413,7 +418,7 @@ function previouslyFailed(stored: JobStatus): number {
   return Object.values(stored.replicaStatuses ?? {}).reduce((sum, rs) => sum + (rs.failed ?? 0), 0);
 }
 
-export function reconcileTFJob(input: ReconcileInput): ReconcileResult {
+export function reconcileTFJob(input: ReconcileInput): ReconcilePlan {
   const outcome = reconcileOnce(input);
   if (input.options?.statusExtensions !== false) return outcome;
   const status: JobStatus = { ...outcome.status };
@@ -425,7 +430,7 @@ export function reconcileTFJob(input: ReconcileInput): ReconcileResult {
   return { ...outcome, status, statusChanged: !jsonEqual(status, stored) };
 }
 
-function reconcileOnce(input: ReconcileInput): ReconcileResult {
+function reconcileOnce(input: ReconcileInput): ReconcilePlan {
   const { now } = input;
   const entry = input.job;
   if (!entry.ok) return unparsable(input, entry);

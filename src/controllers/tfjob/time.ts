@@ -10,8 +10,3 @@ export function parseTime(value: string | Date | undefined): number | undefined 
   const ms = value instanceof Date ? value.getTime() : Date.parse(value);
   return Number.isNaN(ms) ? undefined : ms;
 }
-
-/** Truncates to whole seconds, as a time that went through the API would be. */
-export function truncateToSecond(ms: number): number {
-  return Math.floor(ms / 1000) * 1000;
-}

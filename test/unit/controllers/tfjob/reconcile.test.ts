@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { toTFJobEntry } from '../../../../src/api/v1/parse.ts';
 import type { Pod, Service } from '../../../../src/api/v1/k8s-types.ts';
 import type { JobStatus } from '../../../../src/api/v1/schema.ts';
-import type { Action, ReconcileResult, SchedulingInput } from '../../../../src/controllers/tfjob/reconcile.ts';
+import type { Action, ReconcilePlan, SchedulingInput } from '../../../../src/controllers/tfjob/reconcile.ts';
 import { reconcileTFJob } from '../../../../src/controllers/tfjob/reconcile.ts';
 import { at, newPod, newTFJob, pods, services } from './builders.ts';
 
@@ -12,7 +12,7 @@ function run(
   observedServices: Service[] = [],
   seconds = 0,
   scheduling?: SchedulingInput,
-): ReconcileResult {
+): ReconcilePlan {
   return reconcileTFJob({
     job: toTFJobEntry(job),
     pods: observedPods,
@@ -26,14 +26,14 @@ function withStatus(job: Record<string, unknown>, status: JobStatus): Record<str
   return { ...job, status };
 }
 
-const created = (r: ReconcileResult, kind: 'createPod' | 'createService') =>
+const created = (r: ReconcilePlan, kind: 'createPod' | 'createService') =>
   r.actions
     .filter((a) => a.kind === kind)
     .map((a) => (a.kind === 'createPod' ? a.pod.metadata?.name : a.kind === 'createService' ? a.service.metadata?.name : ''));
-const deletedPods = (r: ReconcileResult) => r.actions.filter((a): a is Extract<Action, { kind: 'deletePod' }> => a.kind === 'deletePod');
-const deletedServices = (r: ReconcileResult) =>
+const deletedPods = (r: ReconcilePlan) => r.actions.filter((a): a is Extract<Action, { kind: 'deletePod' }> => a.kind === 'deletePod');
+const deletedServices = (r: ReconcilePlan) =>
   r.actions.filter((a): a is Extract<Action, { kind: 'deleteService' }> => a.kind === 'deleteService');
-const conditionShape = (r: ReconcileResult) => (r.status.conditions ?? []).map((c) => [c.type, c.status, c.reason, c.message]);
+const conditionShape = (r: ReconcilePlan) => (r.status.conditions ?? []).map((c) => [c.type, c.status, c.reason, c.message]);
 
 describe('Test Normal Path (compat §5.1 item 1)', () => {
   it('Local TFJob is created → 1 pod + 1 service, Created condition, startTime set', () => {
