@@ -4,8 +4,7 @@
 // and the simulator's prediction for the same scenario and policy. Ctrl-C stops everything.
 import { parseArgs } from 'node:util';
 import { LocalCluster } from '../local-cluster/index.ts';
-import type { OperatorPolicy } from '../operator/config.ts';
-import { POLICIES } from '../operator/config.ts';
+import { OPERATOR_POLICY_NAMES, type OperatorPolicyName } from '../scheduler/index.ts';
 import type { Operator } from '../operator/manager.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { corePass } from '../simulator/core.ts';
@@ -44,11 +43,11 @@ export async function main(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  if (!(POLICIES as readonly string[]).includes(values.policy)) {
-    console.error(`--policy must be one of ${POLICIES.join(', ')}`);
+  const policy = OPERATOR_POLICY_NAMES.find((p) => p === values.policy);
+  if (policy === undefined) {
+    console.error(`--policy must be one of ${OPERATOR_POLICY_NAMES.join(', ')}`);
     return 2;
   }
-  const policy = values.policy as OperatorPolicy;
   const timeScale = Number(values['time-scale']);
   if (!Number.isFinite(timeScale) || timeScale <= 0) {
     console.error('--time-scale must be a positive number');
@@ -82,7 +81,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     await installCrd(cluster.kubeConfig());
     const runs: ScenarioRunResult[] = [];
-    const policies: OperatorPolicy[] = values.compare && policy !== 'tf-operator' ? [policy, 'tf-operator'] : [policy];
+    const policies: OperatorPolicyName[] = values.compare && policy !== 'tf-operator' ? [policy, 'tf-operator'] : [policy];
     for (const [i, p] of policies.entries()) {
       if (abort.signal.aborted) break;
       console.log(`\n== ${scenario.definition.name} with policy ${p}, time ×${timeScale} (operator log: ${logFile}) ==`);
@@ -180,7 +179,7 @@ function printResult(r: ScenarioRunResult): void {
 
 function printComparison(runs: readonly ScenarioRunResult[], scenario: ReturnType<typeof loadScenario>, timeScale: number): void {
   const simulated = runScenario(scenario, {
-    policies: runs.map((r) => r.policy as 'ours' | 'kod2' | 'tf-operator'),
+    policies: runs.map((r) => r.policy),
     passFor: (p) => corePass(p),
   });
   console.log(`\nReal control plane (time ×${timeScale}) vs the simulator's prediction:`);

@@ -6,7 +6,8 @@ import { CoreV1Api, type V1Taint } from '@kubernetes/client-node';
 import { LABEL_NODE_POOL } from '../api/v1/constants.ts';
 import type { LocalCluster } from '../local-cluster/index.ts';
 import { fakeNodes } from '../local-cluster/index.ts';
-import { loadConfig, type OperatorPolicy } from '../operator/config.ts';
+import { loadConfig } from '../operator/config.ts';
+import type { OperatorPolicyName } from '../scheduler/index.ts';
 import { Operator } from '../operator/manager.ts';
 import { KubeClients } from '../runtime/kube-client.ts';
 import type { Logger } from '../runtime/logger.ts';
@@ -19,7 +20,7 @@ export const POOL_LABEL = LABEL_NODE_POOL;
 export interface ScenarioRunOptions {
   readonly cluster: LocalCluster;
   readonly scenario: Scenario;
-  readonly policy: OperatorPolicy;
+  readonly policy: OperatorPolicyName;
   /** Scenario seconds per real second (60 = an hour of training in a minute). */
   readonly timeScale: number;
   readonly namespace: string;
@@ -50,7 +51,7 @@ export interface RunJobResult {
 
 export interface ScenarioRunResult {
   readonly scenario: string;
-  readonly policy: string;
+  readonly policy: OperatorPolicyName;
   readonly timeScale: number;
   readonly jobs: readonly RunJobResult[];
   readonly summary: {

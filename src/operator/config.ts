@@ -6,9 +6,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { schedulerConfigSchema, type SchedulerConfig } from '../scheduler/config.ts';
-
-export const POLICIES = ['ours', 'kod2', 'tf-operator'] as const;
-export type OperatorPolicy = (typeof POLICIES)[number];
+import { DEFAULT_OPERATOR_POLICY, OPERATOR_POLICY_NAMES } from '../scheduler/policies/registry.ts';
 
 type Kind = 'string' | 'number' | 'boolean' | 'list' | 'duration';
 
@@ -41,8 +39,8 @@ export const OPTIONS = [
     flag: 'policy',
     env: 'TFJOB_POLICY',
     kind: 'string',
-    default: 'ours',
-    help: 'scheduling policy: ours | kod2 | tf-operator (no queueing, pods to the default scheduler)',
+    default: DEFAULT_OPERATOR_POLICY,
+    help: `scheduling policy: ${OPERATOR_POLICY_NAMES.join(' | ')} (no queueing, pods to the default scheduler)`,
   },
   { flag: 'controller-threads', env: 'TFJOB_CONTROLLER_THREADS', kind: 'number', default: 4, help: 'concurrent TFJob reconciles' },
   {
@@ -226,7 +224,7 @@ const operatorConfigSchema = z
   .object({
     kubeconfig: z.string(),
     namespace: z.array(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a namespace name')),
-    policy: z.enum(POLICIES),
+    policy: z.enum(OPERATOR_POLICY_NAMES),
     controllerThreads: z.number().int().min(1).max(256),
     kubeApiQps: z.number().min(0),
     kubeApiBurst: z.number().int().min(1),

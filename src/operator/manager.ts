@@ -7,6 +7,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { CONTROLLER_NAME } from '../api/v1/constants.ts';
 import { Controller, controllerQueue } from '../runtime/controller.ts';
+import { isPlacingPolicy } from '../scheduler/index.ts';
 import { KubeEventRecorder } from '../runtime/events.ts';
 import { Expectations } from '../runtime/expectations.ts';
 import { HealthServer } from '../runtime/health.ts';
@@ -68,23 +69,22 @@ export class Operator {
     // loop (the TFJob controller asks it), then the TFJob controller, then the reconcile workers.
     const queue = controllerQueue(CONTROLLER_NAME, metrics);
     const policy = config.policy;
-    this.#scheduling =
-      policy === 'tf-operator'
-        ? undefined
-        : new PrioritySchedulingLoop({
-            config,
-            policy,
-            clients: this.clients,
-            kubeConfig: kc,
-            caches: this.caches,
-            enqueue: (key) => {
-              queue.add(key);
-            },
-            logger: this.logger,
-            registry: this.registry,
-            metrics,
-            recorder: this.#recorder,
-          });
+    this.#scheduling = !isPlacingPolicy(policy)
+      ? undefined
+      : new PrioritySchedulingLoop({
+          config,
+          policy,
+          clients: this.clients,
+          kubeConfig: kc,
+          caches: this.caches,
+          enqueue: (key) => {
+            queue.add(key);
+          },
+          logger: this.logger,
+          registry: this.registry,
+          metrics,
+          recorder: this.#recorder,
+        });
     const tfjobController = new TFJobController({
       clients: this.clients,
       caches: this.caches,

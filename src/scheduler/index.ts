@@ -4,31 +4,21 @@
 
 import { DEFAULT_SCHEDULER_CONFIG } from './config.ts';
 import type { SchedulerConfig } from './config.ts';
-import { gangFifoPolicy } from './policies/gang-fifo.ts';
-import { kod2Policy } from './policies/kod2.ts';
-import { oursPolicy } from './policies/ours.ts';
+import { getPolicy } from './policies/registry.ts';
 import type { SchedulingPolicy } from './policies/policy.ts';
-import { tfOperatorPolicy } from './policies/tf-operator.ts';
 import type { ClusterSnapshot, Plan, PolicyName } from './types.ts';
 
-const POLICIES: Readonly<Record<PolicyName, SchedulingPolicy>> = {
-  'tf-operator': tfOperatorPolicy,
-  'gang-fifo': gangFifoPolicy,
-  kod2: kod2Policy,
-  ours: oursPolicy,
-};
-
-export const POLICY_NAMES: readonly PolicyName[] = ['tf-operator', 'gang-fifo', 'kod2', 'ours'];
-
-export function isPolicyName(name: string): name is PolicyName {
-  return Object.hasOwn(POLICIES, name);
-}
-
-export function getPolicy(name: PolicyName): SchedulingPolicy {
-  // Guards callers that bypass the type (a policy name read from a flag or a config file).
-  if (!isPolicyName(name)) throw new Error(`unknown scheduling policy "${name as string}"; expected one of ${POLICY_NAMES.join(', ')}`);
-  return POLICIES[name];
-}
+export {
+  POLICY_NAMES,
+  POLICY_REGISTRY,
+  DEFAULT_OPERATOR_POLICY,
+  OPERATOR_POLICY_NAMES,
+  describePolicies,
+  getPolicy,
+  isPlacingPolicy,
+  isPolicyName,
+} from './policies/registry.ts';
+export type { OperatorPolicyName, PlacingPolicyName, PolicyEntry } from './policies/registry.ts';
 
 /** One scheduling pass of `policy` over `snapshot`. */
 export function schedule(

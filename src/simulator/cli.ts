@@ -2,6 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { POLICY_NAMES } from '../scheduler/index.ts';
 import type { PolicyName } from '../scheduler/types.ts';
 import { listScenarioNames, loadScenario, ScenarioError } from '../workloads/scenario.ts';
 import type { SchedulePass } from './engine.ts';
@@ -9,7 +10,8 @@ import { scenarioCharts } from './charts.ts';
 import { BASELINE, comparisonTable, runDocuments, toJson } from './report.ts';
 import { runScenario } from './run.ts';
 
-export const POLICIES: readonly PolicyName[] = ['tf-operator', 'gang-fifo', 'kod2', 'ours'];
+/** Every policy of the registry, in its order. */
+export const POLICIES: readonly PolicyName[] = POLICY_NAMES;
 
 const OPTIONS = {
   scenario: { type: 'string' },

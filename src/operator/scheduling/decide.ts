@@ -8,6 +8,7 @@ import {
   type Plan,
   type RepairPlacement,
   type SchedulerConfig,
+  type PlacingPolicyName,
 } from '../../scheduler/index.ts';
 import type { JobFacts } from './snapshot.ts';
 
@@ -16,7 +17,7 @@ export interface Decided {
   readonly repairs: readonly RepairPlacement[];
 }
 
-export function decide(policy: 'kod2' | 'ours', snapshot: ClusterSnapshot, facts: readonly JobFacts[], config: SchedulerConfig): Decided {
+export function decide(policy: PlacingPolicyName, snapshot: ClusterSnapshot, facts: readonly JobFacts[], config: SchedulerConfig): Decided {
   const plan = schedule(policy, snapshot, config);
   const repairs = planRepairs(
     snapshot,

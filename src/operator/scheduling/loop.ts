@@ -15,7 +15,7 @@ import type { Registry } from 'prom-client';
 import { LABEL_REPLICA_TYPE } from '../../api/v1/constants.ts';
 import type { TFJobEntry } from '../../api/v1/parse.ts';
 import type { SchedulingInput } from '../../controllers/tfjob/index.ts';
-import type { SchedulerConfig } from '../../scheduler/index.ts';
+import type { PlacingPolicyName, SchedulerConfig } from '../../scheduler/index.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import type { KubeClients } from '../../runtime/kube-client.ts';
 import type { Logger } from '../../runtime/logger.ts';
@@ -62,7 +62,7 @@ export interface SchedulingLoop extends SchedulingSource {
 /** Everything the loop uses, passed in by the manager. */
 export interface SchedulingLoopDeps {
   readonly config: OperatorConfig;
-  readonly policy: 'kod2' | 'ours';
+  readonly policy: PlacingPolicyName;
   readonly clients: KubeClients;
   readonly kubeConfig: KubeConfig;
   /** The TFJob controller's caches (TFJobs, owned pods). */
