@@ -1,12 +1,13 @@
 // Benchmark (not a test), benchmark.md §5 "one scheduling pass": time of one `schedule()` call of the
-// scheduling core, per policy, on the seeded random clusters of bench/random-cluster.ts (the same
-// inputs as bench/scheduling-pass.ts, which prints the same figures as a table; this script adds the
-// versioned JSON, a chart, and a sweep of the job count at a fixed node count):
+// scheduling core, per policy, on the seeded random clusters of bench/random-cluster.ts, printed as a
+// table and written as versioned JSON with a chart, plus a sweep of the job count at a fixed node count:
 //   nodes sweep: 100 / 1,000 / 5,000 nodes with 0.4 waiting and 0.2 running jobs per node
 //                (5,000 nodes: 2,000 waiting, 1,000 running);
 //   jobs sweep:  5,000 nodes with 500 / 2,000 / 8,000 waiting jobs (1,000 running).
-// Scenarios `busy` (other tenants fill nodes to 80–95%, most waiting jobs do not fit) and `burst`
-// (a mostly idle cluster admits a burst). Median and p99 over many runs, after warm-up runs.
+// Scenarios `busy` (other tenants fill nodes to 80–95%, most waiting jobs do not fit), `burst`
+// (a mostly idle cluster admits a burst) and `elastic` (the burst with declared scaling curves and no
+// starving job: what `ours`' gain rules act on; not in the default list). Median and p99 over many
+// runs, after warm-up runs.
 //
 //   node bench/pass.ts [--sizes 100,1000,5000] [--waiting 500,2000,8000] [--scenarios busy,burst]
 //                      [--policies tf-operator,gang-fifo,kod2,ours] [--runs N] [--seed S] [--out DIR] [--rev HEAD]

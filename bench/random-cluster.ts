@@ -12,20 +12,9 @@ import type {
   ReplicaInstance,
   Resources,
 } from '../src/scheduler/types.ts';
+import { seededRandom as rng } from '../src/workloads/random.ts';
 
 const Gi = 1024 ** 3;
-
-/** mulberry32: small, fast, good enough for workload generation. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface ClusterSize {
   readonly nodes: number;
