@@ -46,18 +46,22 @@ export function maximumItems(job: CompiledJob): PlacementItem[] {
   return items;
 }
 
+/** A memo per cluster state (one pass): forgotten with the state. */
+function perState<V>(): (state: ClusterState) => Map<string, V> {
+  const memo = new WeakMap<ClusterState, Map<string, V>>();
+  return (state) => {
+    let m = memo.get(state);
+    if (m === undefined) {
+      m = new Map();
+      memo.set(state, m);
+    }
+    return m;
+  };
+}
+
 // Results are cached per state, job shape and epoch: the same shape on an unchanged cluster gets the
 // same answer, and in a full cluster most waiting jobs share a few shapes and all fail.
-const cache = new WeakMap<ClusterState, Map<string, { epoch: number; outcome: PlacementOutcome }>>();
-
-function cacheFor(state: ClusterState): Map<string, { epoch: number; outcome: PlacementOutcome }> {
-  let c = cache.get(state);
-  if (c === undefined) {
-    c = new Map();
-    cache.set(state, c);
-  }
-  return c;
-}
+const cacheFor = perState<{ epoch: number; outcome: PlacementOutcome }>();
 
 /**
  * Finds a placement of `items` on the current idle resources of `state` without changing them.
@@ -91,16 +95,7 @@ export function nodesOf(state: ClusterState, placement: Placement): Uint8Array {
 // Standalone capacity of a replica shape (how many fit on all usable nodes together), learnt from
 // failed walks. Capacity only shrinks while nodes only fill, so until something is freed a cached
 // value is an upper bound, and a job needing more replicas of that shape fails without a walk.
-const capacityCache = new WeakMap<ClusterState, Map<string, { epoch: number; capacity: number }>>();
-
-function capacitiesFor(state: ClusterState): Map<string, { epoch: number; capacity: number }> {
-  let c = capacityCache.get(state);
-  if (c === undefined) {
-    c = new Map();
-    capacityCache.set(state, c);
-  }
-  return c;
-}
+const capacitiesFor = perState<{ epoch: number; capacity: number }>();
 
 function computePlacement(state: ClusterState, items: readonly PlacementItem[], allowed: Uint8Array | undefined): PlacementOutcome {
   const R = state.R;

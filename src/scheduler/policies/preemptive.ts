@@ -31,7 +31,7 @@ import { commitPlacement, findPlacement, minimumItems, nodesOf } from '../placem
 import type { PlacementFailure } from '../placement.ts';
 import { byRankAscending, byRankDescending, outranksRunning, runningMaxWithin } from '../queues.ts';
 import { scaleInFor } from '../scale-in.ts';
-import { scaleOut } from '../scale-out.ts';
+import { scaleOut, type ScaleOutOptions } from '../scale-out.ts';
 import type { ClusterSnapshot, Plan, WaitingReason } from '../types.ts';
 import { compareRank } from '../weight.ts';
 
@@ -160,6 +160,30 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     );
   };
 
+  /** Scale-out of the running jobs, heaviest first, with this policy's toggles. */
+  const growRunning = (opts: {
+    /** Whether the scaling knee applies (only while someone waits who could use the room). */
+    readonly knee: boolean;
+    readonly skipJobsScaledInThisPass: boolean;
+    readonly limitFor?: ScaleOutOptions['limitFor'];
+    readonly reserved?: Uint8Array;
+  }): void => {
+    scaleOut(
+      state,
+      byRankDescending(model.running),
+      now,
+      {
+        psNodesFirst: toggles.scaleOutPrefersPsNodes,
+        packNodes: toggles.scaleOutPacksNodes,
+        kneeMinMarginalGain: toggles.scalingKnee && opts.knee ? config.kneeMinMarginalGain : undefined,
+        skipJobsScaledInThisPass: opts.skipJobsScaledInThisPass,
+        ...(opts.limitFor === undefined ? {} : { limitFor: opts.limitFor }),
+        ...(opts.reserved === undefined ? {} : { reserved: opts.reserved }),
+      },
+      onGrow,
+    );
+  };
+
   // ours (growBeforeAdmit): before any admission, running jobs take the workers that buy more
   // normalised speed per unit of share than the best waiting job of their class would with its
   // minimum configuration (gain.ts). Never while a job starves (its bound relies on KOD2's order).
@@ -182,23 +206,15 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
       return t !== undefined && Number.isFinite(t) ? t : undefined;
     };
     if (best.size > 0) {
-      scaleOut(
-        state,
-        byRankDescending(model.running),
-        now,
-        {
-          psNodesFirst: toggles.scaleOutPrefersPsNodes,
-          packNodes: toggles.scaleOutPacksNodes,
-          kneeMinMarginalGain: toggles.scalingKnee ? config.kneeMinMarginalGain : undefined,
-          skipJobsScaledInThisPass: false,
-          limitFor: (job, limit) => {
-            const t = thresholdFor(job.job.priority);
-            const wg = job.job.workers;
-            return t === undefined || wg === undefined ? job.workers.length : growBeforeAdmitLimit(state, wg, job.workers.length, limit, t);
-          },
+      growRunning({
+        knee: true,
+        skipJobsScaledInThisPass: false,
+        limitFor: (job, limit) => {
+          const t = thresholdFor(job.job.priority);
+          const wg = job.job.workers;
+          return t === undefined || wg === undefined ? job.workers.length : growBeforeAdmitLimit(state, wg, job.workers.length, limit, t);
         },
-        onGrow,
-      );
+      });
     }
   }
 
@@ -251,19 +267,11 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
   // The knee keeps capacity for others; with nobody left waiting (that could ever fit) an extra
   // worker still pays a little and costs nothing, so the knee does not apply.
   const someoneWaits = model.waiting.some((j) => !plan.isAdmitted(j.key) && outcomes.get(j.key)?.kind !== 'never-fits');
-  scaleOut(
-    state,
-    byRankDescending(model.running),
-    now,
-    {
-      psNodesFirst: toggles.scaleOutPrefersPsNodes,
-      packNodes: toggles.scaleOutPacksNodes,
-      kneeMinMarginalGain: toggles.scalingKnee && someoneWaits ? config.kneeMinMarginalGain : undefined,
-      skipJobsScaledInThisPass: toggles.cooldown,
-      ...(reserved === undefined ? {} : { reserved }),
-    },
-    onGrow,
-  );
+  growRunning({
+    knee: someoneWaits,
+    skipJobsScaledInThisPass: toggles.cooldown,
+    ...(reserved === undefined ? {} : { reserved }),
+  });
 
   const waiting: WaitingReason[] = [];
   for (const job of model.waiting) {
