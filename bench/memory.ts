@@ -74,13 +74,15 @@ function parse() {
       'rss-samples': { type: 'string', default: '20' },
       composition: { type: 'boolean', default: false },
       concurrency: { type: 'string', default: '48' },
+      'node-flags': { type: 'string', default: '' },
+      'running-only': { type: 'boolean', default: false },
       out: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   if (values.help) {
     console.log(
-      'usage: node bench/memory.ts [--jobs 10000] [--revisions REV1,REV2|worktree] [--idle-seconds 60] [--composition] [--out DIR]',
+      'usage: node bench/memory.ts [--jobs 10000] [--revisions REV1,REV2|worktree] [--idle-seconds 60] [--composition] [--node-flags "--max-old-space-size=768"] [--running-only] [--out DIR]',
     );
     process.exit(0);
   }
@@ -94,6 +96,9 @@ function parse() {
     rssSamples: Number(values['rss-samples']),
     composition: values.composition,
     concurrency: Number(values.concurrency),
+    /** Node.js flags of the measured operators, e.g. the shipped `--max-old-space-size=768`. */
+    nodeFlags: values['node-flags'] === '' ? [] : values['node-flags'].split(' '),
+    runningOnly: values['running-only'],
     out: values.out,
   };
 }
@@ -170,6 +175,7 @@ async function measure(
     root: source.root,
     logFile: path.join(logDir, `measure-${state}-${source.revision.slice(0, 8)}.log`),
     args: ['--policy', opts.policy],
+    nodeFlags: opts.nodeFlags,
     readyTimeoutMs: 900_000,
   });
   try {
@@ -251,6 +257,7 @@ async function main(): Promise<void> {
         idleSeconds: opts.idleSeconds,
         rssSamples: opts.rssSamples,
         operatorFlags: 'defaults (--kube-api-qps 50 --kube-api-burst 100, cluster-wide) plus --policy',
+        nodeFlags: opts.nodeFlags,
       },
       setupSeconds: setup,
       objects: inApi,
@@ -354,6 +361,7 @@ async function main(): Promise<void> {
       write();
     }
 
+    if (opts.runningOnly) return;
     // Finish every job: each pod's container exits 0 (kwok), the set-up operator marks jobs Succeeded.
     setupOperator = await startOperatorProcess({
       kubeconfig: cluster.kubeconfigPath,
