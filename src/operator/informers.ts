@@ -213,6 +213,23 @@ function informerOptions<T extends KubernetesObject, Raw extends KubernetesObjec
   };
 }
 
+/** Informers of a core kind the operator owns (selected by its label), indexed by controlling job. */
+function ownedInformers<T extends KubernetesObject>(
+  deps: Deps,
+  resource: 'pods' | 'services',
+  transform: (obj: T) => T,
+  list: (namespace: string | undefined, limit: number, continueToken: string | undefined) => Promise<ListPage<T>>,
+): NamespacedInformers<T> {
+  return new NamespacedInformers<T>(deps.namespaces, (ns) => {
+    const lw: ListerWatcher<T> = {
+      list: ({ limit, continueToken }) => list(ns, limit, continueToken),
+      watchPath: ns === undefined ? `/api/v1/${resource}` : `/api/v1/namespaces/${ns}/${resource}`,
+      labelSelector: OWNED_SELECTOR,
+    };
+    return new Informer(deps.kc, lw, informerOptions(deps, ns === undefined ? resource : `${resource}/${ns}`, true, transform));
+  });
+}
+
 export function createOperatorCaches(deps: Deps): OperatorCaches {
   const core = deps.clients.api(CoreV1Api);
   const custom = deps.clients.api(CustomObjectsApi);
@@ -235,29 +252,16 @@ export function createOperatorCaches(deps: Deps): OperatorCaches {
     return new Informer(deps.kc, lw, informerOptions(deps, ns === undefined ? 'tfjobs' : `tfjobs/${ns}`, false, tfjobEntry));
   });
 
-  const pods = new NamespacedInformers<V1Pod>(deps.namespaces, (ns) => {
-    const lw: ListerWatcher<V1Pod> = {
-      list: ({ limit, continueToken }) =>
-        ns === undefined
-          ? core.listPodForAllNamespaces({ labelSelector: OWNED_SELECTOR, limit, _continue: continueToken })
-          : core.listNamespacedPod({ namespace: ns, labelSelector: OWNED_SELECTOR, limit, _continue: continueToken }),
-      watchPath: ns === undefined ? '/api/v1/pods' : `/api/v1/namespaces/${ns}/pods`,
-      labelSelector: OWNED_SELECTOR,
-    };
-    return new Informer(deps.kc, lw, informerOptions(deps, ns === undefined ? 'pods' : `pods/${ns}`, true, reduceOwnedPod));
-  });
-
-  const services = new NamespacedInformers<V1Service>(deps.namespaces, (ns) => {
-    const lw: ListerWatcher<V1Service> = {
-      list: ({ limit, continueToken }) =>
-        ns === undefined
-          ? core.listServiceForAllNamespaces({ labelSelector: OWNED_SELECTOR, limit, _continue: continueToken })
-          : core.listNamespacedService({ namespace: ns, labelSelector: OWNED_SELECTOR, limit, _continue: continueToken }),
-      watchPath: ns === undefined ? '/api/v1/services' : `/api/v1/namespaces/${ns}/services`,
-      labelSelector: OWNED_SELECTOR,
-    };
-    return new Informer(deps.kc, lw, informerOptions(deps, ns === undefined ? 'services' : `services/${ns}`, true, reduceOwnedService));
-  });
+  const pods = ownedInformers(deps, 'pods', reduceOwnedPod, (ns, limit, _continue) =>
+    ns === undefined
+      ? core.listPodForAllNamespaces({ labelSelector: OWNED_SELECTOR, limit, _continue })
+      : core.listNamespacedPod({ namespace: ns, labelSelector: OWNED_SELECTOR, limit, _continue }),
+  );
+  const services = ownedInformers(deps, 'services', reduceOwnedService, (ns, limit, _continue) =>
+    ns === undefined
+      ? core.listServiceForAllNamespaces({ labelSelector: OWNED_SELECTOR, limit, _continue })
+      : core.listNamespacedService({ namespace: ns, labelSelector: OWNED_SELECTOR, limit, _continue }),
+  );
 
   return { tfjobs, pods, services };
 }
