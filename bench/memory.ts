@@ -82,7 +82,7 @@ function parse() {
   });
   if (values.help) {
     console.log(
-      'usage: node bench/memory.ts [--jobs 10000] [--revisions REV1,REV2|worktree] [--idle-seconds 60] [--composition] [--node-flags "--max-old-space-size=768"] [--running-only] [--out DIR]',
+      'usage: node bench/memory.ts [--jobs 10000] [--revisions REV1,REV2|worktree] [--idle-seconds 60] [--composition] [--node-flags=--max-old-space-size=768] [--running-only] [--out DIR]',
     );
     process.exit(0);
   }
