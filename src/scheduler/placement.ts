@@ -97,6 +97,18 @@ export function nodesOf(state: ClusterState, placement: Placement): Uint8Array {
 // value is an upper bound, and a job needing more replicas of that shape fails without a walk.
 const capacitiesFor = perState<{ epoch: number; capacity: number }>();
 
+// Epoch at which rule 1 last found no single node for a combination of items (see computePlacement).
+const noSingleNodeCache = new WeakMap<ClusterState, Map<string, number>>();
+
+function noSingleNodeFor(state: ClusterState): Map<string, number> {
+  let c = noSingleNodeCache.get(state);
+  if (c === undefined) {
+    c = new Map();
+    noSingleNodeCache.set(state, c);
+  }
+  return c;
+}
+
 function computePlacement(state: ClusterState, items: readonly PlacementItem[], allowed: Uint8Array | undefined): PlacementOutcome {
   const R = state.R;
   const live = items.filter((it) => it.count > 0);
@@ -128,8 +140,14 @@ function computePlacement(state: ClusterState, items: readonly PlacementItem[], 
   const N = order.length;
   const fitsTotalSomewhere = fitsAt(total, maxIdle, 0);
 
-  // Rule 1: one node for everything, the most idle that can.
-  if (fitsTotalSomewhere) {
+  // Rule 1: one node for everything, the most idle that can. Once no single node can hold a
+  // combination of items, none can until something is freed (nodes only fill), so a remembered
+  // failure skips the walk (which only ever decides success; failure details come from rule 2).
+  const noSingleNode = allowed === undefined ? noSingleNodeFor(state) : undefined;
+  const comboKey =
+    noSingleNode === undefined ? undefined : live.map((it) => `${it.group.maskId}:${it.group.shapeKey}*${it.count}`).join('|');
+  const knownNoSingle = comboKey === undefined ? undefined : noSingleNode!.get(comboKey);
+  if (fitsTotalSomewhere && !(knownNoSingle !== undefined && knownNoSingle >= state.lastFreedEpoch)) {
     for (let k = 0; k < N; k++) {
       const n = order[k]!;
       if (state.ready[n] === 0) break; // NotReady nodes sort last
@@ -143,6 +161,7 @@ function computePlacement(state: ClusterState, items: readonly PlacementItem[], 
       }
       if (usable && state.fits(n, total)) return { ok: true, placement: items.map((it) => new Array<number>(it.count).fill(n)) };
     }
+    if (comboKey !== undefined) noSingleNode!.set(comboKey, state.epoch);
   }
   if (live.length === 1 && live[0]!.count === 1) {
     return { ok: false, failure: { kind: 'insufficient', group: live[0]!.group, placed: 0, count: 1 } };
