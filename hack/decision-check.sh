@@ -9,7 +9,8 @@ dir=${1:?usage: hack/decision-check.sh DIR}
 mkdir -p "$dir"
 cd "$(dirname "$0")/.."
 node hack/decision-fingerprint.ts --out "$dir/random-clusters.jsonl"
-for f in scenarios/*.yaml scenarios/*/*.yaml; do
-  name=$(echo "${f#scenarios/}" | tr / _)
+# scenarios/ablations/ holds scheduler configurations and scenarios/base/ templates, not scenarios.
+for f in scenarios/*.yaml; do
+  name=${f#scenarios/}
   node src/cli/main.ts simulate --scenario "$f" --policy all --json "$dir/sim-$name.json" --quiet > /dev/null
 done
