@@ -98,16 +98,7 @@ export function nodesOf(state: ClusterState, placement: Placement): Uint8Array {
 const capacitiesFor = perState<{ epoch: number; capacity: number }>();
 
 // Epoch at which rule 1 last found no single node for a combination of items (see computePlacement).
-const noSingleNodeCache = new WeakMap<ClusterState, Map<string, number>>();
-
-function noSingleNodeFor(state: ClusterState): Map<string, number> {
-  let c = noSingleNodeCache.get(state);
-  if (c === undefined) {
-    c = new Map();
-    noSingleNodeCache.set(state, c);
-  }
-  return c;
-}
+const noSingleNodeFor = perState<number>();
 
 function computePlacement(state: ClusterState, items: readonly PlacementItem[], allowed: Uint8Array | undefined): PlacementOutcome {
   const R = state.R;
