@@ -4,8 +4,9 @@
 // - Aggregation: events of one object with the same type and reason but different messages are
 //   counted per ten-minute window; from the tenth distinct message on they become one series,
 //   "(combined from similar events): <message>", instead of one event object each.
-// - Spam filter: a token bucket per object, 25 events at once and then one every five minutes.
-//   Events beyond it are not written (a repeat of an existing series counts too, as in client-go).
+// - Spam filter: a token bucket per object, 25 new events at once and then one every five minutes.
+//   Events beyond it are not written. Unlike client-go, a repeat that only raises an existing
+//   event's count spends nothing (see KubeEventRecorder).
 //
 // Pure: the clock is an argument, state is bounded (least recently used objects are forgotten).
 

@@ -95,7 +95,12 @@ export class KubeEventRecorder implements EventRecorder {
     const objectId = meta.uid ?? `${namespace}/${meta.name}`;
     const now = Date.now();
     const aggregated = this.#aggregator.aggregate(objectId, type, reason, message, now);
-    if (!this.#spamFilter.allow(objectId, now)) {
+    const repeat = this.#series.get(aggregated.seriesKey);
+    // Only new event objects spend the object's budget: a repeat only raises an existing event's
+    // count (client-go counts repeats too, and then drops a job's later, different events, such as
+    // its success, after enough repeats of one that is re-emitted on every reconcile).
+    const isRepeat = repeat !== undefined && now - repeat.first < SERIES_WINDOW_MS;
+    if (!isRepeat && !this.#spamFilter.allow(objectId, now)) {
       this.#filtered += 1;
       this.#log.debug({ object: `${namespace}/${meta.name}`, reason }, 'Event filtered: too many events for this object');
       return;
