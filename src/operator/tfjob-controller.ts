@@ -216,7 +216,9 @@ export class TFJobController {
               ctx.log.info({ pod: `${ns}/${a.name}`, reason: a.reason }, 'Deleted pod');
             } catch (err) {
               expectations.deletionFailed(key, `pod/${a.name}`);
-              if (statusOf(err) === 404) return;
+              // 404: already gone. 409: the UID precondition failed, so the pod reasoned about is gone and
+              // the name belongs to a newer pod, which the next reconcile judges on its own.
+              if (statusOf(err) === 404 || statusOf(err) === 409) return;
               recorder.event(job, 'Warning', EVENT_FAILED_DELETE_POD, `Error deleting: ${errorMessage(err)}`, 'Delete');
               errors.push(err);
             }

@@ -125,9 +125,11 @@ async function apply(input: ApplyInput, touched: Set<string>, outcomes: Outcome[
       const name = replicaName(f.raw.metadata.name, r.type, r.index);
       const pod: V1Pod | undefined = f.live.get(name);
       if (pod !== undefined) {
+        const victim = { key: objectKey(pod), uid: pod.metadata?.uid, node: pod.spec?.nodeName };
         // Registered before the delete: its watch event may arrive before the call returns.
-        if (preemption) book.get(s.forJob)?.victims.add(objectKey(pod));
-        await remover.remove(pod, preemption ? REMOVAL_PREEMPTION : REMOVAL_SCALE_IN);
+        if (preemption) book.preempting(s.forJob, victim);
+        const result = await remover.remove(pod, preemption ? REMOVAL_PREEMPTION : REMOVAL_SCALE_IN);
+        if (result === 'gone') book.podGone(victim);
         removed.push(name);
       } else {
         const i = d.pendingWorkers.findIndex((p) => p.node === r.node);

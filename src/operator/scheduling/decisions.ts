@@ -25,8 +25,11 @@ export interface Decision {
   readonly pendingByName: Map<string, Pending>;
   /** Nodes for new workers of an elastic job, whichever free index each one takes. */
   pendingWorkers: Pending[];
-  /** Pods (namespace/name) preempted for this job that must be gone before its pods are created on their nodes. */
-  readonly victims: Set<string>;
+  /**
+   * Pods preempted for this job (namespace/name → UID) that must be gone before its pods are created.
+   * The UID tells the victim from a later pod of the same name, which must not hold the job back.
+   */
+  readonly victims: Map<string, string | undefined>;
   /** Nodes where this job's placements wait for a pod preempted for another job to be gone. */
   readonly heldOnNodes: Set<string>;
   readonly enqueueTime: number;
@@ -50,7 +53,7 @@ export function restoreDecision(raw: TFJob, pods: readonly V1Pod[], now: number)
     targetWorkers: status?.workers?.current ?? pods.filter(isLiveWorker).length,
     pendingByName: new Map(),
     pendingWorkers: [],
-    victims: new Set(),
+    victims: new Map(),
     heldOnNodes: new Set(),
     enqueueTime: Number.isFinite(enqueue) ? enqueue : created,
     starving: status?.starving ?? false,
@@ -80,6 +83,12 @@ export interface Upkeep {
 
 export class DecisionBook {
   readonly #byJob = new Map<string, Decision>();
+  /**
+   * Every pod preempted by this operator and not yet seen gone (namespace/name → UID), whichever job
+   * it was preempted for. Its capacity counts as its preemptor's from the moment it is chosen, so no
+   * pod may start on its node until it is gone — not even before the cache shows it terminating.
+   */
+  readonly #preempted = new Map<string, string | undefined>();
 
   get(key: string): Decision | undefined {
     return this.#byJob.get(key);
@@ -104,7 +113,36 @@ export class DecisionBook {
   }
 
   forget(key: string): void {
+    const d = this.#byJob.get(key);
+    if (d !== undefined) for (const victim of d.victims.keys()) this.#preempted.delete(victim);
     this.#byJob.delete(key);
+  }
+
+  /** `pod` is about to be removed so that `forJob` fits: registered before the delete is sent. */
+  preempting(forJob: string, pod: { readonly key: string; readonly uid: string | undefined }): void {
+    this.#byJob.get(forJob)?.victims.set(pod.key, pod.uid);
+    this.#preempted.set(pod.key, pod.uid);
+  }
+
+  /** Whether this pod is one the operator preempted and has not seen gone. */
+  isPreempted(podKey: string, uid: string | undefined): boolean {
+    return this.#preempted.has(podKey) && this.#preempted.get(podKey) === uid;
+  }
+
+  /**
+   * Drops the victims of `jobKey` that are gone: `current` gives the UID of the pod now cached under
+   * a name, undefined when there is none (its delete event may have been missed).
+   */
+  pruneVictims(jobKey: string, current: (podKey: string) => { readonly uid: string | undefined } | undefined): void {
+    const d = this.#byJob.get(jobKey);
+    if (d === undefined) return;
+    for (const [victim, uid] of d.victims) {
+      const pod = current(victim);
+      if (pod === undefined || pod.uid !== uid) {
+        d.victims.delete(victim);
+        if (this.#preempted.get(victim) === uid) this.#preempted.delete(victim);
+      }
+    }
   }
 
   upkeep(u: Upkeep): void {
@@ -140,11 +178,13 @@ export class DecisionBook {
    * A pod is gone from the cluster: jobs that waited for it as a victim, or for a node it held, may
    * go on. Returns those jobs.
    */
-  podGone(podKey: string, node: string | undefined): string[] {
+  podGone(pod: { readonly key: string; readonly uid: string | undefined; readonly node: string | undefined }): string[] {
+    if (this.#preempted.has(pod.key) && this.#preempted.get(pod.key) === pod.uid) this.#preempted.delete(pod.key);
     const unblocked: string[] = [];
     for (const [jobKey, d] of this.#byJob) {
-      if (d.victims.delete(podKey) && d.victims.size === 0) unblocked.push(jobKey);
-      else if (node !== undefined && d.heldOnNodes.delete(node)) unblocked.push(jobKey);
+      const victim = d.victims.has(pod.key) && d.victims.get(pod.key) === pod.uid;
+      if (victim && d.victims.delete(pod.key) && d.victims.size === 0) unblocked.push(jobKey);
+      else if (pod.node !== undefined && d.heldOnNodes.delete(pod.node)) unblocked.push(jobKey);
     }
     return unblocked;
   }

@@ -4,7 +4,10 @@
 // turns a decision into the reconciler's input.
 import type { SchedulingStatus } from '../../api/v1/schema.ts';
 import { workersSummary, type SchedulingInput } from '../../controllers/tfjob/index.ts';
+import type { V1Pod } from '@kubernetes/client-node';
+import { objectKey } from '../../runtime/store.ts';
 import { pendingAlive, type Decision } from './decisions.ts';
+import { isTerminatingPreempted } from './pod-facts.ts';
 
 export interface InputFacts {
   readonly elastic: boolean;
@@ -37,6 +40,14 @@ export function schedulingInput(d: Decision, facts: InputFacts): SchedulingInput
     requirePlacement: true,
     status: schedulingStatus(d, facts),
   };
+}
+
+/**
+ * Whether a pod preempted by this operator still holds a node: terminating in the cache, or not even
+ * shown terminating yet (the cache lags the delete just sent), which `isPreempted` knows from the book.
+ */
+export function holdsNode(podsOnNode: readonly V1Pod[], isPreempted: (podKey: string, uid: string | undefined) => boolean): boolean {
+  return podsOnNode.some((p) => isTerminatingPreempted(p) || isPreempted(objectKey(p), p.metadata?.uid));
 }
 
 /** The nodes of this decision's usable placements that are held (see InputFacts.heldNodes). */

@@ -37,11 +37,11 @@ import {
 import type { DefaultRequests } from './convert.ts';
 import { decide } from './decide.ts';
 import { DecisionBook } from './decisions.ts';
-import { heldPlacementNodes, schedulingInput } from './input.ts';
+import { heldPlacementNodes, holdsNode, schedulingInput } from './input.ts';
 import { SchedulerMetrics } from './metrics.ts';
 import { NodeHealth } from './node-health.ts';
 import { KubePodRemover, type PodRemover } from './pod-remover.ts';
-import { isFinished, isLiveWorker, isTerminatingPreempted } from './pod-facts.ts';
+import { isFinished, isLiveWorker } from './pod-facts.ts';
 import { canonicalAmount } from '../../api/v1/quantity.ts';
 import { SchedulingReporter } from './report.ts';
 import { JobShapes, jobView, takeSnapshot, type SnapshotOptions, type SnapshotSources } from './snapshot.ts';
@@ -212,8 +212,14 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     const decision = this.#book.ensure(key, job.job, pods, now);
     const view = jobView(job, this.#snapshotOptions.defaultElastic);
     // Victims already gone from the cache no longer block (their delete event may have been missed).
-    for (const victim of decision.victims) if (this.#caches.pods.store.get(victim) === undefined) decision.victims.delete(victim);
-    const held = heldPlacementNodes(decision, now, (node) => this.#caches.pods.store.byIndex(BY_NODE, node).some(isTerminatingPreempted));
+    const cached = this.#caches.pods.store;
+    this.#book.pruneVictims(key, (victim) => {
+      const pod = cached.get(victim);
+      return pod === undefined ? undefined : { uid: pod.metadata?.uid };
+    });
+    const held = heldPlacementNodes(decision, now, (node) =>
+      holdsNode(cached.byIndex(BY_NODE, node), (pod, uid) => this.#book.isPreempted(pod, uid)),
+    );
     decision.heldOnNodes.clear();
     for (const node of held) decision.heldOnNodes.add(node);
     return schedulingInput(decision, {
@@ -261,7 +267,8 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     this.#caches.pods.on((type, pod, old) => {
       if (type === 'delete') {
         // Capacity freed; a preempted victim is gone.
-        for (const jobKey of this.#book.podGone(objectKey(pod), pod.spec?.nodeName)) this.#deps.enqueue(jobKey);
+        const gone = { key: objectKey(pod), uid: pod.metadata?.uid, node: pod.spec?.nodeName };
+        for (const jobKey of this.#book.podGone(gone)) this.#deps.enqueue(jobKey);
         this.trigger('pod gone');
       } else if (type === 'add' && pod.spec?.nodeName !== undefined && controllingJobKey(pod) === undefined) {
         this.trigger('foreign pod bound');

@@ -64,7 +64,7 @@ describe('apply stage', () => {
       { pod: 'b-worker-2', removal: 'preemption', force: false },
       { pod: 'b-worker-1', removal: 'preemption', force: false },
     ]);
-    expect([...book.get(A)!.victims].sort()).toEqual([`${NS}/b-worker-1`, `${NS}/b-worker-2`]);
+    expect([...book.get(A)!.victims.keys()].sort()).toEqual([`${NS}/b-worker-1`, `${NS}/b-worker-2`]);
     expect(book.get(B)).toMatchObject({ targetWorkers: 1, preemptions: 2 });
     expect(applied.outcomes).toEqual([
       {
@@ -77,6 +77,17 @@ describe('apply stage', () => {
     // The victim's status tells what was done to it.
     expect(book.get(B)).toMatchObject({ reason: 'Preempted', message: applied.outcomes[0]?.message });
     expect([...applied.touched]).toEqual([B]);
+  });
+
+  it('preempts: a victim already replaced by a pod of the same name does not hold the preemptor back', async () => {
+    const { book, facts } = cluster();
+    const remover = new RecordingRemover();
+    remover.gone.add('b-worker-2');
+    await applyDecisions(book, remover, facts, decided({ scaleIn: [PREEMPT_TWO_OF_B] }), T0, OPTS);
+    expect(remover.calls.map((c) => c.pod)).toEqual(['b-worker-1']);
+    expect([...book.get(A)!.victims.keys()]).toEqual([`${NS}/b-worker-1`]);
+    expect(book.isPreempted(`${NS}/b-worker-1`, 'uid-b-worker-1')).toBe(true);
+    expect(book.isPreempted(`${NS}/b-worker-2`, 'uid-b-worker-2')).toBe(false);
   });
 
   it('admits: records a node per replica for the controller to create, and says how long the job waited', async () => {

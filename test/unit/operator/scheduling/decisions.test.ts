@@ -56,14 +56,50 @@ describe('decision book', () => {
   it('unblocks a preemptor when its last victim is gone, and a job held on a node when that node frees up', () => {
     const book = new DecisionBook();
     const preemptor = book.ensure('ns/big', { metadata: { name: 'big' } }, [], T0);
-    preemptor.victims.add('ns/small-worker-1');
-    preemptor.victims.add('ns/small-worker-2');
+    book.preempting('ns/big', { key: 'ns/small-worker-1', uid: 'u1' });
+    book.preempting('ns/big', { key: 'ns/small-worker-2', uid: 'u2' });
     const held = book.ensure('ns/other', { metadata: { name: 'other' } }, [], T0);
     held.heldOnNodes.add('n3');
-    expect(book.podGone('ns/small-worker-1', 'n1')).toEqual([]);
-    expect(book.podGone('ns/small-worker-2', 'n1')).toEqual(['ns/big']);
-    expect(book.podGone('ns/whatever', 'n3')).toEqual(['ns/other']);
+    expect(book.isPreempted('ns/small-worker-1', 'u1')).toBe(true);
+    expect(book.podGone({ key: 'ns/small-worker-1', uid: 'u1', node: 'n1' })).toEqual([]);
+    expect(book.isPreempted('ns/small-worker-1', 'u1')).toBe(false);
+    expect(book.podGone({ key: 'ns/small-worker-2', uid: 'u2', node: 'n1' })).toEqual(['ns/big']);
+    expect(preemptor.victims.size).toBe(0);
+    expect(book.podGone({ key: 'ns/whatever', uid: 'u9', node: 'n3' })).toEqual(['ns/other']);
     expect(held.heldOnNodes.size).toBe(0);
+  });
+
+  it('tells a victim from a later pod of the same name', () => {
+    const book = new DecisionBook();
+    const preemptor = book.ensure('ns/big', { metadata: { name: 'big' } }, [], T0);
+    book.preempting('ns/big', { key: 'ns/small-worker-1', uid: 'old' });
+    // A replacement of the same name is not the victim: it is not preempted, and its end frees nobody.
+    expect(book.isPreempted('ns/small-worker-1', 'new')).toBe(false);
+    expect(book.podGone({ key: 'ns/small-worker-1', uid: 'new', node: undefined })).toEqual([]);
+    expect(preemptor.victims.size).toBe(1);
+    // The cache holding only the replacement means the victim is gone (its delete event was missed).
+    book.pruneVictims('ns/big', () => ({ uid: 'new' }));
+    expect(preemptor.victims.size).toBe(0);
+    expect(book.isPreempted('ns/small-worker-1', 'old')).toBe(false);
+  });
+
+  it('keeps a victim still cached under its UID, and drops it once the cache has none', () => {
+    const book = new DecisionBook();
+    const preemptor = book.ensure('ns/big', { metadata: { name: 'big' } }, [], T0);
+    book.preempting('ns/big', { key: 'ns/small-worker-1', uid: 'u1' });
+    book.pruneVictims('ns/big', () => ({ uid: 'u1' }));
+    expect(preemptor.victims.size).toBe(1);
+    book.pruneVictims('ns/big', () => undefined);
+    expect(preemptor.victims.size).toBe(0);
+    expect(book.isPreempted('ns/small-worker-1', 'u1')).toBe(false);
+  });
+
+  it('forgets the victims of a job it forgets', () => {
+    const book = new DecisionBook();
+    book.ensure('ns/big', { metadata: { name: 'big' } }, [], T0);
+    book.preempting('ns/big', { key: 'ns/small-worker-1', uid: 'u1' });
+    book.forget('ns/big');
+    expect(book.isPreempted('ns/small-worker-1', 'u1')).toBe(false);
   });
 
   it('applies upkeep: registers restored decisions once, empties suspended ones', () => {

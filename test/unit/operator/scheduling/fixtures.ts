@@ -11,7 +11,7 @@ import {
 } from '../../../../src/api/v1/constants.ts';
 import { toTFJobEntry, type TFJobEntry } from '../../../../src/api/v1/parse.ts';
 import type { TFJobObject } from '../../../../src/operator/informers.ts';
-import type { PodRemover } from '../../../../src/operator/scheduling/pod-remover.ts';
+import type { PodRemover, Removal } from '../../../../src/operator/scheduling/pod-remover.ts';
 import type { NodeLoss, SnapshotOptions, SnapshotSources } from '../../../../src/operator/scheduling/snapshot.ts';
 
 export const NS = 'team';
@@ -126,11 +126,14 @@ export function sources(opts: {
 export class RecordingRemover implements PodRemover {
   readonly calls: { pod: string; removal: string; force: boolean }[] = [];
   failOn: string | undefined;
+  /** Pods the API no longer has under the UID the remover was given (deleted or replaced). */
+  readonly gone = new Set<string>();
 
-  remove(pod: V1Pod, removal: string, options: { readonly force?: boolean } = {}): Promise<void> {
+  remove(pod: V1Pod, removal: string, options: { readonly force?: boolean } = {}): Promise<Removal> {
     const name = pod.metadata?.name ?? '';
     if (name === this.failOn) return Promise.reject(new Error(`injected failure removing ${name}`));
+    if (this.gone.has(name)) return Promise.resolve('gone');
     this.calls.push({ pod: name, removal, force: options.force === true });
-    return Promise.resolve();
+    return Promise.resolve('removed');
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DecisionBook, PENDING_TTL_MS } from '../../../../src/operator/scheduling/decisions.ts';
-import { heldPlacementNodes, schedulingInput, type InputFacts } from '../../../../src/operator/scheduling/input.ts';
-import { T0 } from './fixtures.ts';
+import { heldPlacementNodes, holdsNode, schedulingInput, type InputFacts } from '../../../../src/operator/scheduling/input.ts';
+import { NS, T0, replicaPod } from './fixtures.ts';
 
 const FACTS: InputFacts = {
   elastic: true,
@@ -48,9 +48,23 @@ describe('the scheduling input of one job', () => {
 
   it('creates nothing while the victims of a preemption are still there', () => {
     const d = admitted();
-    d.victims.add('ns/b-worker-1');
+    d.victims.set('ns/b-worker-1', 'uid-b1');
     expect(schedulingInput(d, FACTS)).toMatchObject({ admitted: true, placements: {}, workerNodes: [] });
     expect(heldPlacementNodes(d, T0, () => true).size).toBe(0);
+  });
+
+  it('a node is held by a preempted pod terminating in the cache, or by one the book knows it just preempted', () => {
+    const live = replicaPod('b', 'worker', 1, 'n1');
+    const terminating = replicaPod('b', 'worker', 2, 'n1', { deleting: true, removal: 'preemption' });
+    const scaledIn = replicaPod('b', 'worker', 3, 'n1', { deleting: true, removal: 'scale-in' });
+    const book = new DecisionBook();
+    const isPreempted = (key: string, uid: string | undefined) => book.isPreempted(key, uid);
+    expect(holdsNode([live, scaledIn], isPreempted)).toBe(false);
+    expect(holdsNode([live, terminating], isPreempted)).toBe(true);
+    // The delete was sent but the cache still shows the pod live and unmarked.
+    book.ensure(`${NS}/a`, { metadata: { name: 'a' } }, [], T0);
+    book.preempting(`${NS}/a`, { key: `${NS}/b-worker-1`, uid: live.metadata?.uid });
+    expect(holdsNode([live], isPreempted)).toBe(true);
   });
 
   it('holds placements on a node where a preempted pod still terminates, and drops expired ones', () => {
