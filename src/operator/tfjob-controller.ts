@@ -150,7 +150,19 @@ export class TFJobController {
 
     for (const e of result.events) this.#deps.recorder.event(job, e.type, e.reason, e.message);
     const invalid: string[] = [];
-    const jobDeleted = await this.#apply(key, job, result.actions, ctx, invalid);
+    const refused: string[] = [];
+    let jobDeleted: boolean;
+    try {
+      jobDeleted = await this.#apply(key, job, result.actions, ctx, invalid, refused);
+    } catch (err) {
+      // A create the API refused (quota, PodSecurity, a webhook...) may be allowed later: the key is
+      // retried with capped back-off, and the job's status says meanwhile what is refused and why.
+      if (refused.length > 0 && result.status.scheduling !== undefined) {
+        const scheduling = { ...result.status.scheduling, reason: CREATE_REFUSED, message: messages.createRefused(refused) };
+        await this.#writeStatus(key, job, { ...result.status, scheduling });
+      }
+      throw err;
+    }
     if (jobDeleted) return undefined;
 
     if (invalid.length > 0) {
@@ -185,7 +197,15 @@ export class TFJobController {
 
   /** Performs the reconciler's actions; returns true when the job itself was deleted (TTL). */
   /** `invalid` collects the messages of creates the API server rejected as Invalid (422). */
-  async #apply(key: string, job: TFJobEntry, actions: readonly Action[], ctx: ReconcileContext, invalid: string[]): Promise<boolean> {
+  /** `refused` collects the messages of other creates the API server refused (403 and the like). */
+  async #apply(
+    key: string,
+    job: TFJobEntry,
+    actions: readonly Action[],
+    ctx: ReconcileContext,
+    invalid: string[],
+    refused: string[],
+  ): Promise<boolean> {
     const { namespace } = splitKey(key);
     const ns = namespace ?? 'default';
     const { expectations, recorder } = this.#deps;
@@ -262,7 +282,10 @@ export class TFJobController {
               if (statusOf(err) === 409) return; // already exists: the cache will show it
               recorder.event(job, 'Warning', EVENT_FAILED_CREATE_POD, `Error creating: ${errorMessage(err)}`, 'Create');
               if (statusOf(err) === 422) invalid.push(errorMessage(err));
-              else errors.push(err);
+              else {
+                if (isRefusal(err)) refused.push(errorMessage(err));
+                errors.push(err);
+              }
             }
           } else {
             const name = a.service.metadata?.name ?? '';
@@ -274,7 +297,10 @@ export class TFJobController {
               if (statusOf(err) === 409) return;
               recorder.event(job, 'Warning', EVENT_FAILED_CREATE_SERVICE, `Error creating: ${errorMessage(err)}`, 'Create');
               if (statusOf(err) === 422) invalid.push(errorMessage(err));
-              else errors.push(err);
+              else {
+                if (isRefusal(err)) refused.push(errorMessage(err));
+                errors.push(err);
+              }
             }
           }
         });
@@ -355,6 +381,19 @@ function conditionsOf(job: TFJobEntry): readonly JobCondition[] {
 
 function isTrue(conditions: readonly JobCondition[], type: string): boolean {
   return conditions.some((c) => c.type === type && c.status === 'True');
+}
+
+/** `status.scheduling.reason` while the API server refuses to create some of the job's pods or services. */
+const CREATE_REFUSED = 'CreateRefused';
+
+/**
+ * A refusal by the API server's policy (403 Forbidden from quota, PodSecurity, the Priority admission
+ * plugin, a webhook; 400 and other 4xx), as opposed to a transient error (429, 5xx, none) or a
+ * conflict: the user must learn about it, since retrying alone may never succeed.
+ */
+function isRefusal(err: unknown): boolean {
+  const code = statusOf(err);
+  return code !== undefined && code >= 400 && code < 500 && code !== 409 && code !== 429;
 }
 
 function statusOf(err: unknown): number | undefined {

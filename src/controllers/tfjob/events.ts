@@ -68,6 +68,9 @@ export const messages = {
   deletedService: (serviceName: string) => `Deleted service: ${serviceName}`,
   deletedJob: (name: string) => `Deleted job: ${name}`,
   errorCreating: (error: string) => `Error creating: ${error}`,
+  /** Ours, in `status.scheduling.message`: the distinct refusals, retried with capped back-off. */
+  createRefused: (errors: readonly string[]) =>
+    `The API server refused to create ${errors.length === 1 ? 'a replica' : `${errors.length} replicas`}: ${[...new Set(errors)].join('; ')}; retrying with capped back-off`,
   errorDeleting: (error: string) => `Error deleting: ${error}`,
   jobTerminated: () => 'Job has been terminated. Deleting PodGroup',
   deletedPodGroup: (name: string) => `Deleted PodGroup: ${name}`,
