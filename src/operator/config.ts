@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { schedulerConfigSchema, type SchedulerConfig } from '../scheduler/config.ts';
 import { DEFAULT_OPERATOR_POLICY, OPERATOR_POLICY_NAMES } from '../scheduler/policies/registry.ts';
+import type { ElasticOptions } from '../controllers/tfjob/index.ts';
 
 type Kind = 'string' | 'number' | 'boolean' | 'list' | 'duration';
 
@@ -152,6 +153,13 @@ export const OPTIONS = [
     help: 'max workers for jobs that declare none; 0 = Worker.replicas',
   },
   {
+    flag: 'max-workers-per-job',
+    env: 'TFJOB_MAX_WORKERS_PER_JOB',
+    kind: 'number',
+    default: 1024,
+    help: 'most workers an elastic job may grow to, whatever its max says (fixed-size jobs are not bounded)',
+  },
+  {
     flag: 'default-cpu-request',
     env: 'TFJOB_DEFAULT_CPU_REQUEST',
     kind: 'string',
@@ -246,6 +254,7 @@ const operatorConfigSchema = z
     weightReferenceShare: z.number().positive(),
     defaultMinWorkers: z.number().int().min(0),
     defaultMaxWorkers: z.number().int().min(0),
+    maxWorkersPerJob: z.number().int().min(1),
     defaultCpuRequest: z.string().regex(quantityRe, 'must be a Kubernetes quantity such as 100m or 1'),
     defaultMemoryRequest: z.string().regex(quantityRe, 'must be a Kubernetes quantity such as 256Mi'),
     nodeSelector: z.string().regex(/^$|^[^,=]+=[^,=]*(,[^,=]+=[^,=]*)*$/, 'must be k=v[,k2=v2]'),
@@ -428,4 +437,13 @@ export function schedulerConfigFrom(config: OperatorConfig): SchedulerConfig {
     scaleOutCooldownMs: config.scaleOutCooldown / config.timeScale,
     weight: { slope: config.weightSlope, workerExponent: config.weightWorkerExponent, referenceShare: config.weightReferenceShare },
   });
+}
+
+/** How elastic jobs are sized: the TFJob reconciler and the scheduling loop get the same. */
+export function elasticOptions(config: OperatorConfig): ElasticOptions {
+  const declared = config.defaultMinWorkers > 0 || config.defaultMaxWorkers > 0;
+  return {
+    ...(declared ? { defaultElastic: { min: config.defaultMinWorkers, max: config.defaultMaxWorkers } } : {}),
+    workerLimit: config.maxWorkersPerJob,
+  };
 }

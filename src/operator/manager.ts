@@ -15,7 +15,7 @@ import { KubeClients } from '../runtime/kube-client.ts';
 import { LeaderElector } from '../runtime/leader-election.ts';
 import { createLogger, type Logger } from '../runtime/logger.ts';
 import { RuntimeMetrics } from '../runtime/metrics.ts';
-import type { OperatorConfig } from './config.ts';
+import { elasticOptions, type OperatorConfig } from './config.ts';
 import { createOperatorCaches, type OperatorCaches } from './informers.ts';
 import { JobMetrics } from './job-metrics.ts';
 import { PrioritySchedulingLoop, type SchedulingLoop } from './scheduling/loop.ts';
@@ -91,7 +91,7 @@ export class Operator {
       expectations,
       recorder: this.#recorder,
       jobMetrics,
-      options: { clusterDomain: config.clusterDomain, legacyLabels: config.legacyLabels },
+      options: { clusterDomain: config.clusterDomain, legacyLabels: config.legacyLabels, ...elasticOptions(config) },
       ...(this.#scheduling === undefined ? {} : { scheduling: this.#scheduling }),
     });
     this.controller = new Controller({

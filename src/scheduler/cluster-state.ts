@@ -291,9 +291,4 @@ export class ClusterState {
   freeTotal(): Resources {
     return this.dims.toResources(this.#freeSum);
   }
-
-  /** The most idle ready node on which `mask` allows a replica, if any. */
-  mostIdleFeasible(maskId: number): number | undefined {
-    return this.orderFor(maskId)[0];
-  }
 }

@@ -92,8 +92,12 @@ function describeExclusions(state: ClusterState, group: CompiledGroup): string {
 
 /** "largest free slot on a node Worker may use is 1 cpu / 8Gi (node-3)". */
 export function describeFreeSlot(state: ClusterState, group: CompiledGroup): string {
-  const n = state.mostIdleFeasible(group.maskId);
-  if (n === undefined) return `no ready node may run ${group.type}`;
+  const order = state.orderFor(group.maskId);
+  if (order.length === 0) return `no ready node may run ${group.type}`;
+  // A node at its pod limit (the kubelet's max pods) takes no pod, however much else it has free.
+  const pods = state.dims.podsDim;
+  const n = pods < 0 ? order[0] : order.find((node) => (state.idle[node * state.R + pods] ?? 0) >= 1);
+  if (n === undefined) return `every node ${group.type} may use (${order.length}) is at its pod limit (max pods), none has a free pod slot`;
   const free = state.idleOf(n);
   const names = requestedNames(group.requests);
   return `largest free slot on a node ${group.type} may use is ${formatResources(free, names.length > 0 ? names : undefined)} (${state.nodes[n]!.name})`;

@@ -10,7 +10,7 @@ export type { Placement, PodBuildOptions, BuiltPod } from './pod-builder.ts';
 export { buildService } from './service-builder.ts';
 export { clusterSpec, isDistributed, normalTfConfig, replicaAddress, replicaPort, sparseTfConfig } from './tf-config.ts';
 export type { ClusterLayout } from './tf-config.ts';
-export { buildJobView, elasticWorkerTarget, tfConfigFor, workersSummary } from './job-view.ts';
+export { buildJobView, elasticWorkerTarget, tfConfigFor, workersSummary, type ElasticOptions } from './job-view.ts';
 export type { JobView } from './job-view.ts';
 export {
   setCondition,

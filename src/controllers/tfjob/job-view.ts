@@ -40,13 +40,26 @@ export function elasticWorkerTarget(bounds: ElasticBounds, decided: number | und
   return clamp(decided ?? recorded?.workers?.current ?? bounds.max, bounds);
 }
 
+/** How the operator is configured to size elastic jobs; the reconciler and the scheduler must agree. */
+export interface ElasticOptions {
+  /**
+   * Elastic bounds for jobs that declare none (operator flags --default-min/max-workers; 0 stands for
+   * Worker.replicas). Applied only when it makes the job elastic (min < max); absent = fixed size.
+   */
+  readonly defaultElastic?: { readonly min: number; readonly max: number };
+  /**
+   * The most workers an elastic job may grow to, whatever its maximum says (--max-workers-per-job;
+   * never below its minimum). A `Worker.replicas` of 2^31−1 would otherwise take every pod slot.
+   */
+  readonly workerLimit?: number;
+}
+
 export function buildJobView(
   raw: TFJob,
   job: DefaultedTFJob,
-  options: {
+  options: ElasticOptions & {
     readonly clusterDomain?: string;
     readonly workers?: number;
-    readonly defaultElastic?: { readonly min: number; readonly max: number };
   },
 ): JobView {
   const name = job.metadata.name;
@@ -63,6 +76,9 @@ export function buildJobView(
     const min = options.defaultElastic.min > 0 ? options.defaultElastic.min : workerSpec.replicas;
     const max = Math.max(min, options.defaultElastic.max > 0 ? options.defaultElastic.max : workerSpec.replicas);
     if (min >= 1 && min < max) elastic = { min, max };
+  }
+  if (elastic !== undefined && options.workerLimit !== undefined && elastic.max > options.workerLimit) {
+    elastic = { min: elastic.min, max: Math.max(elastic.min, options.workerLimit) };
   }
   const replicas: Record<string, number> = {};
   for (const [type, spec] of Object.entries(replicaSpecs)) {

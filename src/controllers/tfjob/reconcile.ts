@@ -32,7 +32,7 @@ import {
 } from './events.ts';
 import { UNKNOWN_EXIT_CODE } from './exit-code.ts';
 import type { JobView } from './job-view.ts';
-import { buildJobView, tfConfigFor } from './job-view.ts';
+import { buildJobView, tfConfigFor, type ElasticOptions } from './job-view.ts';
 import { jsonEqual } from './json-equal.ts';
 import { isControlledBy } from './owner.ts';
 import type { Placement } from './pod-builder.ts';
@@ -106,12 +106,7 @@ export interface SchedulingInput {
   readonly status?: SchedulingStatus;
 }
 
-export interface ReconcileOptions {
-  /**
-   * Elastic bounds for jobs that declare none (operator flags --default-min/max-workers; 0 stands for
-   * Worker.replicas). Applied only when it makes the job elastic (min < max); absent = fixed size.
-   */
-  readonly defaultElastic?: { readonly min: number; readonly max: number };
+export interface ReconcileOptions extends ElasticOptions {
   /** The operator's CUSTOM_CLUSTER_DOMAIN. */
   readonly clusterDomain?: string;
   /** Also emit pre-v1.6 labels (group-name, job-name, ...) on pods. */
@@ -477,6 +472,7 @@ function reconcileOnce(input: ReconcileInput): ReconcilePlan {
     ...(input.options?.clusterDomain ? { clusterDomain: input.options.clusterDomain } : {}),
     ...(input.scheduling?.workers === undefined ? {} : { workers: input.scheduling.workers }),
     ...(input.options?.defaultElastic === undefined ? {} : { defaultElastic: input.options.defaultElastic }),
+    ...(input.options?.workerLimit === undefined ? {} : { workerLimit: input.options.workerLimit }),
   });
   if (waiting) {
     // As under tf-operator: services at once, replicaStatuses per type; pods come with admission.

@@ -21,7 +21,7 @@ import type { KubeClients } from '../../runtime/kube-client.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { RuntimeMetrics } from '../../runtime/metrics.ts';
 import { objectKey } from '../../runtime/store.ts';
-import { schedulerConfigFrom, type OperatorConfig } from '../config.ts';
+import { elasticOptions, schedulerConfigFrom, type OperatorConfig } from '../config.ts';
 import { BY_JOB, controllingJobKey, type OperatorCaches } from '../informers.ts';
 import type { SchedulingSource } from '../tfjob-controller.ts';
 import { applyDecisions } from './apply.ts';
@@ -100,11 +100,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       cpu: canonicalAmount('cpu', config.defaultCpuRequest) ?? 100,
       memory: canonicalAmount('memory', config.defaultMemoryRequest) ?? 256 * 2 ** 20,
     };
-    const defaultElastic =
-      config.defaultMinWorkers > 0 || config.defaultMaxWorkers > 0
-        ? { min: config.defaultMinWorkers, max: config.defaultMaxWorkers }
-        : undefined;
-    this.#snapshotOptions = { defaults, managedNode: labelMatcher(config.nodeSelector), ...(defaultElastic ? { defaultElastic } : {}) };
+    this.#snapshotOptions = { defaults, managedNode: labelMatcher(config.nodeSelector), ...elasticOptions(config) };
     this.#caches = createSchedulerCaches({ kc: deps.kubeConfig, clients: deps.clients, logger: deps.logger, metrics: deps.metrics });
     this.#nodeHealth = new NodeHealth(config.nodeLostGrace / config.timeScale);
     this.#remover = deps.remover ?? new KubePodRemover(deps.clients, this.#log);
@@ -210,7 +206,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     if (!job.ok) return undefined;
     const now = Date.now();
     const decision = this.#book.ensure(key, job.job, pods, now);
-    const view = jobView(job, this.#snapshotOptions.defaultElastic);
+    const view = jobView(job, this.#snapshotOptions);
     // Victims already gone from the cache no longer block (their delete event may have been missed).
     const cached = this.#caches.pods.store;
     this.#book.pruneVictims(key, (victim) => {

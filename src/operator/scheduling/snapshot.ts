@@ -11,7 +11,7 @@ import { ANNOTATION_SCALING_CURVE, LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE } fro
 import type { ParsedTFJobEntry, TFJobEntry } from '../../api/v1/parse.ts';
 import { canonicalReplicaType } from '../../api/v1/replica-types.ts';
 import type { TFJob } from '../../api/v1/schema.ts';
-import { buildJobView, isControlledBy, replicaName } from '../../controllers/tfjob/index.ts';
+import { buildJobView, isControlledBy, replicaName, type ElasticOptions } from '../../controllers/tfjob/index.ts';
 import type { ClusterSnapshot, JobState, MissingReplica, OtherPod, ReplicaInstance } from '../../scheduler/index.ts';
 import { objectKey } from '../../runtime/store.ts';
 import { jobSpec, nodeInfo, parseScalingCurve, podRequests, type DefaultRequests } from './convert.ts';
@@ -38,10 +38,8 @@ export interface SnapshotSources {
   nodeLost(node: string | undefined, now: number): NodeLoss | undefined;
 }
 
-export interface SnapshotOptions {
+export interface SnapshotOptions extends ElasticOptions {
   readonly defaults: DefaultRequests;
-  /** Elastic bounds for jobs that declare none (--default-min/max-workers); absent = none. */
-  readonly defaultElastic?: { readonly min: number; readonly max: number };
   /** Whether the operator may place pods on a node with these labels (--node-selector). */
   readonly managedNode: (labels: Readonly<Record<string, string>> | undefined) => boolean;
 }
@@ -80,8 +78,11 @@ export interface JobShape {
   }[];
 }
 
-export function jobView(entry: ParsedTFJobEntry, defaultElastic: SnapshotOptions['defaultElastic']): JobShape['view'] {
-  return buildJobView(entry.job, entry.defaulted, defaultElastic ? { defaultElastic } : {});
+export function jobView(entry: ParsedTFJobEntry, options: ElasticOptions): JobShape['view'] {
+  return buildJobView(entry.job, entry.defaulted, {
+    ...(options.defaultElastic ? { defaultElastic: options.defaultElastic } : {}),
+    ...(options.workerLimit === undefined ? {} : { workerLimit: options.workerLimit }),
+  });
 }
 
 /**
@@ -92,19 +93,19 @@ export function jobView(entry: ParsedTFJobEntry, defaultElastic: SnapshotOptions
 export class JobShapes {
   readonly #memo = new WeakMap<TFJobEntry, JobShape | null>();
 
-  get(entry: TFJobEntry, defaultElastic: SnapshotOptions['defaultElastic']): JobShape | undefined {
+  get(entry: TFJobEntry, options: ElasticOptions): JobShape | undefined {
     let shape = this.#memo.get(entry);
     if (shape === undefined) {
-      shape = computeShape(entry, defaultElastic) ?? null;
+      shape = computeShape(entry, options) ?? null;
       this.#memo.set(entry, shape);
     }
     return shape ?? undefined;
   }
 }
 
-function computeShape(entry: TFJobEntry, defaultElastic: SnapshotOptions['defaultElastic']): JobShape | undefined {
+function computeShape(entry: TFJobEntry, options: ElasticOptions): JobShape | undefined {
   if (!entry.ok || entry.errors.length > 0) return undefined;
-  const view = jobView(entry, defaultElastic);
+  const view = jobView(entry, options);
   const workers = view.elastic?.max ?? view.replicas.Worker ?? 0;
   const groups = Object.entries(view.replicaSpecs).map(([type, spec]) => ({
     type,
@@ -134,7 +135,7 @@ export function takeSnapshot(
     const key = objectKey(object);
     // Finished jobs are most of a long-lived cluster's TFJobs: skip them before any parsing.
     if (isFinished(object) || object.metadata?.deletionTimestamp !== undefined) continue;
-    const shape = shapes.get(object, options.defaultElastic);
+    const shape = shapes.get(object, options);
     if (shape === undefined) continue; // unparsable or invalid: the reconciler fails it
     const { raw } = shape;
     const pods = sources.podsOf(key).filter((p) => isControlledBy(p, raw.metadata.uid ?? ''));

@@ -45,6 +45,29 @@ describe('waiting reasons', () => {
     );
   });
 
+  it('says when the nodes are at their pod limit, and otherwise describes a node that still takes a pod', () => {
+    // a: 8 cpu free but its 2 pod slots taken by other tenants; b: 3 cpu free and pod slots.
+    const nodes = [node('a', { cpu: cpu(10), memory: 64 * Gi, pods: 2 }), node('b', { cpu: cpu(4), memory: 64 * Gi, pods: 10 })];
+    const others = [
+      { key: 'other/x', node: 'a', requests: { cpu: cpu(1) } },
+      { key: 'other/y', node: 'a', requests: { cpu: cpu(1) } },
+      { key: 'other/z', node: 'b', requests: { cpu: cpu(1) } },
+    ];
+    const big = waiting('j', { min: 1, worker: { cpu: cpu(4), memory: Gi } });
+    const plan = schedule('ours', { ...snapshot(nodes, [big]), otherPods: others });
+    // Node a has the most cpu free, but no pod fits there: the message points at b.
+    expect(plan.waiting[0]!.reason).toContain('largest free slot on a node Worker may use is 3 cpu / 64Gi (b)');
+    const full = [
+      ...others,
+      ...[...Array(7).keys()].map((i) => ({ key: `other/b${i}`, node: 'b', requests: { cpu: cpu(0) } })),
+      { key: 'other/last', node: 'b', requests: { cpu: cpu(0) } },
+      { key: 'other/more', node: 'b', requests: { cpu: cpu(0) } },
+    ];
+    const blocked = schedule('ours', { ...snapshot(nodes, [waiting('k')]), otherPods: full });
+    expect(blocked.waiting[0]!.reason).toContain('every node PS may use (2) is at its pod limit (max pods), none has a free pod slot');
+    expect(blocked.waiting[0]!.reason).not.toContain('largest free slot');
+  });
+
   it('counts why nodes were ruled out when no node accepts a replica', () => {
     const nodes = [
       node('a', { cpu: cpu(8) }, { ready: false }),

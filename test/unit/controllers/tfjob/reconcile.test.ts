@@ -483,6 +483,23 @@ describe('with our scheduler', () => {
     expect(created(clamped, 'createPod').filter((n) => n?.includes('worker'))).toHaveLength(4);
   });
 
+  it('elastic: the operator-wide worker limit bounds the maximum, and the default bounds make a job elastic', () => {
+    const job = newTFJob(2, 1, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 2 ** 31 - 1 } } });
+    const bounded = reconcileTFJob({ job: toTFJobEntry(job), pods: [], services: [], now: at(0), options: { workerLimit: 3 } });
+    expect(created(bounded, 'createPod').filter((n) => n?.includes('worker'))).toHaveLength(3);
+    // --default-min/max-workers reach the reconciler too: the scheduler's worker count is obeyed.
+    const fixed = newTFJob(4, 1);
+    const defaulted = reconcileTFJob({
+      job: toTFJobEntry(fixed),
+      pods: [],
+      services: [],
+      now: at(0),
+      scheduling: { admitted: true, workers: 2 },
+      options: { defaultElastic: { min: 1, max: 0 } },
+    });
+    expect(created(defaulted, 'createPod').filter((n) => n?.includes('worker'))).toEqual(['test-tfjob-worker-0', 'test-tfjob-worker-1']);
+  });
+
   it('elastic scale-in deletes the highest workers and asks for the removal mark', () => {
     const job = newTFJob(4, 1, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 4 } } });
     const world = [...pods('Worker', 4, 'Running'), newPod('PS', 0, { phase: 'Running' })];

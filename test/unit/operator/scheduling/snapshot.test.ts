@@ -144,13 +144,22 @@ describe('snapshot stage', () => {
   it('computes a job shape once per cached entry', () => {
     const shapes = new JobShapes();
     const entry = tfjob('a', { rv: '7' });
-    const first = shapes.get(entry, undefined);
+    const first = shapes.get(entry, {});
     expect(first?.groups.map((g) => [g.type, g.replicas])).toEqual([
       ['PS', 1],
       ['Worker', 2],
     ]);
-    expect(shapes.get(entry, undefined)).toBe(first);
-    expect(shapes.get(tfjob('a', { rv: '8' }), undefined)).not.toBe(first);
-    expect(shapes.get(toTFJobEntry({ metadata: { name: 'x' }, spec: 'nonsense' }), undefined)).toBeUndefined();
+    expect(shapes.get(entry, {})).toBe(first);
+    expect(shapes.get(tfjob('a', { rv: '8' }), {})).not.toBe(first);
+    expect(shapes.get(toTFJobEntry({ metadata: { name: 'x' }, spec: 'nonsense' }), {})).toBeUndefined();
+  });
+
+  it('bounds an elastic job by the operator-wide worker limit, never below its minimum', () => {
+    const huge = tfjob('huge', { workers: 2 ** 31 - 1, elastic: { min: 2, max: 2 ** 31 - 1 } });
+    expect(new JobShapes().get(huge, { workerLimit: 1024 })?.view.elastic).toEqual({ min: 2, max: 1024 });
+    expect(new JobShapes().get(huge, { workerLimit: 1 })?.view.elastic).toEqual({ min: 2, max: 2 });
+    expect(new JobShapes().get(huge, {})?.view.elastic).toEqual({ min: 2, max: 2 ** 31 - 1 });
+    // Fixed-size jobs are not bounded: their size is what they need to run at all.
+    expect(new JobShapes().get(tfjob('fixed', { workers: 2000 }), { workerLimit: 1024 })?.view.replicas.Worker).toBe(2000);
   });
 });
