@@ -28,6 +28,8 @@ export const EVENT_SUSPENDED = REASON_SUSPENDED;
 export const EVENT_RESUMED = REASON_RESUMED;
 export const EVENT_FAILED_VALIDATION = REASON_FAILED_VALIDATION;
 export const EVENT_EXITED_WITH_CODE = 'ExitedWithCode';
+/** Ours: a job no replica type of which can make it Running or Succeeded (PS/Evaluator only). */
+export const EVENT_NO_STATUS_DRIVER = 'NoChiefOrWorker';
 export const EVENT_SET_POD_TEMPLATE_RESTART_POLICY = 'SetPodTemplateRestartPolicy';
 export const EVENT_SUCCESSFUL_CREATE_POD = 'SuccessfulCreatePod';
 export const EVENT_FAILED_CREATE_POD = 'FailedCreatePod';
@@ -69,6 +71,8 @@ export const messages = {
   deletedJob: (name: string) => `Deleted job: ${name}`,
   errorCreating: (error: string) => `Error creating: ${error}`,
   /** Ours, in `status.scheduling.message`: the distinct refusals, retried with capped back-off. */
+  noStatusDriver: (namespace: string, name: string, types: readonly string[]) =>
+    `${KIND} ${namespace}/${name} has only ${types.join(' and ')} replicas and no Chief, Master or Worker: as under tf-operator it never becomes Running or Succeeded, and its pods run until the job is deleted, one of them fails, or runPolicy.activeDeadlineSeconds passes`,
   createRefused: (errors: readonly string[]) =>
     `The API server refused to create ${errors.length === 1 ? 'a replica' : `${errors.length} replicas`}: ${[...new Set(errors)].join('; ')}; retrying with capped back-off`,
   errorDeleting: (error: string) => `Error deleting: ${error}`,

@@ -9,7 +9,7 @@ import type { DefaultedTFJob } from '../../api/v1/defaults.ts';
 import { aggregateFieldErrors } from '../../api/v1/field-error.ts';
 import type { Pod, Service } from '../../api/v1/k8s-types.ts';
 import type { TFJobEntry, UnparsableTFJobEntry } from '../../api/v1/parse.ts';
-import { REPLICA_TYPE_WORKER } from '../../api/v1/replica-types.ts';
+import { REPLICA_TYPE_CHIEF, REPLICA_TYPE_MASTER, REPLICA_TYPE_WORKER } from '../../api/v1/replica-types.ts';
 import type { JobCondition, JobStatus, ReplicaStatus, SchedulingStatus, TFJob } from '../../api/v1/schema.ts';
 import { MANAGED_BY_TRAINING_OPERATOR } from '../../api/v1/validation.ts';
 import { abnormalPodEvents } from './abnormal-pods.ts';
@@ -23,6 +23,7 @@ import {
   EVENT_EXITED_WITH_CODE,
   EVENT_FAILED,
   EVENT_FAILED_VALIDATION,
+  EVENT_NO_STATUS_DRIVER,
   EVENT_RESTARTING,
   EVENT_RESUMED,
   EVENT_SUSPENDED,
@@ -515,6 +516,13 @@ function reconcileOnce(input: ReconcileInput): ReconcilePlan {
     counts[type] = pass.counts;
     working.replicaStatuses[type] = toReplicaStatus(pass.counts);
     if (pass.recreated > 0) working.podRecreations[type] = (working.podRecreations[type] ?? 0) + pass.recreated;
+  }
+  // Only Chief/Master or Worker replicas drive Running and Succeeded (tf-operator's UpdateJobStatus), so
+  // a PS/Evaluator-only job runs forever in Created. Kept for compatibility, but said whenever its pods
+  // are created, so its owner is not left guessing.
+  const drivers = [REPLICA_TYPE_CHIEF, REPLICA_TYPE_MASTER, REPLICA_TYPE_WORKER];
+  if (!view.types.some((t) => drivers.includes(t)) && actions.some((a) => a.kind === 'createPod')) {
+    events.push(warning(EVENT_NO_STATUS_DRIVER, messages.noStatusDriver(view.namespace, name, view.types)));
   }
 
   const decision = decideJobStatus({

@@ -12,7 +12,15 @@ import type { ParsedTFJobEntry, TFJobEntry } from '../../api/v1/parse.ts';
 import { canonicalReplicaType } from '../../api/v1/replica-types.ts';
 import type { TFJob } from '../../api/v1/schema.ts';
 import { buildJobView, isControlledBy, replicaName, type ElasticOptions } from '../../controllers/tfjob/index.ts';
-import type { ClusterSnapshot, JobState, MissingReplica, OtherPod, ReplicaInstance } from '../../scheduler/index.ts';
+import {
+  isNodeFeasible,
+  type ClusterSnapshot,
+  type JobState,
+  type MissingReplica,
+  type NodeInfo,
+  type OtherPod,
+  type ReplicaInstance,
+} from '../../scheduler/index.ts';
 import { objectKey } from '../../runtime/store.ts';
 import { jobSpec, nodeInfo, parseScalingCurve, podRequests, type DefaultRequests } from './convert.ts';
 import { pendingAlive, restoreDecision, type Decision, type Pending, type Upkeep } from './decisions.ts';
@@ -131,6 +139,8 @@ export function takeSnapshot(
   const restored = new Map<string, Decision>();
   const suspended: string[] = [];
   const settled = new Map<string, { names: string[]; workersAlive: Pending[] }>();
+  const nodes = sources.nodes.filter((n) => options.managedNode(n.metadata?.labels)).map(nodeInfo);
+  const nodesByName = new Map(nodes.map((n) => [n.name, n]));
   for (const object of sources.tfjobs) {
     const key = objectKey(object);
     // Finished jobs are most of a long-lived cluster's TFJobs: skip them before any parsing.
@@ -148,13 +158,13 @@ export function takeSnapshot(
       suspended.push(key);
       continue;
     }
-    const f = jobFacts(key, object, shape, decision, pods, sources, options, now);
+    const f = jobFacts(key, object, shape, decision, pods, sources, options, nodesByName, now);
     if (f.settled.names.length > 0 || f.settled.workersAlive.length !== decision.pendingWorkers.length) settled.set(key, f.settled);
     facts.push(f.facts);
   }
   const snapshot: ClusterSnapshot = {
     now,
-    nodes: sources.nodes.filter((n) => options.managedNode(n.metadata?.labels)).map(nodeInfo),
+    nodes,
     otherPods: otherPods(sources.allPods, facts, options.defaults),
     jobs: facts.map((f) => f.state),
   };
@@ -169,6 +179,7 @@ function jobFacts(
   pods: readonly V1Pod[],
   sources: SnapshotSources,
   options: SnapshotOptions,
+  nodesByName: ReadonlyMap<string, NodeInfo>,
   now: number,
 ): { facts: JobFacts; settled: { names: string[]; workersAlive: Pending[] } } {
   const { raw, view, groups } = shape;
@@ -197,14 +208,24 @@ function jobFacts(
     if (loss !== undefined && decision.admitted) lost.push({ pod: p, ...loss });
     else live.set(name, p);
   }
-  // Placements never observed expire (their create failed): the job is then missing them.
+  // Placements never observed expire (their create failed), and so do placements on a node that no
+  // longer takes the pod (cordoned, NotReady, tainted or gone since the decision, while the pod
+  // waited for a victim or a busy API): the job is then missing them, and they are placed again.
+  const constraints = new Map(spec.fixed.map((g) => [g.type, g.constraints]));
+  if (spec.workers !== undefined) constraints.set('Worker', spec.workers.constraints);
+  const stillFits = (p: Pending, type: string | undefined): boolean => {
+    const node = nodesByName.get(p.node);
+    const c = type === undefined ? undefined : constraints.get(type);
+    return pendingAlive(p, now) && node !== undefined && c !== undefined && isNodeFeasible(node, c);
+  };
   const settledNames: string[] = [];
   const pendingByName = new Map<string, Pending>();
   for (const [name, p] of decision.pendingByName) {
-    if (!pendingAlive(p, now) || existing.has(name)) settledNames.push(name);
+    if (existing.has(name) || !stillFits(p, replicaOf(Object.keys(view.replicaSpecs), name, raw.metadata.name)?.[0]))
+      settledNames.push(name);
     else pendingByName.set(name, p);
   }
-  const pendingWorkers = decision.pendingWorkers.filter((p) => pendingAlive(p, now));
+  const pendingWorkers = decision.pendingWorkers.filter((p) => stillFits(p, 'Worker'));
 
   const replicas: ReplicaInstance[] = [];
   const missing: MissingReplica[] = [];

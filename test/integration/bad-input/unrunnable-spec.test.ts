@@ -2,14 +2,15 @@
 // resource name no node can have ("foo bar"), an amount nothing can have ("1e400"), a worker-bound
 // annotation with whitespace (" 2"). They used to be accepted and wait in the queue forever with no
 // explanation; now each fails at once with TFJobFailedValidation naming the field, and the job
-// behind it in the queue runs.
+// behind it in the queue runs. A PS-only job runs as under tf-operator (never Running), with a
+// warning that says so.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANNOTATION_MIN_WORKERS } from '../../../src/api/v1/constants.ts';
 import type { Operator } from '../../../src/operator/manager.ts';
 import { createNamespace, deleteNamespace } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
 import { createPool, onPool, type Pool } from '../../support/pool.ts';
-import { createTFJob, tfjob, waitForCondition, waitForEventReasons, type TestTFJob } from '../../support/tfjob.ts';
+import { createTFJob, deleteTFJob, getTFJob, tfjob, waitForCondition, waitForEventReasons, type TestTFJob } from '../../support/tfjob.ts';
 
 describe('bad input: specs no node can run', () => {
   let ns: string;
@@ -50,6 +51,14 @@ describe('bad input: specs no node can run', () => {
     const job = onPool(tfjob('spaced-bound', { Worker: 2 }, { resources: { cpu: '1' } }), pool);
     job.metadata.annotations = { ...job.metadata.annotations, [ANNOTATION_MIN_WORKERS]: ' 2' };
     await failsNaming(job, `metadata.annotations[${ANNOTATION_MIN_WORKERS}]: Invalid value: " 2"`);
+  });
+
+  it('runs a PS-only job as tf-operator does (never Running) and says why in a warning', async () => {
+    await createTFJob(ns, onPool(tfjob('ps-only', { PS: 1 }, { resources: { cpu: '500m' } }), pool));
+    await waitForEventReasons(ns, 'ps-only', ['NoChiefOrWorker']);
+    const job = await getTFJob(ns, 'ps-only');
+    expect(job.status?.conditions?.map((c) => c.type)).toEqual(['Created']);
+    await deleteTFJob(ns, 'ps-only');
   });
 
   it('runs the valid job behind them', async () => {

@@ -556,3 +556,28 @@ describe('clusters with the upstream CRD', () => {
     expect(third.statusChanged).toBe(false);
   });
 });
+
+describe('jobs with no replica type that drives the status', () => {
+  it('PS/Evaluator only: runs its pods in Created as tf-operator does, and says why with a warning when it creates them', () => {
+    const job = newTFJob(0, 2, { evaluator: 1 });
+    const first = run(job);
+    expect(created(first, 'createPod')).toEqual(['test-tfjob-evaluator-0', 'test-tfjob-ps-0', 'test-tfjob-ps-1']);
+    expect(first.events.filter((e) => e.reason === 'NoChiefOrWorker')).toEqual([
+      {
+        type: 'Warning',
+        reason: 'NoChiefOrWorker',
+        message:
+          'TFJob default/test-tfjob has only Evaluator and PS replicas and no Chief, Master or Worker: as under tf-operator it never becomes Running or Succeeded, and its pods run until the job is deleted, one of them fails, or runPolicy.activeDeadlineSeconds passes',
+      },
+    ]);
+    const running = run(job, [
+      newPod('PS', 0, { phase: 'Running' }),
+      newPod('PS', 1, { phase: 'Running' }),
+      newPod('Evaluator', 0, { phase: 'Running' }),
+    ]);
+    expect(running.status.conditions?.map((c) => c.type)).toEqual(['Created']);
+    expect(running.events.some((e) => e.reason === 'NoChiefOrWorker')).toBe(false);
+    // A job with workers never gets the warning.
+    expect(run(newTFJob(1, 1)).events.some((e) => e.reason === 'NoChiefOrWorker')).toBe(false);
+  });
+});

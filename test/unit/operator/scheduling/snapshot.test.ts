@@ -80,6 +80,27 @@ describe('snapshot stage', () => {
     expect([...d.pendingByName.keys()]).toEqual(['a-ps-0']);
   });
 
+  it('drops placements on nodes that no longer take the pod, so they are placed again', () => {
+    const book = new DecisionBook();
+    const d = book.ensure(`${NS}/a`, { metadata: { name: 'a' } }, [], T0);
+    d.admitted = true;
+    d.pendingByName.set('a-ps-0', { node: 'ok', since: T0 });
+    d.pendingByName.set('a-worker-0', { node: 'cordoned', since: T0 });
+    d.pendingByName.set('a-worker-1', { node: 'tainted', since: T0 });
+    d.pendingWorkers = [
+      { node: 'notready', since: T0 },
+      { node: 'gone', since: T0 },
+      { node: 'ok', since: T0 },
+    ];
+    const cordoned = { ...node('cordoned'), spec: { unschedulable: true } };
+    const tainted = { ...node('tainted'), spec: { taints: [{ key: 'maintenance', effect: 'NoSchedule' }] } };
+    const nodes = [node('ok'), cordoned, tainted, node('notready', '4', { ready: false })];
+    const s = takeSnapshot(sources({ tfjobs: [tfjob('a', { status: running })], nodes }), book, new JobShapes(), OPTIONS, T0 + 1);
+    expect([...(s.upkeep.settled.get(`${NS}/a`)?.names ?? [])].sort()).toEqual(['a-worker-0', 'a-worker-1']);
+    expect(s.upkeep.settled.get(`${NS}/a`)?.workersAlive).toEqual([{ node: 'ok', since: T0 }]);
+    expect(s.facts[0]!.missing.map((m) => m.name)).toEqual(['a-worker-0', 'a-worker-1']);
+  });
+
   it('leaves suspended, finished and invalid jobs out of the core input', () => {
     const finished = tfjob('done', { status: { conditions: [{ type: 'Succeeded', status: 'True' }] } });
     const invalid = toTFJobEntry({ ...tfjobObject('bad'), spec: { tfReplicaSpecs: { Worker: { replicas: -3 } } } });
