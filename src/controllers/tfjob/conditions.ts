@@ -4,6 +4,7 @@
 
 import type { ConditionStatus, ConditionType } from '../../api/v1/conditions.ts';
 import {
+  CONDITION_CREATED,
   CONDITION_FAILED,
   CONDITION_FALSE,
   CONDITION_RESTARTING,
@@ -60,6 +61,18 @@ export function setCondition(conditions: readonly JobCondition[], condition: Job
     .filter((c) => !dropOnSet(condition.type, c))
     .map((c) => (terminal && c.type === CONDITION_RUNNING ? { ...c, status: CONDITION_FALSE } : c));
   return [...kept, updated];
+}
+
+/**
+ * `Created` is the first condition every job gets. When it is missing or not True (the status was
+ * written by someone else, e.g. a user faking `Succeeded` through the status subresource), it goes
+ * back to the front rather than to the end: the last condition is the job's State (kubectl's column,
+ * Pipelines' completion check), and it must never fall back to Created for a job that went further.
+ */
+export function ensureCreated(conditions: readonly JobCondition[], created: JobCondition): readonly JobCondition[] {
+  const current = findCondition(conditions, CONDITION_CREATED);
+  if (current?.status === CONDITION_TRUE) return conditions;
+  return [created, ...conditions.filter((c) => c.type !== CONDITION_CREATED)];
 }
 
 /** Shorthand for `setCondition(conditions, newCondition(...))`. */

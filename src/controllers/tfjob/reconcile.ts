@@ -16,7 +16,7 @@ import { abnormalPodEvents } from './abnormal-pods.ts';
 import { countRestarts, exceedsBackoffLimit, pastBackoffLimit } from './backoff.ts';
 import { selectForCleanup } from './cleanup.ts';
 import { conditionFor } from './condition-constructors.ts';
-import { isFailed, isFinished, isRunning, isSucceeded, isSuspended, setCondition } from './conditions.ts';
+import { ensureCreated, isFailed, isFinished, isRunning, isSucceeded, isSuspended, setCondition } from './conditions.ts';
 import { pastActiveDeadline, untilActiveDeadline } from './deadline.ts';
 import type { JobEvent } from './events.ts';
 import {
@@ -209,7 +209,7 @@ function unparsable(input: ReconcileInput, entry: UnparsableTFJobEntry): Reconci
   const stored = entry.status;
   if (typeof name !== 'string') return result('skipped', stored, undefined, [], []);
   const text = messages.failedValidation(message);
-  let conditions = setCondition(stored.conditions ?? [], conditionFor.created(name, input.now));
+  let conditions = ensureCreated(stored.conditions ?? [], conditionFor.created(name, input.now));
   const events: JobEvent[] = [];
   if (!isFinished(conditions)) {
     conditions = setCondition(conditions, conditionFor.failedValidation(message, input.now));
@@ -440,7 +440,7 @@ function reconcileOnce(input: ReconcileInput): ReconcilePlan {
   const name = raw.metadata.name;
   const events: JobEvent[] = [];
   const working: Working = {
-    conditions: setCondition(stored.conditions ?? [], conditionFor.created(name, now)),
+    conditions: ensureCreated(stored.conditions ?? [], conditionFor.created(name, now)),
     replicaStatuses: { ...(stored.replicaStatuses ?? {}) },
     ...(stored.startTime ? { startTime: stored.startTime } : {}),
     ...(stored.completionTime ? { completionTime: stored.completionTime } : {}),

@@ -6,6 +6,7 @@ import { startOperator } from '../../support/operator.ts';
 import {
   coreApi,
   conditionTypes,
+  customApi,
   createTFJob,
   getTFJob,
   jobPods,
@@ -77,6 +78,34 @@ describe('TFJob cleanup, suspend and scaling', () => {
     expect(resumed.status?.conditions?.[1]).toMatchObject({ reason: 'TFJobResumed', message: 'TFJob susp is resumed.' });
     expect(await serviceNames(ns, 'susp')).toEqual(['susp-chief-0', 'susp-worker-0']);
     await waitForEventReasons(ns, 'susp', ['TFJobSuspended', 'TFJobResumed']);
+  });
+
+  it('a status written by someone else never makes the State fall back to Created', async () => {
+    // A user with rights on tfjobs/status replaces the conditions with a bare Succeeded.
+    await createTFJob(ns, tfjob('faked', { Worker: 1 }));
+    await waitForCondition(ns, 'faked', 'Running');
+    const job = await getTFJob(ns, 'faked');
+    const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    await customApi().replaceNamespacedCustomObjectStatus({
+      group: 'kubeflow.org',
+      version: 'v1',
+      plural: 'tfjobs',
+      namespace: ns,
+      name: 'faked',
+      body: {
+        ...job,
+        status: {
+          ...job.status,
+          conditions: [{ type: 'Succeeded', status: 'True', reason: 'Faked', lastUpdateTime: at, lastTransitionTime: at }],
+        },
+      },
+    });
+    await eventually(
+      async () => JSON.stringify(conditionTypes(await getTFJob(ns, 'faked'))) === JSON.stringify(['Created=True', 'Succeeded=True']),
+      {
+        what: 'Created restored at the front, Succeeded still last',
+      },
+    );
   });
 
   it('a job created suspended has [Created, Suspended] and no pods', async () => {

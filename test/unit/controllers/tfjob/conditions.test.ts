@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JobCondition } from '../../../../src/api/v1/schema.ts';
-import { newCondition, setCondition, updateConditions } from '../../../../src/controllers/tfjob/conditions.ts';
+import { ensureCreated, newCondition, setCondition, updateConditions } from '../../../../src/controllers/tfjob/conditions.ts';
 import { at } from './builders.ts';
 
 type Triple = [type: string, status: string, reason: string];
@@ -152,5 +152,28 @@ describe('condition-list algorithm (compat §1.5)', () => {
         });
       }),
     );
+  });
+});
+
+describe('Created when the stored status lacks it', () => {
+  const createdCondition = newCondition('Created', 'True', 'TFJobCreated', 'TFJob test-job is created.', at(0));
+  const succeeded = newCondition('Succeeded', 'True', 'TFJobSucceeded', 'done', at(3));
+
+  it('goes to the front, so the State (the last condition) never falls back to Created', () => {
+    expect(shape(ensureCreated([succeeded], createdCondition))).toEqual([
+      ['Created', 'True', 'TFJobCreated'],
+      ['Succeeded', 'True', 'TFJobSucceeded'],
+    ]);
+    const notTrue = { ...createdCondition, status: 'False' };
+    expect(shape(ensureCreated([notTrue, succeeded], createdCondition)).map(([t, st]) => `${t}=${st}`)).toEqual([
+      'Created=True',
+      'Succeeded=True',
+    ]);
+  });
+
+  it('is a no-op (the same array) when Created is there and True, wherever it is', () => {
+    const list = [succeeded, createdCondition];
+    expect(ensureCreated(list, createdCondition)).toBe(list);
+    expect(ensureCreated([], createdCondition)).toEqual([createdCondition]);
   });
 });
