@@ -266,11 +266,17 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
 
   // The knee keeps capacity for others; with nobody left waiting (that could ever fit) an extra
   // worker still pays a little and costs nothing, so the knee does not apply.
-  const someoneWaits = model.waiting.some((j) => !plan.isAdmitted(j.key) && outcomes.get(j.key)?.kind !== 'never-fits');
+  const stillWaiting = model.waiting.filter((j) => !plan.isAdmitted(j.key) && outcomes.get(j.key)?.kind !== 'never-fits');
+  // A starving job preempts regardless of the scale-out cool-down (its bound needs it), so a worker
+  // given to a job it outranks would be taken back by the next pass (thrash). Such jobs do not grow
+  // while it waits: the room is kept for it.
+  const starving = stillWaiting.filter((j) => j.starving);
+  const preemptibleByStarving = (r: RunningJob): boolean => starving.some((w) => r.job.priority <= w.priority && compareRank(r.job, w) > 0);
   growRunning({
-    knee: someoneWaits,
+    knee: stillWaiting.length > 0,
     skipJobsScaledInThisPass: toggles.cooldown,
     ...(reserved === undefined ? {} : { reserved }),
+    ...(starving.length === 0 ? {} : { limitFor: (job, limit) => (preemptibleByStarving(job) ? job.workers.length : limit) }),
   });
 
   const waiting: WaitingReason[] = [];

@@ -106,17 +106,34 @@ describe('Algorithm 1', () => {
     ]);
     expect(ours.waiting.map((w) => w.job)).toEqual(['big']);
     // big starves: it reserves node-1, where its minimum configuration goes on an empty cluster.
-    // ours still admits small, on node-2, and grows it onto node-3, never onto node-1.
+    // ours still admits small, on node-2, but grows nothing big may preempt while it starves: a
+    // starving job ignores the scale-out cool-down, so the next pass would take the worker back.
     const config = resolveSchedulerConfig({ starveLimitMs: 60_000 });
     const starving = schedule('ours', snap, config);
-    expect(starving.admit.map((a) => [a.job, describeReplicas(a.replicas)])).toEqual([
-      ['small', ['PS:0@node-2', 'Worker:0@node-2', 'Worker:1@node-3']],
-    ]);
+    expect(starving.admit.map((a) => [a.job, describeReplicas(a.replicas)])).toEqual([['small', ['PS:0@node-2', 'Worker:0@node-2']]]);
+    expect(starving.scaleOut).toEqual([]);
     expect(starving.waiting.map((w) => [w.job, w.starving])).toEqual([['big', true]]);
     // kod2 admits nothing while its head starves.
     const kod2Starving = schedule('kod2', snap, config);
     expect(kod2Starving.admit).toEqual([]);
     expect(kod2Starving.waiting.find((w) => w.job === 'small')!.reason).toContain('reserved for starving big');
+  });
+
+  it('ours grows no job a starving job may preempt while it waits; a higher class still grows', () => {
+    // Other tenants leave 5.5 cpu per node. W needs a 5.5-cpu worker: it fits the cluster without
+    // TFJobs, but H and L take a little of every node, and L is at its minimum: W is blocked.
+    const small = { ps: { cpu: cpu(1), memory: 2 * Gi }, worker: { cpu: cpu(1), memory: 2 * Gi }, min: 1, max: 4 };
+    const jobs = [
+      running('H', ['PS:0@node-1', 'Worker:0@node-3'], { ...small, max: 2, priority: 100 }),
+      running('L', ['PS:0@node-2', 'Worker:0@node-3'], small),
+      waiting('W', { ps: { cpu: cpu(1), memory: 2 * Gi }, worker: { cpu: cpu(5.5), memory: 4 * Gi }, submittedAt: 0 }),
+    ];
+    const snap = snapshot(paperTestbed(), jobs, { now: 60_000, otherPods: busy({ 'node-1': 4.5, 'node-2': 4.5, 'node-3': 4.5 }) });
+    const grown = (plan: ReturnType<typeof schedule>) => plan.scaleOut.map((s) => s.job).sort();
+    expect(grown(schedule('ours', snap))).toEqual(['H', 'L']);
+    const starving = schedule('ours', snap, resolveSchedulerConfig({ starveLimitMs: 60_000 }));
+    expect(starving.waiting.map((w) => [w.job, w.starving])).toEqual([['W', true]]);
+    expect(grown(starving)).toEqual(['H']);
   });
 
   it('starvation raises a waiting job above every non-starving job of its class and reports it', () => {
