@@ -22,6 +22,12 @@ export const LABEL_JOB_ROLE = 'training.kubeflow.org/job-role';
 export const OUR_PREFIX = 'tfjob-operator.kubeflow.org';
 /** Node chosen by the scheduling core, recorded on the pod so a restarted operator can audit placement. */
 export const ANNOTATION_PLACED_BY = `${OUR_PREFIX}/placed-by`;
+/**
+ * The node chosen for a pod whose final binding is left to kube-scheduler (a template with
+ * constraints the operator does not evaluate: volumes, pod affinity, spread, host ports, resource
+ * claims). The pod carries no `nodeName` until bound; this tells the operator where it will go.
+ */
+export const ANNOTATION_PLACED_NODE = `${OUR_PREFIX}/placed-node`;
 /** Elastic worker bounds for clusters where the CRD in use prunes `spec.elasticPolicy` (upstream CRD). */
 export const ANNOTATION_MIN_WORKERS = `${OUR_PREFIX}/min-workers`;
 export const ANNOTATION_MAX_WORKERS = `${OUR_PREFIX}/max-workers`;

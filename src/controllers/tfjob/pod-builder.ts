@@ -2,10 +2,11 @@
 // template, operator labels over template labels, template annotations and finalizers, the job as
 // controller owner, TF_CONFIG appended to the `tensorflow` container, the replica restart policy.
 
-import { ANNOTATION_PLACED_BY, DEFAULT_CONTAINER_NAME, ENV_TF_CONFIG } from '../../api/v1/constants.ts';
+import { ANNOTATION_PLACED_BY, ANNOTATION_PLACED_NODE, DEFAULT_CONTAINER_NAME, ENV_TF_CONFIG } from '../../api/v1/constants.ts';
 import type { DefaultedReplicaSpec } from '../../api/v1/defaults.ts';
 import type { Container, Pod, PodTemplateSpec } from '../../api/v1/k8s-types.ts';
 import { RESTART_POLICY_EXIT_CODE, RESTART_POLICY_NEVER } from '../../api/v1/policies.ts';
+import { pinnedToNode, schedulerOnlyConstraint } from './binding.ts';
 import type { JobEvent } from './events.ts';
 import { EVENT_SET_POD_TEMPLATE_RESTART_POLICY, messages, warning } from './events.ts';
 import type { PodLabelOptions } from './labels.ts';
@@ -18,7 +19,11 @@ export interface PodIdentity extends OwnerIdentity {
   readonly namespace: string;
 }
 
-/** Where our scheduler put the replica: `spec.nodeName` bypasses kube-scheduler. */
+/**
+ * Where our scheduler put the replica: `spec.nodeName`, which bypasses kube-scheduler, or for a
+ * template with constraints only kube-scheduler evaluates, a required node affinity on that node
+ * (binding.ts).
+ */
 export interface Placement {
   readonly nodeName: string;
   /** Recorded in the placed-by annotation (e.g. the scheduling policy), so a restarted operator can audit it. */
@@ -64,9 +69,18 @@ export function buildPod(
 
   const labels = { ...(template.metadata?.labels ?? {}), ...podLabels(job.name, replicaTypes, replicaType, index, options) };
   const annotations = { ...(template.metadata?.annotations ?? {}) };
-  if (options.placement) annotations[ANNOTATION_PLACED_BY] = options.placement.placedBy;
   const finalizers = template.metadata?.finalizers;
 
+  let placed = podSpec;
+  const placement = options.placement;
+  if (placement !== undefined) {
+    annotations[ANNOTATION_PLACED_BY] = placement.placedBy;
+    if (schedulerOnlyConstraint(podSpec) === undefined) placed = { ...podSpec, nodeName: placement.nodeName };
+    else {
+      placed = pinnedToNode(podSpec, placement.nodeName);
+      annotations[ANNOTATION_PLACED_NODE] = placement.nodeName;
+    }
+  }
   const pod: Pod = {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -79,10 +93,9 @@ export function buildPod(
       ownerReferences: [ownerReference(job)],
     },
     spec: {
-      ...podSpec,
+      ...placed,
       containers: options.tfConfig === undefined ? podSpec.containers : withTfConfig(podSpec.containers, options.tfConfig),
       restartPolicy: podRestartPolicy(spec.restartPolicy),
-      ...(options.placement ? { nodeName: options.placement.nodeName } : {}),
     },
   };
   return { pod, events };

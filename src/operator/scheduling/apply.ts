@@ -13,6 +13,7 @@ import { objectKey } from '../../runtime/store.ts';
 import type { Decided } from './decide.ts';
 import type { Decision, DecisionBook } from './decisions.ts';
 import * as messages from './messages.ts';
+import { podNode } from './pod-facts.ts';
 import type { PodRemover } from './pod-remover.ts';
 import type { JobFacts } from './snapshot.ts';
 
@@ -110,7 +111,7 @@ async function apply(input: ApplyInput, touched: Set<string>, outcomes: Outcome[
       outcomes.push({
         job: f.key,
         reason: 'NodeLost',
-        message: messages.nodeLost(pod.metadata?.name ?? '', pod.spec?.nodeName ?? '', why),
+        message: messages.nodeLost(pod.metadata?.name ?? '', podNode(pod) ?? '', why),
       });
     }
   }
@@ -125,7 +126,7 @@ async function apply(input: ApplyInput, touched: Set<string>, outcomes: Outcome[
       const name = replicaName(f.raw.metadata.name, r.type, r.index);
       const pod: V1Pod | undefined = f.live.get(name);
       if (pod !== undefined) {
-        const victim = { key: objectKey(pod), uid: pod.metadata?.uid, node: pod.spec?.nodeName };
+        const victim = { key: objectKey(pod), uid: pod.metadata?.uid, node: podNode(pod) };
         // Registered before the delete: its watch event may arrive before the call returns.
         if (preemption) book.preempting(s.forJob, victim);
         const result = await remover.remove(pod, preemption ? REMOVAL_PREEMPTION : REMOVAL_SCALE_IN);

@@ -16,17 +16,20 @@ import type { KubeClients } from '../../runtime/kube-client.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { RuntimeMetrics } from '../../runtime/metrics.ts';
 import {
+  ANNOTATION_PLACED_NODE,
   ANNOTATION_REMOVAL,
   LABEL_OPERATOR_NAME,
   LABEL_REPLICA_INDEX,
   LABEL_REPLICA_TYPE,
   LABEL_JOB_NAME,
 } from '../../api/v1/constants.ts';
+import { podNode } from './pod-facts.ts';
 
 /** Pods that still use capacity: bound or not, but not Succeeded/Failed (those free their node). */
 const ACTIVE_PODS = 'status.phase!=Succeeded,status.phase!=Failed';
 
 const KEPT_LABELS = [LABEL_OPERATOR_NAME, LABEL_JOB_NAME, LABEL_REPLICA_TYPE, LABEL_REPLICA_INDEX];
+const KEPT_ANNOTATIONS = [ANNOTATION_REMOVAL, ANNOTATION_PLACED_NODE];
 
 /** The few fields of a pod the scheduler reads. */
 export function reducePod(pod: V1Pod): V1Pod {
@@ -36,7 +39,11 @@ export function reducePod(pod: V1Pod): V1Pod {
     const v = m.labels?.[k];
     if (v !== undefined) labels[k] = v;
   }
-  const removal = m.annotations?.[ANNOTATION_REMOVAL];
+  const annotations: Record<string, string> = {};
+  for (const k of KEPT_ANNOTATIONS) {
+    const v = m.annotations?.[k];
+    if (v !== undefined) annotations[k] = v;
+  }
   const controller = m.ownerReferences?.filter((r) => r.controller === true);
   const resources = (c: V1Container): V1Container => ({
     name: c.name,
@@ -59,7 +66,7 @@ export function reducePod(pod: V1Pod): V1Pod {
       ...(m.creationTimestamp === undefined ? {} : { creationTimestamp: m.creationTimestamp }),
       ...(m.deletionTimestamp === undefined ? {} : { deletionTimestamp: m.deletionTimestamp }),
       ...(Object.keys(labels).length > 0 ? { labels } : {}),
-      ...(removal === undefined ? {} : { annotations: { [ANNOTATION_REMOVAL]: removal } }),
+      ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
       ...(controller && controller.length > 0 ? { ownerReferences: controller } : {}),
     },
     spec: {
@@ -110,7 +117,12 @@ export function createSchedulerCaches(deps: {
       name: 'all-pods',
       logger: deps.logger,
       transform: reducePod,
-      indexers: { [BY_NODE]: (p) => (p.spec?.nodeName ? [p.spec.nodeName] : []) },
+      indexers: {
+        [BY_NODE]: (p) => {
+          const node = podNode(p);
+          return node === undefined ? [] : [node];
+        },
+      },
       onWatchEvent: onWatchEvent('all-pods'),
     },
   );

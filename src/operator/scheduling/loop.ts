@@ -41,7 +41,7 @@ import { heldPlacementNodes, holdsNode, schedulingInput } from './input.ts';
 import { SchedulerMetrics } from './metrics.ts';
 import { NodeHealth } from './node-health.ts';
 import { KubePodRemover, type PodRemover } from './pod-remover.ts';
-import { isFinished, isLiveWorker } from './pod-facts.ts';
+import { isFinished, isLiveWorker, podNode } from './pod-facts.ts';
 import { canonicalAmount } from '../../api/v1/quantity.ts';
 import { SchedulingReporter } from './report.ts';
 import { JobShapes, jobView, takeSnapshot, type SnapshotOptions, type SnapshotSources } from './snapshot.ts';
@@ -258,12 +258,12 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       const key = controllingJobKey(pod);
       if (key === undefined) return;
       const worker = pod.metadata?.labels?.[LABEL_REPLICA_TYPE] === 'worker';
-      this.#book.podCreated(key, { name: pod.metadata?.name ?? '', node: pod.spec?.nodeName, worker });
+      this.#book.podCreated(key, { name: pod.metadata?.name ?? '', node: podNode(pod), worker });
     });
     this.#caches.pods.on((type, pod, old) => {
       if (type === 'delete') {
         // Capacity freed; a preempted victim is gone.
-        const gone = { key: objectKey(pod), uid: pod.metadata?.uid, node: pod.spec?.nodeName };
+        const gone = { key: objectKey(pod), uid: pod.metadata?.uid, node: podNode(pod) };
         for (const jobKey of this.#book.podGone(gone)) this.#deps.enqueue(jobKey);
         this.trigger('pod gone');
       } else if (type === 'add' && pod.spec?.nodeName !== undefined && controllingJobKey(pod) === undefined) {

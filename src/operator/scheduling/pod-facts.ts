@@ -1,7 +1,16 @@
 // Small facts about pods and TFJobs as cached, shared by the scheduling stages. Pure.
 import type { V1Pod } from '@kubernetes/client-node';
-import { ANNOTATION_REMOVAL, LABEL_REPLICA_TYPE, REMOVAL_PREEMPTION } from '../../api/v1/constants.ts';
+import { ANNOTATION_PLACED_NODE, ANNOTATION_REMOVAL, LABEL_REPLICA_TYPE, REMOVAL_PREEMPTION } from '../../api/v1/constants.ts';
 import type { TFJobEntry } from '../../api/v1/parse.ts';
+
+/**
+ * The node a pod uses or will use: its `nodeName`, or for one of ours that kube-scheduler has yet to
+ * bind, the node the operator chose for it (controllers/tfjob/binding.ts). Its capacity is taken from
+ * the moment the pod exists.
+ */
+export function podNode(p: V1Pod): string | undefined {
+  return p.spec?.nodeName ?? p.metadata?.annotations?.[ANNOTATION_PLACED_NODE];
+}
 
 /** A pod that still counts as a replica: not terminating, not marked for removal, not terminated. */
 export function isLive(p: V1Pod): boolean {

@@ -24,7 +24,7 @@ import {
 import { objectKey } from '../../runtime/store.ts';
 import { jobSpec, nodeInfo, parseScalingCurve, podRequests, type DefaultRequests } from './convert.ts';
 import { pendingAlive, restoreDecision, type Decision, type Pending, type Upkeep } from './decisions.ts';
-import { isFinished, isLive, isTerminatingPreempted, replicaIndexOf, replicaOf } from './pod-facts.ts';
+import { isFinished, isLive, isTerminatingPreempted, podNode, replicaIndexOf, replicaOf } from './pod-facts.ts';
 
 /** Why a node counts as lost (see NodeHealth). */
 export interface NodeLoss {
@@ -204,7 +204,7 @@ function jobFacts(
     const name = p.metadata?.name ?? '';
     existing.add(name);
     if (!isLive(p)) continue;
-    const loss = sources.nodeLost(p.spec?.nodeName, now);
+    const loss = sources.nodeLost(podNode(p), now);
     if (loss !== undefined && decision.admitted) lost.push({ pod: p, ...loss });
     else live.set(name, p);
   }
@@ -233,11 +233,12 @@ function jobFacts(
     for (const p of live.values()) {
       const type = canonicalReplicaType(p.metadata?.labels?.[LABEL_REPLICA_TYPE] ?? '') ?? '';
       const index = Number(p.metadata?.labels?.[LABEL_REPLICA_INDEX] ?? -1);
-      if (p.spec?.nodeName === undefined) continue;
+      const node = podNode(p);
+      if (node === undefined) continue;
       replicas.push({
         type,
         index,
-        node: p.spec.nodeName,
+        node,
         ...(p.metadata?.creationTimestamp ? { createdAt: new Date(p.metadata.creationTimestamp).getTime() } : {}),
       });
     }
@@ -300,7 +301,7 @@ function otherPods(all: readonly V1Pod[], facts: readonly JobFacts[], defaults: 
   for (const f of facts) if (f.state.phase === 'running') for (const p of f.live.values()) liveKeys.add(objectKey(p));
   const out: OtherPod[] = [];
   for (const pod of all) {
-    const node = pod.spec?.nodeName;
+    const node = podNode(pod);
     if (node === undefined) continue;
     const key = objectKey(pod);
     if (liveKeys.has(key)) continue;

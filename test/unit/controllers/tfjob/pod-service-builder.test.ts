@@ -119,6 +119,37 @@ describe('pod construction (compat §2.4, Appendix A)', () => {
     expect(pod.metadata?.annotations).toEqual({ 'tfjob-operator.kubeflow.org/placed-by': 'ours' });
   });
 
+  it('leaves the binding to kube-scheduler, pinned to the chosen node, when the template has a constraint only it evaluates', () => {
+    const view = distJob((t) => {
+      const spec = t.spec as Record<string, unknown>;
+      spec.volumes = [{ name: 'data', persistentVolumeClaim: { claimName: 'data-0' } }];
+      spec.affinity = {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] }, { matchFields: [] }],
+          },
+        },
+      };
+    });
+    const { pod } = workerPod(view, 0, { placement: { nodeName: 'node-7', placedBy: 'ours' } });
+    expect(pod.spec?.nodeName).toBeUndefined();
+    expect(pod.metadata?.annotations).toEqual({
+      'tfjob-operator.kubeflow.org/placed-by': 'ours',
+      'tfjob-operator.kubeflow.org/placed-node': 'node-7',
+    });
+    // The pin is ANDed into each of the template's terms, which still apply.
+    const pin = { key: 'metadata.name', operator: 'In', values: ['node-7'] };
+    expect(pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms).toEqual([
+      { matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }], matchFields: [pin] },
+      { matchFields: [pin] },
+    ]);
+    expect(pod.spec?.volumes).toEqual([{ name: 'data', persistentVolumeClaim: { claimName: 'data-0' } }]);
+    // Without our scheduler (tf-operator mode) nothing is pinned.
+    const unplaced = workerPod(view, 0).pod;
+    expect(unplaced.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms).toHaveLength(2);
+    expect(unplaced.metadata?.annotations).toBeUndefined();
+  });
+
   it('namespace comes from the job, never from the template', () => {
     const view = distJob((t) => {
       t.metadata = { namespace: 'elsewhere', name: 'ignored' };

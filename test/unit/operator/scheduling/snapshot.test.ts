@@ -1,3 +1,4 @@
+import { ANNOTATION_PLACED_NODE } from '../../../../src/api/v1/constants.ts';
 import { describe, expect, it } from 'vitest';
 import { DecisionBook, PENDING_TTL_MS } from '../../../../src/operator/scheduling/decisions.ts';
 import { JobShapes, takeSnapshot } from '../../../../src/operator/scheduling/snapshot.ts';
@@ -78,6 +79,24 @@ describe('snapshot stage', () => {
     expect(d.pendingByName.size).toBe(3);
     book.upkeep(s.upkeep);
     expect([...d.pendingByName.keys()]).toEqual(['a-ps-0']);
+  });
+
+  it('counts a pod kube-scheduler has yet to bind on the node the operator chose for it', () => {
+    const unbound = replicaPod('a', 'worker', 1, undefined);
+    unbound.metadata = { ...unbound.metadata, annotations: { [ANNOTATION_PLACED_NODE]: 'n2' } };
+    const pods = [replicaPod('a', 'ps', 0, 'n1'), replicaPod('a', 'worker', 0, 'n1'), unbound];
+    const s = takeSnapshot(
+      sources({ tfjobs: [tfjob('a', { status: running })], pods, nodes: [node('n1'), node('n2')] }),
+      new DecisionBook(),
+      new JobShapes(),
+      OPTIONS,
+      T0,
+    );
+    expect(s.facts[0]!.state.replicas.map((r) => `${r.type}-${r.index}@${r.node ?? ''}`).sort()).toEqual([
+      'PS-0@n1',
+      'Worker-0@n1',
+      'Worker-1@n2',
+    ]);
   });
 
   it('drops placements on nodes that no longer take the pod, so they are placed again', () => {
