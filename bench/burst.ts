@@ -47,15 +47,27 @@ const NAMESPACE = 'burst';
 const SYSTEMS = ['ours', 'tf-operator', 'training-operator'] as const;
 type System = (typeof SYSTEMS)[number];
 
+/**
+ * `plain`: templates with nothing but requests (ours binds every pod by nodeName). `scheduler-bound`:
+ * each template also has a soft topology spread constraint (ScheduleAnyway: it never blocks), one of
+ * the constraints ours leaves to kube-scheduler, so every pod goes through kube-scheduler's binding.
+ */
+const POD_KINDS = ['plain', 'scheduler-bound'] as const;
+type PodKind = (typeof POD_KINDS)[number];
+const SOFT_SPREAD = {
+  topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway' }],
+};
+
 interface Config {
   readonly system: System;
+  readonly pods: PodKind;
   /** `default` or `<qps>/<burst>` (our operator only). */
   readonly qps: string;
   readonly apiserver: 'default' | 'unlimited';
 }
 
 function label(c: Config): string {
-  return `${c.system}${c.system === 'training-operator' ? '' : ` qps=${c.qps}`} apiserver=${c.apiserver}`;
+  return `${c.system}${c.system === 'training-operator' ? '' : ` qps=${c.qps}`} apiserver=${c.apiserver}${c.pods === 'plain' ? '' : ` pods=${c.pods}`}`;
 }
 
 interface RunRecord {
@@ -97,6 +109,7 @@ function parse() {
       systems: { type: 'string', default: 'ours,training-operator' },
       qps: { type: 'string', default: 'default,500/1000' },
       apiserver: { type: 'string', default: 'default' },
+      pods: { type: 'string', default: 'plain' },
       repeats: { type: 'string', default: '3' },
       concurrency: { type: 'string', default: '32' },
       'timeout-seconds': { type: 'string', default: '900' },
@@ -107,7 +120,7 @@ function parse() {
   });
   if (values.help) {
     console.log(
-      'usage: node bench/burst.ts [--jobs 500] [--nodes 200] [--systems ours,training-operator] [--qps default,500/1000] [--apiserver default,unlimited] [--repeats 3] [--out DIR] [--operator-rev HEAD|worktree|REV]',
+      'usage: node bench/burst.ts [--jobs 500] [--nodes 200] [--systems ours,training-operator] [--qps default,500/1000] [--apiserver default,unlimited] [--pods plain,scheduler-bound] [--repeats 3] [--out DIR] [--operator-rev HEAD|worktree|REV]',
     );
     process.exit(0);
   }
@@ -119,11 +132,18 @@ function parse() {
   });
   const qps = values.qps.split(',');
   for (const q of qps) if (q !== 'default' && !/^\d+\/\d+$/.test(q)) throw new Error(`--qps: default or <qps>/<burst>, not ${q}`);
+  const podKinds = values.pods.split(',').map((p): PodKind => {
+    const kind = POD_KINDS.find((k) => k === p);
+    if (kind === undefined) throw new Error(`--pods: plain or scheduler-bound, not ${p}`);
+    return kind;
+  });
   const configs: Config[] = [];
-  for (const apiserver of apiservers) {
-    for (const system of systems) {
-      if (system === 'training-operator') configs.push({ system, qps: 'fixed 20/30', apiserver });
-      else for (const q of qps) configs.push({ system, qps: q, apiserver });
+  for (const pods of podKinds) {
+    for (const apiserver of apiservers) {
+      for (const system of systems) {
+        if (system === 'training-operator') configs.push({ system, qps: 'fixed 20/30', apiserver, pods });
+        else for (const q of qps) configs.push({ system, qps: q, apiserver, pods });
+      }
     }
   }
   return {
@@ -144,7 +164,7 @@ function parse() {
 type Options = ReturnType<typeof parse>;
 
 async function oneRun(opts: Options, config: Config, repeat: number, logDir: string, source: SourceTree): Promise<RunRecord> {
-  const tag = `${config.system}-${config.qps.replace(/\W+/g, '_')}-${config.apiserver}-r${repeat}`;
+  const tag = `${config.system}-${config.qps.replace(/\W+/g, '_')}-${config.apiserver}-${config.pods}-r${repeat}`;
   const startedAt = new Date();
   const loadAverage = round(os.loadavg()[0] ?? 0, 2);
   const cluster = await LocalCluster.start({
@@ -213,7 +233,12 @@ async function oneRun(opts: Options, config: Config, repeat: number, logDir: str
     const beforeScheduler = await requests(schedulerMetrics);
     const cpuBefore = { system: cpuSeconds(proc.process.pid), scheduler: cpuSeconds(schedulerPid) };
     const names = Array.from({ length: opts.jobs }, (_, i) => `burst-${String(i).padStart(4, '0')}`);
-    const shape = { workers: opts.workers, ps: { cpu: '1', memory: '2Gi' }, worker: { cpu: '2', memory: '4Gi' } };
+    const shape = {
+      workers: opts.workers,
+      ps: { cpu: '1', memory: '2Gi' },
+      worker: { cpu: '2', memory: '4Gi' },
+      ...(config.pods === 'scheduler-bound' ? { podSpec: SOFT_SPREAD } : {}),
+    };
 
     // The apiserver compiles a CRD's schema on first use (seconds for these large schemas): not part of the burst.
     await clients.request('POST', `${tfjobsPath(NAMESPACE)}?dryRun=All`, simpleTfjob('warm-up', NAMESPACE, shape));
