@@ -39,7 +39,7 @@ import {
 } from './lib/processes.ts';
 import { header, resultDir, writeJson, writeText } from './lib/results.ts';
 import { snapshotSource, type SourceTree } from './lib/snapshot.ts';
-import { round, roundSpread, spread } from './lib/stats.ts';
+import { quantile, round, roundSpread, spread } from './lib/stats.ts';
 import { createNamespace, driverClients, pool, simpleTfjob, tfjobsPath } from './lib/workload.ts';
 
 const SCHEMA = 'burst/v1';
@@ -86,6 +86,11 @@ interface RunRecord {
   readonly allRunningSeconds: number | null;
   /** [seconds since first create, pods with nodeName]. */
   readonly timeline: readonly (readonly [number, number])[];
+  /**
+   * Pods first seen without a node, then bound (by kube-scheduler): how many, and the time between
+   * the two watch events (ms; median and p99). Pods created bound are not counted.
+   */
+  readonly bindDelayMs: { readonly pods: number; readonly median: number | null; readonly p99: number | null };
   readonly requests: {
     readonly systemAtBound: Record<string, number>;
     readonly systemAtRunning: Record<string, number>;
@@ -163,6 +168,12 @@ function parse() {
 
 type Options = ReturnType<typeof parse>;
 
+function delayQuantiles(values: readonly number[]): { median: number | null; p99: number | null } {
+  if (values.length === 0) return { median: null, p99: null };
+  const sorted = [...values].sort((a, b) => a - b);
+  return { median: round(quantile(sorted, 0.5), 1), p99: round(quantile(sorted, 0.99), 1) };
+}
+
 async function oneRun(opts: Options, config: Config, repeat: number, logDir: string, source: SourceTree): Promise<RunRecord> {
   const tag = `${config.system}-${config.qps.replace(/\W+/g, '_')}-${config.apiserver}-${config.pods}-r${repeat}`;
   const startedAt = new Date();
@@ -206,6 +217,8 @@ async function oneRun(opts: Options, config: Config, repeat: number, logDir: str
     let lastBoundAt = 0;
     let firstBoundAt = 0;
     const seen = new Set<string>();
+    const unboundSince = new Map<string, number>();
+    const bindDelays: number[] = [];
     const timeline: [number, number][] = [];
     const core = clients.api(CoreV1Api);
     tracker = new Informer<V1Pod>(
@@ -217,9 +230,15 @@ async function oneRun(opts: Options, config: Config, repeat: number, logDir: str
       { name: 'burst-pods', logger: createLogger({ level: 'silent' }) },
     );
     tracker.on((type, pod) => {
-      if (type === 'delete' || pod.spec?.nodeName === undefined) return;
       const uid = pod.metadata?.uid ?? '';
+      if (type === 'delete') return;
+      if (pod.spec?.nodeName === undefined) {
+        if (!unboundSince.has(uid)) unboundSince.set(uid, performance.now());
+        return;
+      }
       if (seen.has(uid)) return;
+      const since = unboundSince.get(uid);
+      if (since !== undefined) bindDelays.push(performance.now() - since);
       seen.add(uid);
       bound++;
       lastBoundAt = performance.now();
@@ -284,6 +303,7 @@ async function oneRun(opts: Options, config: Config, repeat: number, logDir: str
       podsExpected: expected,
       allRunningSeconds: allRunningSeconds === null ? null : round(allRunningSeconds, 2),
       timeline,
+      bindDelayMs: { pods: bindDelays.length, ...delayQuantiles(bindDelays) },
       requests: {
         systemAtBound: diffCounts(atBound.system, beforeSystem),
         systemAtRunning: diffCounts(atRunning.system, beforeSystem),
@@ -372,7 +392,7 @@ async function main(): Promise<void> {
         const r = await oneRun(opts, config, repeat, logDir, source);
         runs.push(r);
         console.log(
-          `created in ${r.createSeconds.toFixed(1)} s; ${r.podsBound}/${r.podsExpected} pods bound in ${r.allBoundSeconds?.toFixed(1) ?? '-'} s; all Running ${r.allRunningSeconds?.toFixed(1) ?? '-'} s; requests ${total(r.requests.systemAtBound)} (${JSON.stringify(r.requests.systemAtBound)}), scheduler ${total(r.requests.schedulerAtBound)}; cpu ${r.cpuSeconds.system} s + scheduler ${r.cpuSeconds.scheduler} s${r.deadComponents.length > 0 ? ` DEAD ${r.deadComponents.join(',')}` : ''}`,
+          `created in ${r.createSeconds.toFixed(1)} s; ${r.podsBound}/${r.podsExpected} pods bound in ${r.allBoundSeconds?.toFixed(1) ?? '-'} s; all Running ${r.allRunningSeconds?.toFixed(1) ?? '-'} s; requests ${total(r.requests.systemAtBound)} (${JSON.stringify(r.requests.systemAtBound)}), scheduler ${total(r.requests.schedulerAtBound)}; cpu ${r.cpuSeconds.system} s + scheduler ${r.cpuSeconds.scheduler} s; bound by kube-scheduler ${r.bindDelayMs.pods} (median ${r.bindDelayMs.median ?? '-'} ms, p99 ${r.bindDelayMs.p99 ?? '-'} ms)${r.deadComponents.length > 0 ? ` DEAD ${r.deadComponents.join(',')}` : ''}`,
         );
       } catch (err) {
         failures++;
