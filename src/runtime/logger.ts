@@ -53,7 +53,12 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     formatters: { level: (label: string) => ({ level: label }) },
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
   };
-  return opts.destination === undefined ? pino(options) : pino(options, opts.destination);
+  // Default stdout, written synchronously: pino's default asynchronous writer can reorder lines when
+  // the process exits while a write is in flight (the exit flush overtakes it), and a shutdown log
+  // out of order ("Stopped" before "Released the lease") misleads whoever reads it. An operator logs
+  // a few lines per reconcile; a blocking write of each costs nothing that matters.
+  const destination = opts.destination ?? pino.destination({ dest: 1, sync: true });
+  return pino(options, destination);
 }
 
 /** A logger that discards everything (unit tests, simulator). */
