@@ -1,24 +1,31 @@
 // Indexes over nodes that stay exact under single-node updates, so a pass never re-sorts or
-// rescans 5,000 nodes after each placement.
+// rescans 5,000 nodes after each placement (see also fit-tree.ts).
 
 /**
  * Node indices sorted by a score, highest first, ties by index (= name order); optionally only a
- * subset of the nodes (`members`). An update moves one node to its new place; nodes in between
- * shift by one. O(distance moved) per update, which in practice is small (a placement changes one
- * node's score a little). Several instances may share one score array.
+ * subset of the nodes (`members`). Several instances may share one score array, whose owner
+ * reports each changed node (`invalidate`). The order is brought up to date when it is read: one
+ * changed node moves to its new place (O(distance moved)); several are taken out and merged back
+ * in (O(N + d log d)). Most passes change nodes hundreds of times between two reads, so moving
+ * every node at every change (thousands of positions each in a cluster of similar nodes) would
+ * cost far more than the reads.
  */
 export class SortedNodes {
   readonly score: Float64Array;
-  readonly order: Int32Array;
+  readonly #order: Int32Array;
   /** Position of each node in `order`, −1 for non-members. */
   readonly #pos: Int32Array;
+  /** Members whose score changed since the order was last read, each once. */
+  #pending: number[] = [];
+  readonly #marked: Uint8Array;
 
   constructor(scores: Float64Array, members?: ArrayLike<number>) {
     this.score = scores;
     const all = members === undefined ? Int32Array.from({ length: scores.length }, (_, i) => i) : Int32Array.from(members);
-    this.order = all.sort((a, b) => this.#compare(a, b));
+    this.#order = all.sort((a, b) => this.#compare(a, b));
     this.#pos = new Int32Array(scores.length).fill(-1);
-    for (let i = 0; i < this.order.length; i++) this.#pos[this.order[i]!] = i;
+    for (let i = 0; i < this.#order.length; i++) this.#pos[this.#order[i]!] = i;
+    this.#marked = new Uint8Array(scores.length);
   }
 
   #compare(a: number, b: number): number {
@@ -32,14 +39,56 @@ export class SortedNodes {
     return this.#pos[n]! >= 0;
   }
 
-  update(n: number, score: number): void {
-    this.score[n] = score;
-    this.reposition(n);
+  /** Notes that a member's score changed (in the shared array). */
+  invalidate(n: number): void {
+    if (this.#pos[n]! < 0 || this.#marked[n] === 1) return;
+    this.#marked[n] = 1;
+    this.#pending.push(n);
   }
 
-  /** Moves a member to its place after its score changed (in the shared array). */
-  reposition(n: number): void {
-    const order = this.order;
+  /**
+   * The members in order, current as of this read. The array is updated in place by later reads;
+   * a caller that changes scores while walking it must read it again.
+   */
+  get order(): Int32Array {
+    const pending = this.#pending;
+    if (pending.length === 1) {
+      this.#marked[pending[0]!] = 0;
+      this.#reposition(pending[0]!);
+      this.#pending = [];
+    } else if (pending.length > 1) {
+      this.#merge(pending);
+      this.#pending = [];
+    }
+    return this.#order;
+  }
+
+  /** Takes the changed members out, sorts them, and merges them back into the others' order. */
+  #merge(changed: number[]): void {
+    const order = this.#order;
+    const marked = this.#marked;
+    const moved = Int32Array.from(changed).sort((a, b) => this.#compare(a, b));
+    // Compact the unchanged members to the end of the array, keeping their order, then merge from the front.
+    let w = order.length;
+    for (let i = order.length - 1; i >= 0; i--) {
+      const n = order[i]!;
+      if (marked[n] === 0) order[--w] = n;
+    }
+    let i = 0;
+    let a = w;
+    let b = 0;
+    while (b < moved.length) {
+      if (a < order.length && this.#compare(order[a]!, moved[b]!) < 0) order[i++] = order[a++]!;
+      else order[i++] = moved[b++]!;
+    }
+    // The rest of the unchanged members are already in place (a === i from here on).
+    for (const n of changed) marked[n] = 0;
+    for (let k = 0; k < order.length; k++) this.#pos[order[k]!] = k;
+  }
+
+  /** Moves one member to its place after its score changed, all others being in place. */
+  #reposition(n: number): void {
+    const order = this.#order;
     const pos = this.#pos;
     const p = pos[n]!;
     if (p < 0) return;

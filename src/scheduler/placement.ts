@@ -13,6 +13,7 @@
 
 import type { ClusterState, FeasibilityMask } from './cluster-state.ts';
 import type { CompiledGroup, CompiledJob } from './job-model.ts';
+import type { FitTree } from './fit-tree.ts';
 import { fitsAt } from './resource-vector.ts';
 
 export interface PlacementItem {
@@ -126,9 +127,6 @@ function computePlacement(state: ClusterState, items: readonly PlacementItem[], 
       return { ok: false, failure: { kind: 'insufficient', group: it.group, placed: known.capacity, count: it.count } };
     }
   }
-  // When every item has the same constraints (the usual case), walk only the nodes they allow.
-  const order = walkOrder(state, live);
-  const N = order.length;
   const fitsTotalSomewhere = fitsAt(total, maxIdle, 0);
 
   // Rule 1: one node for everything, the most idle that can. Once no single node can hold a
@@ -139,19 +137,12 @@ function computePlacement(state: ClusterState, items: readonly PlacementItem[], 
     noSingleNode === undefined ? undefined : live.map((it) => `${it.group.maskId}:${it.group.shapeKey}*${it.count}`).join('|');
   const knownNoSingle = comboKey === undefined ? undefined : noSingleNode!.get(comboKey);
   if (fitsTotalSomewhere && !(knownNoSingle !== undefined && knownNoSingle >= state.lastFreedEpoch)) {
-    for (let k = 0; k < N; k++) {
-      const n = order[k]!;
-      if (state.ready[n] === 0) break; // NotReady nodes sort last
-      if (allowed !== undefined && allowed[n] === 0) continue;
-      let usable = true;
-      for (const m of feasible) {
-        if (m.feasible[n] === 0) {
-          usable = false;
-          break;
-        }
-      }
-      if (usable && state.fits(n, total)) return { ok: true, placement: items.map((it) => new Array<number>(it.count).fill(n)) };
-    }
+    const n = walkTree(state, live).first(total, (n) => {
+      if (allowed !== undefined && allowed[n] === 0) return false;
+      for (const m of feasible) if (m.feasible[n] === 0) return false;
+      return true;
+    });
+    if (n >= 0) return { ok: true, placement: items.map((it) => new Array<number>(it.count).fill(n)) };
     if (comboKey !== undefined) noSingleNode!.set(comboKey, state.epoch);
   }
   if (live.length === 1 && live[0]!.count === 1) {
@@ -207,9 +198,13 @@ function fitCount(vec: Float64Array, have: Float64Array, offset: number): number
   return Math.max(0, count);
 }
 
-function walkOrder(state: ClusterState, live: readonly PlacementItem[]): Int32Array {
+/**
+ * The nodes a walk visits, most idle first: when every item has the same constraints (the usual
+ * case) only the ready nodes they allow, otherwise every ready node.
+ */
+function walkTree(state: ClusterState, live: readonly PlacementItem[]): FitTree {
   const mask = live[0]!.group.maskId;
-  return live.every((it) => it.group.maskId === mask) ? state.orderFor(mask) : state.order;
+  return state.treeFor(live.every((it) => it.group.maskId === mask) ? mask : undefined);
 }
 
 function greedy(
@@ -219,21 +214,22 @@ function greedy(
   allowed: Uint8Array | undefined,
 ): GreedyResult {
   const R = state.R;
-  const order = walkOrder(state, live);
   const remaining = live.map((it) => it.count);
   const placedNodes: number[][] = live.map(() => []);
   let left = live.reduce((s, it) => s + it.count, 0);
   const scratch = new Float64Array(R);
-  const capacity = live.map(() => 0);
-  for (let k = 0; k < order.length && left > 0; k++) {
-    const n = order[k]!;
-    if (state.ready[n] === 0) break;
-    if (allowed !== undefined && allowed[n] === 0) continue;
+  const tree = walkTree(state, live);
+  // A node where no replica still to place fits takes nothing: the tree skips such nodes (and
+  // whole subtrees of them), which in a busy cluster are most of them.
+  const useless = (have: Float64Array, offset: number): boolean => {
+    for (let i = 0; i < live.length; i++) if (remaining[i]! > 0 && fitsAt(live[i]!.group.vec, have, offset)) return false;
+    return true;
+  };
+  tree.walk(useless, (n) => {
+    if (allowed !== undefined && allowed[n] === 0) return true;
     let loaded = false;
     for (let i = 0; i < live.length; i++) {
-      if (feasible[i]!.feasible[n] === 0) continue;
-      capacity[i]! += fitCount(live[i]!.group.vec, state.idle, n * R);
-      if (remaining[i] === 0) continue;
+      if (feasible[i]!.feasible[n] === 0 || remaining[i] === 0) continue;
       const vec = live[i]!.group.vec;
       if (!loaded) {
         scratch.set(state.idle.subarray(n * R, n * R + R));
@@ -246,9 +242,36 @@ function greedy(
         left--;
       }
     }
-  }
-  if (left > 0) return { ok: false, placed: live.map((it, i) => it.count - remaining[i]!), capacity };
+    return left > 0;
+  });
+  if (left > 0)
+    return { ok: false, placed: live.map((it, i) => it.count - remaining[i]!), capacity: capacities(state, tree, live, feasible, allowed) };
   return { ok: true, nodes: placedNodes };
+}
+
+/**
+ * What a failed walk would have summed over every node it visited: per item, how many replicas
+ * the nodes of the walk that allow it could hold on their own. A sum, so node order is irrelevant.
+ */
+function capacities(
+  state: ClusterState,
+  tree: FitTree,
+  live: readonly PlacementItem[],
+  feasible: readonly FeasibilityMask[],
+  allowed: Uint8Array | undefined,
+): number[] {
+  const R = state.R;
+  const members = tree.members;
+  return live.map((it, i) => {
+    const vec = it.group.vec;
+    const ok = feasible[i]!.feasible;
+    let sum = 0;
+    for (let k = 0; k < members.length; k++) {
+      const n = members[k]!;
+      if (ok[n] === 1 && (allowed === undefined || allowed[n] === 1)) sum += fitCount(vec, state.idle, n * R);
+    }
+    return sum;
+  });
 }
 
 function insufficient(live: readonly PlacementItem[], placed: readonly number[]): PlacementOutcome {
