@@ -239,9 +239,10 @@ export class ClusterState {
     }
     this.epoch++;
     if (sign > 0) this.lastFreedEpoch = this.epoch;
-    this.#score[n] = this.#computeScore(n);
+    // The sorted orders remember the score each node is still sorted by, so they hear first.
     this.#sorted?.invalidate(n);
     for (const sorted of this.#sortedByMask.values()) sorted.invalidate(n);
+    this.#score[n] = this.#computeScore(n);
     for (const tree of this.#trees.values()) tree.invalidate(n);
   }
 

@@ -39,6 +39,7 @@ export class FitTree {
   /** Scratch for searches: a DFS stack and a binary heap of tree nodes. */
   readonly #stack: Int32Array;
   #heap: Int32Array;
+  #size = 0;
 
   /** `members`: ascending node indices. */
   constructor(src: FitTreeSource, nodeCount: number, members: readonly number[]) {
@@ -91,7 +92,7 @@ export class FitTree {
     const R = this.#src.R;
     const l = 2 * i;
     const r = l + 1;
-    const win = this.#best[r]! >= 0 && (this.#best[l]! < 0 || this.#before(r, l)) ? r : l;
+    const win = this.#better(l, r);
     this.#score[i] = this.#score[win]!;
     this.#best[i] = this.#best[win]!;
     const dm = this.#dimMax;
@@ -154,7 +155,7 @@ export class FitTree {
       // Depth first, the child holding the better member explored first (pushed last).
       const l = 2 * i;
       const r = l + 1;
-      if (bestOf[r]! >= 0 && (bestOf[l]! < 0 || this.#before(r, l))) {
+      if (this.#better(l, r) === r) {
         stack[top++] = l;
         stack[top++] = r;
       } else {
@@ -173,54 +174,68 @@ export class FitTree {
   walk(useless: (dimMax: Float64Array, offset: number) => boolean, visit: (node: number) => boolean): void {
     this.#sync();
     const R = this.#src.R;
-    let size = 0;
-    const push = (i: number): void => {
-      if (this.#best[i]! < 0 || useless(this.#dimMax, i * R)) return;
-      if (size === this.#heap.length) {
-        const grown = new Int32Array(size * 2);
-        grown.set(this.#heap);
-        this.#heap = grown;
-      }
-      const heap = this.#heap;
-      // Sift up.
-      let k = size++;
-      while (k > 0) {
-        const p = (k - 1) >> 1;
-        if (!this.#before(i, heap[p]!)) break;
-        heap[k] = heap[p]!;
-        k = p;
-      }
-      heap[k] = i;
-    };
-    const pop = (): number => {
-      const heap = this.#heap;
-      const out = heap[0]!;
-      const last = heap[--size]!;
-      // Sift down.
-      let k = 0;
-      for (;;) {
-        const l = 2 * k + 1;
-        if (l >= size) break;
-        const r = l + 1;
-        const c = r < size && this.#before(heap[r]!, heap[l]!) ? r : l;
-        if (!this.#before(heap[c]!, last)) break;
-        heap[k] = heap[c]!;
-        k = c;
-      }
-      heap[k] = last;
-      return out;
-    };
-    push(1);
-    while (size > 0) {
-      const i = pop();
+    const best = this.#best;
+    const dm = this.#dimMax;
+    const leaves = this.#leaves;
+    // Best first: a heap of subtrees by their best member. Popping a subtree descends straight to
+    // the child holding that member (still first in order) and queues only the sibling.
+    this.#size = 0;
+    if (best[1]! >= 0 && !useless(dm, R)) this.#push(1);
+    while (this.#size > 0) {
+      let i = this.#pop();
       // What `visit` did since this subtree was queued may have made it useless.
-      if (useless(this.#dimMax, i * R)) continue;
-      if (i >= this.#leaves) {
-        if (!visit(this.#nodeAt[i - this.#leaves]!)) return;
-        continue;
+      if (useless(dm, i * R)) continue;
+      while (i < leaves) {
+        const l = 2 * i;
+        const r = l + 1;
+        const first = this.#better(l, r);
+        const second = first === l ? r : l;
+        if (best[second]! >= 0 && !useless(dm, second * R)) this.#push(second);
+        i = best[first]! >= 0 && !useless(dm, first * R) ? first : -1;
+        if (i < 0) break;
       }
-      push(2 * i);
-      push(2 * i + 1);
+      if (i >= 0 && !visit(this.#nodeAt[i - leaves]!)) return;
     }
+  }
+
+  /** Of two sibling subtrees, the one whose best member comes first (an empty one never does). */
+  #better(l: number, r: number): number {
+    return this.#best[r]! >= 0 && (this.#best[l]! < 0 || this.#before(r, l)) ? r : l;
+  }
+
+  #push(i: number): void {
+    if (this.#size === this.#heap.length) {
+      const grown = new Int32Array(this.#size * 2);
+      grown.set(this.#heap);
+      this.#heap = grown;
+    }
+    const heap = this.#heap;
+    let k = this.#size++;
+    while (k > 0) {
+      const p = (k - 1) >> 1;
+      if (!this.#before(i, heap[p]!)) break;
+      heap[k] = heap[p]!;
+      k = p;
+    }
+    heap[k] = i;
+  }
+
+  #pop(): number {
+    const heap = this.#heap;
+    const out = heap[0]!;
+    const size = --this.#size;
+    const last = heap[size]!;
+    let k = 0;
+    for (;;) {
+      const l = 2 * k + 1;
+      if (l >= size) break;
+      const r = l + 1;
+      const c = r < size && this.#before(heap[r]!, heap[l]!) ? r : l;
+      if (!this.#before(heap[c]!, last)) break;
+      heap[k] = heap[c]!;
+      k = c;
+    }
+    heap[k] = last;
+    return out;
   }
 }

@@ -33,18 +33,71 @@ export type PlacementFailure =
 export type PlacementOutcome =
   { readonly ok: true; readonly placement: Placement } | { readonly ok: false; readonly failure: PlacementFailure };
 
-/** The minimum configuration: every fixed replica and the minimum workers. */
-export function minimumItems(job: CompiledJob): PlacementItem[] {
+// A pass asks for a job's configurations many times (neverFits, tryDirect, scale-in, explain): each
+// job gets one items array per configuration, and with it the derived values `computePlacement`
+// needs (see `prepare`), instead of new ones at every call.
+const minimumMemo = new WeakMap<CompiledJob, readonly PlacementItem[]>();
+const maximumMemo = new WeakMap<CompiledJob, readonly PlacementItem[]>();
+
+function configuration(job: CompiledJob, workers: number | undefined): PlacementItem[] {
   const items: PlacementItem[] = job.fixed.map((g) => ({ group: g, count: g.count }));
-  if (job.workers !== undefined && job.workers.min > 0) items.push({ group: job.workers, count: job.workers.min });
+  if (job.workers !== undefined && workers !== undefined && workers > 0) items.push({ group: job.workers, count: workers });
+  return items;
+}
+
+/** The minimum configuration: every fixed replica and the minimum workers (one array per job: do not change it). */
+export function minimumItems(job: CompiledJob): readonly PlacementItem[] {
+  let items = minimumMemo.get(job);
+  if (items === undefined) {
+    items = configuration(job, job.workers?.min);
+    minimumMemo.set(job, items);
+  }
   return items;
 }
 
 /** The maximum configuration (gang admission, tf-operator): every fixed replica and the maximum workers. */
-export function maximumItems(job: CompiledJob): PlacementItem[] {
-  const items: PlacementItem[] = job.fixed.map((g) => ({ group: g, count: g.count }));
-  if (job.workers !== undefined && job.workers.max > 0) items.push({ group: job.workers, count: job.workers.max });
+export function maximumItems(job: CompiledJob): readonly PlacementItem[] {
+  let items = maximumMemo.get(job);
+  if (items === undefined) {
+    items = configuration(job, job.workers?.max);
+    maximumMemo.set(job, items);
+  }
   return items;
+}
+
+const minimumKeyMemo = new WeakMap<CompiledJob, string>();
+
+/** The `findPlacement` cache key of a job's minimum configuration: shared by jobs of the same shape. */
+export function minimumKey(job: CompiledJob): string {
+  let key = minimumKeyMemo.get(job);
+  if (key === undefined) {
+    key = `${job.signature}#min`;
+    minimumKeyMemo.set(job, key);
+  }
+  return key;
+}
+
+/** What `computePlacement` derives from the items alone: those with replicas, their total, and the rule-1 memo key. */
+interface Prepared {
+  readonly live: readonly PlacementItem[];
+  readonly total: Float64Array;
+  readonly comboKey: string;
+}
+
+const preparedMemo = new WeakMap<readonly PlacementItem[], Prepared>();
+
+function prepare(items: readonly PlacementItem[]): Prepared {
+  let p = preparedMemo.get(items);
+  if (p === undefined) {
+    const live = items.filter((it) => it.count > 0);
+    const R = live[0]?.group.vec.length ?? 0;
+    const total = new Float64Array(R);
+    for (const it of live) for (let r = 0; r < R; r++) total[r]! += it.group.vec[r]! * it.count;
+    const comboKey = live.map((it) => `${it.group.maskId}:${it.group.shapeKey}*${it.count}`).join('|');
+    p = { live, total, comboKey };
+    preparedMemo.set(items, p);
+  }
+  return p;
 }
 
 /** A memo per cluster state (one pass): forgotten with the state. */
@@ -102,15 +155,12 @@ const capacitiesFor = perState<{ epoch: number; capacity: number }>();
 const noSingleNodeFor = perState<number>();
 
 function computePlacement(state: ClusterState, items: readonly PlacementItem[], allowed: Uint8Array | undefined): PlacementOutcome {
-  const R = state.R;
-  const live = items.filter((it) => it.count > 0);
+  const { live, total, comboKey: combo } = prepare(items);
   if (live.length === 0) return { ok: true, placement: items.map(() => []) };
   const feasible = live.map((it) => state.masks.get(it.group.maskId));
   for (let i = 0; i < live.length; i++) {
     if (feasible[i]!.feasibleCount === 0) return { ok: false, failure: { kind: 'no-feasible-node', group: live[i]!.group } };
   }
-  const total = new Float64Array(R);
-  for (const it of live) for (let r = 0; r < R; r++) total[r]! += it.group.vec[r]! * it.count;
 
   // Cheap necessary conditions first: each replica must fit the largest idle amounts, and all of
   // them the summed free capacity.
@@ -133,8 +183,7 @@ function computePlacement(state: ClusterState, items: readonly PlacementItem[], 
   // combination of items, none can until something is freed (nodes only fill), so a remembered
   // failure skips the walk (which only ever decides success; failure details come from rule 2).
   const noSingleNode = allowed === undefined ? noSingleNodeFor(state) : undefined;
-  const comboKey =
-    noSingleNode === undefined ? undefined : live.map((it) => `${it.group.maskId}:${it.group.shapeKey}*${it.count}`).join('|');
+  const comboKey = noSingleNode === undefined ? undefined : combo;
   const knownNoSingle = comboKey === undefined ? undefined : noSingleNode!.get(comboKey);
   if (fitsTotalSomewhere && !(knownNoSingle !== undefined && knownNoSingle >= state.lastFreedEpoch)) {
     const n = walkTree(state, live).first(total, (n) => {
