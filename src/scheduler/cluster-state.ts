@@ -148,14 +148,21 @@ export class ClusterState {
   /** The epoch of the last change that freed resources: results that only get worse as nodes fill stay valid since. */
   lastFreedEpoch = 0;
 
-  constructor(dims: ResourceIndex, nodes: readonly NodeInfo[], masks: FeasibilityMasks, loads: Iterable<BoundLoad>) {
+  /** `nodeIndex`, if given, must map each node's name to its index in `nodes` (a pass builds it once for all its states). */
+  constructor(
+    dims: ResourceIndex,
+    nodes: readonly NodeInfo[],
+    masks: FeasibilityMasks,
+    loads: Iterable<BoundLoad>,
+    nodeIndex?: ReadonlyMap<string, number>,
+  ) {
     this.dims = dims;
     this.R = dims.size;
     this.nodes = nodes;
     this.masks = masks;
     const N = nodes.length;
     const R = this.R;
-    this.nodeIndex = new Map(nodes.map((n, i) => [n.name, i]));
+    this.nodeIndex = nodeIndex ?? new Map(nodes.map((n, i) => [n.name, i]));
     this.alloc = new Float64Array(N * R);
     this.idle = new Float64Array(N * R);
     this.total = new Float64Array(R);

@@ -207,7 +207,7 @@ export function buildPassModel(snapshot: ClusterSnapshot, config: SchedulerConfi
     });
   }
 
-  const state = new ClusterState(dims, nodes, masks, loads);
+  const state = new ClusterState(dims, nodes, masks, loads, nodeIndex);
   let empty: ClusterState | undefined;
   const waiting = [...jobs.values()].filter((j) => j.state.phase === 'waiting').sort(compareRank);
   return {
@@ -218,6 +218,6 @@ export function buildPassModel(snapshot: ClusterSnapshot, config: SchedulerConfi
     waiting,
     running,
     runningByKey: new Map(running.map((r) => [r.job.key, r])),
-    emptyCluster: () => (empty ??= new ClusterState(dims, nodes, masks, otherLoads)),
+    emptyCluster: () => (empty ??= new ClusterState(dims, nodes, masks, otherLoads, nodeIndex)),
   };
 }

@@ -242,7 +242,12 @@ function fitCount(vec: Float64Array, have: Float64Array, offset: number): number
   let count = Number.POSITIVE_INFINITY;
   for (let r = 0; r < vec.length; r++) {
     const x = vec[r]!;
-    if (x > 0) count = Math.min(count, Math.floor(have[offset + r]! / x));
+    if (x <= 0) continue;
+    const h = have[offset + r]!;
+    // Less than one replica's worth (a quotient below 1 never rounds up to 1): none fits. Most
+    // nodes of a busy cluster end here, without a division.
+    if (h < x) return 0;
+    count = Math.min(count, Math.floor(h / x));
   }
   return Math.max(0, count);
 }

@@ -76,5 +76,8 @@ export function addScaled(target: Float64Array, source: Float64Array, factor: nu
 
 /** A stable cache key for a vector (exact: values are integers in canonical units). */
 export function vectorKey(v: Float64Array): string {
-  return Array.prototype.join.call(v, ',');
+  // What `join(',')` gives (the same ToString of each element), without its generic slow path.
+  let key = v.length > 0 ? String(v[0]) : '';
+  for (let r = 1; r < v.length; r++) key += `,${v[r]}`;
+  return key;
 }
