@@ -23,7 +23,7 @@ import { FitTree } from './fit-tree.ts';
 import { MaxTree, SortedNodes } from './node-order.ts';
 import { fitsAt } from './resource-vector.ts';
 import type { ResourceIndex } from './resource-vector.ts';
-import type { ClusterSnapshot, NodeInfo, PlacementConstraints, Resources } from './types.ts';
+import type { ClusterSnapshot, NodeInfo, OtherPod, PlacementConstraints, Resources } from './types.ts';
 
 export interface FeasibilityMask {
   readonly id: number;
@@ -119,6 +119,50 @@ export interface BoundLoad {
   readonly vec: Float64Array;
 }
 
+/**
+ * What every state of a pass starts from, per node at [n·R, (n+1)·R): allocatable, and idle =
+ * allocatable − every other pod's requests (no managed job). Shared by the pass's states, never
+ * changed.
+ */
+export interface ClusterBase {
+  readonly alloc: Float64Array;
+  readonly idle: Float64Array;
+}
+
+export function clusterBase(
+  dims: ResourceIndex,
+  nodes: readonly NodeInfo[],
+  nodeIndex: ReadonlyMap<string, number>,
+  otherPods: readonly OtherPod[],
+): ClusterBase {
+  const N = nodes.length;
+  const R = dims.size;
+  const alloc = new Float64Array(N * R);
+  for (let n = 0; n < N; n++) dims.writeNodeAllocatable(nodes[n]!.allocatable, alloc, n * R);
+  const idle = alloc.slice();
+  // Each node's pods are subtracted in key order, as after sorting all pods by key (only the order
+  // on one node can change a sum), so input order never changes a result, not even in the last bit.
+  const nodeOf = otherPods.map((p) => nodeIndex.get(p.node) ?? -1);
+  const start = new Int32Array(N + 1);
+  for (const n of nodeOf) if (n >= 0) start[n + 1]!++;
+  for (let n = 0; n < N; n++) start[n + 1]! += start[n]!;
+  const fill = start.slice(0, N);
+  const byNode = new Int32Array(start[N]!);
+  nodeOf.forEach((n, i) => {
+    if (n >= 0) byNode[fill[n]!++] = i;
+  });
+  for (let n = 0; n < N; n++) {
+    const slice = byNode.subarray(start[n], start[n + 1]);
+    if (slice.length > 1) slice.sort((a, b) => compareKeys(otherPods[a]!.key, otherPods[b]!.key) || a - b);
+    for (const i of slice) dims.subtractPodRequests(otherPods[i]!.requests, idle, n * R);
+  }
+  return { alloc, idle };
+}
+
+function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 export class ClusterState {
   readonly dims: ResourceIndex;
   /** Resource count per node: vectors of node n live at [n·R, (n+1)·R). */
@@ -148,13 +192,17 @@ export class ClusterState {
   /** The epoch of the last change that freed resources: results that only get worse as nodes fill stay valid since. */
   lastFreedEpoch = 0;
 
-  /** `nodeIndex`, if given, must map each node's name to its index in `nodes` (a pass builds it once for all its states). */
+  /**
+   * Idle = `base.idle` − `loads`. `nodeIndex` must map each node's name to its index in `nodes`
+   * (a pass builds it once for all its states).
+   */
   constructor(
     dims: ResourceIndex,
     nodes: readonly NodeInfo[],
     masks: FeasibilityMasks,
+    base: ClusterBase,
     loads: Iterable<BoundLoad>,
-    nodeIndex?: ReadonlyMap<string, number>,
+    nodeIndex: ReadonlyMap<string, number>,
   ) {
     this.dims = dims;
     this.R = dims.size;
@@ -162,21 +210,19 @@ export class ClusterState {
     this.masks = masks;
     const N = nodes.length;
     const R = this.R;
-    this.nodeIndex = nodeIndex ?? new Map(nodes.map((n, i) => [n.name, i]));
-    this.alloc = new Float64Array(N * R);
-    this.idle = new Float64Array(N * R);
+    this.nodeIndex = nodeIndex;
+    this.alloc = base.alloc;
+    this.idle = base.idle.slice();
     this.total = new Float64Array(R);
     this.ready = new Uint8Array(N);
     for (let n = 0; n < N; n++) {
       const node = nodes[n]!;
-      this.alloc.set(dims.nodeAllocatable(node.allocatable), n * R);
       this.ready[n] = node.ready ? 1 : 0;
       for (let r = 0; r < R; r++) {
         const a = this.alloc[n * R + r]!;
         if (Number.isFinite(a)) this.total[r]! += a;
       }
     }
-    this.idle.set(this.alloc);
     for (const load of loads) {
       for (let r = 0; r < R; r++) this.idle[load.node * R + r]! -= load.vec[r]!;
     }

@@ -3,7 +3,7 @@
 // snapshot, in canonical order, so the order of the snapshot's arrays never matters.
 
 import type { SchedulerConfig } from './config.ts';
-import { ClusterState, canonicalNodes, collectResourceNames, FeasibilityMasks } from './cluster-state.ts';
+import { ClusterState, canonicalNodes, clusterBase, collectResourceNames, FeasibilityMasks } from './cluster-state.ts';
 import type { BoundLoad } from './cluster-state.ts';
 import { ResourceIndex, vectorKey } from './resource-vector.ts';
 import { effectiveLogit, isStarving } from './starvation.ts';
@@ -170,13 +170,8 @@ export function buildPassModel(snapshot: ClusterSnapshot, config: SchedulerConfi
   const jobs = new Map<string, CompiledJob>();
   for (const js of unfinished) jobs.set(js.spec.key, compileJob(js, dims, masks, clusterTotal, snapshot.now, config));
 
-  const otherLoads: BoundLoad[] = [];
-  for (const p of [...snapshot.otherPods].sort((a, b) => compareStrings(a.key, b.key))) {
-    const n = nodeIndex.get(p.node);
-    if (n !== undefined) otherLoads.push({ node: n, vec: dims.podRequests(p.requests) });
-  }
-
-  const loads: BoundLoad[] = [...otherLoads];
+  const base = clusterBase(dims, nodes, nodeIndex, snapshot.otherPods);
+  const loads: BoundLoad[] = [];
   const running: RunningJob[] = [];
   for (const job of jobs.values()) {
     if (job.state.phase !== 'running') continue;
@@ -207,7 +202,7 @@ export function buildPassModel(snapshot: ClusterSnapshot, config: SchedulerConfi
     });
   }
 
-  const state = new ClusterState(dims, nodes, masks, loads, nodeIndex);
+  const state = new ClusterState(dims, nodes, masks, base, loads, nodeIndex);
   let empty: ClusterState | undefined;
   const waiting = [...jobs.values()].filter((j) => j.state.phase === 'waiting').sort(compareRank);
   return {
@@ -218,6 +213,6 @@ export function buildPassModel(snapshot: ClusterSnapshot, config: SchedulerConfi
     waiting,
     running,
     runningByKey: new Map(running.map((r) => [r.job.key, r])),
-    emptyCluster: () => (empty ??= new ClusterState(dims, nodes, masks, otherLoads, nodeIndex)),
+    emptyCluster: () => (empty ??= new ClusterState(dims, nodes, masks, base, [], nodeIndex)),
   };
 }

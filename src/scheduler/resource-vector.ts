@@ -39,15 +39,29 @@ export class ResourceIndex {
     return v;
   }
 
-  /** Allocatable of one node. A node that declares no pod capacity is not limited by pod count. */
-  nodeAllocatable(r: Resources): Float64Array {
-    const v = new Float64Array(this.size);
+  /** Subtracts one pod's requests (see `podRequests`) from `out[offset..]`, without a vector for it. */
+  subtractPodRequests(r: Resources, out: Float64Array, offset: number): void {
     for (const k of Object.keys(r)) {
       const i = this.#position.get(k);
-      if (i !== undefined) v[i] = r[k] ?? 0;
+      if (i !== undefined) out[offset + i]! -= r[k] ?? 0;
     }
-    if (this.podsDim >= 0 && r[PODS] === undefined) v[this.podsDim] = Number.POSITIVE_INFINITY;
+    if (this.podsDim >= 0 && r[PODS] === undefined) out[offset + this.podsDim]! -= 1;
+  }
+
+  /** Allocatable of one node (see `writeNodeAllocatable`). */
+  nodeAllocatable(r: Resources): Float64Array {
+    const v = new Float64Array(this.size);
+    this.writeNodeAllocatable(r, v, 0);
     return v;
+  }
+
+  /** Writes one node's allocatable into `out[offset..]`. A node that declares no pod capacity is not limited by pod count. */
+  writeNodeAllocatable(r: Resources, out: Float64Array, offset: number): void {
+    for (const k of Object.keys(r)) {
+      const i = this.#position.get(k);
+      if (i !== undefined) out[offset + i] = r[k] ?? 0;
+    }
+    if (this.podsDim >= 0 && r[PODS] === undefined) out[offset + this.podsDim] = Number.POSITIVE_INFINITY;
   }
 
   toResources(v: ArrayLike<number>, offset = 0, includePods = false): Resources {
