@@ -88,15 +88,24 @@ export class FitTree {
     return this.#best[a]! < this.#best[b]!;
   }
 
-  #pull(i: number): void {
+  /** Recomputes tree node i from its children; whether anything in it changed. */
+  #pull(i: number): boolean {
     const R = this.#src.R;
     const l = 2 * i;
     const r = l + 1;
     const win = this.#better(l, r);
+    let changed = this.#score[i] !== this.#score[win] || this.#best[i] !== this.#best[win];
     this.#score[i] = this.#score[win]!;
     this.#best[i] = this.#best[win]!;
     const dm = this.#dimMax;
-    for (let d = 0; d < R; d++) dm[i * R + d] = Math.max(dm[l * R + d]!, dm[r * R + d]!);
+    for (let d = 0; d < R; d++) {
+      const m = Math.max(dm[l * R + d]!, dm[r * R + d]!);
+      if (dm[i * R + d] !== m) {
+        dm[i * R + d] = m;
+        changed = true;
+      }
+    }
+    return changed;
   }
 
   /** Notes that node n's idle amounts (and so its score) changed. */
@@ -114,7 +123,9 @@ export class FitTree {
       this.#marked[n] = 0;
       const leaf = this.#leafOf[n]!;
       this.#loadLeaf(leaf);
-      for (let i = (this.#leaves + leaf) >> 1; i >= 1; i >>= 1) this.#pull(i);
+      // Above a tree node that did not change, nothing does.
+      let i = (this.#leaves + leaf) >> 1;
+      while (i >= 1 && this.#pull(i)) i >>= 1;
     }
     this.#pending = [];
   }
