@@ -43,6 +43,8 @@ export interface CompiledJob extends RankKey {
   readonly weight: number;
   /** Identifies the job's shape (groups, counts, constraints) for per-pass caches. */
   readonly signature: string;
+  /** The placement cache key of its minimum configuration (placement.ts). */
+  readonly minimumKey: string;
 }
 
 export function isPsType(type: string): boolean {
@@ -144,6 +146,7 @@ function compileJob(
     starving,
     weight: sigmoid(logit),
     signature,
+    minimumKey: `${signature}#min`,
   };
 }
 

@@ -33,71 +33,23 @@ export type PlacementFailure =
 export type PlacementOutcome =
   { readonly ok: true; readonly placement: Placement } | { readonly ok: false; readonly failure: PlacementFailure };
 
-// A pass asks for a job's configurations many times (neverFits, tryDirect, scale-in, explain): each
-// job gets one items array per configuration, and with it the derived values `computePlacement`
-// needs (see `prepare`), instead of new ones at every call.
-const minimumMemo = new WeakMap<CompiledJob, readonly PlacementItem[]>();
-const maximumMemo = new WeakMap<CompiledJob, readonly PlacementItem[]>();
-
-function configuration(job: CompiledJob, workers: number | undefined): PlacementItem[] {
+/** The minimum configuration: every fixed replica and the minimum workers. */
+export function minimumItems(job: CompiledJob): PlacementItem[] {
   const items: PlacementItem[] = job.fixed.map((g) => ({ group: g, count: g.count }));
-  if (job.workers !== undefined && workers !== undefined && workers > 0) items.push({ group: job.workers, count: workers });
-  return items;
-}
-
-/** The minimum configuration: every fixed replica and the minimum workers (one array per job: do not change it). */
-export function minimumItems(job: CompiledJob): readonly PlacementItem[] {
-  let items = minimumMemo.get(job);
-  if (items === undefined) {
-    items = configuration(job, job.workers?.min);
-    minimumMemo.set(job, items);
-  }
+  if (job.workers !== undefined && job.workers.min > 0) items.push({ group: job.workers, count: job.workers.min });
   return items;
 }
 
 /** The maximum configuration (gang admission, tf-operator): every fixed replica and the maximum workers. */
-export function maximumItems(job: CompiledJob): readonly PlacementItem[] {
-  let items = maximumMemo.get(job);
-  if (items === undefined) {
-    items = configuration(job, job.workers?.max);
-    maximumMemo.set(job, items);
-  }
+export function maximumItems(job: CompiledJob): PlacementItem[] {
+  const items: PlacementItem[] = job.fixed.map((g) => ({ group: g, count: g.count }));
+  if (job.workers !== undefined && job.workers.max > 0) items.push({ group: job.workers, count: job.workers.max });
   return items;
 }
 
-const minimumKeyMemo = new WeakMap<CompiledJob, string>();
-
 /** The `findPlacement` cache key of a job's minimum configuration: shared by jobs of the same shape. */
 export function minimumKey(job: CompiledJob): string {
-  let key = minimumKeyMemo.get(job);
-  if (key === undefined) {
-    key = `${job.signature}#min`;
-    minimumKeyMemo.set(job, key);
-  }
-  return key;
-}
-
-/** What `computePlacement` derives from the items alone: those with replicas, their total, and the rule-1 memo key. */
-interface Prepared {
-  readonly live: readonly PlacementItem[];
-  readonly total: Float64Array;
-  readonly comboKey: string;
-}
-
-const preparedMemo = new WeakMap<readonly PlacementItem[], Prepared>();
-
-function prepare(items: readonly PlacementItem[]): Prepared {
-  let p = preparedMemo.get(items);
-  if (p === undefined) {
-    const live = items.filter((it) => it.count > 0);
-    const R = live[0]?.group.vec.length ?? 0;
-    const total = new Float64Array(R);
-    for (const it of live) for (let r = 0; r < R; r++) total[r]! += it.group.vec[r]! * it.count;
-    const comboKey = live.map((it) => `${it.group.maskId}:${it.group.shapeKey}*${it.count}`).join('|');
-    p = { live, total, comboKey };
-    preparedMemo.set(items, p);
-  }
-  return p;
+  return job.minimumKey;
 }
 
 /** A memo per cluster state (one pass): forgotten with the state. */
@@ -151,12 +103,12 @@ export function nodesOf(state: ClusterState, placement: Placement): Uint8Array {
 // value is an upper bound, and a job needing more replicas of that shape fails without a walk.
 const capacitiesFor = perState<{ epoch: number; capacity: number }>();
 
-// Epoch at which rule 1 last found no single node for a combination of items (see computePlacement).
-const noSingleNodeFor = perState<number>();
-
 function computePlacement(state: ClusterState, items: readonly PlacementItem[], allowed: Uint8Array | undefined): PlacementOutcome {
-  const { live, total, comboKey: combo } = prepare(items);
+  const live = items.every((it) => it.count > 0) ? items : items.filter((it) => it.count > 0);
   if (live.length === 0) return { ok: true, placement: items.map(() => []) };
+  const R = state.R;
+  const total = new Float64Array(R);
+  for (const it of live) for (let r = 0; r < R; r++) total[r]! += it.group.vec[r]! * it.count;
   const feasible = live.map((it) => state.masks.get(it.group.maskId));
   for (let i = 0; i < live.length; i++) {
     if (feasible[i]!.feasibleCount === 0) return { ok: false, failure: { kind: 'no-feasible-node', group: live[i]!.group } };
@@ -179,20 +131,15 @@ function computePlacement(state: ClusterState, items: readonly PlacementItem[], 
   }
   const fitsTotalSomewhere = fitsAt(total, maxIdle, 0);
 
-  // Rule 1: one node for everything, the most idle that can. Once no single node can hold a
-  // combination of items, none can until something is freed (nodes only fill), so a remembered
-  // failure skips the walk (which only ever decides success; failure details come from rule 2).
-  const noSingleNode = allowed === undefined ? noSingleNodeFor(state) : undefined;
-  const comboKey = noSingleNode === undefined ? undefined : combo;
-  const knownNoSingle = comboKey === undefined ? undefined : noSingleNode!.get(comboKey);
-  if (fitsTotalSomewhere && !(knownNoSingle !== undefined && knownNoSingle >= state.lastFreedEpoch)) {
+  // Rule 1: one node for everything, the most idle that can. The tree skips every subtree without
+  // room for the total, so even a walk that finds nothing is short.
+  if (fitsTotalSomewhere) {
     const n = walkTree(state, live).first(total, (n) => {
       if (allowed !== undefined && allowed[n] === 0) return false;
       for (const m of feasible) if (m.feasible[n] === 0) return false;
       return true;
     });
     if (n >= 0) return { ok: true, placement: items.map((it) => new Array<number>(it.count).fill(n)) };
-    if (comboKey !== undefined) noSingleNode!.set(comboKey, state.epoch);
   }
   if (live.length === 1 && live[0]!.count === 1) {
     return { ok: false, failure: { kind: 'insufficient', group: live[0]!.group, placed: 0, count: 1 } };
