@@ -8,7 +8,7 @@ import type { BoundLoad } from './cluster-state.ts';
 import { ResourceIndex, vectorKey } from './resource-vector.ts';
 import { effectiveLogit, isStarving } from './starvation.ts';
 import type { ClusterSnapshot, JobState, ReplicaInstance, Resources } from './types.ts';
-import { clusterAllocatable, compareRank, jobWeight, minimumRequests, sigmoid } from './weight.ts';
+import { clusterAllocatable, compareRank, jobWeightFrom, minimumRequests, sigmoid } from './weight.ts';
 import type { RankKey } from './weight.ts';
 
 /** One replica group compiled for the pass. */
@@ -117,21 +117,26 @@ function compileJob(
     const maskId = masks.idFor(constraints);
     return { type, requests, vec, maskId, count, shapeKey: `${vectorKey(vec)}@${maskId}` };
   };
-  const fixed = [...spec.fixed]
-    .filter((g) => g.count > 0)
-    .sort((a, b) => Number(isPsType(b.type)) - Number(isPsType(a.type)) || compareStrings(a.type, b.type))
-    .map((g) => compileGroup(g.type, g.requests, g.constraints, g.count));
+  const live = spec.fixed.filter((g) => g.count > 0);
+  if (live.length > 1) live.sort((a, b) => Number(isPsType(b.type)) - Number(isPsType(a.type)) || compareStrings(a.type, b.type));
+  const fixed = live.map((g) => compileGroup(g.type, g.requests, g.constraints, g.count));
   let workers: CompiledWorkers | undefined;
   if (spec.workers !== undefined) {
     const w = spec.workers;
     const min = Math.max(0, w.min);
     const max = Math.max(min, w.max);
-    workers = { ...compileGroup(w.type, w.requests, w.constraints, min), min, max, scalingCurve: w.scalingCurve };
+    const vec = dims.podRequests(w.requests);
+    const maskId = masks.idFor(w.constraints);
+    const shapeKey = `${vectorKey(vec)}@${maskId}`;
+    workers = { type: w.type, requests: w.requests, vec, maskId, count: min, shapeKey, min, max, scalingCurve: w.scalingCurve };
   }
-  const weight = jobWeight(spec, clusterTotal, config.weight);
+  const minRequests = minimumRequests(spec);
+  const weight = jobWeightFrom(spec, minRequests, clusterTotal, config.weight);
   const starving = js.phase === 'waiting' && isStarving(spec, now, config);
   const logit = effectiveLogit(weight.logit, starving);
-  const signature = [...fixed, ...(workers === undefined ? [] : [workers])].map((g) => `${g.type}:${g.shapeKey}x${g.count}`).join('|');
+  let signature = '';
+  for (const g of fixed) signature += `${signature === '' ? '' : '|'}${g.type}:${g.shapeKey}x${g.count}`;
+  if (workers !== undefined) signature += `${signature === '' ? '' : '|'}${workers.type}:${workers.shapeKey}x${workers.count}`;
   return {
     state: js,
     key: spec.key,
@@ -140,7 +145,7 @@ function compileJob(
     logit,
     fixed,
     workers,
-    minRequests: minimumRequests(spec),
+    minRequests,
     baseLogit: weight.logit,
     baseWeight: weight.weight,
     starving,
