@@ -189,6 +189,8 @@ export class ClusterState {
   readonly #maxBuffer: Float64Array;
   readonly #freeSum: Float64Array;
   epoch = 0;
+  /** The node of every change so far, in order: lets a derived value catch up on what changed since it was computed. */
+  readonly changed: number[] = [];
   /** The epoch of the last change that freed resources: results that only get worse as nodes fill stay valid since. */
   lastFreedEpoch = 0;
 
@@ -292,6 +294,7 @@ export class ClusterState {
     }
     this.epoch++;
     if (sign > 0) this.lastFreedEpoch = this.epoch;
+    this.changed.push(n);
     // The sorted orders remember the score each node is still sorted by, so they hear first.
     this.#sorted?.invalidate(n);
     for (const sorted of this.#sortedByMask.values()) sorted.invalidate(n);

@@ -252,7 +252,8 @@ function greedy(
 
 /**
  * What a failed walk would have summed over every node it visited: per item, how many replicas
- * the nodes of the walk that allow it could hold on their own. A sum, so node order is irrelevant.
+ * the nodes of the walk that allow it could hold on their own (the ready nodes its constraints
+ * allow). A sum, so node order is irrelevant.
  */
 function capacities(
   state: ClusterState,
@@ -266,13 +267,56 @@ function capacities(
   return live.map((it, i) => {
     const vec = it.group.vec;
     const ok = feasible[i]!.feasible;
+    if (allowed === undefined) return shapeCapacity(state, it.group, ok);
     let sum = 0;
     for (let k = 0; k < members.length; k++) {
       const n = members[k]!;
-      if (ok[n] === 1 && (allowed === undefined || allowed[n] === 1)) sum += fitCount(vec, state.idle, n * R);
+      if (ok[n] === 1 && allowed[n] === 1) sum += fitCount(vec, state.idle, n * R);
     }
     return sum;
   });
+}
+
+/**
+ * One shape's capacity, kept per node, so that asking again costs only the nodes changed since.
+ * Counts are whole numbers (or ∞ for a replica that requests nothing, counted apart), so the sum
+ * kept by additions and subtractions equals a fresh sum exactly.
+ */
+interface ShapeCapacity {
+  readonly counts: Float64Array;
+  finite: number;
+  infinite: number;
+  /** How much of `state.changed` is accounted for. */
+  seen: number;
+}
+
+const shapeCapacitiesFor = perState<ShapeCapacity>();
+
+function shapeCapacity(state: ClusterState, group: CompiledGroup, ok: Uint8Array): number {
+  const R = state.R;
+  const vec = group.vec;
+  const memo = shapeCapacitiesFor(state);
+  let c = memo.get(group.shapeKey);
+  const set = (n: number): void => {
+    const x = state.ready[n] === 1 && ok[n] === 1 ? fitCount(vec, state.idle, n * R) : 0;
+    const old = c!.counts[n]!;
+    if (x === old) return;
+    if (old === Number.POSITIVE_INFINITY) c!.infinite--;
+    else c!.finite -= old;
+    if (x === Number.POSITIVE_INFINITY) c!.infinite++;
+    else c!.finite += x;
+    c!.counts[n] = x;
+  };
+  if (c === undefined) {
+    c = { counts: new Float64Array(state.nodes.length), finite: 0, infinite: 0, seen: state.changed.length };
+    memo.set(group.shapeKey, c);
+    for (let n = 0; n < state.nodes.length; n++) set(n);
+  } else {
+    const changed = state.changed;
+    for (let k = c.seen; k < changed.length; k++) set(changed[k]!);
+    c.seen = changed.length;
+  }
+  return c.infinite > 0 ? Number.POSITIVE_INFINITY : c.finite;
 }
 
 function insufficient(live: readonly PlacementItem[], placed: readonly number[]): PlacementOutcome {

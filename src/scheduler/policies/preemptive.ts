@@ -305,7 +305,9 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
   // given to a job it outranks would be taken back by the next pass (thrash). Such jobs do not grow
   // while it waits: the room is kept for it.
   const starving = stillWaiting.filter((j) => j.starving);
-  const preemptibleByStarving = (r: RunningJob): boolean => starving.some((w) => r.job.priority <= w.priority && compareRank(r.job, w) > 0);
+  // "Some starving job of its class or above outranks it" is "the top starving job outranks it":
+  // waiting jobs are in rank order, and a job of a higher class always ranks higher.
+  const preemptibleByStarving = (r: RunningJob): boolean => compareRank(r.job, starving[0]!) > 0;
   growRunning({
     knee: stillWaiting.length > 0,
     skipJobsScaledInThisPass: toggles.cooldown,
