@@ -132,8 +132,17 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
   };
 
   const tryScaleIn = (head: CompiledJob, failure: PlacementFailure): boolean => {
-    // Ranks are a strict order (keys are unique), so filtering the sorted list equals sorting the filtered one.
-    const ranked = runningAscending().filter((r) => r.job.priority <= head.priority && compareRank(r.job, head) > 0);
+    // The running jobs ranked strictly below the head (which implies a class no higher) are a
+    // prefix of the ascending list: ranks are a strict order (keys are unique).
+    const ascendingRunning = runningAscending();
+    let below = 0;
+    let above = ascendingRunning.length;
+    while (below < above) {
+      const mid = (below + above) >> 1;
+      if (compareRank(ascendingRunning[mid]!.job, head) > 0) below = mid + 1;
+      else above = mid;
+    }
+    const ranked = ascendingRunning.slice(0, below);
     const candidates = toggles.preemptCheapestFirst ? cheapestFirst(state, ranked) : ranked;
     // ours: a same-class victim keeps a worker that adds at least what the head's admission buys.
     const headGain = toggles.preemptOnlyForGain && !head.starving ? admissionGainDensity(state, head) : undefined;
