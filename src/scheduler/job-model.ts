@@ -172,7 +172,8 @@ export function buildPassModel(snapshot: ClusterSnapshot, config: SchedulerConfi
   const dims = new ResourceIndex(collectResourceNames(snapshot));
   const masks = new FeasibilityMasks(nodes);
   const clusterTotal = clusterAllocatable(nodes);
-  const nodeIndex = new Map(nodes.map((n, i) => [n.name, i]));
+  const nodeIndex = new Map<string, number>();
+  nodes.forEach((n, i) => nodeIndex.set(n.name, i));
 
   const unfinished = snapshot.jobs.filter((j) => j.phase !== 'finished').sort((a, b) => compareStrings(a.spec.key, b.spec.key));
   const jobs = new Map<string, CompiledJob>();
@@ -183,14 +184,18 @@ export function buildPassModel(snapshot: ClusterSnapshot, config: SchedulerConfi
   const running: RunningJob[] = [];
   for (const job of jobs.values()) {
     if (job.state.phase !== 'running') continue;
-    const groupVec = new Map<string, Float64Array>(job.fixed.map((g) => [g.type, g.vec]));
-    if (job.workers !== undefined) groupVec.set(job.workers.type, job.workers.vec);
+    // A replica's requests by its type: the worker group's, else the last fixed group's of that type.
+    const groupVec = (type: string): Float64Array | undefined => {
+      if (job.workers?.type === type) return job.workers.vec;
+      for (let i = job.fixed.length - 1; i >= 0; i--) if (job.fixed[i]!.type === type) return job.fixed[i]!.vec;
+      return undefined;
+    };
     const replicas = liveReplicas(job.state, nodeIndex);
     const workerType = job.workers?.type;
     const fixedReplicas: LiveReplica[] = [];
     const workers: LiveReplica[] = [];
     for (const r of replicas) {
-      const vec = groupVec.get(r.type);
+      const vec = groupVec(r.type);
       // A replica of a type the spec no longer has holds resources we cannot know: count nothing.
       if (r.node >= 0 && vec !== undefined) loads.push({ node: r.node, vec });
       if (r.type === workerType) workers.push(r);
