@@ -3,9 +3,12 @@
 // idle(n) = allocatable(n) − requests of every bound replica of the managed running jobs on n
 //           − requests of every other pod on n                                (scheduling.md §5.4)
 //
-// Indexes, each maintained on every change (`adjust`):
+// Indexes, each kept exact under every change (`adjust`):
 // - `order`: node indices by decreasing idle score, the "most idle first" order of the placement
-//   rule (§4.1). Kept sorted incrementally: a change moves one node, never re-sorts all of them.
+//   rule (§4.1). Kept sorted incrementally and brought up to date when read (node-order.ts).
+// - per walk (every ready node, or those a feasibility mask allows), a tree over those nodes that
+//   finds the first node in that order with room for something without visiting the nodes
+//   without room (fit-tree.ts); placement.ts walks these.
 // - the exact largest idle amount of each resource on any ready node (a max tree): a replica that
 //   does not fit these fits nowhere, which rejects most attempts in a full cluster in O(R).
 // - per-resource sums of positive idle over ready nodes: a job whose total exceeds them cannot be
@@ -16,10 +19,11 @@
 
 import { constraintsKey, nodeFeasibility } from './feasibility.ts';
 import type { InfeasibleReason } from './feasibility.ts';
+import { FitTree } from './fit-tree.ts';
 import { MaxTree, SortedNodes } from './node-order.ts';
 import { fitsAt } from './resource-vector.ts';
 import type { ResourceIndex } from './resource-vector.ts';
-import type { ClusterSnapshot, NodeInfo, PlacementConstraints, Resources } from './types.ts';
+import type { ClusterSnapshot, NodeInfo, OtherPod, PlacementConstraints, Resources } from './types.ts';
 
 export interface FeasibilityMask {
   readonly id: number;
@@ -115,6 +119,50 @@ export interface BoundLoad {
   readonly vec: Float64Array;
 }
 
+/**
+ * What every state of a pass starts from, per node at [n·R, (n+1)·R): allocatable, and idle =
+ * allocatable − every other pod's requests (no managed job). Shared by the pass's states, never
+ * changed.
+ */
+export interface ClusterBase {
+  readonly alloc: Float64Array;
+  readonly idle: Float64Array;
+}
+
+export function clusterBase(
+  dims: ResourceIndex,
+  nodes: readonly NodeInfo[],
+  nodeIndex: ReadonlyMap<string, number>,
+  otherPods: readonly OtherPod[],
+): ClusterBase {
+  const N = nodes.length;
+  const R = dims.size;
+  const alloc = new Float64Array(N * R);
+  for (let n = 0; n < N; n++) dims.writeNodeAllocatable(nodes[n]!.allocatable, alloc, n * R);
+  const idle = alloc.slice();
+  // Each node's pods are subtracted in key order, as after sorting all pods by key (only the order
+  // on one node can change a sum), so input order never changes a result, not even in the last bit.
+  const nodeOf = otherPods.map((p) => nodeIndex.get(p.node) ?? -1);
+  const start = new Int32Array(N + 1);
+  for (const n of nodeOf) if (n >= 0) start[n + 1]!++;
+  for (let n = 0; n < N; n++) start[n + 1]! += start[n]!;
+  const fill = start.slice(0, N);
+  const byNode = new Int32Array(start[N]!);
+  nodeOf.forEach((n, i) => {
+    if (n >= 0) byNode[fill[n]!++] = i;
+  });
+  for (let n = 0; n < N; n++) {
+    const slice = byNode.subarray(start[n], start[n + 1]);
+    if (slice.length > 1) slice.sort((a, b) => compareKeys(otherPods[a]!.key, otherPods[b]!.key) || a - b);
+    for (const i of slice) dims.subtractPodRequests(otherPods[i]!.requests, idle, n * R);
+  }
+  return { alloc, idle };
+}
+
+function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 export class ClusterState {
   readonly dims: ResourceIndex;
   /** Resource count per node: vectors of node n live at [n·R, (n+1)·R). */
@@ -129,39 +177,54 @@ export class ClusterState {
   /** 1/total for resources that score "idleness" (all but pods), 0 otherwise. */
   readonly #scoreWeight: Float64Array;
   readonly ready: Uint8Array;
-  readonly #sorted: SortedNodes;
+  readonly #score: Float64Array;
+  /** Every node most idle first (built on first use). */
+  #sorted: SortedNodes | undefined;
   /** Per feasibility mask, its ready feasible nodes most idle first (built on first use). */
   readonly #sortedByMask = new Map<number, SortedNodes>();
+  /** Search trees over every ready node (key −1) or a mask's ready feasible nodes (built on first use). */
+  readonly #trees = new Map<number, FitTree>();
   /** Exact per-resource maximum idle over ready nodes. */
   readonly #max: MaxTree;
   readonly #maxBuffer: Float64Array;
   readonly #freeSum: Float64Array;
   epoch = 0;
+  /** The node of every change so far, in order: lets a derived value catch up on what changed since it was computed. */
+  readonly changed: number[] = [];
   /** The epoch of the last change that freed resources: results that only get worse as nodes fill stay valid since. */
   lastFreedEpoch = 0;
 
-  constructor(dims: ResourceIndex, nodes: readonly NodeInfo[], masks: FeasibilityMasks, loads: Iterable<BoundLoad>) {
+  /**
+   * Idle = `base.idle` − `loads`. `nodeIndex` must map each node's name to its index in `nodes`
+   * (a pass builds it once for all its states).
+   */
+  constructor(
+    dims: ResourceIndex,
+    nodes: readonly NodeInfo[],
+    masks: FeasibilityMasks,
+    base: ClusterBase,
+    loads: Iterable<BoundLoad>,
+    nodeIndex: ReadonlyMap<string, number>,
+  ) {
     this.dims = dims;
     this.R = dims.size;
     this.nodes = nodes;
     this.masks = masks;
     const N = nodes.length;
     const R = this.R;
-    this.nodeIndex = new Map(nodes.map((n, i) => [n.name, i]));
-    this.alloc = new Float64Array(N * R);
-    this.idle = new Float64Array(N * R);
+    this.nodeIndex = nodeIndex;
+    this.alloc = base.alloc;
+    this.idle = base.idle.slice();
     this.total = new Float64Array(R);
     this.ready = new Uint8Array(N);
     for (let n = 0; n < N; n++) {
       const node = nodes[n]!;
-      this.alloc.set(dims.nodeAllocatable(node.allocatable), n * R);
       this.ready[n] = node.ready ? 1 : 0;
       for (let r = 0; r < R; r++) {
         const a = this.alloc[n * R + r]!;
         if (Number.isFinite(a)) this.total[r]! += a;
       }
     }
-    this.idle.set(this.alloc);
     for (const load of loads) {
       for (let r = 0; r < R; r++) this.idle[load.node * R + r]! -= load.vec[r]!;
     }
@@ -170,9 +233,8 @@ export class ClusterState {
       const t = this.total[r]!;
       if (r !== dims.podsDim && t > 0) this.#scoreWeight[r] = 1 / t;
     }
-    const scores = new Float64Array(N);
-    for (let n = 0; n < N; n++) scores[n] = this.#computeScore(n);
-    this.#sorted = new SortedNodes(scores);
+    this.#score = new Float64Array(N);
+    for (let n = 0; n < N; n++) this.#score[n] = this.#computeScore(n);
     this.#max = new MaxTree(N, R, (n, r) => (this.ready[n] === 1 ? this.idle[n * R + r]! : Number.NEGATIVE_INFINITY));
     this.#maxBuffer = new Float64Array(R);
     this.#freeSum = new Float64Array(R);
@@ -184,12 +246,13 @@ export class ClusterState {
 
   /** Node indices, most idle first; ties by name (= index). NotReady nodes last. Changes with `adjust`. */
   get order(): Int32Array {
+    this.#sorted ??= new SortedNodes(this.#score);
     return this.#sorted.order;
   }
 
   /** Each node's idle score (see `#computeScore`). */
   get score(): Float64Array {
-    return this.#sorted.score;
+    return this.#score;
   }
 
   /**
@@ -231,24 +294,47 @@ export class ClusterState {
     }
     this.epoch++;
     if (sign > 0) this.lastFreedEpoch = this.epoch;
-    this.#sorted.update(n, this.#computeScore(n));
-    for (const sorted of this.#sortedByMask.values()) sorted.reposition(n);
+    this.changed.push(n);
+    // The sorted orders remember the score each node is still sorted by, so they hear first.
+    this.#sorted?.invalidate(n);
+    for (const sorted of this.#sortedByMask.values()) sorted.invalidate(n);
+    this.#score[n] = this.#computeScore(n);
+    for (const tree of this.#trees.values()) tree.invalidate(n);
   }
 
   /**
    * The ready nodes on which `maskId` allows a replica, most idle first (same order as `order`,
-   * without the nodes a walk would only skip). Changes with `adjust`.
+   * without the nodes a walk would only skip). Current as of the call: read it again after `adjust`.
    */
   orderFor(maskId: number): Int32Array {
     let sorted = this.#sortedByMask.get(maskId);
     if (sorted === undefined) {
-      const feasible = this.masks.get(maskId).feasible;
-      const members: number[] = [];
-      for (let n = 0; n < feasible.length; n++) if (feasible[n] === 1 && this.ready[n] === 1) members.push(n);
-      sorted = new SortedNodes(this.#sorted.score, members);
+      sorted = new SortedNodes(this.#score, this.#members(maskId));
       this.#sortedByMask.set(maskId, sorted);
     }
     return sorted.order;
+  }
+
+  /** The ready nodes `maskId` allows, or every ready node for `undefined`, ascending. */
+  #members(maskId: number | undefined): number[] {
+    const feasible = maskId === undefined ? undefined : this.masks.get(maskId).feasible;
+    const members: number[] = [];
+    for (let n = 0; n < this.ready.length; n++) if (this.ready[n] === 1 && (feasible === undefined || feasible[n] === 1)) members.push(n);
+    return members;
+  }
+
+  /**
+   * The search tree over the nodes of `orderFor(maskId)`, or of the ready part of `order` for
+   * `undefined`: the same nodes in the same order, for walks that skip nodes without room.
+   */
+  treeFor(maskId: number | undefined): FitTree {
+    const key = maskId ?? -1;
+    let tree = this.#trees.get(key);
+    if (tree === undefined) {
+      tree = new FitTree(this, this.nodes.length, this.#members(maskId));
+      this.#trees.set(key, tree);
+    }
+    return tree;
   }
 
   /** A replica's size as one number: the sum of its cluster shares (pods aside). */

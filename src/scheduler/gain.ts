@@ -30,8 +30,9 @@ export function normalisedSpeed(workers: CompiledWorkers, k: number): number | u
 export function workerGainDensity(state: ClusterState, workers: CompiledWorkers, k: number): number | undefined {
   const hi = normalisedSpeed(workers, k);
   const lo = normalisedSpeed(workers, k - 1);
+  if (hi === undefined || lo === undefined) return undefined;
   const size = state.normalizedSize(workers.vec);
-  if (hi === undefined || lo === undefined || !(size > 0)) return undefined;
+  if (!(size > 0)) return undefined;
   return (hi - lo) / size;
 }
 

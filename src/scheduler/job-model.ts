@@ -3,12 +3,12 @@
 // snapshot, in canonical order, so the order of the snapshot's arrays never matters.
 
 import type { SchedulerConfig } from './config.ts';
-import { ClusterState, canonicalNodes, collectResourceNames, FeasibilityMasks } from './cluster-state.ts';
+import { ClusterState, canonicalNodes, clusterBase, collectResourceNames, FeasibilityMasks } from './cluster-state.ts';
 import type { BoundLoad } from './cluster-state.ts';
 import { ResourceIndex, vectorKey } from './resource-vector.ts';
 import { effectiveLogit, isStarving } from './starvation.ts';
 import type { ClusterSnapshot, JobState, ReplicaInstance, Resources } from './types.ts';
-import { clusterAllocatable, compareRank, jobWeight, minimumRequests, sigmoid } from './weight.ts';
+import { clusterAllocatable, compareRank, jobWeightFrom, minimumRequests, sigmoid } from './weight.ts';
 import type { RankKey } from './weight.ts';
 
 /** One replica group compiled for the pass. */
@@ -43,6 +43,8 @@ export interface CompiledJob extends RankKey {
   readonly weight: number;
   /** Identifies the job's shape (groups, counts, constraints) for per-pass caches. */
   readonly signature: string;
+  /** The placement cache key of its minimum configuration (placement.ts). */
+  readonly minimumKey: string;
 }
 
 export function isPsType(type: string): boolean {
@@ -115,21 +117,26 @@ function compileJob(
     const maskId = masks.idFor(constraints);
     return { type, requests, vec, maskId, count, shapeKey: `${vectorKey(vec)}@${maskId}` };
   };
-  const fixed = [...spec.fixed]
-    .filter((g) => g.count > 0)
-    .sort((a, b) => Number(isPsType(b.type)) - Number(isPsType(a.type)) || compareStrings(a.type, b.type))
-    .map((g) => compileGroup(g.type, g.requests, g.constraints, g.count));
+  const live = spec.fixed.filter((g) => g.count > 0);
+  if (live.length > 1) live.sort((a, b) => Number(isPsType(b.type)) - Number(isPsType(a.type)) || compareStrings(a.type, b.type));
+  const fixed = live.map((g) => compileGroup(g.type, g.requests, g.constraints, g.count));
   let workers: CompiledWorkers | undefined;
   if (spec.workers !== undefined) {
     const w = spec.workers;
     const min = Math.max(0, w.min);
     const max = Math.max(min, w.max);
-    workers = { ...compileGroup(w.type, w.requests, w.constraints, min), min, max, scalingCurve: w.scalingCurve };
+    const vec = dims.podRequests(w.requests);
+    const maskId = masks.idFor(w.constraints);
+    const shapeKey = `${vectorKey(vec)}@${maskId}`;
+    workers = { type: w.type, requests: w.requests, vec, maskId, count: min, shapeKey, min, max, scalingCurve: w.scalingCurve };
   }
-  const weight = jobWeight(spec, clusterTotal, config.weight);
+  const minRequests = minimumRequests(spec);
+  const weight = jobWeightFrom(spec, minRequests, clusterTotal, config.weight);
   const starving = js.phase === 'waiting' && isStarving(spec, now, config);
   const logit = effectiveLogit(weight.logit, starving);
-  const signature = [...fixed, ...(workers === undefined ? [] : [workers])].map((g) => `${g.type}:${g.shapeKey}x${g.count}`).join('|');
+  let signature = '';
+  for (const g of fixed) signature += `${signature === '' ? '' : '|'}${g.type}:${g.shapeKey}x${g.count}`;
+  if (workers !== undefined) signature += `${signature === '' ? '' : '|'}${workers.type}:${workers.shapeKey}x${workers.count}`;
   return {
     state: js,
     key: spec.key,
@@ -138,12 +145,13 @@ function compileJob(
     logit,
     fixed,
     workers,
-    minRequests: minimumRequests(spec),
+    minRequests,
     baseLogit: weight.logit,
     baseWeight: weight.weight,
     starving,
     weight: sigmoid(logit),
     signature,
+    minimumKey: `${signature}#min`,
   };
 }
 
@@ -164,30 +172,30 @@ export function buildPassModel(snapshot: ClusterSnapshot, config: SchedulerConfi
   const dims = new ResourceIndex(collectResourceNames(snapshot));
   const masks = new FeasibilityMasks(nodes);
   const clusterTotal = clusterAllocatable(nodes);
-  const nodeIndex = new Map(nodes.map((n, i) => [n.name, i]));
+  const nodeIndex = new Map<string, number>();
+  nodes.forEach((n, i) => nodeIndex.set(n.name, i));
 
   const unfinished = snapshot.jobs.filter((j) => j.phase !== 'finished').sort((a, b) => compareStrings(a.spec.key, b.spec.key));
   const jobs = new Map<string, CompiledJob>();
   for (const js of unfinished) jobs.set(js.spec.key, compileJob(js, dims, masks, clusterTotal, snapshot.now, config));
 
-  const otherLoads: BoundLoad[] = [];
-  for (const p of [...snapshot.otherPods].sort((a, b) => compareStrings(a.key, b.key))) {
-    const n = nodeIndex.get(p.node);
-    if (n !== undefined) otherLoads.push({ node: n, vec: dims.podRequests(p.requests) });
-  }
-
-  const loads: BoundLoad[] = [...otherLoads];
+  const base = clusterBase(dims, nodes, nodeIndex, snapshot.otherPods);
+  const loads: BoundLoad[] = [];
   const running: RunningJob[] = [];
   for (const job of jobs.values()) {
     if (job.state.phase !== 'running') continue;
-    const groupVec = new Map<string, Float64Array>(job.fixed.map((g) => [g.type, g.vec]));
-    if (job.workers !== undefined) groupVec.set(job.workers.type, job.workers.vec);
+    // A replica's requests by its type: the worker group's, else the last fixed group's of that type.
+    const groupVec = (type: string): Float64Array | undefined => {
+      if (job.workers?.type === type) return job.workers.vec;
+      for (let i = job.fixed.length - 1; i >= 0; i--) if (job.fixed[i]!.type === type) return job.fixed[i]!.vec;
+      return undefined;
+    };
     const replicas = liveReplicas(job.state, nodeIndex);
     const workerType = job.workers?.type;
     const fixedReplicas: LiveReplica[] = [];
     const workers: LiveReplica[] = [];
     for (const r of replicas) {
-      const vec = groupVec.get(r.type);
+      const vec = groupVec(r.type);
       // A replica of a type the spec no longer has holds resources we cannot know: count nothing.
       if (r.node >= 0 && vec !== undefined) loads.push({ node: r.node, vec });
       if (r.type === workerType) workers.push(r);
@@ -207,7 +215,7 @@ export function buildPassModel(snapshot: ClusterSnapshot, config: SchedulerConfi
     });
   }
 
-  const state = new ClusterState(dims, nodes, masks, loads);
+  const state = new ClusterState(dims, nodes, masks, base, loads, nodeIndex);
   let empty: ClusterState | undefined;
   const waiting = [...jobs.values()].filter((j) => j.state.phase === 'waiting').sort(compareRank);
   return {
@@ -218,6 +226,6 @@ export function buildPassModel(snapshot: ClusterSnapshot, config: SchedulerConfi
     waiting,
     running,
     runningByKey: new Map(running.map((r) => [r.job.key, r])),
-    emptyCluster: () => (empty ??= new ClusterState(dims, nodes, masks, otherLoads)),
+    emptyCluster: () => (empty ??= new ClusterState(dims, nodes, masks, base, [], nodeIndex)),
   };
 }

@@ -1,29 +1,46 @@
 // Indexes over nodes that stay exact under single-node updates, so a pass never re-sorts or
-// rescans 5,000 nodes after each placement.
+// rescans 5,000 nodes after each placement (see also fit-tree.ts).
 
 /**
  * Node indices sorted by a score, highest first, ties by index (= name order); optionally only a
- * subset of the nodes (`members`). An update moves one node to its new place; nodes in between
- * shift by one. O(distance moved) per update, which in practice is small (a placement changes one
- * node's score a little). Several instances may share one score array.
+ * subset of the nodes (`members`). Several instances may share one score array, whose owner
+ * reports each changed node (`invalidate`, before changing its score). The order is brought up
+ * to date when it is read: a few changed nodes move to their new places one by one (O(distance
+ * moved) each), many are taken out and merged back in (O(N + d log d)). Most passes change nodes
+ * hundreds of times between two reads, so moving every node at every change (thousands of
+ * positions each in a cluster of similar nodes) would cost far more than the reads.
  */
+/** Up to this many changed nodes are moved one by one when the order is read; more are merged. */
+const FEW = 8;
+
 export class SortedNodes {
   readonly score: Float64Array;
-  readonly order: Int32Array;
+  readonly #order: Int32Array;
   /** Position of each node in `order`, −1 for non-members. */
   readonly #pos: Int32Array;
+  /** Members whose score changed since the order was last read, each once, and their score then. */
+  #pending: number[] = [];
+  readonly #marked: Uint8Array;
+  readonly #old: Float64Array;
 
   constructor(scores: Float64Array, members?: ArrayLike<number>) {
     this.score = scores;
+    this.#marked = new Uint8Array(scores.length);
+    this.#old = new Float64Array(scores.length);
     const all = members === undefined ? Int32Array.from({ length: scores.length }, (_, i) => i) : Int32Array.from(members);
-    this.order = all.sort((a, b) => this.#compare(a, b));
+    this.#order = all.sort((a, b) => this.#compare(a, b));
     this.#pos = new Int32Array(scores.length).fill(-1);
-    for (let i = 0; i < this.order.length; i++) this.#pos[this.order[i]!] = i;
+    for (let i = 0; i < this.#order.length; i++) this.#pos[this.#order[i]!] = i;
+  }
+
+  /** The score a node is sorted by: while its change is pending, the one it had. */
+  #key(n: number): number {
+    return this.#marked[n] === 1 ? this.#old[n]! : this.score[n]!;
   }
 
   #compare(a: number, b: number): number {
-    const sa = this.score[a]!;
-    const sb = this.score[b]!;
+    const sa = this.#key(a);
+    const sb = this.#key(b);
     if (sa !== sb) return sa > sb ? -1 : 1;
     return a - b;
   }
@@ -32,14 +49,61 @@ export class SortedNodes {
     return this.#pos[n]! >= 0;
   }
 
-  update(n: number, score: number): void {
-    this.score[n] = score;
-    this.reposition(n);
+  /** Notes that a member's score is about to change (in the shared array). */
+  invalidate(n: number): void {
+    if (this.#pos[n]! < 0 || this.#marked[n] === 1) return;
+    this.#marked[n] = 1;
+    this.#old[n] = this.score[n]!;
+    this.#pending.push(n);
   }
 
-  /** Moves a member to its place after its score changed (in the shared array). */
-  reposition(n: number): void {
-    const order = this.order;
+  /**
+   * The members in order, current as of this read. The array is updated in place by later reads;
+   * a caller that changes scores while walking it must read it again.
+   */
+  get order(): Int32Array {
+    const pending = this.#pending;
+    if (pending.length === 0) return this.#order;
+    if (pending.length <= FEW) {
+      // The order is sorted by the keys: the old scores of the nodes still pending. Moving one
+      // node at a time to its new score keeps it so.
+      for (const n of pending) {
+        this.#marked[n] = 0;
+        this.#reposition(n);
+      }
+    } else {
+      this.#merge(pending);
+    }
+    this.#pending = [];
+    return this.#order;
+  }
+
+  /** Takes the changed members out, sorts them, and merges them back into the others' order. */
+  #merge(changed: number[]): void {
+    const order = this.#order;
+    const marked = this.#marked;
+    // Compact the unchanged members to the end of the array, keeping their order, then merge from the front.
+    let w = order.length;
+    for (let i = order.length - 1; i >= 0; i--) {
+      const n = order[i]!;
+      if (marked[n] === 0) order[--w] = n;
+    }
+    for (const n of changed) marked[n] = 0;
+    const moved = Int32Array.from(changed).sort((a, b) => this.#compare(a, b));
+    let i = 0;
+    let a = w;
+    let b = 0;
+    while (b < moved.length) {
+      if (a < order.length && this.#compare(order[a]!, moved[b]!) < 0) order[i++] = order[a++]!;
+      else order[i++] = moved[b++]!;
+    }
+    // The rest of the unchanged members are already in place (a === i from here on).
+    for (let k = 0; k < order.length; k++) this.#pos[order[k]!] = k;
+  }
+
+  /** Moves one member to its place after its score changed, all others being in place. */
+  #reposition(n: number): void {
+    const order = this.#order;
     const pos = this.#pos;
     const p = pos[n]!;
     if (p < 0) return;

@@ -13,6 +13,7 @@
 
 import type { ClusterState, FeasibilityMask } from './cluster-state.ts';
 import type { CompiledGroup, CompiledJob } from './job-model.ts';
+import type { FitTree } from './fit-tree.ts';
 import { fitsAt } from './resource-vector.ts';
 
 export interface PlacementItem {
@@ -44,6 +45,11 @@ export function maximumItems(job: CompiledJob): PlacementItem[] {
   const items: PlacementItem[] = job.fixed.map((g) => ({ group: g, count: g.count }));
   if (job.workers !== undefined && job.workers.max > 0) items.push({ group: job.workers, count: job.workers.max });
   return items;
+}
+
+/** The `findPlacement` cache key of a job's minimum configuration: shared by jobs of the same shape. */
+export function minimumKey(job: CompiledJob): string {
+  return job.minimumKey;
 }
 
 /** A memo per cluster state (one pass): forgotten with the state. */
@@ -97,19 +103,16 @@ export function nodesOf(state: ClusterState, placement: Placement): Uint8Array {
 // value is an upper bound, and a job needing more replicas of that shape fails without a walk.
 const capacitiesFor = perState<{ epoch: number; capacity: number }>();
 
-// Epoch at which rule 1 last found no single node for a combination of items (see computePlacement).
-const noSingleNodeFor = perState<number>();
-
 function computePlacement(state: ClusterState, items: readonly PlacementItem[], allowed: Uint8Array | undefined): PlacementOutcome {
-  const R = state.R;
-  const live = items.filter((it) => it.count > 0);
+  const live = items.every((it) => it.count > 0) ? items : items.filter((it) => it.count > 0);
   if (live.length === 0) return { ok: true, placement: items.map(() => []) };
+  const R = state.R;
+  const total = new Float64Array(R);
+  for (const it of live) for (let r = 0; r < R; r++) total[r]! += it.group.vec[r]! * it.count;
   const feasible = live.map((it) => state.masks.get(it.group.maskId));
   for (let i = 0; i < live.length; i++) {
     if (feasible[i]!.feasibleCount === 0) return { ok: false, failure: { kind: 'no-feasible-node', group: live[i]!.group } };
   }
-  const total = new Float64Array(R);
-  for (const it of live) for (let r = 0; r < R; r++) total[r]! += it.group.vec[r]! * it.count;
 
   // Cheap necessary conditions first: each replica must fit the largest idle amounts, and all of
   // them the summed free capacity.
@@ -126,33 +129,17 @@ function computePlacement(state: ClusterState, items: readonly PlacementItem[], 
       return { ok: false, failure: { kind: 'insufficient', group: it.group, placed: known.capacity, count: it.count } };
     }
   }
-  // When every item has the same constraints (the usual case), walk only the nodes they allow.
-  const order = walkOrder(state, live);
-  const N = order.length;
   const fitsTotalSomewhere = fitsAt(total, maxIdle, 0);
 
-  // Rule 1: one node for everything, the most idle that can. Once no single node can hold a
-  // combination of items, none can until something is freed (nodes only fill), so a remembered
-  // failure skips the walk (which only ever decides success; failure details come from rule 2).
-  const noSingleNode = allowed === undefined ? noSingleNodeFor(state) : undefined;
-  const comboKey =
-    noSingleNode === undefined ? undefined : live.map((it) => `${it.group.maskId}:${it.group.shapeKey}*${it.count}`).join('|');
-  const knownNoSingle = comboKey === undefined ? undefined : noSingleNode!.get(comboKey);
-  if (fitsTotalSomewhere && !(knownNoSingle !== undefined && knownNoSingle >= state.lastFreedEpoch)) {
-    for (let k = 0; k < N; k++) {
-      const n = order[k]!;
-      if (state.ready[n] === 0) break; // NotReady nodes sort last
-      if (allowed !== undefined && allowed[n] === 0) continue;
-      let usable = true;
-      for (const m of feasible) {
-        if (m.feasible[n] === 0) {
-          usable = false;
-          break;
-        }
-      }
-      if (usable && state.fits(n, total)) return { ok: true, placement: items.map((it) => new Array<number>(it.count).fill(n)) };
-    }
-    if (comboKey !== undefined) noSingleNode!.set(comboKey, state.epoch);
+  // Rule 1: one node for everything, the most idle that can. The tree skips every subtree without
+  // room for the total, so even a walk that finds nothing is short.
+  if (fitsTotalSomewhere) {
+    const n = walkTree(state, live).first(total, (n) => {
+      if (allowed !== undefined && allowed[n] === 0) return false;
+      for (const m of feasible) if (m.feasible[n] === 0) return false;
+      return true;
+    });
+    if (n >= 0) return { ok: true, placement: items.map((it) => new Array<number>(it.count).fill(n)) };
   }
   if (live.length === 1 && live[0]!.count === 1) {
     return { ok: false, failure: { kind: 'insufficient', group: live[0]!.group, placed: 0, count: 1 } };
@@ -202,14 +189,23 @@ function fitCount(vec: Float64Array, have: Float64Array, offset: number): number
   let count = Number.POSITIVE_INFINITY;
   for (let r = 0; r < vec.length; r++) {
     const x = vec[r]!;
-    if (x > 0) count = Math.min(count, Math.floor(have[offset + r]! / x));
+    if (x <= 0) continue;
+    const h = have[offset + r]!;
+    // Less than one replica's worth (a quotient below 1 never rounds up to 1): none fits. Most
+    // nodes of a busy cluster end here, without a division.
+    if (h < x) return 0;
+    count = Math.min(count, Math.floor(h / x));
   }
   return Math.max(0, count);
 }
 
-function walkOrder(state: ClusterState, live: readonly PlacementItem[]): Int32Array {
+/**
+ * The nodes a walk visits, most idle first: when every item has the same constraints (the usual
+ * case) only the ready nodes they allow, otherwise every ready node.
+ */
+function walkTree(state: ClusterState, live: readonly PlacementItem[]): FitTree {
   const mask = live[0]!.group.maskId;
-  return live.every((it) => it.group.maskId === mask) ? state.orderFor(mask) : state.order;
+  return state.treeFor(live.every((it) => it.group.maskId === mask) ? mask : undefined);
 }
 
 function greedy(
@@ -219,21 +215,22 @@ function greedy(
   allowed: Uint8Array | undefined,
 ): GreedyResult {
   const R = state.R;
-  const order = walkOrder(state, live);
   const remaining = live.map((it) => it.count);
   const placedNodes: number[][] = live.map(() => []);
   let left = live.reduce((s, it) => s + it.count, 0);
   const scratch = new Float64Array(R);
-  const capacity = live.map(() => 0);
-  for (let k = 0; k < order.length && left > 0; k++) {
-    const n = order[k]!;
-    if (state.ready[n] === 0) break;
-    if (allowed !== undefined && allowed[n] === 0) continue;
+  const tree = walkTree(state, live);
+  // A node where no replica still to place fits takes nothing: the tree skips such nodes (and
+  // whole subtrees of them), which in a busy cluster are most of them.
+  const useless = (have: Float64Array, offset: number): boolean => {
+    for (let i = 0; i < live.length; i++) if (remaining[i]! > 0 && fitsAt(live[i]!.group.vec, have, offset)) return false;
+    return true;
+  };
+  tree.walk(useless, (n) => {
+    if (allowed !== undefined && allowed[n] === 0) return true;
     let loaded = false;
     for (let i = 0; i < live.length; i++) {
-      if (feasible[i]!.feasible[n] === 0) continue;
-      capacity[i]! += fitCount(live[i]!.group.vec, state.idle, n * R);
-      if (remaining[i] === 0) continue;
+      if (feasible[i]!.feasible[n] === 0 || remaining[i] === 0) continue;
       const vec = live[i]!.group.vec;
       if (!loaded) {
         scratch.set(state.idle.subarray(n * R, n * R + R));
@@ -246,9 +243,80 @@ function greedy(
         left--;
       }
     }
-  }
-  if (left > 0) return { ok: false, placed: live.map((it, i) => it.count - remaining[i]!), capacity };
+    return left > 0;
+  });
+  if (left > 0)
+    return { ok: false, placed: live.map((it, i) => it.count - remaining[i]!), capacity: capacities(state, tree, live, feasible, allowed) };
   return { ok: true, nodes: placedNodes };
+}
+
+/**
+ * What a failed walk would have summed over every node it visited: per item, how many replicas
+ * the nodes of the walk that allow it could hold on their own (the ready nodes its constraints
+ * allow). A sum, so node order is irrelevant.
+ */
+function capacities(
+  state: ClusterState,
+  tree: FitTree,
+  live: readonly PlacementItem[],
+  feasible: readonly FeasibilityMask[],
+  allowed: Uint8Array | undefined,
+): number[] {
+  const R = state.R;
+  const members = tree.members;
+  return live.map((it, i) => {
+    const vec = it.group.vec;
+    const ok = feasible[i]!.feasible;
+    if (allowed === undefined) return shapeCapacity(state, it.group, ok);
+    let sum = 0;
+    for (let k = 0; k < members.length; k++) {
+      const n = members[k]!;
+      if (ok[n] === 1 && allowed[n] === 1) sum += fitCount(vec, state.idle, n * R);
+    }
+    return sum;
+  });
+}
+
+/**
+ * One shape's capacity, kept per node, so that asking again costs only the nodes changed since.
+ * Counts are whole numbers (or ∞ for a replica that requests nothing, counted apart), so the sum
+ * kept by additions and subtractions equals a fresh sum exactly.
+ */
+interface ShapeCapacity {
+  readonly counts: Float64Array;
+  finite: number;
+  infinite: number;
+  /** How much of `state.changed` is accounted for. */
+  seen: number;
+}
+
+const shapeCapacitiesFor = perState<ShapeCapacity>();
+
+function shapeCapacity(state: ClusterState, group: CompiledGroup, ok: Uint8Array): number {
+  const R = state.R;
+  const vec = group.vec;
+  const memo = shapeCapacitiesFor(state);
+  let c = memo.get(group.shapeKey);
+  const set = (n: number): void => {
+    const x = state.ready[n] === 1 && ok[n] === 1 ? fitCount(vec, state.idle, n * R) : 0;
+    const old = c!.counts[n]!;
+    if (x === old) return;
+    if (old === Number.POSITIVE_INFINITY) c!.infinite--;
+    else c!.finite -= old;
+    if (x === Number.POSITIVE_INFINITY) c!.infinite++;
+    else c!.finite += x;
+    c!.counts[n] = x;
+  };
+  if (c === undefined) {
+    c = { counts: new Float64Array(state.nodes.length), finite: 0, infinite: 0, seen: state.changed.length };
+    memo.set(group.shapeKey, c);
+    for (let n = 0; n < state.nodes.length; n++) set(n);
+  } else {
+    const changed = state.changed;
+    for (let k = c.seen; k < changed.length; k++) set(changed[k]!);
+    c.seen = changed.length;
+  }
+  return c.infinite > 0 ? Number.POSITIVE_INFINITY : c.finite;
 }
 
 function insufficient(live: readonly PlacementItem[], placed: readonly number[]): PlacementOutcome {

@@ -39,15 +39,29 @@ export class ResourceIndex {
     return v;
   }
 
-  /** Allocatable of one node. A node that declares no pod capacity is not limited by pod count. */
-  nodeAllocatable(r: Resources): Float64Array {
-    const v = new Float64Array(this.size);
+  /** Subtracts one pod's requests (see `podRequests`) from `out[offset..]`, without a vector for it. */
+  subtractPodRequests(r: Resources, out: Float64Array, offset: number): void {
     for (const k of Object.keys(r)) {
       const i = this.#position.get(k);
-      if (i !== undefined) v[i] = r[k] ?? 0;
+      if (i !== undefined) out[offset + i]! -= r[k] ?? 0;
     }
-    if (this.podsDim >= 0 && r[PODS] === undefined) v[this.podsDim] = Number.POSITIVE_INFINITY;
+    if (this.podsDim >= 0 && r[PODS] === undefined) out[offset + this.podsDim]! -= 1;
+  }
+
+  /** Allocatable of one node (see `writeNodeAllocatable`). */
+  nodeAllocatable(r: Resources): Float64Array {
+    const v = new Float64Array(this.size);
+    this.writeNodeAllocatable(r, v, 0);
     return v;
+  }
+
+  /** Writes one node's allocatable into `out[offset..]`. A node that declares no pod capacity is not limited by pod count. */
+  writeNodeAllocatable(r: Resources, out: Float64Array, offset: number): void {
+    for (const k of Object.keys(r)) {
+      const i = this.#position.get(k);
+      if (i !== undefined) out[offset + i] = r[k] ?? 0;
+    }
+    if (this.podsDim >= 0 && r[PODS] === undefined) out[offset + this.podsDim] = Number.POSITIVE_INFINITY;
   }
 
   toResources(v: ArrayLike<number>, offset = 0, includePods = false): Resources {
@@ -76,5 +90,8 @@ export function addScaled(target: Float64Array, source: Float64Array, factor: nu
 
 /** A stable cache key for a vector (exact: values are integers in canonical units). */
 export function vectorKey(v: Float64Array): string {
-  return Array.prototype.join.call(v, ',');
+  // What `join(',')` gives (the same ToString of each element), without its generic slow path.
+  let key = v.length > 0 ? String(v[0]) : '';
+  for (let r = 1; r < v.length; r++) key += `,${v[r]}`;
+  return key;
 }

@@ -90,7 +90,12 @@ export interface JobWeight {
 }
 
 export function jobWeight(spec: JobSpec, clusterTotal: Resources, cfg: WeightConfig): JobWeight {
-  const share = clusterShare(minimumRequests(spec), clusterTotal);
+  return jobWeightFrom(spec, minimumRequests(spec), clusterTotal, cfg);
+}
+
+/** `jobWeight` for a caller that already has `minimumRequests(spec)`. */
+export function jobWeightFrom(spec: JobSpec, minRequests: Resources, clusterTotal: Resources, cfg: WeightConfig): JobWeight {
+  const share = clusterShare(minRequests, clusterTotal);
   const logit = baseLogit(minimumWorkers(spec), share, cfg);
   return { share, logit, weight: sigmoid(logit) };
 }

@@ -27,7 +27,7 @@ import { admissionGainDensity, growBeforeAdmitLimit, workerGainDensity } from '.
 import { buildPassModel } from '../job-model.ts';
 import type { CompiledJob, LiveReplica, RunningJob } from '../job-model.ts';
 import { sortedWeights, PlanBuilder } from '../plan-builder.ts';
-import { commitPlacement, findPlacement, minimumItems, nodesOf } from '../placement.ts';
+import { commitPlacement, findPlacement, minimumItems, minimumKey, nodesOf } from '../placement.ts';
 import type { PlacementFailure } from '../placement.ts';
 import { byRankAscending, byRankDescending, outranksRunning, runningMaxWithin } from '../queues.ts';
 import { scaleInFor } from '../scale-in.ts';
@@ -44,7 +44,14 @@ function cheapestFirst(state: ClusterState, ranked: readonly RunningJob[]): Runn
     const loss = r.job.workers === undefined ? undefined : workerGainDensity(state, r.job.workers, r.workers.length);
     return { r, i, loss: loss ?? Number.POSITIVE_INFINITY };
   });
-  keyed.sort((a, b) => a.r.job.priority - b.r.job.priority || a.loss - b.loss || a.i - b.i);
+  const order = (a: (typeof keyed)[number], b: (typeof keyed)[number]): number =>
+    a.r.job.priority - b.r.job.priority || a.loss - b.loss || a.i - b.i;
+  // Rank order is already by class, lowest first; without scaling curves every loss is unknown,
+  // so the list is usually in order already and needs no sort.
+  let sorted = true;
+  for (let k = 1; k < keyed.length && sorted; k++) sorted = order(keyed[k - 1]!, keyed[k]!) <= 0;
+  if (sorted) return [...ranked];
+  keyed.sort(order);
   return keyed.map((k) => k.r);
 }
 
@@ -55,9 +62,16 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
   const outcomes = new Map<string, WaitOutcome>();
   const cooldownMs = toggles.cooldown ? config.scaleOutCooldownMs : undefined;
 
+  // Asked up to three times per job (growth, head search, backfill); the answer never changes.
+  const neverFitsMemo = new Map<CompiledJob, PlacementFailure | null>();
   const neverFits = (job: CompiledJob): PlacementFailure | undefined => {
-    const out = findPlacement(model.emptyCluster(), minimumItems(job), `${job.signature}#min`);
-    return out.ok ? undefined : out.failure;
+    let failure = neverFitsMemo.get(job);
+    if (failure === undefined) {
+      const out = findPlacement(model.emptyCluster(), minimumItems(job), minimumKey(job));
+      failure = out.ok ? null : out.failure;
+      neverFitsMemo.set(job, failure);
+    }
+    return failure ?? undefined;
   };
 
   // Line 5's comparison target per priority class. Running jobs are only ever added during a pass
@@ -80,7 +94,7 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
    * they drain, and then exactly that placement is available again.
    */
   const reservedNodesOf = (job: CompiledJob): Uint8Array => {
-    const out = findPlacement(model.emptyCluster(), minimumItems(job), `${job.signature}#min`);
+    const out = findPlacement(model.emptyCluster(), minimumItems(job), minimumKey(job));
     return out.ok ? nodesOf(state, out.placement) : new Uint8Array(state.nodes.length);
   };
 
@@ -90,7 +104,7 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
    */
   const tryDirect = (job: CompiledJob, allowed?: Uint8Array): PlacementFailure | undefined => {
     const items = minimumItems(job);
-    const out = findPlacement(state, items, `${job.signature}#min`, allowed);
+    const out = findPlacement(state, items, minimumKey(job), allowed);
     if (!out.ok) return out.failure;
     commitPlacement(state, items, out.placement);
     plan.admit(job.key, admitPlaced(model, job, items, out.placement));
@@ -98,8 +112,37 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     return undefined;
   };
 
+  // Running jobs lowest rank first, for scale-in's victims: sorted once, then each job admitted
+  // since is inserted (running jobs are only ever added during a pass).
+  let ascending: RunningJob[] | undefined;
+  const runningAscending = (): readonly RunningJob[] => {
+    if (ascending === undefined) ascending = byRankAscending(model.running);
+    for (let k = ascending.length; k < model.running.length; k++) {
+      const r = model.running[k]!;
+      let lo = 0;
+      let hi = ascending.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (compareRank(ascending[mid]!.job, r.job) > 0) lo = mid + 1;
+        else hi = mid;
+      }
+      ascending.splice(lo, 0, r);
+    }
+    return ascending;
+  };
+
   const tryScaleIn = (head: CompiledJob, failure: PlacementFailure): boolean => {
-    const ranked = byRankAscending(model.running.filter((r) => r.job.priority <= head.priority && compareRank(r.job, head) > 0));
+    // The running jobs ranked strictly below the head (which implies a class no higher) are a
+    // prefix of the ascending list: ranks are a strict order (keys are unique).
+    const ascendingRunning = runningAscending();
+    let below = 0;
+    let above = ascendingRunning.length;
+    while (below < above) {
+      const mid = (below + above) >> 1;
+      if (compareRank(ascendingRunning[mid]!.job, head) > 0) below = mid + 1;
+      else above = mid;
+    }
+    const ranked = ascendingRunning.slice(0, below);
     const candidates = toggles.preemptCheapestFirst ? cheapestFirst(state, ranked) : ranked;
     // ours: a same-class victim keeps a worker that adds at least what the head's admission buys.
     const headGain = toggles.preemptOnlyForGain && !head.starving ? admissionGainDensity(state, head) : undefined;
@@ -271,7 +314,9 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
   // given to a job it outranks would be taken back by the next pass (thrash). Such jobs do not grow
   // while it waits: the room is kept for it.
   const starving = stillWaiting.filter((j) => j.starving);
-  const preemptibleByStarving = (r: RunningJob): boolean => starving.some((w) => r.job.priority <= w.priority && compareRank(r.job, w) > 0);
+  // "Some starving job of its class or above outranks it" is "the top starving job outranks it":
+  // waiting jobs are in rank order, and a job of a higher class always ranks higher.
+  const preemptibleByStarving = (r: RunningJob): boolean => compareRank(r.job, starving[0]!) > 0;
   growRunning({
     knee: stillWaiting.length > 0,
     skipJobsScaledInThisPass: toggles.cooldown,

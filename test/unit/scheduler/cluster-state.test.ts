@@ -68,6 +68,7 @@ describe('cluster model', () => {
             cpu: fc.integer({ min: 0, max: 8 }),
             mem: fc.integer({ min: 0, max: 16 }),
             sign: fc.constantFrom(1 as const, -1 as const),
+            read: fc.boolean(),
           }),
           { maxLength: 40 },
         ),
@@ -75,14 +76,20 @@ describe('cluster model', () => {
           const nodes = sizes.map((c, i) => node(`n${String(i).padStart(2, '0')}`, { cpu: cpu(c), memory: c * 2 * Gi }));
           const s = model(nodes, []).state;
           const R = s.R;
+          const expectSorted = (): void => {
+            const expectedOrder = [...Array(nodes.length).keys()].sort((a, b) => s.score[b]! - s.score[a]! || a - b);
+            expect(Array.from(s.order)).toEqual(expectedOrder);
+          };
+          // The order is brought up to date when read: after one change or after several.
+          expectSorted();
           for (const ch of changes) {
             const vec = new Float64Array(R);
             vec[s.dims.position('cpu')!] = cpu(ch.cpu);
             vec[s.dims.position('memory')!] = ch.mem * Gi;
             s.adjust(ch.node % nodes.length, vec, ch.sign);
+            if (ch.read) expectSorted();
           }
-          const expectedOrder = [...Array(nodes.length).keys()].sort((a, b) => s.score[b]! - s.score[a]! || a - b);
-          expect(Array.from(s.order)).toEqual(expectedOrder);
+          expectSorted();
           const max = s.maxIdle();
           for (let r = 0; r < R; r++) {
             let m = Number.NEGATIVE_INFINITY;
