@@ -68,6 +68,7 @@ try {
     timeoutMs: 3_600_000,
     drainTimeoutMs: 900_000,
     highClass: 'soak-high',
+    auditLog: cluster.state.auditLog,
   });
   const result = { ...report, operatorRunning: operator.running, at: new Date().toISOString() };
   const text = JSON.stringify(result, null, 2);

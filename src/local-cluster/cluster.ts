@@ -46,6 +46,8 @@ export interface ClusterState {
   readonly etcdEndpoint: string;
   /** The pinned kubectl matching this control plane. */
   readonly kubectl: string;
+  /** kube-apiserver's audit log (JSON lines): pod and service deletions and patches. */
+  readonly auditLog: string;
   readonly removeWorkDir: boolean;
   readonly processes: Readonly<Record<string, { pid: number; log: string }>>;
   readonly startedAt: string;
@@ -214,6 +216,12 @@ export class LocalCluster {
         '--service-cluster-ip-range=10.96.0.0/16',
         '--allow-privileged=true',
         '--endpoint-reconciler-type=none',
+        // Pod and service deletions and patches only (see the policy): who removed what, for tests.
+        `--audit-policy-file=${path.join(import.meta.dirname, 'audit-policy.yaml')}`,
+        `--audit-log-path=${file('logs', 'audit.log')}`,
+        '--audit-log-format=json',
+        '--audit-log-maxsize=200',
+        '--audit-log-maxbackup=1',
         ...(options.noRateLimits === true
           ? ['--max-requests-inflight=0', '--max-mutating-requests-inflight=0', '--enable-priority-and-fairness=false']
           : []),
@@ -298,6 +306,7 @@ export class LocalCluster {
         adminToken: users.admin.token,
         etcdEndpoint: `http://127.0.0.1:${etcdClient}`,
         kubectl: binaries.kubectl,
+        auditLog: file('logs', 'audit.log'),
         removeWorkDir,
         processes: Object.fromEntries(processes.map((p) => [p.name, { pid: p.pid, log: p.logFile }])),
         startedAt: new Date().toISOString(),

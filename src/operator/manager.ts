@@ -56,11 +56,15 @@ export class Operator {
     const kc = opts.kubeConfig ?? loadKubeConfig(config.kubeconfig);
     this.registry = new Registry();
     const metrics = new RuntimeMetrics(this.registry);
-    this.clients = new KubeClients(kc, { rateLimit: { qps: config.kubeApiQps, burst: config.kubeApiBurst }, metrics });
+    // Every request names this replica (`kubectl get events`'s reportingInstance does the same for
+    // events), so the API server's audit log tells which replica made a write.
+    const userAgent = `tfjob-operator (${process.platform}/${process.arch}) ${CONTROLLER_NAME}/${this.identity}`;
+    const rateLimit = { qps: config.kubeApiQps, burst: config.kubeApiBurst };
+    this.clients = new KubeClients(kc, { rateLimit, metrics, userAgent });
     this.caches = createOperatorCaches({ kc, clients: this.clients, namespaces: config.namespace, logger: this.logger, metrics });
     // Events get a client of their own (its own rate limiter, as controller-runtime's broadcaster has
     // its own clientset): under a burst they must not take the budget pod and service creates need.
-    const eventClients = new KubeClients(kc, { rateLimit: { qps: config.kubeApiQps, burst: config.kubeApiBurst }, metrics });
+    const eventClients = new KubeClients(kc, { rateLimit, metrics, userAgent });
     this.#recorder = new KubeEventRecorder(eventClients, { controller: CONTROLLER_NAME, instance: this.identity, logger: this.logger });
     const expectations = new Expectations();
     const jobMetrics = new JobMetrics(this.registry);

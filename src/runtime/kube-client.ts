@@ -105,8 +105,13 @@ export class KubeClients {
   readonly #httpApi: HttpLibrary;
   readonly #limiter: BucketRateLimiter | undefined;
   readonly #metrics: RuntimeMetrics | undefined;
+  readonly #userAgent: string | undefined;
 
-  constructor(kc: KubeConfig, opts: { rateLimit?: ClientRateLimit; metrics?: RuntimeMetrics } = {}) {
+  /**
+   * `userAgent` names the caller in the API server's audit log and request metrics, as client-go's
+   * `<binary>/<version> (<os>/<arch>)` does: which replica made a write is then on record.
+   */
+  constructor(kc: KubeConfig, opts: { rateLimit?: ClientRateLimit; metrics?: RuntimeMetrics; userAgent?: string } = {}) {
     const cluster = kc.getCurrentCluster();
     if (cluster === null) throw new Error('the kubeconfig has no current cluster');
     this.kubeConfig = kc;
@@ -115,6 +120,7 @@ export class KubeClients {
     const rate = opts.rateLimit ?? DEFAULT_CLIENT_RATE_LIMIT;
     this.#limiter = rate.qps > 0 ? new BucketRateLimiter(rate.qps, Math.max(1, rate.burst)) : undefined;
     this.#metrics = opts.metrics;
+    this.#userAgent = opts.userAgent;
     const inner = createConfiguration({ baseServer: new ServerConfiguration(this.#server, {}) }).httpApi;
     const host = new URL(this.#server).host;
     this.#httpApi = {
@@ -170,6 +176,7 @@ export class KubeClients {
       const wait = this.#limiter.when('');
       if (wait > 0) await sleep(wait);
     }
+    if (this.#userAgent !== undefined) request.setHeaderParam('User-Agent', this.#userAgent);
     const method: string = request.getHttpMethod();
     const started = performance.now();
     try {

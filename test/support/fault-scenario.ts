@@ -8,6 +8,7 @@ import { SchedulingV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll } from 'vitest';
 import { InvariantMonitor, MemorySampler, type MemorySummary, type MonitorReport } from './invariants.ts';
 import { JobDriver, planWorkload, submitWorkload, waitAllFinished, type PlannedJob } from './fault-workload.ts';
+import { withForensics } from './forensics.ts';
 import { adminKubeConfig, clusterState, createNamespace, deleteNamespace, uniqueName } from './kube.ts';
 import { OperatorChild } from './operator-child.ts';
 import { createPool, type Pool } from './pool.ts';
@@ -120,7 +121,14 @@ export function useSharedClusterFixture(name: string, poolName: string, opts: Sh
     },
     highClass,
     scenario(opts) {
-      const s = new Scenario({ ...opts, namespace: ready(namespace), kc: adminKubeConfig(), pool: ready(pool), highClass });
+      const s = new Scenario({
+        ...opts,
+        namespace: ready(namespace),
+        kc: adminKubeConfig(),
+        pool: ready(pool),
+        highClass,
+        auditLog: clusterState().auditLog,
+      });
       scenarios.push(s);
       return s;
     },
@@ -145,8 +153,21 @@ export class Scenario {
   #submitted!: Promise<number>;
   #started = 0;
 
-  constructor(opts: { name: string; seed: number; namespace: string; kc: KubeConfig; pool: Pool; jobs: number; highClass?: string }) {
+  readonly #auditLog: string | undefined;
+
+  /** `auditLog`: the control plane's (ClusterState.auditLog), to name the deleter of a vanished object. */
+  constructor(opts: {
+    name: string;
+    seed: number;
+    namespace: string;
+    kc: KubeConfig;
+    pool: Pool;
+    jobs: number;
+    highClass?: string;
+    auditLog?: string;
+  }) {
     this.name = opts.name;
+    this.#auditLog = opts.auditLog;
     this.seed = opts.seed;
     this.namespace = opts.namespace;
     this.kc = opts.kc;
@@ -193,7 +214,11 @@ export class Scenario {
       faults: this.faults,
       jobs: this.planned.length - this.deletedJobs.size,
       succeeded: monitor.jobs.succeeded,
-      violations: monitor.violations,
+      violations: withForensics(monitor.violations, {
+        namespace: this.namespace,
+        operators: this.operators,
+        ...(this.#auditLog === undefined ? {} : { auditLog: this.#auditLog }),
+      }),
       deletions: monitor.deletions.byReason,
       monitorGaps: monitor.gaps,
       memory,

@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { JobDriver, planWorkload, waitAllFinished } from './fault-workload.ts';
 import { InvariantMonitor, type MonitorReport } from './invariants.ts';
+import { withForensics } from './forensics.ts';
 import type { OperatorChild } from './operator-child.ts';
 import { sumOf } from './prometheus.ts';
 
@@ -41,6 +42,8 @@ export async function runLoad(opts: {
   /** How long the work queue may take to drain once every job is terminal (a stuck key never does). */
   drainTimeoutMs?: number;
   highClass?: string;
+  /** The control plane's audit log (ClusterState.auditLog), to name the deleter of a vanished object. */
+  auditLog?: string;
 }): Promise<LoadReport> {
   const planned = planWorkload({
     seed: opts.seed,
@@ -126,7 +129,11 @@ export async function runLoad(opts: {
     peakRssMiB: Math.round(peakRss / 2 ** 20),
     finalRssMiB: Math.round((opts.operator.rss() ?? 0) / 2 ** 20),
     reconcileErrors: sumOf(final, 'controller_runtime_reconcile_errors_total'),
-    violations: report.violations,
+    violations: withForensics(report.violations, {
+      namespace: opts.namespace,
+      operators: [opts.operator],
+      ...(opts.auditLog === undefined ? {} : { auditLog: opts.auditLog }),
+    }),
     monitorGaps: report.gaps,
   };
 }

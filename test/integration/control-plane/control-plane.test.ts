@@ -1,10 +1,12 @@
 // Proves the local control plane is real: each test asserts an effect only a real kube-apiserver,
 // kube-controller-manager and kwok together produce.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthorizationV1Api, CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import { AuthorizationV1Api, CoreV1Api, PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
+import { auditTrail } from '../../support/forensics.ts';
 import {
   adminKubeConfig,
   apiStatus,
+  clusterState,
   createNamespace,
   deleteNamespace,
   eventually,
@@ -163,5 +165,25 @@ describe('local control plane', () => {
       body: { spec: { resourceAttributes: { namespace: ns, verb: 'list', resource: 'pods' } } },
     });
     expect(review.status?.allowed).toBe(false);
+  });
+  it('records who deleted a pod in the audit log (user and user agent), and nothing it need not', async () => {
+    const node = nodes[0]!;
+    const name = uniqueName('audited');
+    await core().createNamespacedPod({ namespace: ns, body: pod(name, node) });
+    await core().patchNamespacedPod(
+      { name, namespace: ns, body: { metadata: { annotations: { marked: 'yes' } } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    await core().deleteNamespacedPod({ name, namespace: ns });
+    const trail = await eventually(
+      async () => {
+        const t = auditTrail(clusterState().auditLog, 'pods', ns, name);
+        return t.some((l) => l.includes(' delete 200 by admin ')) ? t : false;
+      },
+      { what: 'the delete in the audit log' },
+    );
+    expect(trail.some((l) => l.includes(' patch 200 by admin '))).toBe(true);
+    // The create is not audited (the policy keeps deletions and patches only).
+    expect(trail.some((l) => l.includes(' create '))).toBe(false);
   });
 });

@@ -64,7 +64,16 @@ describe('fault: API errors (429/500/503) for a while', () => {
     const seed = scenarioSeed(8006);
     const r = rng(seed);
     const { ns, pool, operator } = await setup('fault-api', 3, '6');
-    const s = new Scenario({ name: 'api-errors', seed, namespace: ns, kc: adminKubeConfig(), pool, jobs: 24, highClass });
+    const s = new Scenario({
+      name: 'api-errors',
+      seed,
+      namespace: ns,
+      kc: adminKubeConfig(),
+      pool,
+      jobs: 24,
+      highClass,
+      auditLog: clusterState().auditLog,
+    });
     s.operators.push(operator);
     await s.start();
     // Three windows of errors, with quiet gaps between them.

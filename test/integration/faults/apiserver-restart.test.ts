@@ -43,6 +43,7 @@ describe('fault: kube-apiserver restarted mid-run', () => {
       pool,
       jobs: JOBS,
       highClass: 'fault-high',
+      auditLog: cluster.state.auditLog,
     });
     scenario = s;
     const r = rng(SEED);

@@ -4,7 +4,7 @@
 // 500 nodes) is bench/soak-load.ts.
 import { describe, expect, it } from 'vitest';
 import { useSharedClusterFixture } from '../../support/fault-scenario.ts';
-import { adminKubeConfig } from '../../support/kube.ts';
+import { adminKubeConfig, clusterState } from '../../support/kube.ts';
 import { runLoad } from '../../support/load-run.ts';
 import { scenarioSeed } from '../../support/prng.ts';
 
@@ -32,6 +32,7 @@ describe('load: a burst of TFJobs on many nodes', () => {
       seed: SEED,
       timeoutMs: 600_000,
       highClass,
+      auditLog: clusterState().auditLog,
     });
     process.stderr.write(`[load] ${JSON.stringify(report)}\n`);
     expect(operator.running, operator.tail()).toBe(true);

@@ -44,7 +44,16 @@ describe('fault: watches broken under the operator', () => {
   ): Promise<{ s: Scenario; operator: OperatorChild }> {
     const ns = await namespaceIn(cluster.kubeConfig(), name);
     const pool = await poolIn(cluster, name.slice(0, 6), 3, { cpu: '6', memory: '24Gi' });
-    const s = new Scenario({ name, seed, namespace: ns, kc: cluster.kubeConfig(), pool, jobs: JOBS, highClass: 'fault-high' });
+    const s = new Scenario({
+      name,
+      seed,
+      namespace: ns,
+      kc: cluster.kubeConfig(),
+      pool,
+      jobs: JOBS,
+      highClass: 'fault-high',
+      auditLog: cluster.state.auditLog,
+    });
     scenarios.push(s);
     const operator = await OperatorChild.start(name, kubeconfig, [
       '--namespace',

@@ -1,0 +1,57 @@
+// When the invariant monitor sees an object vanish that nobody was allowed to delete, the report
+// says who did it: the API server's audit entries for that object (user, user agent, verb, code)
+// and the lines of every operator process that name it. A violation in CI is then diagnosable from
+// its message alone.
+import { existsSync, readFileSync } from 'node:fs';
+import type { MonitorReport } from './invariants.ts';
+import type { OperatorChild } from './operator-child.ts';
+
+interface AuditEvent {
+  readonly verb?: string;
+  readonly stageTimestamp?: string;
+  readonly user?: { readonly username?: string };
+  readonly userAgent?: string;
+  readonly objectRef?: { readonly resource?: string; readonly namespace?: string; readonly name?: string };
+  readonly responseStatus?: { readonly code?: number };
+}
+
+/** The audit log's entries for one object, oldest first, one line each. */
+export function auditTrail(auditLog: string, resource: string, namespace: string, name: string): string[] {
+  if (!existsSync(auditLog)) return [];
+  const out: string[] = [];
+  for (const line of readFileSync(auditLog, 'utf8').split('\n')) {
+    if (!line.includes(name)) continue;
+    let e: AuditEvent;
+    try {
+      e = JSON.parse(line) as AuditEvent;
+    } catch {
+      continue;
+    }
+    const ref = e.objectRef;
+    if (ref?.resource !== resource || ref.namespace !== namespace || ref.name !== name) continue;
+    out.push(
+      `${e.stageTimestamp ?? '?'} ${e.verb ?? '?'} ${e.responseStatus?.code ?? '?'} by ${e.user?.username ?? '?'} (${e.userAgent ?? '?'})`,
+    );
+  }
+  return out;
+}
+
+/** The violations, each unexpected deletion followed by its audit trail and the operators' lines about it. */
+export function withForensics(
+  violations: MonitorReport['violations'],
+  opts: { readonly auditLog?: string; readonly namespace: string; readonly operators: readonly OperatorChild[] },
+): MonitorReport['violations'] {
+  return violations.map((v) => {
+    const m = /^(pod|service) (\S+) deleted/.exec(v.message);
+    if (m === null) return v;
+    const [, kind, name] = m as unknown as [string, string, string];
+    const audit = opts.auditLog === undefined ? [] : auditTrail(opts.auditLog, `${kind}s`, opts.namespace, name);
+    const logs = opts.operators.flatMap((o) =>
+      o.logs.filter((l) => l.includes(`"${opts.namespace}/${name}"`) || l.includes(`"${name}"`)).map((l) => `${o.name}: ${l}`),
+    );
+    return {
+      ...v,
+      message: `${v.message}\n  audit:\n    ${audit.join('\n    ') || '(none)'}\n  operator logs:\n    ${logs.slice(-20).join('\n    ') || '(none)'}`,
+    };
+  });
+}
