@@ -187,7 +187,12 @@ export class Scenario {
   /** Starts the monitor (before anything else happens), memory sampling, the driver and the submissions. */
   async start(opts: { gapMs?: readonly [number, number] } = {}): Promise<void> {
     this.#started = Date.now();
-    this.monitor = await InvariantMonitor.start({ kubeConfig: this.kc, namespace: this.namespace, nodes: this.#pool.nodes });
+    this.monitor = await InvariantMonitor.start({
+      kubeConfig: this.kc,
+      namespace: this.namespace,
+      nodes: this.#pool.nodes,
+      ...(this.#auditLog === undefined ? {} : { auditLog: this.#auditLog }),
+    });
     this.#sampler = new MemorySampler(() => this.operators.filter((o) => o.running).map((o) => o.pid));
     this.#driver = new JobDriver(this.kc, this.namespace, new Map(this.planned.map((p) => [p.job.metadata.name, p.runMs])));
     this.#driver.start();

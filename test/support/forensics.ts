@@ -3,7 +3,7 @@
 // and the lines of every operator process that name it. A violation in CI is then diagnosable from
 // its message alone.
 import { existsSync, readFileSync } from 'node:fs';
-import type { MonitorReport } from './invariants.ts';
+import type { DeleterLookup, MonitorReport } from './invariants.ts';
 import type { OperatorChild } from './operator-child.ts';
 
 interface AuditEvent {
@@ -15,10 +15,9 @@ interface AuditEvent {
   readonly responseStatus?: { readonly code?: number };
 }
 
-/** The audit log's entries for one object, oldest first, one line each. */
-export function auditTrail(auditLog: string, resource: string, namespace: string, name: string): string[] {
+function auditEvents(auditLog: string, resource: string, namespace: string, name: string): AuditEvent[] {
   if (!existsSync(auditLog)) return [];
-  const out: string[] = [];
+  const out: AuditEvent[] = [];
   for (const line of readFileSync(auditLog, 'utf8').split('\n')) {
     if (!line.includes(name)) continue;
     let e: AuditEvent;
@@ -28,12 +27,34 @@ export function auditTrail(auditLog: string, resource: string, namespace: string
       continue;
     }
     const ref = e.objectRef;
-    if (ref?.resource !== resource || ref.namespace !== namespace || ref.name !== name) continue;
-    out.push(
-      `${e.stageTimestamp ?? '?'} ${e.verb ?? '?'} ${e.responseStatus?.code ?? '?'} by ${e.user?.username ?? '?'} (${e.userAgent ?? '?'})`,
-    );
+    if (ref?.resource === resource && ref.namespace === namespace && ref.name === name) out.push(e);
   }
   return out;
+}
+
+/** The audit log's entries for one object, oldest first, one line each. */
+export function auditTrail(auditLog: string, resource: string, namespace: string, name: string): string[] {
+  return auditEvents(auditLog, resource, namespace, name).map(
+    (e) =>
+      `${e.stageTimestamp ?? '?'} ${e.verb ?? '?'} ${e.responseStatus?.code ?? '?'} by ${e.user?.username ?? '?'} (${e.userAgent ?? '?'})`,
+  );
+}
+
+/**
+ * The user whose successful delete of the object is closest to when its deletion was seen (within
+ * 30 s before to 2 s after: the watch event and the audit entry are written concurrently).
+ */
+export function auditDeleterLookup(auditLog: string, namespace: string): DeleterLookup {
+  return (kind, name, seenAt) => {
+    let best: { user: string | undefined; distance: number } | undefined;
+    for (const e of auditEvents(auditLog, `${kind}s`, namespace, name)) {
+      if (e.verb !== 'delete' || e.responseStatus?.code !== 200 || e.stageTimestamp === undefined) continue;
+      const offset = new Date(e.stageTimestamp).getTime() - seenAt;
+      if (offset < -30_000 || offset > 2_000) continue;
+      if (best === undefined || Math.abs(offset) < best.distance) best = { user: e.user?.username, distance: Math.abs(offset) };
+    }
+    return best?.user;
+  };
 }
 
 /** The violations, each unexpected deletion followed by its audit trail and the operators' lines about it. */

@@ -18,6 +18,7 @@
 // in which they happened. Deletions are therefore judged against the job's state *as of the
 // deletion's resourceVersion* (one etcd, so revisions are totally ordered), a few seconds after they
 // were seen. `InvariantState` is pure (unit-tested); `InvariantMonitor` feeds it from the API.
+import { auditDeleterLookup } from './forensics.ts';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -84,7 +85,24 @@ interface PendingDeletion {
   readonly removal: string | undefined;
   readonly node: string | undefined;
   readonly seenAt: number;
+  /** Gone at once (DELETED without a terminating update first): a delete with no grace period. */
+  readonly immediate: boolean;
 }
+
+/**
+ * Who made the delete that removed `name` just before `seenAt` (the API server's audit log), if
+ * known. Used only to recognise the fake kubelet's own deletions by name (see FAKE_KUBELET_USER).
+ */
+export type DeleterLookup = (kind: 'pod' | 'service', name: string, seenAt: number) => string | undefined;
+
+/**
+ * kwok's user on the local control plane. kwok removes a terminating pod with a delete by *name*
+ * (grace 0, no UID precondition) from a queue keyed by name, so a delete meant for a pod that is
+ * already gone can remove the new pod of the same name that the operator created right after (seen
+ * under load: a worker re-created a second after its scale-in vanishes at once). A real kubelet
+ * deletes with the pod's UID as a precondition, so this is the emulation's fault, not the operator's.
+ */
+export const FAKE_KUBELET_USER = 'kwok-controller';
 
 interface PodRecord {
   readonly rv: number;
@@ -213,8 +231,11 @@ export class InvariantState {
   readonly #nodeFilter: ((name: string) => boolean) | undefined;
   events = 0;
 
-  constructor(opts: { nodeFilter?: (name: string) => boolean } = {}) {
+  readonly #deleterOf: DeleterLookup | undefined;
+
+  constructor(opts: { nodeFilter?: (name: string) => boolean; deleterOf?: DeleterLookup } = {}) {
     this.#nodeFilter = opts.nodeFilter;
+    this.#deleterOf = opts.deleterOf;
   }
 
   /** The test is about to delete this pod/service itself (consumed by the next deletion of it). */
@@ -314,6 +335,7 @@ export class InvariantState {
         removal,
         node: pod.spec?.nodeName,
         seenAt: now,
+        immediate: type === 'DELETED' && before !== undefined && !before.terminating,
       });
     }
     if (type === 'DELETED') {
@@ -359,6 +381,7 @@ export class InvariantState {
       removal: undefined,
       node: undefined,
       seenAt: now,
+      immediate: false,
     });
   }
 
@@ -490,6 +513,9 @@ export class InvariantState {
       const last = history.filter((e) => e.rv <= d.rv).at(-1);
       if (job.elastic && d.type === 'worker' && last !== undefined && last.what !== 'created') return 'elastic-shrink';
     }
+    // Gone at once, unmarked, and the audit log names the fake kubelet as the deleter: its stale
+    // delete by name (see FAKE_KUBELET_USER). The operator deletes unmarked pods only gracefully.
+    if (d.kind === 'pod' && d.immediate && this.#deleterOf?.('pod', d.name, d.seenAt) === FAKE_KUBELET_USER) return 'fake-kubelet-by-name';
     return undefined;
   }
 
@@ -696,6 +722,8 @@ export class InvariantMonitor {
     kubeConfig: KubeConfig;
     namespace: string;
     nodes?: readonly string[] | ((name: string) => boolean);
+    /** The control plane's audit log: recognises the fake kubelet's deletions by name. */
+    auditLog?: string;
   }): Promise<InvariantMonitor> {
     const filter =
       opts.nodes === undefined
@@ -706,7 +734,14 @@ export class InvariantMonitor {
               (set: Set<string>) => (n: string) =>
                 set.has(n)
             )(new Set(opts.nodes));
-    const m = new InvariantMonitor(opts.kubeConfig, opts.namespace, new InvariantState(filter === undefined ? {} : { nodeFilter: filter }));
+    const m = new InvariantMonitor(
+      opts.kubeConfig,
+      opts.namespace,
+      new InvariantState({
+        ...(filter === undefined ? {} : { nodeFilter: filter }),
+        ...(opts.auditLog === undefined ? {} : { deleterOf: auditDeleterLookup(opts.auditLog, opts.namespace) }),
+      }),
+    );
     const ns = opts.namespace;
     const core = opts.kubeConfig.makeApiClient(CoreV1Api);
     const custom = opts.kubeConfig.makeApiClient(CustomObjectsApi);

@@ -52,7 +52,12 @@ export async function runLoad(opts: {
     ...(opts.highClass === undefined ? {} : { highClass: opts.highClass }),
     namePrefix: 'load',
   }).map((p) => ({ ...p, runMs: Math.min(p.runMs, 3_000) }));
-  const monitor = await InvariantMonitor.start({ kubeConfig: opts.kc, namespace: opts.namespace, nodes: opts.pool.nodes });
+  const monitor = await InvariantMonitor.start({
+    kubeConfig: opts.kc,
+    namespace: opts.namespace,
+    nodes: opts.pool.nodes,
+    ...(opts.auditLog === undefined ? {} : { auditLog: opts.auditLog }),
+  });
   let peakDepth = 0;
   let peakRss = 0;
   const sampling = { on: true };

@@ -111,7 +111,12 @@ describe('fault: API errors (429/500/503) for a while', () => {
 
   it('completes a removal whose mark was applied but reported failed (the preemption victim is deleted, the preemptor runs)', async () => {
     const { ns, pool } = await setup('fault-mark', 1, '4');
-    const monitor = await InvariantMonitor.start({ kubeConfig: adminKubeConfig(), namespace: ns, nodes: pool.nodes });
+    const monitor = await InvariantMonitor.start({
+      kubeConfig: adminKubeConfig(),
+      namespace: ns,
+      nodes: pool.nodes,
+      auditLog: clusterState().auditLog,
+    });
     const light = onPool(elasticJob('light', { worker: { cpu: '1', memory: '1Gi' }, min: 1, max: 4 }), pool);
     await createTFJob(ns, light);
     await eventually(async () => (await livePods(ns, 'light')).filter((p) => p.status?.phase === 'Running').length === 4, {

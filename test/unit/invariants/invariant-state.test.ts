@@ -153,6 +153,31 @@ describe('InvariantState: deletions', () => {
     expect(s.violations[0]?.message).toContain('j-worker-0');
   });
 
+  it('attributes to the fake kubelet only an unmarked pod that vanished at once and that the audit log says kwok deleted', () => {
+    const asked: string[] = [];
+    const deleters: Record<string, string> = { 'j-worker-1': 'kwok-controller', 'j-worker-2': 'admin', 'j-worker-3': 'kwok-controller' };
+    const s = new InvariantState({
+      deleterOf: (kind, name) => {
+        asked.push(`${kind}/${name}`);
+        return deleters[name];
+      },
+    });
+    s.onJob('ADDED', job(5, { workers: 4 }));
+    // Gone at once (no terminating update first), deleted by kwok: its stale delete by name.
+    s.onPod('ADDED', pod('j-worker-1', 10, { index: 1 }));
+    s.onPod('DELETED', pod('j-worker-1', 11, { index: 1, terminating: true }));
+    // Gone at once, deleted by someone else: a violation.
+    s.onPod('ADDED', pod('j-worker-2', 12, { index: 2 }));
+    s.onPod('DELETED', pod('j-worker-2', 13, { index: 2, terminating: true }));
+    // Deleted gracefully (terminating first), even if kwok made the final delete: a violation.
+    s.onPod('ADDED', pod('j-worker-3', 14, { index: 3 }));
+    deleteAt(s, pod('j-worker-3', 14, { index: 3 }), 15);
+    s.evaluate();
+    expect(s.violations.map((v) => v.message.split(' ')[1])).toEqual(['j-worker-2', 'j-worker-3']);
+    expect(s.counts.byReason).toEqual({ 'pod:fake-kubelet-by-name': 1 });
+    expect(asked).toEqual(['pod/j-worker-1', 'pod/j-worker-2']);
+  });
+
   it('judges cleanup by the job as of the deletion: finished before it, with a policy that deletes that pod', () => {
     const s = new InvariantState();
     s.onJob('ADDED', job(5, { cleanPodPolicy: 'Running' }));
