@@ -171,7 +171,7 @@ export const SCHEDULING_STATUS_SCHEMA: Json = {
     message: { type: 'string', description: 'Why the job waits, or what the scheduler last did to it.' },
     starving: { type: 'boolean', description: 'The job waited longer than the starvation limit and was promoted.' },
     preemptions: int32('Workers removed from this job to make room for others.'),
-    scaleOuts: int32('Times workers were added to this job.'),
+    scaleOuts: int32('Workers added to this job beyond its minimum: at admission into idle capacity, or later by scale-out.'),
     lastScaleTime: dateTime('Last time workers were added or removed.'),
   },
 };
