@@ -9,7 +9,7 @@ import type { Operator } from '../operator/manager.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { corePass } from '../simulator/core.ts';
 import { runScenario } from '../simulator/run.ts';
-import { runScenarioOnCluster, type ScenarioRunResult } from '../emulator/scenario-run.ts';
+import { HOST_LAG_WARNING_SHARE, runScenarioOnCluster, type ScenarioRunResult } from '../emulator/scenario-run.ts';
 import type { EmulatedJob } from '../emulator/training-emulator.ts';
 import { installCrd } from '../local-cluster/crd.ts';
 import { loadScenario } from '../workloads/index.ts';
@@ -175,6 +175,15 @@ function printResult(r: ScenarioRunResult): void {
   console.log(
     `mean JCT ${fmt(r.summary.jctMean)}, p95 ${fmt(r.summary.jctP95)}, makespan ${fmt(r.summary.makespan)}, unfinished ${r.summary.unfinished}, allocated ${u}; wall ${r.wallSeconds.toFixed(0)} s`,
   );
+  const share = r.lag.shareOfJct;
+  console.log(
+    `host lag (not in the simulator's model): ${fmt(r.lag.finishMean)} per job from work done to Succeeded, ${fmt(r.lag.podStartMean)} per pod from bound to Running${share === null ? '' : `; ${(share * 100).toFixed(1)}% of the mean JCT`}`,
+  );
+  if (share !== null && share > HOST_LAG_WARNING_SHARE) {
+    console.log(
+      `WARNING: this host was too slow for time ×${r.timeScale}: its lag is ${(share * 100).toFixed(1)}% of the mean JCT (above ${HOST_LAG_WARNING_SHARE * 100}%), so the gap to the simulator below includes it. Rerun with a smaller --time-scale on a busy machine.`,
+    );
+  }
 }
 
 function printComparison(runs: readonly ScenarioRunResult[], scenario: ReturnType<typeof loadScenario>, timeScale: number): void {

@@ -36,6 +36,18 @@ export interface EmulatedJob {
   workers: string[];
   /** Pods ended by the emulator (so it does not end them twice). */
   ended: boolean;
+  /**
+   * Scenario seconds when its work was done and the emulator ended its pods. The simulator finishes
+   * a job at this moment; `finished` comes later by the time kwok, the operator and the watches take
+   * to turn that into a Succeeded condition (see EmulatorLag).
+   */
+  workDoneAt?: number;
+}
+
+/** How far the real pipeline lags behind the model, in scenario seconds (host load makes it grow). */
+export interface EmulatorLag {
+  /** Per pod: from first seen bound to a node to first seen Running (kwok's start, the watches). */
+  readonly podStarts: readonly number[];
 }
 
 export interface EmulatorOptions {
@@ -62,6 +74,9 @@ export class TrainingEmulator {
   readonly #core: CoreV1Api;
   /** Real ms when each pod was first seen Running. */
   readonly #runningSince = new Map<string, number>();
+  /** Real ms when each pod was first seen bound to a node and not yet Running. */
+  readonly #boundSince = new Map<string, number>();
+  readonly #podStartLags: number[] = [];
   /** Real ms at scenario time 0 (set by startClock; until then the scenario has not begun). */
   #startedAt: number | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -152,6 +167,10 @@ export class TrainingEmulator {
     return out;
   }
 
+  lag(): EmulatorLag {
+    return { podStarts: [...this.#podStartLags] };
+  }
+
   allFinished(): boolean {
     return [...this.jobs.values()].every((j) => j.finished !== undefined);
   }
@@ -172,9 +191,19 @@ export class TrainingEmulator {
       byJob.set(job, [...(byJob.get(job) ?? []), pod]);
       const key = pod.metadata?.uid ?? '';
       if (pod.status?.phase === 'Running' && pod.metadata?.deletionTimestamp === undefined) {
-        if (!this.#runningSince.has(key)) this.#runningSince.set(key, nowReal);
+        if (!this.#runningSince.has(key)) {
+          this.#runningSince.set(key, nowReal);
+          const bound = this.#boundSince.get(key);
+          if (bound !== undefined && this.#startedAt !== undefined) {
+            this.#podStartLags.push(((nowReal - bound) / 1000) * this.#opts.timeScale);
+          }
+          this.#boundSince.delete(key);
+        }
       } else {
         this.#runningSince.delete(key);
+        if (pod.spec?.nodeName !== undefined && pod.status?.phase === 'Pending' && !this.#boundSince.has(key)) {
+          this.#boundSince.set(key, nowReal);
+        }
       }
     }
     if (this.#startedAt !== undefined && !this.allFinished()) {
@@ -204,6 +233,7 @@ export class TrainingEmulator {
       job.done = Math.min(job.workload.work, job.done + job.rate * dtScenario);
       if (job.done >= job.workload.work) {
         job.ended = true;
+        job.workDoneAt = this.now();
         await this.#endPods(byJob.get(job.name) ?? []);
       }
     }
