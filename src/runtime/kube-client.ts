@@ -50,6 +50,8 @@ export class RequestCounter {
   }
 }
 
+type HttpVerb = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
 type ApiConstructor<T> = new (config: ReturnType<typeof createConfiguration>) => T;
 
 /**
@@ -135,15 +137,20 @@ export class KubeClients {
    * user input go through here instead, byte for byte. Errors are ApiExceptions like the generated
    * clients' (`code`, raw `body`).
    */
-  async request<T>(
-    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
-    path: string,
-    body?: unknown,
-    contentType = 'application/json',
-  ): Promise<T> {
+  async request<T>(method: HttpVerb, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
+    const text = await this.#raw(method, path, 'application/json', body, contentType);
+    return (text === '' ? undefined : JSON.parse(text)) as T;
+  }
+
+  /** A GET whose answer is plain text (`pods/log`), on the same limiter and counters. */
+  async getText(path: string): Promise<string> {
+    return this.#raw('GET', path, 'text/plain, */*');
+  }
+
+  async #raw(method: HttpVerb, path: string, accept: string, body?: unknown, contentType = 'application/json'): Promise<string> {
     const ctx = new ClientRequestContext(`${this.#server}${path}`, method);
     await this.#auth.applySecurityAuthentication(ctx);
-    ctx.setHeaderParam('Accept', 'application/json');
+    ctx.setHeaderParam('Accept', accept);
     if (body !== undefined) {
       ctx.setHeaderParam('Content-Type', contentType);
       ctx.setBody(JSON.stringify(body));
@@ -158,7 +165,7 @@ export class KubeClients {
         response.headers,
       );
     }
-    return (text === '' ? undefined : JSON.parse(text)) as T;
+    return text;
   }
 
   /** A generated API client (CoreV1Api, CustomObjectsApi, ...) on the shared limiter and counters. */
