@@ -1,6 +1,9 @@
 // Assembles the operator (controller-runtime's Manager, in small): API clients, caches, the TFJob
 // controller, the scheduling loop, leader election, metrics and health probes, and an orderly
 // shutdown. Caches run on every replica (a standby is warm); only the leader reconciles.
+import { KubeLogSource } from './progress/kube-log-source.ts';
+import { ProgressLoop } from './progress/loop.ts';
+import { ProgressReader } from './progress/reader.ts';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -44,6 +47,8 @@ export class Operator {
   readonly #health: HealthServer[] = [];
   readonly #elector: LeaderElector | undefined;
   readonly #scheduling: SchedulingLoop | undefined;
+  /** Reads training progress from the jobs' logs (--progress-period > 0). */
+  readonly #progress: ProgressLoop | undefined;
   readonly #opts: OperatorOptions;
   #leading = false;
   #stopping = false;
@@ -89,6 +94,25 @@ export class Operator {
           metrics,
           recorder: this.#recorder,
         });
+    if (config.progressPeriod > 0) {
+      const periodMs = config.progressPeriod / config.timeScale;
+      this.#progress = new ProgressLoop({
+        jobs: () => this.caches.tfjobs.list(),
+        pod: (namespace, name) => this.caches.pods.get(`${namespace}/${name}`),
+        reader: new ProgressReader({
+          logs: new KubeLogSource(this.clients),
+          maxReadsPerRound: Math.max(1, Math.floor(config.progressReadsPerSecond * (periodMs / 1000))),
+        }),
+        event: (job, type, reason, message) => {
+          this.#recorder.event(job, type, reason, message);
+        },
+        changed: (key) => {
+          queue.add(key);
+        },
+        log: this.logger.child({ component: 'progress' }),
+        period: { initialMs: periodMs, maxMs: 8 * periodMs },
+      });
+    }
     const tfjobController = new TFJobController({
       clients: this.clients,
       caches: this.caches,
@@ -97,6 +121,7 @@ export class Operator {
       jobMetrics,
       options: { clusterDomain: config.clusterDomain, legacyLabels: config.legacyLabels, ...elasticOptions(config) },
       ...(this.#scheduling === undefined ? {} : { scheduling: this.#scheduling }),
+      ...(this.#progress === undefined ? {} : { progress: this.#progress }),
     });
     this.controller = new Controller({
       name: CONTROLLER_NAME,
@@ -130,6 +155,7 @@ export class Operator {
               // Another replica may be acting already: stop at once, never act on.
               this.controller.queue.shutdown();
               void this.#scheduling?.stop();
+              void this.#progress?.stop();
               this.#opts.onLeadershipLost?.();
             }
           },
@@ -176,6 +202,7 @@ export class Operator {
     if (this.#stopping) return;
     this.#leading = true;
     this.#scheduling?.start();
+    this.#progress?.start();
     this.controller.start();
     // Level-triggered: every known job is reconciled once on taking over.
     for (const job of this.caches.tfjobs.list()) this.controller.enqueue(`${job.metadata?.namespace ?? ''}/${job.metadata?.name ?? ''}`);
@@ -207,6 +234,7 @@ export class Operator {
     this.logger.info('Shutting down');
     await this.controller.stop();
     await this.#scheduling?.stop();
+    await this.#progress?.stop();
     await this.#recorder.flush(EVENT_FLUSH_DEADLINE_MS);
     await this.#elector?.stop();
     this.caches.tfjobs.stop();

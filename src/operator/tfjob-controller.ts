@@ -3,6 +3,7 @@
 // (and, in priority mode, the scheduling loop where the job may run), then performs the actions:
 // deletes before creates, expectations raised before every write, status through the status
 // subresource with optimistic concurrency, events through the events API.
+import type { ProgressStatus } from '../api/v1/schema.ts';
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
 import PQueue from 'p-queue';
 import { GROUP, KIND, PLURAL, VERSION, ANNOTATION_REMOVAL } from '../api/v1/constants.ts';
@@ -55,6 +56,8 @@ export interface TFJobControllerDeps {
   readonly jobMetrics?: JobMetrics;
   readonly options: ReconcileOptions;
   readonly scheduling?: SchedulingSource;
+  /** The jobs' training progress (`status.progress`), when the operator follows it. */
+  readonly progress?: { statusOf(key: string): ProgressStatus | undefined };
   readonly now?: () => Date;
 }
 
@@ -108,12 +111,14 @@ export class TFJobController {
     const pods = caches.pods.byIndex(BY_JOB, key);
     const services = caches.services.byIndex(BY_JOB, key);
     const schedulingInput = scheduling?.inputFor(key, job, pods);
+    const progress = this.#deps.progress?.statusOf(key);
     const result = reconcileTFJob({
       job,
       pods,
       services,
       now: this.#now(),
       ...(schedulingInput === undefined ? {} : { scheduling: schedulingInput }),
+      ...(progress === undefined ? {} : { progress }),
       options: this.#deps.options,
     });
     if (result.outcome === 'skipped') return undefined;

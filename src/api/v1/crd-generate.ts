@@ -14,7 +14,7 @@
 
 import { parse, stringify } from 'yaml';
 import { ANNOTATION_CRD_GENERATED_FROM, DEFAULT_CONTAINER_NAME } from './constants.ts';
-import { QUEUE_STATES } from './schema.ts';
+import { PROGRESS_PHASES, QUEUE_STATES } from './schema.ts';
 import {
   ALLOWED_CLEAN_POD_POLICIES,
   ALLOWED_MANAGED_BY,
@@ -176,6 +176,22 @@ export const SCHEDULING_STATUS_SCHEMA: Json = {
   },
 };
 
+export const PROGRESS_STATUS_SCHEMA: Json = {
+  type: 'object',
+  description: "The job's training progress as read from its log (tfjob-operator extension; see docs/progress-protocol.md).",
+  properties: {
+    phase: { type: 'string', enum: [...PROGRESS_PHASES], description: 'Progressing, Slowing or Converged.' },
+    since: dateTime('When the job entered this phase.'),
+    metric: { type: 'string', description: 'The EMA-smoothed metric, as a decimal string.' },
+    metricName: { type: 'string', description: 'Name of the metric (or loss) the job reports.' },
+    higherIsBetter: { type: 'boolean', description: 'Whether a larger metric is better.' },
+    growth: { type: 'string', description: 'Relative improvement per relative progress over the recent window, as a decimal string.' },
+    step: { type: 'integer', format: 'int64', minimum: 0, description: 'Global training step of the last sample.' },
+    epoch: { type: 'integer', format: 'int64', minimum: 0, description: 'Epoch of the last sample.' },
+    lastUpdate: dateTime('When the last sample was measured.'),
+  },
+};
+
 export const POD_RECREATIONS_SCHEMA: Json = {
   type: 'object',
   description:
@@ -256,6 +272,7 @@ export function extendCrd(crd: Json): Json {
 
   const statusProps = child(root, 'properties', 'status', 'properties');
   statusProps.scheduling = SCHEDULING_STATUS_SCHEMA;
+  statusProps.progress = PROGRESS_STATUS_SCHEMA;
   statusProps.podRecreations = POD_RECREATIONS_SCHEMA;
   return crd;
 }

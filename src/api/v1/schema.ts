@@ -115,6 +115,25 @@ export const SchedulingStatusSchema = z.object({
   lastScaleTime: opt(z.string()),
 });
 
+export const PROGRESS_PHASES = ['Progressing', 'Slowing', 'Converged'] as const;
+
+/** Ours: the job's training progress as read from its log (`status.progress`; see docs/progress-protocol.md). */
+export const ProgressStatusSchema = z.object({
+  phase: opt(z.enum(PROGRESS_PHASES)),
+  /** When the job entered this phase. */
+  since: opt(z.string()),
+  /** The EMA-smoothed metric and its name, as decimal strings (API conventions avoid floats). */
+  metric: opt(z.string()),
+  metricName: opt(z.string()),
+  higherIsBetter: opt(z.boolean()),
+  /** Relative improvement per relative progress over the recent window (α compares with it). */
+  growth: opt(z.string()),
+  step: opt(z.number().int().nonnegative()),
+  epoch: opt(z.number().int().nonnegative()),
+  /** When the last sample was measured. */
+  lastUpdate: opt(z.string()),
+});
+
 export const JobStatusSchema = z.looseObject({
   conditions: opt(z.array(JobConditionSchema)),
   replicaStatuses: opt(z.record(z.string(), ReplicaStatusSchema)),
@@ -122,6 +141,7 @@ export const JobStatusSchema = z.looseObject({
   completionTime: opt(z.string()),
   lastReconcileTime: opt(z.string()),
   scheduling: opt(SchedulingStatusSchema),
+  progress: opt(ProgressStatusSchema),
   /** Ours: pods the operator deleted and recreated after they failed, per replica type (backoffLimit). */
   podRecreations: opt(z.record(z.string(), int32)),
 });
@@ -155,6 +175,7 @@ export type JobCondition = z.infer<typeof JobConditionSchema>;
 export type ReplicaStatus = z.infer<typeof ReplicaStatusSchema>;
 export type WorkerCounts = z.infer<typeof WorkerCountsSchema>;
 export type SchedulingStatus = z.infer<typeof SchedulingStatusSchema>;
+export type ProgressStatus = z.infer<typeof ProgressStatusSchema>;
 export type QueueState = (typeof QUEUE_STATES)[number];
 export type JobStatus = z.infer<typeof JobStatusSchema>;
 export type ObjectMeta = z.infer<typeof ObjectMetaSchema>;

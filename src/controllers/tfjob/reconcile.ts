@@ -10,7 +10,7 @@ import { aggregateFieldErrors } from '../../api/v1/field-error.ts';
 import type { Pod, Service } from '../../api/v1/k8s-types.ts';
 import type { TFJobEntry, UnparsableTFJobEntry } from '../../api/v1/parse.ts';
 import { REPLICA_TYPE_CHIEF, REPLICA_TYPE_MASTER, REPLICA_TYPE_WORKER } from '../../api/v1/replica-types.ts';
-import type { JobCondition, JobStatus, ReplicaStatus, SchedulingStatus, TFJob } from '../../api/v1/schema.ts';
+import type { JobCondition, JobStatus, ProgressStatus, ReplicaStatus, SchedulingStatus, TFJob } from '../../api/v1/schema.ts';
 import { MANAGED_BY_TRAINING_OPERATOR } from '../../api/v1/validation.ts';
 import { abnormalPodEvents } from './abnormal-pods.ts';
 import { countRestarts, exceedsBackoffLimit, pastBackoffLimit } from './backoff.ts';
@@ -128,6 +128,12 @@ export interface ReconcileInput {
   readonly services: readonly Service[];
   readonly now: Date;
   readonly scheduling?: SchedulingInput;
+  /**
+   * The job's training progress read from its log (`status.progress`), when the operator follows
+   * progress. Undefined while unfinished: no (or a stale) signal, and the field is removed; a finished
+   * job keeps the last one written.
+   */
+  readonly progress?: ProgressStatus;
   readonly options?: ReconcileOptions;
 }
 
@@ -416,13 +422,20 @@ function previouslyFailed(stored: JobStatus): number {
 
 export function reconcileTFJob(input: ReconcileInput): ReconcilePlan {
   const outcome = reconcileOnce(input);
-  if (input.options?.statusExtensions !== false) return outcome;
-  const status: JobStatus = { ...outcome.status };
-  delete status.scheduling;
-  delete status.podRecreations;
   const stored: JobStatus = { ...(input.job.status ?? {}) };
-  delete stored.scheduling;
-  delete stored.podRecreations;
+  if (input.options?.statusExtensions === false) {
+    const status: JobStatus = { ...outcome.status };
+    for (const s of [status, stored]) {
+      delete s.scheduling;
+      delete s.podRecreations;
+      delete s.progress;
+    }
+    return { ...outcome, status, statusChanged: !jsonEqual(status, stored) };
+  }
+  if (outcome.outcome === 'skipped' || outcome.outcome === 'finished' || outcome.outcome === 'limit-exceeded') return outcome;
+  const status: JobStatus = { ...outcome.status };
+  if (input.progress === undefined) delete status.progress;
+  else status.progress = input.progress;
   return { ...outcome, status, statusChanged: !jsonEqual(status, stored) };
 }
 

@@ -3,9 +3,7 @@
 // progress code and folds it into the job's phase. Training pods need no API rights: the operator
 // reads what they print. A global budget bounds requests per round (one per job at most), and the
 // jobs read least recently go first, so a budget smaller than the job count still reaches them all.
-//
-// Not yet wired into the operator: the manager does not run rounds and status.progress is not
-// published (issue 14). The stage is complete and tested against a fake log source.
+// ProgressLoop (loop.ts) decides when rounds run and publishes what they find.
 import {
   DEFAULT_PHASE_CONFIG,
   evaluatePhase,

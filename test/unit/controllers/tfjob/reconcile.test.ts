@@ -581,3 +581,39 @@ describe('jobs with no replica type that drives the status', () => {
     expect(run(newTFJob(1, 1)).events.some((e) => e.reason === 'NoChiefOrWorker')).toBe(false);
   });
 });
+
+describe('status.progress (ours)', () => {
+  const progress = { phase: 'Slowing' as const, metric: '0.81', metricName: 'accuracy', lastUpdate: '2024-09-10T10:00:00Z' };
+  const running = (status: JobStatus = {}) => withStatus(newTFJob(1, 0), { conditions: [{ type: 'Running', status: 'True' }], ...status });
+
+  it('is written while the job runs, removed when the signal goes, kept once the job finished', () => {
+    const job = toTFJobEntry(running());
+    const written = reconcileTFJob({ job, pods: [], services: [], now: at(0), progress });
+    expect(written.status.progress).toEqual(progress);
+    expect(written.statusChanged).toBe(true);
+
+    const stored = toTFJobEntry(running({ progress }));
+    const same = reconcileTFJob({ job: stored, pods: [], services: [], now: at(0), progress });
+    expect(same.status.progress).toEqual(progress);
+    const gone = reconcileTFJob({ job: stored, pods: [], services: [], now: at(0) });
+    expect(gone.status.progress).toBeUndefined();
+    expect(gone.statusChanged).toBe(true);
+
+    const finished = toTFJobEntry(
+      withStatus(newTFJob(1, 0), { conditions: [{ type: 'Succeeded', status: 'True' }], completionTime: '2024-09-10T10:00:00Z', progress }),
+    );
+    expect(reconcileTFJob({ job: finished, pods: [], services: [], now: at(0) }).status.progress).toEqual(progress);
+  });
+
+  it('is left out on clusters with the upstream CRD (it would be pruned)', () => {
+    const r = reconcileTFJob({
+      job: toTFJobEntry(running()),
+      pods: [],
+      services: [],
+      now: at(0),
+      progress,
+      options: { statusExtensions: false },
+    });
+    expect(r.status.progress).toBeUndefined();
+  });
+});

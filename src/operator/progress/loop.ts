@@ -1,0 +1,202 @@
+// When progress is read and what comes of it. Rounds run at the adaptive evaluation period (FlowCon
+// Algorithm 2: it doubles while every followed job is Converged) and at once when the set of
+// followed jobs changes. After a round: `status.progress` of each job whose view changed is handed
+// to the reconciler (which writes it), a phase change is an event, and a log that cannot be read
+// or holds bad lines is a warning event at most every ten minutes per job.
+import { ANNOTATION_PROGRESS_REPLICA } from '../../api/v1/constants.ts';
+import type { Pod } from '../../api/v1/k8s-types.ts';
+import type { ParsedTFJobEntry, TFJobEntry } from '../../api/v1/parse.ts';
+import { canonicalReplicaType, type ReplicaType } from '../../api/v1/replica-types.ts';
+import type { ProgressStatus } from '../../api/v1/schema.ts';
+import { isFinished } from '../../controllers/tfjob/conditions.ts';
+import { replicaName } from '../../controllers/tfjob/names.ts';
+import { isControlledBy } from '../../controllers/tfjob/owner.ts';
+import { isTerminating } from '../../controllers/tfjob/pod-state.ts';
+import {
+  DEFAULT_PERIOD_CONFIG,
+  jobSetChanged,
+  nextPeriod,
+  progressSource,
+  type PeriodConfig,
+  type PeriodState,
+  type ProgressView,
+} from '../../progress/index.ts';
+import type { Logger } from '../../runtime/logger.ts';
+import type { ProgressTarget, RoundReport } from './reader.ts';
+
+export const EVENT_PROGRESS_PHASE = 'ProgressPhaseChanged';
+export const EVENT_PROGRESS_UNREADABLE = 'ProgressUnreadable';
+const WARNING_EVERY_MS = 10 * 60_000;
+/** How often the loop looks whether a round is due (a changed job set starts one at once). */
+const CHECK_MS = 2_000;
+
+/** The reader as the loop uses it (ProgressReader; a fake in tests). */
+export interface ProgressRounds {
+  round(targets: readonly ProgressTarget[]): Promise<RoundReport>;
+  view(key: string): ProgressView | undefined;
+}
+
+export interface ProgressLoopDeps {
+  readonly jobs: () => readonly TFJobEntry[];
+  readonly pod: (namespace: string, name: string) => Pod | undefined;
+  readonly reader: ProgressRounds;
+  readonly event: (job: TFJobEntry, type: 'Normal' | 'Warning', reason: string, message: string) => void;
+  /** The job's `status.progress` changed: reconcile it so the status is written. */
+  readonly changed: (key: string) => void;
+  readonly log: Logger;
+  readonly period?: PeriodConfig;
+  readonly now?: () => number;
+}
+
+/** `status.progress` from what the reader knows (decimal strings, whole-second times). */
+export function progressStatus(v: ProgressView): ProgressStatus {
+  const time = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const decimal = (x: number) => String(Number(x.toPrecision(6)));
+  return {
+    phase: v.phase,
+    since: time(v.since),
+    metric: decimal(v.metric),
+    metricName: v.name,
+    higherIsBetter: v.higherIsBetter,
+    ...(v.growth === undefined ? {} : { growth: decimal(v.growth) }),
+    ...(v.step === undefined ? {} : { step: Math.round(v.step) }),
+    ...(v.epoch === undefined ? {} : { epoch: Math.round(v.epoch) }),
+    lastUpdate: time(v.lastUpdate),
+  };
+}
+
+/** The running pod whose log carries the job's progress, or why there is none. */
+export function progressTarget(
+  entry: ParsedTFJobEntry,
+  pod: (namespace: string, name: string) => Pod | undefined,
+): ProgressTarget | { readonly invalid: string } | undefined {
+  const { defaulted } = entry;
+  const metadata = entry.job.metadata;
+  if (isFinished(entry.status?.conditions ?? []) || defaulted.spec.runPolicy.suspend === true) return undefined;
+  const counts = new Map<ReplicaType, number>();
+  for (const [type, spec] of Object.entries(defaulted.spec.tfReplicaSpecs)) {
+    const canonical = canonicalReplicaType(type);
+    if (canonical !== undefined) counts.set(canonical, spec.replicas);
+  }
+  const source = progressSource(counts, metadata.annotations?.[ANNOTATION_PROGRESS_REPLICA]);
+  if (source.kind === 'invalid') return { invalid: source.message };
+  if (source.kind === 'none') return undefined;
+  const namespace = metadata.namespace ?? 'default';
+  const name = replicaName(metadata.name, source.type, source.index);
+  const p = pod(namespace, name);
+  const uid = metadata.uid;
+  if (p === undefined || p.status?.phase !== 'Running' || isTerminating(p) || (uid !== undefined && !isControlledBy(p, uid)))
+    return undefined;
+  return { key: `${namespace}/${metadata.name}`, namespace, pod: name, podUid: p.metadata?.uid ?? '', container: 'tensorflow' };
+}
+
+export class ProgressLoop {
+  readonly #deps: ProgressLoopDeps;
+  readonly #now: () => number;
+  readonly #published = new Map<string, ProgressStatus>();
+  readonly #warnedAt = new Map<string, number>();
+  #period: PeriodState | undefined;
+  #lastRound = Number.NEGATIVE_INFINITY;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<unknown> | undefined;
+
+  constructor(deps: ProgressLoopDeps) {
+    this.#deps = deps;
+    this.#now = deps.now ?? (() => Date.now());
+  }
+
+  /** What the reconciler writes to `status.progress` (undefined: no signal, field removed). */
+  statusOf(key: string): ProgressStatus | undefined {
+    return this.#published.get(key);
+  }
+
+  start(): void {
+    if (this.#timer !== undefined) return;
+    this.#timer = setInterval(() => {
+      if (this.#running !== undefined) return;
+      this.#running = this.tick().finally(() => {
+        this.#running = undefined;
+      });
+    }, CHECK_MS);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#running;
+  }
+
+  /** Runs a round if one is due (the period elapsed, or the followed jobs changed). */
+  async tick(): Promise<boolean> {
+    const targets: ProgressTarget[] = [];
+    for (const entry of this.#deps.jobs()) {
+      if (!entry.ok) continue;
+      const t = progressTarget(entry, this.#deps.pod);
+      if (t === undefined) continue;
+      if ('invalid' in t) this.#warn(entry, `${entry.job.metadata.namespace ?? ''}/${entry.job.metadata.name}`, t.invalid);
+      else targets.push(t);
+    }
+    const keys = targets.map((t) => t.key);
+    const periodMs = this.#period?.periodMs ?? (this.#deps.period ?? DEFAULT_PERIOD_CONFIG).initialMs;
+    const due = this.#now() - this.#lastRound >= periodMs;
+    if (!due && !jobSetChanged(this.#period, keys)) return false;
+    this.#lastRound = this.#now();
+    let report: RoundReport;
+    try {
+      report = await this.#deps.reader.round(targets);
+    } catch (err) {
+      this.#deps.log.warn({ err }, 'Progress round failed');
+      return false;
+    }
+    this.#publish(targets, report);
+    const views = keys.map((k) => this.#deps.reader.view(k));
+    const allConverged = views.length > 0 && views.every((v) => v?.phase === 'Converged');
+    this.#period = nextPeriod(this.#period, { jobs: keys, allConverged }, this.#deps.period ?? DEFAULT_PERIOD_CONFIG);
+    return true;
+  }
+
+  #publish(targets: readonly ProgressTarget[], report: RoundReport): void {
+    const entries = new Map<string, TFJobEntry>();
+    for (const e of this.#deps.jobs()) if (e.ok) entries.set(`${e.job.metadata.namespace ?? ''}/${e.job.metadata.name}`, e);
+    const followed = new Set(targets.map((t) => t.key));
+    for (const key of [...this.#published.keys()]) {
+      if (followed.has(key)) continue;
+      this.#published.delete(key);
+      this.#deps.changed(key);
+    }
+    for (const key of followed) {
+      const view = this.#deps.reader.view(key);
+      const next = view === undefined ? undefined : progressStatus(view);
+      const before = this.#published.get(key);
+      if (JSON.stringify(next) === JSON.stringify(before)) continue;
+      if (next === undefined) this.#published.delete(key);
+      else this.#published.set(key, next);
+      this.#deps.changed(key);
+    }
+    for (const [key, [from, to]] of report.phaseChanges) {
+      const entry = entries.get(key);
+      const s = this.#published.get(key);
+      if (entry === undefined || s === undefined) continue;
+      const growth = s.growth === undefined ? '' : `, growth ${s.growth}`;
+      this.#deps.event(
+        entry,
+        'Normal',
+        EVENT_PROGRESS_PHASE,
+        `Progress phase ${to}${from === undefined ? '' : ` (was ${from})`}: ${s.metricName ?? 'metric'} ${s.metric ?? ''}${growth}`,
+      );
+    }
+    for (const [key, why] of report.problems) {
+      const entry = entries.get(key);
+      if (entry !== undefined) this.#warn(entry, key, why);
+    }
+  }
+
+  #warn(entry: TFJobEntry, key: string, message: string): void {
+    const last = this.#warnedAt.get(key);
+    if (last !== undefined && this.#now() - last < WARNING_EVERY_MS) return;
+    this.#warnedAt.set(key, this.#now());
+    this.#deps.log.warn({ tfjob: key }, message);
+    this.#deps.event(entry, 'Warning', EVENT_PROGRESS_UNREADABLE, message);
+  }
+}

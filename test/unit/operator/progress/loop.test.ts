@@ -1,0 +1,178 @@
+import { describe, expect, it } from 'vitest';
+import type { Pod } from '../../../../src/api/v1/k8s-types.ts';
+import { toTFJobEntry, type TFJobEntry } from '../../../../src/api/v1/parse.ts';
+import { ProgressLoop, progressStatus, progressTarget, type ProgressRounds } from '../../../../src/operator/progress/loop.ts';
+import type { ProgressTarget, RoundReport } from '../../../../src/operator/progress/reader.ts';
+import type { ProgressView } from '../../../../src/progress/index.ts';
+import { silentLogger } from '../../../../src/runtime/logger.ts';
+
+const T0 = Date.UTC(2026, 10, 25);
+
+function job(name: string, opts: { annotation?: string; finished?: boolean; chief?: boolean } = {}): TFJobEntry {
+  const replica = { replicas: 1, template: { spec: { containers: [{ name: 'tensorflow', image: 'tf' }] } } };
+  return toTFJobEntry({
+    apiVersion: 'kubeflow.org/v1',
+    kind: 'TFJob',
+    metadata: {
+      name,
+      namespace: 'ns',
+      uid: `${name}-uid`,
+      ...(opts.annotation === undefined ? {} : { annotations: { 'tfjob-operator.kubeflow.org/progress-replica': opts.annotation } }),
+    },
+    spec: { tfReplicaSpecs: { ...(opts.chief === true ? { Chief: replica } : {}), Worker: { ...replica, replicas: 2 }, PS: replica } },
+    ...(opts.finished === true ? { status: { conditions: [{ type: 'Succeeded', status: 'True' }] } } : {}),
+  });
+}
+
+function pod(name: string, jobName: string, phase = 'Running'): Pod {
+  return {
+    metadata: {
+      name,
+      namespace: 'ns',
+      uid: `${name}-uid`,
+      ownerReferences: [{ apiVersion: 'kubeflow.org/v1', kind: 'TFJob', name: jobName, uid: `${jobName}-uid`, controller: true }],
+    },
+    status: { phase },
+  };
+}
+
+const view = (phase: ProgressView['phase'], metric: number, lastUpdate = T0): ProgressView => ({
+  phase,
+  since: T0,
+  metric,
+  name: 'accuracy',
+  higherIsBetter: true,
+  lastUpdate,
+  growth: 0.5,
+  step: 100,
+});
+
+class FakeReader implements ProgressRounds {
+  readonly views = new Map<string, ProgressView>();
+  readonly rounds: string[][] = [];
+  next: Partial<RoundReport> = {};
+
+  round(targets: readonly ProgressTarget[]): Promise<RoundReport> {
+    this.rounds.push(targets.map((t) => `${t.key}@${t.pod}`));
+    const r = { read: targets.map((t) => t.key), deferred: [], phaseChanges: new Map(), problems: new Map(), ...this.next };
+    this.next = {};
+    return Promise.resolve(r);
+  }
+
+  view(key: string): ProgressView | undefined {
+    return this.views.get(key);
+  }
+}
+
+describe('progressTarget', () => {
+  const pods = new Map<string, Pod>([
+    ['ns/a-worker-0', pod('a-worker-0', 'a')],
+    ['ns/b-chief-0', pod('b-chief-0', 'b')],
+    ['ns/c-worker-0', pod('c-worker-0', 'c', 'Pending')],
+    ['ns/d-ps-0', pod('d-ps-0', 'd')],
+    ['ns/e-worker-0', pod('e-worker-0', 'someone-else')],
+  ]);
+  const lookup = (ns: string, name: string) => pods.get(`${ns}/${name}`);
+  const of = (e: TFJobEntry) => (e.ok ? progressTarget(e, lookup) : undefined);
+
+  it('follows the chief, else worker 0, else the annotated replica, once its pod runs and is the job’s', () => {
+    expect(of(job('a'))).toEqual({ key: 'ns/a', namespace: 'ns', pod: 'a-worker-0', podUid: 'a-worker-0-uid', container: 'tensorflow' });
+    expect(of(job('b', { chief: true }))).toMatchObject({ pod: 'b-chief-0' });
+    expect(of(job('d', { annotation: 'PS-0' }))).toMatchObject({ pod: 'd-ps-0' });
+    expect(of(job('c'))).toBeUndefined(); // not running yet
+    expect(of(job('e'))).toBeUndefined(); // a pod of that name the job does not own
+    expect(of(job('a', { finished: true }))).toBeUndefined();
+    expect(of(job('a', { annotation: 'none' }))).toBeUndefined();
+    expect(of(job('a', { annotation: 'Worker-7' }))).toEqual({ invalid: expect.stringContaining('has no Worker replica 7') as unknown });
+  });
+});
+
+describe('ProgressLoop', () => {
+  it('publishes status.progress, reconciles only jobs whose progress changed, and tells phase changes as events', async () => {
+    let now = T0;
+    const reader = new FakeReader();
+    const jobs = [job('a'), job('b')];
+    const pods = new Map([
+      ['ns/a-worker-0', pod('a-worker-0', 'a')],
+      ['ns/b-worker-0', pod('b-worker-0', 'b')],
+    ]);
+    const changed: string[] = [];
+    const events: string[] = [];
+    const loop = new ProgressLoop({
+      jobs: () => jobs,
+      pod: (ns, name) => pods.get(`${ns}/${name}`),
+      reader,
+      event: (_job, type, reason, message) => events.push(`${type} ${reason}: ${message}`),
+      changed: (key) => changed.push(key),
+      log: silentLogger(),
+      period: { initialMs: 30_000, maxMs: 120_000 },
+      now: () => now,
+    });
+
+    reader.views.set('ns/a', view('Progressing', 0.5));
+    reader.next = { phaseChanges: new Map([['ns/a', [undefined, 'Progressing'] as const]]) };
+    expect(await loop.tick()).toBe(true);
+    expect(reader.rounds).toEqual([['ns/a@a-worker-0', 'ns/b@b-worker-0']]);
+    expect(loop.statusOf('ns/a')).toEqual(progressStatus(view('Progressing', 0.5)));
+    expect(loop.statusOf('ns/a')).toMatchObject({
+      phase: 'Progressing',
+      metric: '0.5',
+      metricName: 'accuracy',
+      since: '2026-11-25T00:00:00Z',
+    });
+    expect(loop.statusOf('ns/b')).toBeUndefined(); // no signal: nothing written
+    expect(changed).toEqual(['ns/a']);
+    expect(events).toEqual(['Normal ProgressPhaseChanged: Progress phase Progressing: accuracy 0.5, growth 0.5']);
+
+    // Not due yet, same jobs: no round.
+    now += 10_000;
+    expect(await loop.tick()).toBe(false);
+    // Due: the same view again changes nothing.
+    now += 25_000;
+    expect(await loop.tick()).toBe(true);
+    expect(changed).toEqual(['ns/a']);
+
+    // A job stops running: a round at once, and its progress is withdrawn (the reconciler decides what stays).
+    pods.delete('ns/b-worker-0');
+    pods.delete('ns/a-worker-0');
+    now += 1_000;
+    expect(await loop.tick()).toBe(true);
+    expect(loop.statusOf('ns/a')).toBeUndefined();
+    expect(changed).toEqual(['ns/a', 'ns/a']);
+  });
+
+  it('doubles the period while every followed job has converged, and warns about an unreadable log at most every ten minutes', async () => {
+    let now = T0;
+    const reader = new FakeReader();
+    const jobs = [job('a')];
+    const pods = new Map([['ns/a-worker-0', pod('a-worker-0', 'a')]]);
+    const warnings: string[] = [];
+    const loop = new ProgressLoop({
+      jobs: () => jobs,
+      pod: (ns, name) => pods.get(`${ns}/${name}`),
+      reader,
+      event: (_job, type, reason, message) => {
+        if (type === 'Warning') warnings.push(`${reason}: ${message}`);
+      },
+      changed: () => undefined,
+      log: silentLogger(),
+      period: { initialMs: 30_000, maxMs: 120_000 },
+      now: () => now,
+    });
+    reader.views.set('ns/a', view('Converged', 0.9));
+    reader.next = { problems: new Map([['ns/a', 'cannot read the log of pod a-worker-0: HTTP 403']]) };
+    await loop.tick(); // first round; period stays 30 s (a new job set)
+    now += 30_000;
+    expect(await loop.tick()).toBe(true); // all converged: next period 60 s
+    now += 30_000;
+    expect(await loop.tick()).toBe(false);
+    now += 30_000;
+    reader.next = { problems: new Map([['ns/a', 'cannot read the log of pod a-worker-0: HTTP 403']]) };
+    expect(await loop.tick()).toBe(true);
+    expect(warnings).toEqual(['ProgressUnreadable: cannot read the log of pod a-worker-0: HTTP 403']);
+    now += 10 * 60_000;
+    reader.next = { problems: new Map([['ns/a', 'cannot read the log of pod a-worker-0: HTTP 403']]) };
+    await loop.tick();
+    expect(warnings).toHaveLength(2);
+  });
+});
