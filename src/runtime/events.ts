@@ -43,6 +43,14 @@ const MAX_MESSAGE = 1024;
 /** Pending event writes beyond which new events are dropped (client-go's broadcaster queue length). */
 export const MAX_PENDING_EVENTS = 1000;
 
+/** Events the recorder drops first when writes pile up (client-go drops whatever comes when full). */
+const ROUTINE_REASONS: ReadonlySet<string> = new Set([
+  'SuccessfulCreatePod',
+  'SuccessfulCreateService',
+  'SuccessfulDeletePod',
+  'SuccessfulDeleteService',
+]);
+
 export class KubeEventRecorder implements EventRecorder {
   readonly #api: EventsV1Api;
   readonly #controller: string;
@@ -85,7 +93,10 @@ export class KubeEventRecorder implements EventRecorder {
     const meta = obj.metadata;
     const namespace = meta?.namespace ?? 'default';
     if (meta?.name === undefined) return;
-    if (this.#queue.size + this.#queue.pending >= this.#maxPending) {
+    // Under a burst, routine events (pod and service created/deleted, thousands of them) are dropped
+    // first: the ones a user asks about (a decision, a failure, a job's end) get twice the room.
+    const routine = type === 'Normal' && ROUTINE_REASONS.has(reason);
+    if (this.#queue.size + this.#queue.pending >= (routine ? this.#maxPending : 2 * this.#maxPending)) {
       // Logged at powers of two: a burst that drops thousands says so a dozen times, not thousands.
       this.#dropped += 1;
       if ((this.#dropped & (this.#dropped - 1)) === 0)

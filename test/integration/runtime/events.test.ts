@@ -44,23 +44,30 @@ describe('KubeEventRecorder', () => {
     expect(recorder.dropped).toBe(0);
   });
 
-  it('drops new events beyond the pending bound, and a stop with a deadline drops the backlog', async () => {
+  it('drops new routine events beyond the pending bound (a decision still has room), and a stop with a deadline drops the backlog', async () => {
     // 2 writes a second: 40 events would take 20 s to write.
     const slow = new KubeClients(adminKubeConfig(), { rateLimit: { qps: 2, burst: 1 } });
     const recorder = new KubeEventRecorder(slow, { controller: 'events-test', instance: 'b', logger: silentLogger(), maxPending: 10 });
-    for (let i = 0; i < 40; i++) recorder.event(subject, 'Normal', 'Burst', `event ${i}`);
+    for (let i = 0; i < 40; i++) recorder.event(subject, 'Normal', 'SuccessfulCreatePod', `Created pod: burst-${i}`);
     expect(recorder.dropped).toBe(30);
+    // What a user asks about is not dropped with them: it has twice the room.
+    recorder.event(subject, 'Warning', 'Preempted', 'Scaled in by 1 worker(s) to admit another job');
+    expect(recorder.dropped).toBe(30);
+    for (let i = 0; i < 20; i++) recorder.event(subject, 'Normal', `Decision${i}`, `decision ${i}`);
+    expect(recorder.dropped).toBe(41);
     const started = performance.now();
     await recorder.flush(1_000);
     const seconds = (performance.now() - started) / 1000;
     // Without the deadline the ten pending writes take 5 s; with it, the stop returns once the
     // writes already in flight (at most 4, at 2 a second) are done.
     expect(seconds).toBeLessThan(4.5);
-    // Some of the ten were written, the rest dropped: every event is accounted for once.
-    const written = (await events()).filter((e) => e.reason === 'Burst').length;
+    // Some of the twenty were written, the rest dropped: every event is accounted for once.
+    const written = (await events()).filter(
+      (e) => e.reason === 'SuccessfulCreatePod' || e.reason === 'Preempted' || e.reason?.startsWith('Decision') === true,
+    ).length;
     expect(written).toBeGreaterThan(0);
-    expect(written).toBeLessThan(10);
-    expect(written + recorder.dropped).toBe(40);
+    expect(written).toBeLessThan(20);
+    expect(written + recorder.dropped).toBe(61);
   });
 
   it('writes at most 25 new events about one object (client-go spam filter; repeats are free), and combines similar ones', async () => {
