@@ -12,6 +12,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, KubeConfig, type V1Node } from '@kubernetes/client-node';
 import { ensureControlPlaneBinaries, type UpstreamBinaries } from './binaries.ts';
+import { installCrd } from './crd.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
 import { fakeNode, type FakeNodeSpec } from './nodes.ts';
 import { freePorts } from './ports.ts';
@@ -216,6 +217,8 @@ export class LocalCluster {
         '--service-cluster-ip-range=10.96.0.0/16',
         '--allow-privileged=true',
         '--endpoint-reconciler-type=none',
+        // The fake nodes' Hostname address is not resolvable; their InternalIP is kwok's server.
+        '--kubelet-preferred-address-types=InternalIP',
         // Pod and service deletions and patches only (see the policy): who removed what, for tests.
         `--audit-policy-file=${path.join(import.meta.dirname, 'audit-policy.yaml')}`,
         `--audit-log-path=${file('logs', 'audit.log')}`,
@@ -284,6 +287,10 @@ export class LocalCluster {
       }
 
       if (options.kwok ?? true) {
+        // kwok serves pod logs from Logs objects (tests and the training emulator write them).
+        const kc = new KubeConfig();
+        kc.loadFromFile(adminKubeconfig);
+        await installCrd(kc, path.join(import.meta.dirname, 'kwok-logs-crd.yaml'));
         progress('[local-cluster] starting kwok');
         const kwokConfig = kubeconfigFor(users.kwok, 'kwok.kubeconfig');
         launch('kwok', binaries.kwok, [
@@ -292,9 +299,12 @@ export class LocalCluster {
           '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake',
           '--node-lease-duration-seconds=40',
           '--cidr=10.244.0.0/16',
-          '--node-ip=10.0.0.1',
+          // kwok's own server plays every fake node's kubelet endpoint, so `pods/log` reaches it.
+          '--node-ip=127.0.0.1',
+          `--node-port=${kwokPort}`,
           `--server-address=127.0.0.1:${kwokPort}`,
           `--config=${path.join(import.meta.dirname, 'kwok-stages.yaml')}`,
+          '--enable-crds=Logs',
         ]);
       }
 
