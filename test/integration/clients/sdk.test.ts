@@ -4,15 +4,15 @@
 // test/clients/sdk_driver.py); the test asserts what that call returned or raised. Pod completion is
 // driven with kwok's exit-code annotation, as a kubelet would report a finished container.
 //
-// Pod logs: pods on kwok nodes have no kubelet log endpoint, so the API server answers 404 to
-// pods/log. get_job_logs is therefore asserted to select the right pod and fail the way the SDK fails
-// on a log error; its events path (verbose=True) is asserted on a job whose pods are gone; reading
-// real logs through the SDK is covered by the k3s suite (test/k3s, docs/k3s-e2e.md).
+// Pod logs: kwok plays the kubelet's log endpoint for pods that have a log file
+// (test/support/pod-logs.ts); get_job_logs reads the master pod's log through pods/log as on a real
+// cluster, and its events path (verbose=True) is asserted on a job whose pods are gone.
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operator } from '../../../src/operator/manager.ts';
 import { clusterState, createNamespace, deleteNamespace, eventually, exitPod } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
+import { servePodLog } from '../../support/pod-logs.ts';
 import { getTFJob, type TestTFJob } from '../../support/tfjob.ts';
 import { CLIENTS_DIR, SdkDriver } from './python.ts';
 
@@ -196,16 +196,27 @@ describe.each(POLICIES)('Kubeflow training SDK 1.8.1 (--policy %s)', (policy) =>
     expect(list.type).toBe('list[KubeflowOrgV1TFJob]');
     expect((list.value as TestTFJob[]).map((j) => j.metadata.name)).toContain(name);
 
-    // Logs: the SDK picks the master pod and its `tensorflow` container; kwok has no log endpoint, so the
-    // read fails (404 from pods/log) and the SDK raises. Real logs: see the k3s suite.
-    const logs = await sdk.callFails('get_job_logs', { name });
-    expect(logs).toMatchObject({
+    // Logs: the SDK picks the master pod and reads its `tensorflow` container through pods/log.
+    const served = await servePodLog(ns, `${name}-worker-0`);
+    served.write(['hello from worker 0', 'step 1 done']);
+    const podLogs = await eventually(
+      async () => {
+        // Until kwok has seen the log file's object, the read fails and the SDK raises.
+        const logs = await sdk.call('get_job_logs', { name }).catch(() => undefined);
+        if (logs === undefined) return false;
+        expect(logs.type).toBe('tuple[dict, dict]');
+        return (logs.value as [Record<string, string>, unknown])[0];
+      },
+      { timeoutMs: 30_000, what: 'get_job_logs to return the log' },
+    );
+    expect(podLogs).toEqual({ [`${name}-worker-0`]: 'hello from worker 0\nstep 1 done\n' });
+    // A pod without a log file: the read fails and the SDK raises, naming the pod.
+    const failed = await sdk.callFails('get_job_logs', { name, is_master: false, replica_type: 'ps' });
+    expect(failed).toMatchObject({
       type: 'RuntimeError',
-      message: `Failed to read logs for pod ${ns}/${name}-worker-0`,
+      message: `Failed to read logs for pod ${ns}/${name}-ps-0`,
       cause_type: 'ApiException',
     });
-    expect(logs.cause).toContain('(404)');
-    expect(logs.cause).toContain(`pods/log ${name}-worker-0`);
 
     await exitPod(ns, `${name}-worker-0`, 0);
     const done = await waitFor(name, undefined); // the default: Succeeded
