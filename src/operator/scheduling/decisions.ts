@@ -71,6 +71,28 @@ export function pendingAlive(p: Pending, now: number): boolean {
   return now - p.since < PENDING_TTL_MS;
 }
 
+/**
+ * The reconciler was handed these placements to create pods with: their wait starts again. A
+ * placement must not expire between the create that uses it and the cache showing the pod (under a
+ * long work queue the create can come late in the TTL; a pass that then saw neither the placement
+ * nor the pod would count its room as free and place another job there: the over-commit of the
+ * full-size load run). A job whose creates keep failing hands its placements out only at each retry
+ * (capped back-off), so they still expire between retries longer than the TTL.
+ */
+export function handedOut(d: Decision, names: readonly string[], workerNodes: readonly string[], now: number): void {
+  for (const name of names) {
+    const p = d.pendingByName.get(name);
+    if (p !== undefined) d.pendingByName.set(name, { node: p.node, since: now });
+  }
+  const nodes = [...workerNodes];
+  d.pendingWorkers = d.pendingWorkers.map((p) => {
+    const i = nodes.indexOf(p.node);
+    if (i < 0) return p;
+    nodes.splice(i, 1);
+    return { node: p.node, since: now };
+  });
+}
+
 /** Housekeeping a snapshot found: what to register, forget or prune before deciding. */
 export interface Upkeep {
   /** Decisions rebuilt from the API for jobs seen for the first time. */

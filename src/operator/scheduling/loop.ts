@@ -36,7 +36,7 @@ import {
 } from './caches.ts';
 import type { DefaultRequests } from './convert.ts';
 import { decide } from './decide.ts';
-import { DecisionBook } from './decisions.ts';
+import { DecisionBook, handedOut } from './decisions.ts';
 import { heldPlacementNodes, holdsNode, schedulingInput } from './input.ts';
 import { SchedulerMetrics } from './metrics.ts';
 import { NodeHealth } from './node-health.ts';
@@ -218,7 +218,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     );
     decision.heldOnNodes.clear();
     for (const node of held) decision.heldOnNodes.add(node);
-    return schedulingInput(decision, {
+    const input = schedulingInput(decision, {
       elastic: view.elastic !== undefined,
       bounds: view.elastic ?? { min: view.replicas.Worker ?? 0, max: view.replicas.Worker ?? 0 },
       finished: isFinished(job),
@@ -227,6 +227,8 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       heldNodes: held,
       now,
     });
+    handedOut(decision, Object.keys(input.placements ?? {}), input.workerNodes ?? [], now);
+    return input;
   }
 
   observed(key: string, job: TFJobEntry | undefined): void {

@@ -1,8 +1,33 @@
 import { describe, expect, it } from 'vitest';
-import { DecisionBook, restoreDecision } from '../../../../src/operator/scheduling/decisions.ts';
+import { DecisionBook, PENDING_TTL_MS, handedOut, pendingAlive, restoreDecision } from '../../../../src/operator/scheduling/decisions.ts';
 import { T0, replicaPod } from './fixtures.ts';
 
 describe('decision book', () => {
+  it('restarts the wait of placements handed to the reconciler, so none expires between its create and the cache showing the pod', () => {
+    const d = restoreDecision({ metadata: { name: 'a', creationTimestamp: '2026-11-24T09:00:00Z' } }, [], T0);
+    d.pendingByName.set('a-ps-0', { node: 'n1', since: T0 });
+    d.pendingByName.set('a-chief-0', { node: 'n1', since: T0 });
+    d.pendingWorkers = [
+      { node: 'n1', since: T0 },
+      { node: 'n1', since: T0 },
+      { node: 'n2', since: T0 },
+    ];
+    // Handed out just before the TTL: the pods are created now, the cache shows them a little later.
+    const handout = T0 + PENDING_TTL_MS - 1_000;
+    handedOut(d, ['a-ps-0'], ['n1'], handout);
+    const later = T0 + PENDING_TTL_MS + 1_000;
+    expect(pendingAlive(d.pendingByName.get('a-ps-0')!, later)).toBe(true);
+    expect(pendingAlive(d.pendingByName.get('a-chief-0')!, later)).toBe(false);
+    // One worker placement per node handed out.
+    expect(d.pendingWorkers.map((p) => [p.node, pendingAlive(p, later)])).toEqual([
+      ['n1', true],
+      ['n1', false],
+      ['n2', false],
+    ]);
+    // Still bounded: a placement handed out once and never seen expires a TTL after that.
+    expect(pendingAlive(d.pendingByName.get('a-ps-0')!, handout + PENDING_TTL_MS)).toBe(false);
+  });
+
   it('rebuilds a decision from status.scheduling after a restart', () => {
     const d = restoreDecision(
       {
