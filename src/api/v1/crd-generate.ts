@@ -103,7 +103,7 @@ export const RULE_MANAGED_BY_IMMUTABLE: CelRule = {
   message: 'field is immutable',
 };
 
-/** Printer columns: upstream's State and Age, plus our queue view (`-o wide` adds the reason). */
+/** Printer columns: upstream's State and Age, plus our queue view (`-o wide` adds the reason and the progress phase). */
 export const PRINTER_COLUMNS: readonly Json[] = [
   {
     name: 'State',
@@ -126,6 +126,13 @@ export const PRINTER_COLUMNS: readonly Json[] = [
     jsonPath: '.status.scheduling.reason',
     priority: 1,
     description: 'Why the job waits or was last rescheduled',
+  },
+  {
+    name: 'Progress',
+    type: 'string',
+    jsonPath: '.status.progress.phase',
+    priority: 1,
+    description: 'Training progress phase read from the job log (--progress-period)',
   },
 ];
 

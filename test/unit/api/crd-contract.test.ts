@@ -46,6 +46,7 @@ describe('generated CRD', () => {
       ['Workers', '.status.scheduling.workersSummary', 0],
       ['Age', '.metadata.creationTimestamp', 0],
       ['Reason', '.status.scheduling.reason', 1],
+      ['Progress', '.status.progress.phase', 1],
     ]);
   });
 });
