@@ -97,6 +97,8 @@ export async function main(argv: string[]): Promise<number> {
         signal: abort.signal,
         // Each run gets its own nodes; earlier runs' nodes are tainted away.
         dedicatedNodes: true,
+        // The jobs print their accuracy and the operator reads it: the live table shows each phase.
+        progress: true,
         onTick: (jobs, now, operator) => {
           display.render(jobs, now, operator);
         },
@@ -125,15 +127,17 @@ class LiveDisplay {
   render(jobs: readonly EmulatedJob[], now: number, operator: Operator | undefined): void {
     const rows = jobs.map((j) => {
       const obj = operator?.caches.tfjobs.get(`${operator.config.namespace[0] ?? ''}/${j.name}`) as
-        { status?: { scheduling?: { queue?: string; weight?: string; workersSummary?: string } } } | undefined;
+        | { status?: { scheduling?: { queue?: string; weight?: string; workersSummary?: string }; progress?: { phase?: string } } }
+        | undefined;
       const s = obj?.status?.scheduling;
       const state =
         j.finished !== undefined ? 'Finished' : j.submitted === undefined ? '-' : (s?.queue ?? (j.rate > 0 ? 'Running' : 'Submitted'));
       const pct = `${Math.floor((j.done / j.workload.work) * 100)}%`;
       const placement = placementSummary(j);
-      return `${j.name.padEnd(14)} ${j.workload.label.padEnd(16)} ${state.padEnd(9)} ${(s?.weight ?? '').padEnd(6)} ${(s?.workersSummary ?? '').padEnd(8)} ${pct.padStart(4)}  ${placement}`;
+      const phase = j.finished === undefined ? (obj?.status?.progress?.phase ?? '') : '';
+      return `${j.name.padEnd(14)} ${j.workload.label.padEnd(16)} ${state.padEnd(9)} ${(s?.weight ?? '').padEnd(6)} ${(s?.workersSummary ?? '').padEnd(8)} ${pct.padStart(4)} ${phase.padEnd(11)} ${placement}`;
     });
-    const header = `t=${Math.round(now)}s  policy=${this.#policy}\n${'job'.padEnd(14)} ${'model'.padEnd(16)} ${'queue'.padEnd(9)} ${'weight'.padEnd(6)} ${'workers'.padEnd(8)} prog  placement (ps@node, workers per node)`;
+    const header = `t=${Math.round(now)}s  policy=${this.#policy}\n${'job'.padEnd(14)} ${'model'.padEnd(16)} ${'queue'.padEnd(9)} ${'weight'.padEnd(6)} ${'workers'.padEnd(8)} prog ${'phase'.padEnd(11)} placement (ps@node, workers per node)`;
     const text = [header, ...rows].join('\n');
     if (this.#tty) {
       if (this.#lines > 0) process.stdout.write(`\x1b[${this.#lines}A\x1b[J`);

@@ -31,6 +31,8 @@ export interface ScenarioRunOptions {
   /** Run the operator in this process (default). `false`: something else runs it (real tf-operator). */
   readonly inProcessOperator?: boolean;
   readonly extraOperatorFlags?: readonly string[];
+  /** Jobs print their progress into worker 0's log and the operator reads it (--progress-period 30s). */
+  readonly progress?: boolean;
   readonly logger: Logger;
   /** Stop waiting after this many scenario seconds (default 4 × the latest ideal finish). */
   readonly horizonSeconds?: number;
@@ -144,6 +146,7 @@ export async function runScenarioOnCluster(opts: ScenarioRunOptions): Promise<Sc
         '0',
         '--health-probe-bind-address',
         '0',
+        ...(opts.progress === true ? ['--progress-period', '30s'] : []),
         ...(opts.extraOperatorFlags ?? []),
       ],
       env: {},
@@ -159,6 +162,7 @@ export async function runScenarioOnCluster(opts: ScenarioRunOptions): Promise<Sc
     jobs: scenario.jobs,
     timeScale: opts.timeScale,
     startupSeconds: scenario.definition.startupSeconds,
+    ...(opts.progress === true ? { progressLogs: true } : {}),
     logger: opts.logger,
   });
   await emulator.start();

@@ -12,7 +12,11 @@ import {
   type KubernetesObject,
   type V1Pod,
 } from '@kubernetes/client-node';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { LABEL_JOB_NAME, LABEL_REPLICA_TYPE } from '../api/v1/constants.ts';
+import { PROGRESS_PREFIX } from '../progress/index.ts';
 import { POD_EXIT_CODE_ANNOTATION } from '../local-cluster/nodes.ts';
 import { Informer } from '../runtime/informer.ts';
 import type { KubeClients } from '../runtime/kube-client.ts';
@@ -59,7 +63,19 @@ export interface EmulatorOptions {
   /** Scenario seconds a replica needs after it starts running before it makes progress. */
   readonly startupSeconds: number;
   readonly tickMs?: number;
+  /**
+   * Each job prints its progress (the protocol of docs/progress-protocol.md) into worker 0's log,
+   * served by kwok from a file, so an operator reading progress sees a real signal. The metric is the
+   * emulated job's own accuracy curve (rising and flattening with its work done): the job reports
+   * it; the operator still never sees the work.
+   */
+  readonly progressLogs?: boolean;
   readonly logger: Logger;
+}
+
+/** The emulated accuracy after `fraction` of a job's work: fast early gains, then a plateau. */
+export function emulatedAccuracy(fraction: number): number {
+  return 0.1 + 0.8 * (1 - Math.exp(-5 * Math.min(1, Math.max(0, fraction))));
 }
 
 interface JobObject extends KubernetesObject {
@@ -83,6 +99,9 @@ export class TrainingEmulator {
   #last = performance.now();
   #busy = false;
   /** Time-weighted allocation of the namespace's running pods (scenario seconds × canonical units). */
+  /** Worker 0's log file per pod UID (progressLogs), and when a line was last written to it. */
+  readonly #logs = new Map<string, { file: string; lastMs: number }>();
+  #logDir: string | undefined;
   readonly allocatedIntegral: Record<string, number> = {};
   #integratedSeconds = 0;
 
@@ -149,6 +168,7 @@ export class TrainingEmulator {
   }
 
   stop(): void {
+    if (this.#logDir !== undefined) rmSync(this.#logDir, { recursive: true, force: true });
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#pods.stop();
     this.#tfjobs.stop();
@@ -231,12 +251,54 @@ export class TrainingEmulator {
       job.rate = progressRate(job.workload, { ps, workers });
       if (job.rate > 0) job.started ??= this.now();
       job.done = Math.min(job.workload.work, job.done + job.rate * dtScenario);
+      if (this.#opts.progressLogs === true) {
+        await this.#report(job, byJob.get(job.name) ?? [], nowReal).catch((err: unknown) => {
+          this.#opts.logger.warn({ err, tfjob: job.name }, 'Could not write an emulated progress log');
+        });
+      }
       if (job.done >= job.workload.work) {
         job.ended = true;
         job.workDoneAt = this.now();
         await this.#endPods(byJob.get(job.name) ?? []);
       }
     }
+  }
+
+  /** Appends a progress line to worker 0's log about once a real second while the job trains. */
+  async #report(job: EmulatedJob, pods: readonly V1Pod[], nowReal: number): Promise<void> {
+    const pod = pods.find((p) => p.metadata?.name === `${job.name}-worker-0` && p.status?.phase === 'Running');
+    const uid = pod?.metadata?.uid;
+    if (pod === undefined || uid === undefined || job.rate <= 0) return;
+    let log = this.#logs.get(uid);
+    if (log === undefined) {
+      this.#logDir ??= mkdtempSync(path.join(os.tmpdir(), 'emulator-logs-'));
+      const file = path.join(this.#logDir, `${uid}.log`);
+      writeFileSync(file, '');
+      try {
+        await this.#opts.clients.request('POST', `/apis/kwok.x-k8s.io/v1alpha1/namespaces/${this.#opts.namespace}/logs`, {
+          apiVersion: 'kwok.x-k8s.io/v1alpha1',
+          kind: 'Logs',
+          metadata: { name: pod.metadata?.name, namespace: this.#opts.namespace },
+          spec: { logs: [{ containers: ['tensorflow'], logsFile: file, follow: true }] },
+        });
+      } catch (err) {
+        // A Logs object left from the pod's predecessor of the same name: point it at the new file.
+        if ((err as { code?: number }).code !== 409) throw err;
+        await this.#opts.clients.request(
+          'PATCH',
+          `/apis/kwok.x-k8s.io/v1alpha1/namespaces/${this.#opts.namespace}/logs/${pod.metadata?.name ?? ''}`,
+          { spec: { logs: [{ containers: ['tensorflow'], logsFile: file, follow: true }] } },
+          'application/merge-patch+json',
+        );
+      }
+      log = { file, lastMs: Number.NEGATIVE_INFINITY };
+      this.#logs.set(uid, log);
+    }
+    if (nowReal - log.lastMs < 1_000) return;
+    log.lastMs = nowReal;
+    const fraction = job.done / job.workload.work;
+    const line = `${PROGRESS_PREFIX} ${JSON.stringify({ step: Math.round(job.done), metric: Number(emulatedAccuracy(fraction).toFixed(4)), name: 'accuracy', higherIsBetter: true })}`;
+    appendFileSync(log.file, `${new Date().toISOString().replace('Z', '000000Z')} stdout F ${line}\n`);
   }
 
   async #endPods(pods: readonly V1Pod[]): Promise<void> {
