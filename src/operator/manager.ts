@@ -1,14 +1,17 @@
 // Assembles the operator (controller-runtime's Manager, in small): API clients, caches, the TFJob
 // controller, the scheduling loop, leader election, metrics and health probes, and an orderly
 // shutdown. Caches run on every replica (a standby is warm); only the leader reconciles.
-import { KubeLogSource } from './progress/kube-log-source.ts';
-import { ProgressLoop } from './progress/loop.ts';
-import { ProgressReader } from './progress/reader.ts';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { CONTROLLER_NAME } from '../api/v1/constants.ts';
+import {
+  EVENT_SUCCESSFUL_CREATE_POD,
+  EVENT_SUCCESSFUL_CREATE_SERVICE,
+  EVENT_SUCCESSFUL_DELETE_POD,
+  EVENT_SUCCESSFUL_DELETE_SERVICE,
+} from '../controllers/tfjob/events.ts';
 import { Controller, controllerQueue } from '../runtime/controller.ts';
 import { isPlacingPolicy } from '../scheduler/index.ts';
 import { KubeEventRecorder } from '../runtime/events.ts';
@@ -21,6 +24,9 @@ import { RuntimeMetrics } from '../runtime/metrics.ts';
 import { elasticOptions, type OperatorConfig } from './config.ts';
 import { createOperatorCaches, type OperatorCaches } from './informers.ts';
 import { JobMetrics } from './job-metrics.ts';
+import { KubeLogSource } from './progress/kube-log-source.ts';
+import { ProgressLoop } from './progress/loop.ts';
+import { ProgressReader } from './progress/reader.ts';
 import { PrioritySchedulingLoop, type SchedulingLoop } from './scheduling/loop.ts';
 import { TFJobController } from './tfjob-controller.ts';
 
@@ -70,7 +76,18 @@ export class Operator {
     // Events get a client of their own (its own rate limiter, as controller-runtime's broadcaster has
     // its own clientset): under a burst they must not take the budget pod and service creates need.
     const eventClients = new KubeClients(kc, { rateLimit, metrics, userAgent });
-    this.#recorder = new KubeEventRecorder(eventClients, { controller: CONTROLLER_NAME, instance: this.identity, logger: this.logger });
+    this.#recorder = new KubeEventRecorder(eventClients, {
+      controller: CONTROLLER_NAME,
+      instance: this.identity,
+      logger: this.logger,
+      // Thousands of these under a burst; a decision, a failure or a job's end must not drop with them.
+      routineReasons: new Set([
+        EVENT_SUCCESSFUL_CREATE_POD,
+        EVENT_SUCCESSFUL_CREATE_SERVICE,
+        EVENT_SUCCESSFUL_DELETE_POD,
+        EVENT_SUCCESSFUL_DELETE_SERVICE,
+      ]),
+    });
     const expectations = new Expectations();
     const jobMetrics = new JobMetrics(this.registry);
 

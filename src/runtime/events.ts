@@ -43,14 +43,6 @@ const MAX_MESSAGE = 1024;
 /** Pending event writes beyond which new events are dropped (client-go's broadcaster queue length). */
 export const MAX_PENDING_EVENTS = 1000;
 
-/** Events the recorder drops first when writes pile up (client-go drops whatever comes when full). */
-const ROUTINE_REASONS: ReadonlySet<string> = new Set([
-  'SuccessfulCreatePod',
-  'SuccessfulCreateService',
-  'SuccessfulDeletePod',
-  'SuccessfulDeleteService',
-]);
-
 export class KubeEventRecorder implements EventRecorder {
   readonly #api: EventsV1Api;
   readonly #controller: string;
@@ -59,6 +51,7 @@ export class KubeEventRecorder implements EventRecorder {
   readonly #queue = new PQueue({ concurrency: 4 });
   readonly #series = new Map<string, SeriesEntry>();
   readonly #maxPending: number;
+  readonly #routineReasons: ReadonlySet<string>;
   /** Settlers of creates not finished yet (a stop that drops them settles them as not created). */
   readonly #unsettled = new Set<(exists: boolean) => void>();
   readonly #aggregator = new EventAggregator();
@@ -69,13 +62,25 @@ export class KubeEventRecorder implements EventRecorder {
 
   constructor(
     clients: KubeClients,
-    opts: { controller: string; instance: string; logger: Logger; maxPending?: number; spamFilter?: EventSpamFilter },
+    opts: {
+      controller: string;
+      instance: string;
+      logger: Logger;
+      maxPending?: number;
+      spamFilter?: EventSpamFilter;
+      /**
+       * Normal events dropped first when writes pile up (client-go drops whatever comes when full):
+       * the others get twice the room.
+       */
+      routineReasons?: ReadonlySet<string>;
+    },
   ) {
     this.#api = clients.api(EventsV1Api);
     this.#controller = opts.controller;
     this.#instance = opts.instance;
     this.#log = opts.logger;
     this.#maxPending = opts.maxPending ?? MAX_PENDING_EVENTS;
+    this.#routineReasons = opts.routineReasons ?? new Set();
     this.#spamFilter = opts.spamFilter ?? new EventSpamFilter();
   }
 
@@ -95,7 +100,7 @@ export class KubeEventRecorder implements EventRecorder {
     if (meta?.name === undefined) return;
     // Under a burst, routine events (pod and service created/deleted, thousands of them) are dropped
     // first: the ones a user asks about (a decision, a failure, a job's end) get twice the room.
-    const routine = type === 'Normal' && ROUTINE_REASONS.has(reason);
+    const routine = type === 'Normal' && this.#routineReasons.has(reason);
     if (this.#queue.size + this.#queue.pending >= (routine ? this.#maxPending : 2 * this.#maxPending)) {
       // Logged at powers of two: a burst that drops thousands says so a dozen times, not thousands.
       this.#dropped += 1;

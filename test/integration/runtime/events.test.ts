@@ -47,7 +47,13 @@ describe('KubeEventRecorder', () => {
   it('drops new routine events beyond the pending bound (a decision still has room), and a stop with a deadline drops the backlog', async () => {
     // 2 writes a second: 40 events would take 20 s to write.
     const slow = new KubeClients(adminKubeConfig(), { rateLimit: { qps: 2, burst: 1 } });
-    const recorder = new KubeEventRecorder(slow, { controller: 'events-test', instance: 'b', logger: silentLogger(), maxPending: 10 });
+    const recorder = new KubeEventRecorder(slow, {
+      controller: 'events-test',
+      instance: 'b',
+      logger: silentLogger(),
+      maxPending: 10,
+      routineReasons: new Set(['SuccessfulCreatePod']),
+    });
     for (let i = 0; i < 40; i++) recorder.event(subject, 'Normal', 'SuccessfulCreatePod', `Created pod: burst-${i}`);
     expect(recorder.dropped).toBe(30);
     // What a user asks about is not dropped with them: it has twice the room.
