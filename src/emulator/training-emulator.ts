@@ -12,12 +12,13 @@ import {
   type KubernetesObject,
   type V1Pod,
 } from '@kubernetes/client-node';
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { LABEL_JOB_NAME, LABEL_REPLICA_TYPE } from '../api/v1/constants.ts';
 import { PROGRESS_PREFIX } from '../progress/index.ts';
 import { POD_EXIT_CODE_ANNOTATION } from '../local-cluster/nodes.ts';
+import { appendPodLog, servePodLogFile } from '../local-cluster/pod-logs.ts';
 import { Informer } from '../runtime/informer.ts';
 import type { KubeClients } from '../runtime/kube-client.ts';
 import type { Logger } from '../runtime/logger.ts';
@@ -98,10 +99,10 @@ export class TrainingEmulator {
   #timer: NodeJS.Timeout | undefined;
   #last = performance.now();
   #busy = false;
-  /** Time-weighted allocation of the namespace's running pods (scenario seconds × canonical units). */
   /** Worker 0's log file per pod UID (progressLogs), and when a line was last written to it. */
   readonly #logs = new Map<string, { file: string; lastMs: number }>();
   #logDir: string | undefined;
+  /** Time-weighted allocation of the namespace's running pods (scenario seconds × canonical units). */
   readonly allocatedIntegral: Record<string, number> = {};
   #integratedSeconds = 0;
 
@@ -273,24 +274,7 @@ export class TrainingEmulator {
     if (log === undefined) {
       this.#logDir ??= mkdtempSync(path.join(os.tmpdir(), 'emulator-logs-'));
       const file = path.join(this.#logDir, `${uid}.log`);
-      writeFileSync(file, '');
-      try {
-        await this.#opts.clients.request('POST', `/apis/kwok.x-k8s.io/v1alpha1/namespaces/${this.#opts.namespace}/logs`, {
-          apiVersion: 'kwok.x-k8s.io/v1alpha1',
-          kind: 'Logs',
-          metadata: { name: pod.metadata?.name, namespace: this.#opts.namespace },
-          spec: { logs: [{ containers: ['tensorflow'], logsFile: file, follow: true }] },
-        });
-      } catch (err) {
-        // A Logs object left from the pod's predecessor of the same name: point it at the new file.
-        if ((err as { code?: number }).code !== 409) throw err;
-        await this.#opts.clients.request(
-          'PATCH',
-          `/apis/kwok.x-k8s.io/v1alpha1/namespaces/${this.#opts.namespace}/logs/${pod.metadata?.name ?? ''}`,
-          { spec: { logs: [{ containers: ['tensorflow'], logsFile: file, follow: true }] } },
-          'application/merge-patch+json',
-        );
-      }
+      await servePodLogFile(this.#opts.clients, this.#opts.namespace, pod.metadata?.name ?? '', file);
       log = { file, lastMs: Number.NEGATIVE_INFINITY };
       this.#logs.set(uid, log);
     }
@@ -298,7 +282,7 @@ export class TrainingEmulator {
     log.lastMs = nowReal;
     const fraction = job.done / job.workload.work;
     const line = `${PROGRESS_PREFIX} ${JSON.stringify({ step: Math.round(job.done), metric: Number(emulatedAccuracy(fraction).toFixed(4)), name: 'accuracy', higherIsBetter: true })}`;
-    appendFileSync(log.file, `${new Date().toISOString().replace('Z', '000000Z')} stdout F ${line}\n`);
+    appendPodLog(log.file, [line]);
   }
 
   async #endPods(pods: readonly V1Pod[]): Promise<void> {

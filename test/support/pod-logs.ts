@@ -1,9 +1,9 @@
-// Pod logs on kwok nodes: kwok serves `pods/log` from a file in CRI log format for every pod that has
-// a `Logs` object of its name (src/local-cluster/kwok-logs-crd.yaml). Tests write the file; the API
-// server then answers `kubectl logs` and the operator's log reads as a kubelet would.
-import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+// Pod logs on kwok nodes for tests: a file per pod, served through `pods/log` as a kubelet would
+// (src/local-cluster/pod-logs.ts).
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { appendPodLog, servePodLogFile } from '../../src/local-cluster/pod-logs.ts';
 import { KubeClients } from '../../src/runtime/kube-client.ts';
 import { adminKubeConfig } from './kube.ts';
 
@@ -14,19 +14,11 @@ export interface PodLog {
 
 export async function servePodLog(namespace: string, pod: string, container = 'tensorflow'): Promise<PodLog> {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'pod-log-')), `${pod}.log`);
-  writeFileSync(file, '');
   const clients = new KubeClients(adminKubeConfig(), { rateLimit: { qps: 0, burst: 1 } });
-  await clients.request('POST', `/apis/kwok.x-k8s.io/v1alpha1/namespaces/${namespace}/logs`, {
-    apiVersion: 'kwok.x-k8s.io/v1alpha1',
-    kind: 'Logs',
-    metadata: { name: pod, namespace },
-    spec: { logs: [{ containers: [container], logsFile: file, follow: true }] },
-  });
+  await servePodLogFile(clients, namespace, pod, file, container);
   return {
-    write(lines, at = new Date()) {
-      // CRI format: RFC 3339 with nanoseconds, the stream, F(ull line), the text.
-      const stamp = at.toISOString().replace('Z', '000000Z');
-      appendFileSync(file, lines.map((l) => `${stamp} stdout F ${l}\n`).join(''));
+    write(lines, at) {
+      appendPodLog(file, lines, at);
     },
   };
 }

@@ -69,7 +69,7 @@ export function progressStatus(v: ProgressView): ProgressStatus {
 export function progressTarget(
   entry: ParsedTFJobEntry,
   pod: (namespace: string, name: string) => Pod | undefined,
-): ProgressTarget | { readonly invalid: string } | undefined {
+): ProgressTarget | { readonly key: string; readonly invalid: string } | undefined {
   const { defaulted } = entry;
   const metadata = entry.job.metadata;
   if (isFinished(entry.status?.conditions ?? []) || defaulted.spec.runPolicy.suspend === true) return undefined;
@@ -79,15 +79,16 @@ export function progressTarget(
     if (canonical !== undefined) counts.set(canonical, spec.replicas);
   }
   const source = progressSource(counts, metadata.annotations?.[ANNOTATION_PROGRESS_REPLICA]);
-  if (source.kind === 'invalid') return { invalid: source.message };
+  if (source.kind === 'invalid') return { key: `${metadata.namespace ?? 'default'}/${metadata.name}`, invalid: source.message };
   if (source.kind === 'none') return undefined;
   const namespace = metadata.namespace ?? 'default';
+  const key = `${namespace}/${metadata.name}`;
   const name = replicaName(metadata.name, source.type, source.index);
   const p = pod(namespace, name);
   const uid = metadata.uid;
   if (p === undefined || p.status?.phase !== 'Running' || isTerminating(p) || (uid !== undefined && !isControlledBy(p, uid)))
     return undefined;
-  return { key: `${namespace}/${metadata.name}`, namespace, pod: name, podUid: p.metadata?.uid ?? '', container: 'tensorflow' };
+  return { key, namespace, pod: name, podUid: p.metadata?.uid ?? '', container: 'tensorflow' };
 }
 
 export class ProgressLoop {
@@ -130,12 +131,17 @@ export class ProgressLoop {
   /** Runs a round if one is due (the period elapsed, or the followed jobs changed). */
   async tick(): Promise<boolean> {
     const targets: ProgressTarget[] = [];
+    /** The TFJob of every target, for its events. */
+    const entries = new Map<string, TFJobEntry>();
     for (const entry of this.#deps.jobs()) {
       if (!entry.ok) continue;
       const t = progressTarget(entry, this.#deps.pod);
       if (t === undefined) continue;
-      if ('invalid' in t) this.#warn(entry, `${entry.job.metadata.namespace ?? ''}/${entry.job.metadata.name}`, t.invalid);
-      else targets.push(t);
+      if ('invalid' in t) this.#warn(entry, t.key, t.invalid);
+      else {
+        targets.push(t);
+        entries.set(t.key, entry);
+      }
     }
     const keys = targets.map((t) => t.key);
     const periodMs = this.#period?.periodMs ?? (this.#deps.period ?? DEFAULT_PERIOD_CONFIG).initialMs;
@@ -149,23 +155,20 @@ export class ProgressLoop {
       this.#deps.log.warn({ err }, 'Progress round failed');
       return false;
     }
-    this.#publish(targets, report);
+    this.#publish(entries, report);
     const views = keys.map((k) => this.#deps.reader.view(k));
     const allConverged = views.length > 0 && views.every((v) => v?.phase === 'Converged');
     this.#period = nextPeriod(this.#period, { jobs: keys, allConverged }, this.#deps.period ?? DEFAULT_PERIOD_CONFIG);
     return true;
   }
 
-  #publish(targets: readonly ProgressTarget[], report: RoundReport): void {
-    const entries = new Map<string, TFJobEntry>();
-    for (const e of this.#deps.jobs()) if (e.ok) entries.set(`${e.job.metadata.namespace ?? ''}/${e.job.metadata.name}`, e);
-    const followed = new Set(targets.map((t) => t.key));
+  #publish(entries: ReadonlyMap<string, TFJobEntry>, report: RoundReport): void {
     for (const key of [...this.#published.keys()]) {
-      if (followed.has(key)) continue;
+      if (entries.has(key)) continue;
       this.#published.delete(key);
       this.#deps.changed(key);
     }
-    for (const key of followed) {
+    for (const key of entries.keys()) {
       const view = this.#deps.reader.view(key);
       const next = view === undefined ? undefined : progressStatus(view);
       const before = this.#published.get(key);

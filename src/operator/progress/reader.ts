@@ -119,7 +119,7 @@ export class ProgressReader {
     let f = this.#jobs.get(t.key);
     if (f === undefined || f.podUid !== t.podUid) {
       // A new pod (first read, or the replica was re-created): its log starts afresh.
-      f = { podUid: t.podUid, carry: {}, lastReadAt: this.#now(), ...(f?.state === undefined ? {} : { state: f.state }) };
+      f = { podUid: t.podUid, carry: {}, lastReadAt: 0, ...(f?.state === undefined ? {} : { state: f.state }) };
       this.#jobs.set(t.key, f);
     }
     f.lastReadAt = this.#now();

@@ -83,7 +83,10 @@ describe('progressTarget', () => {
     expect(of(job('e'))).toBeUndefined(); // a pod of that name the job does not own
     expect(of(job('a', { finished: true }))).toBeUndefined();
     expect(of(job('a', { annotation: 'none' }))).toBeUndefined();
-    expect(of(job('a', { annotation: 'Worker-7' }))).toEqual({ invalid: expect.stringContaining('has no Worker replica 7') as unknown });
+    expect(of(job('a', { annotation: 'Worker-7' }))).toEqual({
+      key: 'ns/a',
+      invalid: expect.stringContaining('has no Worker replica 7') as unknown,
+    });
   });
 });
 
