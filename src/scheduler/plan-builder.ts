@@ -2,13 +2,14 @@
 // admitted in the same pass are folded into its admission, so the caller creates the job's pods
 // once and never sees one job both admitted and scaled out.
 
-import type { Admission, Binding, Plan, ReplicaInstance, ScaleIn, ScaleOut, WaitingReason } from './types.ts';
+import type { Admission, Binding, Plan, ReplicaInstance, ScaleIn, ScaleOut, Suspension, WaitingReason } from './types.ts';
 
 export class PlanBuilder {
   readonly #admit = new Map<string, ReplicaInstance[]>();
   readonly #scaleIn: ScaleIn[] = [];
   readonly #scaleOut = new Map<string, ReplicaInstance[]>();
   readonly #bind: Binding[] = [];
+  readonly #suspend: Suspension[] = [];
 
   admit(job: string, replicas: readonly ReplicaInstance[]): void {
     this.#admit.set(job, [...replicas]);
@@ -16,6 +17,14 @@ export class PlanBuilder {
 
   isAdmitted(job: string): boolean {
     return this.#admit.has(job);
+  }
+
+  suspend(job: string, forJob: string): void {
+    this.#suspend.push({ job, forJob });
+  }
+
+  isSuspended(job: string): boolean {
+    return this.#suspend.some((s) => s.job === job);
   }
 
   scaleIn(job: string, remove: readonly ReplicaInstance[], forJob: string): void {
@@ -41,7 +50,7 @@ export class PlanBuilder {
   build(waiting: readonly WaitingReason[], weights: Readonly<Record<string, number>>): Plan {
     const admit: Admission[] = [...this.#admit].map(([job, replicas]) => ({ job, replicas }));
     const scaleOut: ScaleOut[] = [...this.#scaleOut].map(([job, add]) => ({ job, add }));
-    return { admit, scaleIn: this.#scaleIn, scaleOut, bind: this.#bind, waiting, weights };
+    return { suspend: this.#suspend, admit, scaleIn: this.#scaleIn, scaleOut, bind: this.#bind, waiting, weights };
   }
 }
 

@@ -113,11 +113,34 @@ export interface ReplicaInstance {
 
 export type JobPhase = 'waiting' | 'running' | 'finished';
 
+/** A job's training phase from the progress signal it emits (src/progress); docs/progress-protocol.md. */
+export type TrainingPhase = 'Progressing' | 'Slowing' | 'Converged';
+
+export interface JobProgress {
+  readonly phase: TrainingPhase;
+  /** When the job entered this phase (ms). */
+  readonly since: number;
+}
+
 export interface JobState {
   readonly spec: JobSpec;
   readonly phase: JobPhase;
   /** Live replicas of a running job (empty while waiting). */
   readonly replicas: readonly ReplicaInstance[];
+  /**
+   * Attained service (Tiresias): seconds each of the job's workers has held its node, summed over
+   * the job's life, including earlier runs before a suspension. What a real operator can count from
+   * its own pods; absent means unknown (read as 0).
+   */
+  readonly attainedWorkerSeconds?: number;
+  /** The phase read from the job's own progress signal; absent = no information (scheduled as without). */
+  readonly progress?: JobProgress;
+  /**
+   * Oracle knowledge, never available to a real operator: the seconds of work left at the job's
+   * maximum workers on the fewest nodes. Filled by the simulator only for policies registered as
+   * oracles (policies/registry.ts); every other policy must work without it.
+   */
+  readonly oracleRemainingSeconds?: number;
 }
 
 export interface ClusterSnapshot {
@@ -143,6 +166,17 @@ export interface ScaleIn {
   readonly forJob: string;
 }
 
+/**
+ * A whole running job stopped and sent back to the waiting queue: every pod deleted, the job
+ * resumes from its own checkpoint when admitted again (Tiresias-style preemption; Kueue suspends
+ * TFJobs the same way). Its submission time and attained service are kept.
+ */
+export interface Suspension {
+  readonly job: string;
+  /** The waiting job this makes room for. */
+  readonly forJob: string;
+}
+
 export interface ScaleOut {
   readonly job: string;
   readonly add: readonly ReplicaInstance[];
@@ -164,6 +198,8 @@ export interface WaitingReason {
 }
 
 export interface Plan {
+  /** Applied first: whole jobs back to the queue (only policies that suspend; empty otherwise). */
+  readonly suspend: readonly Suspension[];
   readonly admit: readonly Admission[];
   readonly scaleIn: readonly ScaleIn[];
   readonly scaleOut: readonly ScaleOut[];

@@ -22,6 +22,8 @@ export interface SimulationOptions {
   readonly horizonSeconds: number;
   /** Put each job's scaling curve into the spec the core sees (see the scenario field of that name). */
   readonly declareScalingCurves?: boolean;
+  /** Show the core each job's remaining work (policies registered as oracles only). */
+  readonly oracle?: boolean;
   /** Passes per event before giving up on convergence (the core admits ≤ 1 job per pass via preemption). */
   readonly maxPassesPerEvent?: number;
   readonly onEvent?: (status: ProgressStatus) => void;
@@ -62,6 +64,8 @@ export interface JobOutcome {
   readonly workersMax: number | null;
   readonly preemptedWorkers: number;
   readonly scaleOuts: number;
+  /** Times the whole job went back to the queue. */
+  readonly suspensions: number;
 }
 
 export interface SimulationResult {
@@ -172,6 +176,7 @@ class Simulation {
   private advanceTo(t: number): void {
     const dt = t - this.now;
     for (const job of this.state.jobs) {
+      if (job.phase === 'running') job.attainedWorkerSeconds += this.state.boundWorkerCount(job) * dt;
       if (job.phase !== 'running' || job.rate <= 0) continue;
       const finishAt = this.now + job.remaining / job.rate;
       if (finishAt <= t + EPSILON * Math.max(1, t)) {
@@ -194,9 +199,9 @@ class Simulation {
   private schedule(): void {
     const maxPasses = this.options.maxPassesPerEvent ?? 32;
     for (let pass = 0; pass < maxPasses; pass++) {
-      const plan = this.options.schedule(this.state.snapshot(this.now));
+      const plan = this.options.schedule(this.state.snapshot(this.now, this.options.oracle ?? false));
       this.passes += 1;
-      if (plan.admit.length + plan.scaleIn.length + plan.scaleOut.length + plan.bind.length === 0) return;
+      if (plan.suspend.length + plan.admit.length + plan.scaleIn.length + plan.scaleOut.length + plan.bind.length === 0) return;
       this.state.apply(plan, this.now);
       this.observeWorkers();
     }
@@ -271,5 +276,6 @@ function outcome(job: SimJob): JobOutcome {
     workersMax: job.workersMax ?? null,
     preemptedWorkers: job.preemptedWorkers,
     scaleOuts: job.scaleOuts,
+    suspensions: job.suspensions,
   };
 }

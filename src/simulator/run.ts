@@ -1,4 +1,5 @@
 // Runs one scenario under several policies with the same bounds and horizon.
+import { POLICY_REGISTRY } from '../scheduler/policies/registry.ts';
 import type { PolicyName } from '../scheduler/types.ts';
 import type { Scenario } from '../workloads/scenario.ts';
 import type { LowerBounds } from './bounds.ts';
@@ -40,6 +41,7 @@ export function runScenario(scenario: Scenario, options: RunOptions): ScenarioRu
       tickSeconds: definition.tickSeconds,
       horizonSeconds: horizon,
       declareScalingCurves: definition.declareScalingCurves,
+      oracle: POLICY_REGISTRY[policy].oracle,
       onEvent: options.onEvent === undefined ? undefined : (status) => options.onEvent?.(policy, status),
     });
     return { policy, result, summary: summarize(result, bounds) };

@@ -40,6 +40,12 @@ export interface SimJob {
   workersMax: number | undefined;
   preemptedWorkers: number;
   scaleOuts: number;
+  /** Times the whole job was suspended back to the queue. */
+  suspensions: number;
+  /** Bound worker-seconds so far (attained service, as the operator counts it). */
+  attainedWorkerSeconds: number;
+  /** Seconds of work left at max workers on the fewest nodes: only oracles are shown it. */
+  readonly maxRate: number;
 }
 
 export interface PodCounters {
@@ -108,12 +114,16 @@ export class ClusterState {
       workersMax: undefined,
       preemptedWorkers: 0,
       scaleOuts: 0,
+      suspensions: 0,
+      attainedWorkerSeconds: 0,
+      maxRate: fewestNodesRate(workload, workload.workers.max, cluster),
     }));
     this.byKey = new Map(this.jobs.map((j) => [j.spec.key, j]));
     if (this.byKey.size !== this.jobs.length) throw new Error('job names must be unique');
   }
 
-  snapshot(now: number): ClusterSnapshot {
+  /** `oracle`: also tell each job's remaining work (policies registered as oracles only). */
+  snapshot(now: number, oracle = false): ClusterSnapshot {
     return {
       now: now * 1000,
       nodes: this.nodes,
@@ -129,12 +139,26 @@ export class ClusterState {
             node: r.node,
             createdAt: r.createdAt * 1000,
           })),
+          attainedWorkerSeconds: j.attainedWorkerSeconds,
+          ...(oracle ? { oracleRemainingSeconds: j.maxRate > 0 ? j.remaining / j.maxRate : Number.POSITIVE_INFINITY } : {}),
         })),
     };
   }
 
-  /** Scale-ins first (they make the room), then admissions, scale-outs, bindings: the core's order. */
+  /** Suspensions and scale-ins first (they make the room), then admissions, scale-outs, bindings: the core's order. */
   apply(plan: Plan, now: number): void {
+    for (const suspension of plan.suspend) {
+      const job = this.runningJob(suspension.job, 'suspension');
+      for (const replica of job.replicas.values()) {
+        this.release(replica);
+        if (replica.type === WORKER) job.preemptedWorkers += 1;
+        this.pods.deleted += 1;
+      }
+      job.replicas.clear();
+      job.phase = 'waiting';
+      job.rate = 0;
+      job.suspensions += 1;
+    }
     for (const scaleIn of plan.scaleIn) {
       const job = this.runningJob(scaleIn.job, 'scale in');
       for (const r of scaleIn.remove) {

@@ -27,7 +27,7 @@ function job(name: string, submitSeconds: number, work: number, max = 2): Worklo
   };
 }
 
-const EMPTY: Plan = { admit: [], scaleIn: [], scaleOut: [], bind: [], waiting: [], weights: {} };
+const EMPTY: Plan = { suspend: [], admit: [], scaleIn: [], scaleOut: [], bind: [], waiting: [], weights: {} };
 
 describe('event loop on a hand-computed scenario', () => {
   // A (t=0, 1000 images) is admitted with PS + 2 workers = 3 of 4 cpu; ready at 5 s (start-up),

@@ -55,5 +55,5 @@ export function toyFifoPass(snapshot: ClusterSnapshot): Plan {
     if (placed === undefined) break; // strict FIFO: nobody overtakes the head of the queue
     admit.push({ job: job.spec.key, replicas: placed });
   }
-  return { admit, scaleIn: [], scaleOut: [], bind: [], waiting: [], weights: {} };
+  return { suspend: [], admit, scaleIn: [], scaleOut: [], bind: [], waiting: [], weights: {} };
 }

@@ -9,7 +9,7 @@ import { NS, OPTIONS, RecordingRemover, T0, node, replicaPod, sources, tfjob } f
 const A = `${NS}/a`;
 const B = `${NS}/b`;
 const OPTS = { starveLimitMs: 60_000, timeScale: 1 };
-const EMPTY: Plan = { admit: [], scaleIn: [], scaleOut: [], bind: [], waiting: [], weights: {} };
+const EMPTY: Plan = { suspend: [], admit: [], scaleIn: [], scaleOut: [], bind: [], waiting: [], weights: {} };
 
 /** Facts and a book as a pass has them after the snapshot stage. */
 function cluster() {
