@@ -30,6 +30,7 @@ export interface CompiledWorkers extends CompiledGroup {
 }
 
 export interface CompiledJob extends RankKey {
+  readonly band: number;
   readonly state: JobState;
   /** Fixed groups in canonical order: PS first (placed first, so workers join it), then by type. */
   readonly fixed: readonly CompiledGroup[];
@@ -98,6 +99,11 @@ export function compareReplicas(a: { type: string; index: number }, b: { type: s
   return compareStrings(a.type, b.type) || a.index - b.index;
 }
 
+/** Attained-service band (Tiresias's two queues): 0 up to the threshold, 1 beyond it. */
+export function serviceBand(attained: number, config: SchedulerConfig): number {
+  return attained > config.demoteAfterWorkerSeconds ? 1 : 0;
+}
+
 function compileJob(
   js: JobState,
   dims: ResourceIndex,
@@ -105,6 +111,7 @@ function compileJob(
   clusterTotal: Resources,
   now: number,
   config: SchedulerConfig,
+  demote: boolean,
 ): CompiledJob {
   const spec = js.spec;
   const compileGroup = (
@@ -137,10 +144,12 @@ function compileJob(
   let signature = '';
   for (const g of fixed) signature += `${signature === '' ? '' : '|'}${g.type}:${g.shapeKey}x${g.count}`;
   if (workers !== undefined) signature += `${signature === '' ? '' : '|'}${workers.type}:${workers.shapeKey}x${workers.count}`;
+  const band = demote ? serviceBand(js.attainedWorkerSeconds ?? 0, config) : 0;
   return {
     state: js,
     key: spec.key,
     priority: spec.priority,
+    band,
     submittedAt: spec.submittedAt,
     logit,
     fixed,
@@ -166,8 +175,11 @@ function liveReplicas(js: JobState, nodeIndex: ReadonlyMap<string, number>): Liv
     .sort(compareReplicas);
 }
 
-/** Builds the model of one pass. Never mutates the snapshot. */
-export function buildPassModel(snapshot: ClusterSnapshot, config: SchedulerConfig): PassModel {
+/**
+ * Builds the model of one pass. Never mutates the snapshot. `demote`: rank jobs by attained-service
+ * band (`demoteByAttainedService`; off for every policy that does not enable it).
+ */
+export function buildPassModel(snapshot: ClusterSnapshot, config: SchedulerConfig, demote = false): PassModel {
   const nodes = canonicalNodes(snapshot);
   const dims = new ResourceIndex(collectResourceNames(snapshot));
   const masks = new FeasibilityMasks(nodes);
@@ -177,7 +189,7 @@ export function buildPassModel(snapshot: ClusterSnapshot, config: SchedulerConfi
 
   const unfinished = snapshot.jobs.filter((j) => j.phase !== 'finished').sort((a, b) => compareStrings(a.spec.key, b.spec.key));
   const jobs = new Map<string, CompiledJob>();
-  for (const js of unfinished) jobs.set(js.spec.key, compileJob(js, dims, masks, clusterTotal, snapshot.now, config));
+  for (const js of unfinished) jobs.set(js.spec.key, compileJob(js, dims, masks, clusterTotal, snapshot.now, config, demote));
 
   const base = clusterBase(dims, nodes, nodeIndex, snapshot.otherPods);
   const loads: BoundLoad[] = [];

@@ -105,7 +105,9 @@ export function scaleInFor(
   outer: for (const victim of candidates) {
     const wg = victim.job.workers;
     if (wg === undefined) continue;
-    const ldw = victim.workers.length - wg.min;
+    // Workers grown earlier in this pass have no pod yet and are never removed, so they cannot
+    // count towards the minimum the victim keeps either (the plan deletes before it creates).
+    const ldw = victim.workers.length - victim.grownIndices.size - wg.min;
     if (ldw <= 0) continue;
     victimsConsidered++;
     let count = 0;

@@ -108,16 +108,24 @@ export function jobWeightFrom(spec: JobSpec, minRequests: Resources, clusterTota
 export interface RankKey {
   readonly key: string;
   readonly priority: number;
+  /**
+   * Attained-service queue (`demoteByAttainedService`): 0, or 1 once the job has held more than
+   * the threshold; lower ranks higher, within a priority class and before the weight. Absent = 0.
+   */
+  readonly band?: number;
   readonly logit: number;
   readonly submittedAt: number;
 }
 
 /**
- * Priority class, then weight only: Algorithm 1 line 5 compares weights ("max ω over WQ ≥ max ω
+ * Priority class, attained-service band, then weight only: Algorithm 1 line 5 compares weights ("max ω over WQ ≥ max ω
  * over RQ"), so equal weights pass it whichever job came first. Negative when `a` ranks higher.
  */
 export function comparePriorityAndWeight(a: RankKey, b: RankKey): number {
   if (a.priority !== b.priority) return a.priority > b.priority ? -1 : 1;
+  const bandA = a.band ?? 0;
+  const bandB = b.band ?? 0;
+  if (bandA !== bandB) return bandA < bandB ? -1 : 1;
   if (a.logit !== b.logit) return a.logit > b.logit ? -1 : 1;
   return 0;
 }

@@ -32,6 +32,7 @@ import type { PlacementFailure } from '../placement.ts';
 import { byRankAscending, byRankDescending, outranksRunning, runningMaxWithin } from '../queues.ts';
 import { scaleInFor } from '../scale-in.ts';
 import { scaleOut, type ScaleOutOptions } from '../scale-out.ts';
+import { suspendFor } from '../suspend.ts';
 import type { ClusterSnapshot, Plan, WaitingReason } from '../types.ts';
 import { compareRank } from '../weight.ts';
 
@@ -56,7 +57,7 @@ function cheapestFirst(state: ClusterState, ranked: readonly RunningJob[]): Runn
 }
 
 export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerConfig, toggles: ImprovementToggles): Plan {
-  const model = buildPassModel(snapshot, config);
+  const model = buildPassModel(snapshot, config, toggles.demoteByAttainedService);
   const { state, now } = model;
   const plan = new PlanBuilder();
   const outcomes = new Map<string, WaitOutcome>();
@@ -131,6 +132,29 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     return ascending;
   };
 
+  /** ours (`suspendDemoted`): whole demoted jobs ranked below the head go back to the queue. */
+  const trySuspend = (head: CompiledJob): boolean => {
+    if (!toggles.demoteByAttainedService || !toggles.suspendDemoted) return false;
+    const candidates = runningAscending().filter(
+      (r) => r.job.band > head.band && r.job.priority <= head.priority && compareRank(r.job, head) > 0,
+    );
+    if (candidates.length === 0) return false;
+    const res = suspendFor(state, head, candidates, now, config.scaleOutCooldownMs);
+    if (!res.ok) return false;
+    for (const victim of res.victims) {
+      plan.suspend(victim.job.key, head.key);
+      model.runningByKey.delete(victim.job.key);
+      const i = model.running.indexOf(victim);
+      if (i >= 0) model.running.splice(i, 1);
+    }
+    // Both caches assume running jobs are only ever added.
+    ascending = undefined;
+    runningMaxCache.clear();
+    plan.admit(head.key, admitPlaced(model, head, res.items, res.placement));
+    noteAdmitted(head);
+    return true;
+  };
+
   const tryScaleIn = (head: CompiledJob, failure: PlacementFailure): boolean => {
     // The running jobs ranked strictly below the head (which implies a class no higher) are a
     // prefix of the ascending list: ranks are a strict order (keys are unique).
@@ -161,6 +185,7 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
           }),
     });
     if (!res.ok) {
+      if (trySuspend(head)) return true;
       outcomes.set(head.key, { kind: 'head-blocked', failure, scaleIn: res.stats });
       return false;
     }
