@@ -100,6 +100,11 @@ export interface JobSpec {
   readonly fixed: readonly FixedReplicaGroup[];
   /** The scalable `Worker` group; absent for jobs without workers. `min === max` means not elastic. */
   readonly workers?: WorkerGroup;
+  /**
+   * The job resumes from its own checkpoints, so a policy may suspend it whole (`Plan.suspend`) and
+   * admit it again later. Opt-in: absent means never (its PS would lose its state).
+   */
+  readonly suspendable?: boolean;
 }
 
 export interface ReplicaInstance {

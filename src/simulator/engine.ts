@@ -22,6 +22,8 @@ export interface SimulationOptions {
   readonly horizonSeconds: number;
   /** Put each job's scaling curve into the spec the core sees (see the scenario field of that name). */
   readonly declareScalingCurves?: boolean;
+  /** Jobs may be suspended whole (the scenario's `suspendable`). */
+  readonly suspendable?: boolean;
   /** Show the core each job's remaining work (policies registered as oracles only). */
   readonly oracle?: boolean;
   /** Passes per event before giving up on convergence (the core admits ≤ 1 job per pass via preemption). */
@@ -104,7 +106,7 @@ class Simulation {
 
   constructor(options: SimulationOptions) {
     this.options = options;
-    this.state = new ClusterState(options.cluster, options.jobs, options.declareScalingCurves ?? false);
+    this.state = new ClusterState(options.cluster, options.jobs, options.declareScalingCurves ?? false, options.suspendable ?? false);
     this.arrivals = [...this.state.jobs].sort((a, b) => a.workload.submitSeconds - b.workload.submitSeconds);
   }
 

@@ -60,6 +60,7 @@ export function scenarioParams(scenarioRun: ScenarioRun, schedulerConfig: unknow
     makespanLowerBound: bounds.makespan,
     rateJitter: d.rateJitter,
     declareScalingCurves: d.declareScalingCurves,
+    suspendable: d.suspendable,
     scheduler: schedulerConfig,
   };
   if (d.kind === 'kod2-paper') return { ...common, batchSize: d.batchSize, workers: d.workers, arrivals: d.arrivals };

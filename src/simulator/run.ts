@@ -41,6 +41,7 @@ export function runScenario(scenario: Scenario, options: RunOptions): ScenarioRu
       tickSeconds: definition.tickSeconds,
       horizonSeconds: horizon,
       declareScalingCurves: definition.declareScalingCurves,
+      suspendable: definition.suspendable,
       oracle: POLICY_REGISTRY[policy].oracle,
       onEvent: options.onEvent === undefined ? undefined : (status) => options.onEvent?.(policy, status),
     });

@@ -64,7 +64,7 @@ export function jobKey(name: string): string {
   return `${NAMESPACE}/${name}`;
 }
 
-function toJobSpec(job: WorkloadJob, scalingCurve: readonly number[] | undefined): JobSpec {
+function toJobSpec(job: WorkloadJob, scalingCurve: readonly number[] | undefined, suspendable: boolean): JobSpec {
   const workers = { type: WORKER, requests: job.workers.requests, constraints: {}, min: job.workers.min, max: job.workers.max };
   return {
     key: jobKey(job.name),
@@ -72,6 +72,7 @@ function toJobSpec(job: WorkloadJob, scalingCurve: readonly number[] | undefined
     submittedAt: job.submitSeconds * 1000,
     fixed: [{ type: PS, count: job.ps.count, requests: job.ps.requests, constraints: {} }],
     workers: scalingCurve === undefined ? workers : { ...workers, scalingCurve },
+    ...(suspendable ? { suspendable } : {}),
   };
 }
 
@@ -89,7 +90,7 @@ export class ClusterState {
   private readonly used = new Map<string, Resources>();
   private readonly allocatable: ReadonlyMap<string, Resources>;
 
-  constructor(cluster: ClusterShape, jobs: readonly WorkloadJob[], declareScalingCurves = false) {
+  constructor(cluster: ClusterShape, jobs: readonly WorkloadJob[], declareScalingCurves = false, suspendable = false) {
     this.nodes = nodeNames(cluster).map((name) => ({
       name,
       allocatable: cluster.allocatable,
@@ -102,7 +103,7 @@ export class ClusterState {
     this.allocatable = new Map(this.nodes.map((n) => [n.name, n.allocatable]));
     this.jobs = jobs.map((workload) => ({
       workload,
-      spec: toJobSpec(workload, declareScalingCurves ? declaredScalingCurve(workload, cluster) : undefined),
+      spec: toJobSpec(workload, declareScalingCurves ? declaredScalingCurve(workload, cluster) : undefined, suspendable),
       phase: 'future',
       replicas: new Map(),
       remaining: workload.work,

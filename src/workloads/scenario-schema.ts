@@ -35,6 +35,12 @@ const common = {
    * core sees. Only `ours` reads it (scheduling.md §6 knee); false is the ablation without curves.
    */
   declareScalingCurves: z.boolean().default(false),
+  /**
+   * Jobs resume from their own checkpoints, so a policy may suspend a whole job and admit it again
+   * later (the TFJob annotation `tfjob-operator.kubeflow.org/suspendable: "true"`); the restart pays
+   * `startupSeconds` again.
+   */
+  suspendable: z.boolean().default(false),
 };
 
 export const KOD2_BATCH_SIZES = ['8', '16', '32', '64', '128'] as const;

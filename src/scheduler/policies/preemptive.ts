@@ -136,7 +136,8 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
   const trySuspend = (head: CompiledJob): boolean => {
     if (!toggles.demoteByAttainedService || !toggles.suspendDemoted) return false;
     const candidates = runningAscending().filter(
-      (r) => r.job.band > head.band && r.job.priority <= head.priority && compareRank(r.job, head) > 0,
+      (r) =>
+        r.job.state.spec.suspendable === true && r.job.band > head.band && r.job.priority <= head.priority && compareRank(r.job, head) > 0,
     );
     if (candidates.length === 0) return false;
     const res = suspendFor(state, head, candidates, now, config.scaleOutCooldownMs);
