@@ -3,6 +3,7 @@
 // (`progressRate` of where its running PS and workers are), and when a job's work is done ends all
 // its pods with exit code 0 (kwok then marks them Succeeded, and the operator sees the job succeed).
 // Time is compressed: one real second is `timeScale` seconds of training.
+import { emulatedAccuracy } from '../workloads/progress-curve.ts';
 import {
   CoreV1Api,
   CustomObjectsApi,
@@ -72,11 +73,6 @@ export interface EmulatorOptions {
    */
   readonly progressLogs?: boolean;
   readonly logger: Logger;
-}
-
-/** The emulated accuracy after `fraction` of a job's work: fast early gains, then a plateau. */
-export function emulatedAccuracy(fraction: number): number {
-  return 0.1 + 0.8 * (1 - Math.exp(-5 * Math.min(1, Math.max(0, fraction))));
 }
 
 interface JobObject extends KubernetesObject {

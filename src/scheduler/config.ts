@@ -111,6 +111,12 @@ export interface ImprovementToggles {
    * lower that have held their node at least `scaleOutCooldownMs`.
    */
   readonly suspendDemoted: boolean;
+  /**
+   * FlowCon/SpeCon (related-papers §6 F2): a job whose own progress signal says Converged ranks
+   * like a demoted one (first scale-in victim down to its minimum, last to grow), never lower;
+   * it is not suspended for it. Jobs without a signal are ranked as without this toggle.
+   */
+  readonly demoteConverged: boolean;
 }
 
 export interface SchedulerConfig {
@@ -162,6 +168,7 @@ export const DEFAULT_IMPROVEMENTS: ImprovementToggles = {
   growBeforeAdmit: true,
   demoteByAttainedService: true,
   suspendDemoted: true,
+  demoteConverged: true,
 };
 
 /** Every improvement off: what the `kod2` policy runs with, whatever the user configured. */
@@ -179,6 +186,7 @@ export const NO_IMPROVEMENTS: ImprovementToggles = {
   growBeforeAdmit: false,
   demoteByAttainedService: false,
   suspendDemoted: false,
+  demoteConverged: false,
 };
 
 export const DEFAULT_SCHEDULER_CONFIG: SchedulerConfig = {
@@ -213,6 +221,7 @@ const improvementsSchema = z
     growBeforeAdmit: z.boolean().default(DEFAULT_IMPROVEMENTS.growBeforeAdmit),
     demoteByAttainedService: z.boolean().default(DEFAULT_IMPROVEMENTS.demoteByAttainedService),
     suspendDemoted: z.boolean().default(DEFAULT_IMPROVEMENTS.suspendDemoted),
+    demoteConverged: z.boolean().default(DEFAULT_IMPROVEMENTS.demoteConverged),
   })
   .strict();
 

@@ -30,7 +30,10 @@ export interface CompiledWorkers extends CompiledGroup {
 }
 
 export interface CompiledJob extends RankKey {
+  /** Rank band: 1 when demoted by attained service or (with `demoteConverged`) by a Converged phase. */
   readonly band: number;
+  /** Attained-service band alone: what makes a job a suspension victim (a converged job is only shrunk). */
+  readonly served: number;
   readonly state: JobState;
   /** Fixed groups in canonical order: PS first (placed first, so workers join it), then by type. */
   readonly fixed: readonly CompiledGroup[];
@@ -111,7 +114,7 @@ function compileJob(
   clusterTotal: Resources,
   now: number,
   config: SchedulerConfig,
-  demote: boolean,
+  ranking: BandRanking,
 ): CompiledJob {
   const spec = js.spec;
   const compileGroup = (
@@ -144,12 +147,15 @@ function compileJob(
   let signature = '';
   for (const g of fixed) signature += `${signature === '' ? '' : '|'}${g.type}:${g.shapeKey}x${g.count}`;
   if (workers !== undefined) signature += `${signature === '' ? '' : '|'}${workers.type}:${workers.shapeKey}x${workers.count}`;
-  const band = demote ? serviceBand(js.attainedWorkerSeconds ?? 0, config) : 0;
+  const served = ranking.byAttainedService ? serviceBand(js.attainedWorkerSeconds ?? 0, config) : 0;
+  const converged = ranking.byPhase && js.progress?.phase === 'Converged' ? 1 : 0;
+  const band = Math.max(served, converged);
   return {
     state: js,
     key: spec.key,
     priority: spec.priority,
     band,
+    served,
     submittedAt: spec.submittedAt,
     logit,
     fixed,
@@ -175,11 +181,18 @@ function liveReplicas(js: JobState, nodeIndex: ReadonlyMap<string, number>): Liv
     .sort(compareReplicas);
 }
 
-/**
- * Builds the model of one pass. Never mutates the snapshot. `demote`: rank jobs by attained-service
- * band (`demoteByAttainedService`; off for every policy that does not enable it).
- */
-export function buildPassModel(snapshot: ClusterSnapshot, config: SchedulerConfig, demote = false): PassModel {
+/** Which demotions rank a job below the others of its class (`ours`' toggles; none for the other policies). */
+export interface BandRanking {
+  /** `demoteByAttainedService`. */
+  readonly byAttainedService: boolean;
+  /** `demoteConverged`. */
+  readonly byPhase: boolean;
+}
+
+export const NO_BANDS: BandRanking = { byAttainedService: false, byPhase: false };
+
+/** Builds the model of one pass. Never mutates the snapshot. */
+export function buildPassModel(snapshot: ClusterSnapshot, config: SchedulerConfig, ranking: BandRanking = NO_BANDS): PassModel {
   const nodes = canonicalNodes(snapshot);
   const dims = new ResourceIndex(collectResourceNames(snapshot));
   const masks = new FeasibilityMasks(nodes);
@@ -189,7 +202,7 @@ export function buildPassModel(snapshot: ClusterSnapshot, config: SchedulerConfi
 
   const unfinished = snapshot.jobs.filter((j) => j.phase !== 'finished').sort((a, b) => compareStrings(a.spec.key, b.spec.key));
   const jobs = new Map<string, CompiledJob>();
-  for (const js of unfinished) jobs.set(js.spec.key, compileJob(js, dims, masks, clusterTotal, snapshot.now, config, demote));
+  for (const js of unfinished) jobs.set(js.spec.key, compileJob(js, dims, masks, clusterTotal, snapshot.now, config, ranking));
 
   const base = clusterBase(dims, nodes, nodeIndex, snapshot.otherPods);
   const loads: BoundLoad[] = [];

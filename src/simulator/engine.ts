@@ -68,6 +68,8 @@ export interface JobOutcome {
   readonly scaleOuts: number;
   /** Times the whole job went back to the queue. */
   readonly suspensions: number;
+  /** Submission → the job's metric first within 1% of its final value; null if never (or no signal). */
+  readonly timeToAccuracy: number | null;
 }
 
 export interface SimulationResult {
@@ -181,13 +183,17 @@ class Simulation {
       if (job.phase === 'running') job.attainedWorkerSeconds += this.state.boundWorkerCount(job) * dt;
       if (job.phase !== 'running' || job.rate <= 0) continue;
       const finishAt = this.now + job.remaining / job.rate;
+      const done = job.workload.work - job.remaining;
       if (finishAt <= t + EPSILON * Math.max(1, t)) {
+        job.signal.advance(done, job.workload.work, this.now, job.rate);
         this.state.finish(job, Math.min(finishAt, t));
       } else {
+        job.signal.advance(done, done + job.rate * dt, this.now, job.rate);
         job.remaining -= job.rate * dt;
       }
     }
     this.now = t;
+    for (const job of this.state.jobs) job.signal.evaluate(t);
   }
 
   private admitArrivals(): void {
@@ -279,5 +285,6 @@ function outcome(job: SimJob): JobOutcome {
     preemptedWorkers: job.preemptedWorkers,
     scaleOuts: job.scaleOuts,
     suspensions: job.suspensions,
+    timeToAccuracy: job.signal.accuracyAt === undefined ? null : job.signal.accuracyAt - submitted,
   };
 }

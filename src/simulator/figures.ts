@@ -20,6 +20,10 @@ export interface Summary {
   readonly neverStarted: number;
   /** Submission → first progress, over jobs that progressed. */
   readonly waitingToProgress: { readonly mean: number; readonly max: number } | null;
+  /** Submission → metric within 1% of its final value, over jobs that print a metric and got there. */
+  readonly timeToAccuracy: { readonly mean: number; readonly max: number } | null;
+  /** Whole jobs sent back to the queue (Plan.suspend). */
+  readonly suspensions: number;
   /** Time-weighted mean share of each resource's capacity, from the first arrival to the end of the run. */
   readonly utilisation: { readonly allocated: Resources; readonly useful: Resources };
   readonly meanQueue: { readonly waitingJobs: number; readonly pendingPods: number };
@@ -88,6 +92,8 @@ export function summarize(result: SimulationResult, bounds: LowerBounds): Summar
     waiting: meanAndMax(waits),
     neverStarted: result.jobs.length - waits.length,
     waitingToProgress: meanAndMax(progressWaits),
+    timeToAccuracy: meanAndMax(result.jobs.flatMap((j) => (j.timeToAccuracy === null ? [] : [j.timeToAccuracy]))),
+    suspensions: result.jobs.reduce((sum, j) => sum + j.suspensions, 0),
     utilisation: {
       allocated: shares(result.capacity, (s) => s.allocated, result),
       useful: shares(result.capacity, (s) => s.useful, result),

@@ -1,9 +1,10 @@
 // The simulator's mutable picture of the cluster: jobs, their replicas, node usage. Kept apart from
 // the event loop so that applying a Plan (and refusing an impossible one) reads on its own.
-import type { ClusterSnapshot, JobPhase, JobSpec, NodeInfo, Plan, ReplicaInstance, Resources } from '../scheduler/types.ts';
+import type { ClusterSnapshot, JobPhase, JobProgress, JobSpec, NodeInfo, Plan, ReplicaInstance, Resources } from '../scheduler/types.ts';
 import type { ClusterShape, ReplicaPlacement, WorkloadJob } from '../workloads/model.ts';
 import { nodeNames } from '../workloads/model.ts';
 import { fewestNodesRate } from '../workloads/ideal.ts';
+import { JobSignal } from './progress.ts';
 import { addResources, fitsIn, formatResources } from '../workloads/resources.ts';
 
 export const PS = 'PS';
@@ -44,8 +45,10 @@ export interface SimJob {
   suspensions: number;
   /** Bound worker-seconds so far (attained service, as the operator counts it). */
   attainedWorkerSeconds: number;
-  /** Seconds of work left at max workers on the fewest nodes: only oracles are shown it. */
+  /** Rate at max workers on the fewest nodes: remaining / maxRate is what oracles are shown. */
   readonly maxRate: number;
+  /** The progress lines the job prints and the phase the operator reads from them. */
+  readonly signal: JobSignal;
 }
 
 export interface PodCounters {
@@ -79,6 +82,11 @@ function toJobSpec(job: WorkloadJob, scalingCurve: readonly number[] | undefined
 /** What a job declaring its scaling curve would write: its rate with 1..max workers on the fewest nodes. */
 export function declaredScalingCurve(job: WorkloadJob, cluster: ClusterShape): number[] {
   return Array.from({ length: job.workers.max }, (_, i) => fewestNodesRate(job, i + 1, cluster));
+}
+
+function progressOf(job: SimJob, now: number): { progress?: JobProgress } {
+  const progress = job.signal.view(now);
+  return progress === undefined ? {} : { progress };
 }
 
 export class ClusterState {
@@ -118,6 +126,7 @@ export class ClusterState {
       suspensions: 0,
       attainedWorkerSeconds: 0,
       maxRate: fewestNodesRate(workload, workload.workers.max, cluster),
+      signal: new JobSignal(workload),
     }));
     this.byKey = new Map(this.jobs.map((j) => [j.spec.key, j]));
     if (this.byKey.size !== this.jobs.length) throw new Error('job names must be unique');
@@ -141,6 +150,7 @@ export class ClusterState {
             createdAt: r.createdAt * 1000,
           })),
           attainedWorkerSeconds: j.attainedWorkerSeconds,
+          ...progressOf(j, now),
           ...(oracle ? { oracleRemainingSeconds: j.maxRate > 0 ? j.remaining / j.maxRate : Number.POSITIVE_INFINITY } : {}),
         })),
     };

@@ -3,6 +3,7 @@
 import type { Kod2PaperScenario } from './scenario-schema.ts';
 import type { WorkloadJob } from './model.ts';
 import { jitterFactor, seededRandom } from './random.ts';
+import { syntheticCurve } from './progress-curve.ts';
 import { canonicalResources } from './resources.ts';
 
 export function buildKod2PaperJobs(scenario: Kod2PaperScenario, seed: number): WorkloadJob[] {
@@ -25,6 +26,7 @@ export function buildKod2PaperJobs(scenario: Kod2PaperScenario, seed: number): W
         psCapacityImagesPerSecond: model.psCapacityImagesPerSecond[batch],
       },
       label: `${model.name} b${batch}`,
+      curve: syntheticCurve(model.epochs * scenario.datasetImages),
     } satisfies WorkloadJob;
   });
 }

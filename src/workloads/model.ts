@@ -2,6 +2,7 @@
 // a job asks for (its TFJob shape) and how fast it progresses from where its replicas run.
 import type { Resources } from '../scheduler/types.ts';
 import type { PhillyApp } from './philly/app.ts';
+import type { ProgressCurve } from './progress-curve.ts';
 
 /**
  * Where a job's *running* replicas are: one node name per running PS and per running worker.
@@ -44,6 +45,11 @@ export interface WorkloadJob {
   readonly throughput: ThroughputModel;
   /** What the job trains, for reports: e.g. "vgg-16 b32" or "cifar10 b4096". */
   readonly label: string;
+  /**
+   * The evaluation metric the job prints as its work crosses each point (progress-curve.ts);
+   * absent: the job prints none (scheduled as without progress information).
+   */
+  readonly curve?: ProgressCurve;
 }
 
 /** A homogeneous cluster: `count` nodes named `node-0` … with the same allocatable. */

@@ -57,7 +57,10 @@ function cheapestFirst(state: ClusterState, ranked: readonly RunningJob[]): Runn
 }
 
 export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerConfig, toggles: ImprovementToggles): Plan {
-  const model = buildPassModel(snapshot, config, toggles.demoteByAttainedService);
+  const model = buildPassModel(snapshot, config, {
+    byAttainedService: toggles.demoteByAttainedService,
+    byPhase: toggles.demoteConverged,
+  });
   const { state, now } = model;
   const plan = new PlanBuilder();
   const outcomes = new Map<string, WaitOutcome>();
@@ -137,7 +140,7 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     if (!toggles.demoteByAttainedService || !toggles.suspendDemoted) return false;
     const candidates = runningAscending().filter(
       (r) =>
-        r.job.state.spec.suspendable === true && r.job.band > head.band && r.job.priority <= head.priority && compareRank(r.job, head) > 0,
+        r.job.state.spec.suspendable === true && r.job.served > head.served && r.job.priority <= head.priority && compareRank(r.job, head) > 0,
     );
     if (candidates.length === 0) return false;
     const res = suspendFor(state, head, candidates, now, config.scaleOutCooldownMs);

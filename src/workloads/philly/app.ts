@@ -11,10 +11,12 @@ export interface StepSample {
   readonly syncTime: number;
 }
 
-/** Per-epoch cumulative iteration counts measured at one global batch size. */
+/** Per-epoch cumulative iteration counts and validation metric measured at one global batch size. */
 export interface ValidationTrace {
   readonly globalBatch: number;
   readonly iterationsAtEpoch: readonly number[];
+  /** The validation metric after each epoch (accuracy, F1, hit rate, WER or loss, per application). */
+  readonly metricAtEpoch: readonly number[];
 }
 
 export interface PhillyApp {
@@ -122,7 +124,12 @@ export function buildPhillyApp(name: string, sources: PhillyAppSources, maxLocal
   const validation = [...sources.validationCsv.entries()]
     .map(([globalBatch, text]) => {
       const source = `${name}/validation-${globalBatch}.csv`;
-      return { globalBatch, iterationsAtEpoch: parseCsv(text, source).map((row) => numberColumn(row, 'iteration', source)) };
+      const rows = parseCsv(text, source);
+      return {
+        globalBatch,
+        iterationsAtEpoch: rows.map((row) => numberColumn(row, 'iteration', source)),
+        metricAtEpoch: rows.map((row) => numberColumn(row, 'metric', source)),
+      };
     })
     .sort((a, b) => a.globalBatch - b.globalBatch);
   if (validation.length === 0) throw new Error(`${name}: no validation-<batch>.csv`);

@@ -94,11 +94,19 @@ export function iterationSeconds(app: PhillyApp, workersPerNode: readonly number
  * (clamped outside the measured range).
  */
 export function iterationsToFinish(app: PhillyApp, globalBatch: number, maxEpochs: number): number {
+  return atEpoch(app, globalBatch, maxEpochs - 1, 'iterationsAtEpoch');
+}
+
+/**
+ * A per-epoch column of the validation traces at epoch index `epoch`, linear between the two
+ * nearest measured batch sizes (clamped outside the measured range), as `iterationsToFinish`.
+ */
+export function atEpoch(app: PhillyApp, globalBatch: number, epoch: number, column: 'iterationsAtEpoch' | 'metricAtEpoch'): number {
   const atBatch = new Map(
     app.validation.map((trace) => {
-      const value = trace.iterationsAtEpoch[maxEpochs - 1];
+      const value = trace[column][epoch];
       if (value === undefined) {
-        throw new Error(`${app.name}: validation-${trace.globalBatch}.csv has ${trace.iterationsAtEpoch.length} epochs, need ${maxEpochs}`);
+        throw new Error(`${app.name}: validation-${trace.globalBatch}.csv has ${trace[column].length} epochs, need ${epoch + 1}`);
       }
       return [trace.globalBatch, value] as const;
     }),

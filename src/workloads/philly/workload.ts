@@ -7,6 +7,7 @@ import { canonicalResources } from '../resources.ts';
 import { jitterFactor, seededRandom } from '../random.ts';
 import { numberColumn, parseCsv, stringColumn } from './csv.ts';
 import { iterationsToFinish } from './step-time.ts';
+import { phillyCurve } from '../progress-curve.ts';
 
 export interface PhillyWorkloadRow {
   readonly name: string;
@@ -56,15 +57,17 @@ export function buildPhillyJobs(
     if (maxEpochs === undefined) throw new Error(`job ${row.name}: no maxEpochs for application "${row.application}"`);
     const app = appFor(row.application);
     const iterations = iterationsToFinish(app, row.batchSize, maxEpochs);
+    const work = iterations / jitterFactor(random, scenario.rateJitter);
     return {
       name: row.name,
       submitSeconds: row.time,
       ps: { count: 1, requests: ps },
       workers: { requests: worker, min: minWorkersFor(scenario.minWorkers, row.numReplicas), max: row.numReplicas },
-      work: iterations / jitterFactor(random, scenario.rateJitter),
+      work,
       workUnit: 'iterations',
       throughput: { kind: 'philly', app, globalBatch: row.batchSize },
       label: `${row.application} b${row.batchSize}`,
+      curve: phillyCurve(app, row.batchSize, maxEpochs, work),
     } satisfies WorkloadJob;
   });
 }
