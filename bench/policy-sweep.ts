@@ -14,7 +14,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { readSchedulerConfig, corePass } from '../src/simulator/core.ts';
 import { lowerBounds } from '../src/simulator/bounds.ts';
-import { simulate } from '../src/simulator/engine.ts';
+import { simulatePolicy } from '../src/simulator/run.ts';
 import { summarize } from '../src/simulator/figures.ts';
 import type { PolicyName } from '../src/scheduler/types.ts';
 import { isPolicyName } from '../src/scheduler/index.ts';
@@ -84,15 +84,7 @@ for (const name of scenarios) {
     const horizon = def.horizonFactor * bounds.makespan;
     const cells: string[] = [];
     for (const v of variants) {
-      const result = simulate({
-        cluster: scenario.cluster,
-        jobs: scenario.jobs,
-        schedule: passes.get(v.name)!,
-        startupSeconds: def.startupSeconds,
-        tickSeconds: def.tickSeconds,
-        horizonSeconds: horizon,
-        declareScalingCurves: def.declareScalingCurves,
-      });
+      const result = simulatePolicy(scenario, v.policy, passes.get(v.name)!, horizon);
       const s = summarize(result, bounds);
       const row: Row = {
         scenario: def.name,

@@ -28,23 +28,36 @@ export interface RunOptions {
   readonly onEvent?: (policy: PolicyName, status: ProgressStatus) => void;
 }
 
+/** One policy on one scenario: the scenario's own simulation options, the registry's oracle flag. */
+export function simulatePolicy(
+  scenario: Scenario,
+  policy: PolicyName,
+  schedule: SchedulePass,
+  horizonSeconds: number,
+  onEvent?: (status: ProgressStatus) => void,
+): SimulationResult {
+  const { definition } = scenario;
+  return simulate({
+    cluster: scenario.cluster,
+    jobs: scenario.jobs,
+    schedule,
+    startupSeconds: definition.startupSeconds,
+    tickSeconds: definition.tickSeconds,
+    horizonSeconds,
+    declareScalingCurves: definition.declareScalingCurves,
+    suspendable: definition.suspendable,
+    oracle: POLICY_REGISTRY[policy].oracle,
+    ...(onEvent === undefined ? {} : { onEvent }),
+  });
+}
+
 export function runScenario(scenario: Scenario, options: RunOptions): ScenarioRun {
   const { definition } = scenario;
   const bounds = lowerBounds(scenario.jobs, scenario.cluster, definition.startupSeconds);
   const horizon = definition.horizonFactor * bounds.makespan;
   const runs = options.policies.map((policy): PolicyRun => {
-    const result = simulate({
-      cluster: scenario.cluster,
-      jobs: scenario.jobs,
-      schedule: options.passFor(policy),
-      startupSeconds: definition.startupSeconds,
-      tickSeconds: definition.tickSeconds,
-      horizonSeconds: horizon,
-      declareScalingCurves: definition.declareScalingCurves,
-      suspendable: definition.suspendable,
-      oracle: POLICY_REGISTRY[policy].oracle,
-      onEvent: options.onEvent === undefined ? undefined : (status) => options.onEvent?.(policy, status),
-    });
+    const onEvent = options.onEvent === undefined ? undefined : (status: ProgressStatus) => options.onEvent?.(policy, status);
+    const result = simulatePolicy(scenario, policy, options.passFor(policy), horizon, onEvent);
     return { policy, result, summary: summarize(result, bounds) };
   });
   return { scenario, bounds, horizon, runs };
