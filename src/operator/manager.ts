@@ -91,26 +91,12 @@ export class Operator {
     const expectations = new Expectations();
     const jobMetrics = new JobMetrics(this.registry);
 
-    // Wiring order: the work queue first (the scheduling loop enqueues into it), then the scheduling
-    // loop (the TFJob controller asks it), then the TFJob controller, then the reconcile workers.
+    // Wiring order: the work queue first (the other loops enqueue into it), then the progress loop
+    // (the scheduler reads phases from it), the scheduling loop (the TFJob controller asks it), then
+    // the TFJob controller, then the reconcile workers.
     const queue = controllerQueue(CONTROLLER_NAME, metrics);
     const policy = config.policy;
-    this.#scheduling = !isPlacingPolicy(policy)
-      ? undefined
-      : new PrioritySchedulingLoop({
-          config,
-          policy,
-          clients: this.clients,
-          kubeConfig: kc,
-          caches: this.caches,
-          enqueue: (key) => {
-            queue.add(key);
-          },
-          logger: this.logger,
-          registry: this.registry,
-          metrics,
-          recorder: this.#recorder,
-        });
+    // The progress loop before the scheduling loop: the scheduler reads each job's phase from it.
     if (config.progressPeriod > 0) {
       const periodMs = config.progressPeriod / config.timeScale;
       this.#progress = new ProgressLoop({
@@ -130,6 +116,23 @@ export class Operator {
         period: { initialMs: periodMs, maxMs: 8 * periodMs },
       });
     }
+    this.#scheduling = !isPlacingPolicy(policy)
+      ? undefined
+      : new PrioritySchedulingLoop({
+          config,
+          policy,
+          clients: this.clients,
+          kubeConfig: kc,
+          caches: this.caches,
+          enqueue: (key) => {
+            queue.add(key);
+          },
+          logger: this.logger,
+          registry: this.registry,
+          metrics,
+          recorder: this.#recorder,
+          ...(this.#progress === undefined ? {} : { progress: this.#progress }),
+        });
     const tfjobController = new TFJobController({
       clients: this.clients,
       caches: this.caches,

@@ -22,6 +22,7 @@ import {
   type ProgressView,
 } from '../../progress/index.ts';
 import type { Logger } from '../../runtime/logger.ts';
+import type { JobProgress } from '../../scheduler/types.ts';
 import type { ProgressTarget, RoundReport } from './reader.ts';
 
 export const EVENT_PROGRESS_PHASE = 'ProgressPhaseChanged';
@@ -109,6 +110,12 @@ export class ProgressLoop {
   /** What the reconciler writes to `status.progress` (undefined: no signal, field removed). */
   statusOf(key: string): ProgressStatus | undefined {
     return this.#published.get(key);
+  }
+
+  /** The job's phase as the scheduler may use it (undefined: no signal, or a stale one). */
+  phaseOf(key: string): JobProgress | undefined {
+    const v = this.#deps.reader.view(key);
+    return v === undefined ? undefined : { phase: v.phase, since: v.since };
   }
 
   start(): void {

@@ -15,7 +15,7 @@ import type { Registry } from 'prom-client';
 import { LABEL_REPLICA_TYPE } from '../../api/v1/constants.ts';
 import type { TFJobEntry } from '../../api/v1/parse.ts';
 import type { SchedulingInput } from '../../controllers/tfjob/index.ts';
-import type { PlacingPolicyName, SchedulerConfig } from '../../scheduler/index.ts';
+import type { JobProgress, PlacingPolicyName, SchedulerConfig } from '../../scheduler/index.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import type { KubeClients } from '../../runtime/kube-client.ts';
 import type { Logger } from '../../runtime/logger.ts';
@@ -75,6 +75,8 @@ export interface SchedulingLoopDeps {
   readonly recorder: EventRecorder;
   /** Replaces the API-backed pod removal (unit tests). */
   readonly remover?: PodRemover;
+  /** Training phases read from the jobs' logs (--progress-period > 0); absent: none. */
+  readonly progress?: { phaseOf(key: string): JobProgress | undefined };
 }
 
 export class PrioritySchedulingLoop implements SchedulingLoop {
@@ -197,6 +199,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       nodes: nodes.list(),
       priorityClassValue: (name) => this.#caches.priorityClasses.store.get(name)?.value,
       nodeLost: (node, now) => this.#nodeHealth.lost(node, node === undefined || nodes.get(node) !== undefined, now),
+      progressOf: (key) => this.#deps.progress?.phaseOf(key),
     };
   }
 

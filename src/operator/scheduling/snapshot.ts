@@ -15,6 +15,7 @@ import { buildJobView, isControlledBy, replicaName, type ElasticOptions } from '
 import {
   isNodeFeasible,
   type ClusterSnapshot,
+  type JobProgress,
   type JobState,
   type MissingReplica,
   type NodeInfo,
@@ -44,6 +45,8 @@ export interface SnapshotSources {
   /** The value of an admin-created PriorityClass, if it exists. */
   priorityClassValue(name: string): number | undefined;
   nodeLost(node: string | undefined, now: number): NodeLoss | undefined;
+  /** The job's training phase from its progress signal (--progress-period); undefined: no information. */
+  progressOf(jobKey: string): JobProgress | undefined;
 }
 
 export interface SnapshotOptions extends ElasticOptions {
@@ -289,10 +292,15 @@ function jobFacts(
       existing,
       missing,
       lost,
-      state: { spec, phase: decision.admitted ? 'running' : 'waiting', replicas },
+      state: { spec, phase: decision.admitted ? 'running' : 'waiting', replicas, ...progressOf(sources, key) },
     },
     settled: { names: settledNames, workersAlive: pendingWorkers },
   };
+}
+
+function progressOf(sources: SnapshotSources, key: string): { progress?: JobProgress } {
+  const progress = sources.progressOf(key);
+  return progress === undefined ? {} : { progress };
 }
 
 /** Every pod using capacity that is not a live replica of a managed job (terminating ones too). */

@@ -124,6 +124,9 @@ describe('ProgressLoop', () => {
       since: '2026-11-25T00:00:00Z',
     });
     expect(loop.statusOf('ns/b')).toBeUndefined(); // no signal: nothing written
+    // What the scheduler reads: the phase and since, or nothing without a signal.
+    expect(loop.phaseOf('ns/a')).toEqual({ phase: 'Progressing', since: view('Progressing', 0.5).since });
+    expect(loop.phaseOf('ns/b')).toBeUndefined();
     expect(changed).toEqual(['ns/a']);
     expect(events).toEqual(['Normal ProgressPhaseChanged: Progress phase Progressing: accuracy 0.5, growth 0.5']);
 

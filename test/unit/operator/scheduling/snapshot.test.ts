@@ -23,6 +23,20 @@ describe('snapshot stage', () => {
     expect(book.size).toBe(0);
   });
 
+  it('hands the core the phase the progress loop read for a job, and nothing for a job without a signal', () => {
+    const progress = { [`${NS}/a`]: { phase: 'Converged' as const, since: T0 + 500 } };
+    const s = takeSnapshot(
+      sources({ tfjobs: [tfjob('a'), tfjob('b')], nodes: [node('n1')], progress }),
+      new DecisionBook(),
+      new JobShapes(),
+      OPTIONS,
+      T0 + 1000,
+    );
+    const byKey = new Map(s.snapshot.jobs.map((j) => [j.spec.key, j]));
+    expect(byKey.get(`${NS}/a`)!.progress).toEqual({ phase: 'Converged', since: T0 + 500 });
+    expect(byKey.get(`${NS}/b`)).not.toHaveProperty('progress');
+  });
+
   it('reads a running job from its status and pods: replicas where they run, holes as missing', () => {
     const pods = [replicaPod('a', 'worker', 0, 'n1'), replicaPod('a', 'worker', 1, 'n2')];
     const s = takeSnapshot(
