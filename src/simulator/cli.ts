@@ -18,7 +18,8 @@ const OPTIONS = {
   policy: { type: 'string', default: 'all' },
   json: { type: 'string' },
   svg: { type: 'string' },
-  seed: { type: 'string', default: '1' },
+  seed: { type: 'string' },
+  'rate-jitter': { type: 'string' },
   'scheduler-config': { type: 'string' },
   quiet: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -37,7 +38,9 @@ function usage(): string {
     '                          tf-operator is always simulated too, as the reference for the ratios',
     '  --json FILE             write the run documents: one object for one policy, an array for all',
     '  --svg DIR               write JCT CDF, utilisation and queue-length charts to DIR',
-    '  --seed N                seed for the scenario rate jitter (default: 1)',
+    '  --seed N                seed for the per-job rate jitter (default: 1); needs a jitter above 0',
+    "  --rate-jitter X         scale each job's rate by 1 ± X (uniform, 0..0.5) instead of the scenario's",
+    '                          rateJitter (0 in the committed scenarios: every seed is the same run)',
     "  --scheduler-config FILE YAML/JSON scheduler configuration, partial (default: the core's defaults,",
     '                          see src/scheduler/README.md); the same for every policy',
     '  --quiet                 no progress lines on stderr',
@@ -63,6 +66,14 @@ function parsePolicies(value: string): PolicyName[] {
   return [policy];
 }
 
+function parseJitter(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const x = Number(value);
+  if (value.trim() === '' || !Number.isFinite(x) || x < 0 || x > 0.5)
+    throw new UsageError(`--rate-jitter must be a number in [0, 0.5]; got "${value}"`);
+  return x;
+}
+
 function parseSeed(value: string): number {
   if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(Number(value))) {
     throw new UsageError(`--seed must be a non-negative integer; got "${value}"`);
@@ -85,6 +96,7 @@ export async function main(argv: string[], dependencies?: CliDependencies): Prom
   let args;
   let policies: PolicyName[];
   let seed: number;
+  let jitter: number | undefined;
   try {
     args = parseArgs({ args: argv, options: OPTIONS, allowPositionals: false, strict: true }).values;
     if (args.help) {
@@ -93,7 +105,8 @@ export async function main(argv: string[], dependencies?: CliDependencies): Prom
     }
     if (args.scenario === undefined) throw new UsageError('--scenario is required');
     policies = parsePolicies(args.policy);
-    seed = parseSeed(args.seed);
+    seed = parseSeed(args.seed ?? '1');
+    jitter = parseJitter(args['rate-jitter']);
   } catch (error) {
     console.error(`simulate: ${error instanceof Error ? error.message : String(error)}\n\n${usage()}`);
     return 2;
@@ -101,7 +114,12 @@ export async function main(argv: string[], dependencies?: CliDependencies): Prom
 
   let scenario;
   try {
-    scenario = loadScenario(args.scenario, seed);
+    scenario = loadScenario(args.scenario, seed, jitter);
+    if (args.seed !== undefined && scenario.definition.rateJitter === 0) {
+      throw new ScenarioError(
+        `--seed changes nothing: ${scenario.definition.name} has rateJitter 0, so every seed is the same run; add --rate-jitter (e.g. 0.2)`,
+      );
+    }
   } catch (error) {
     if (error instanceof ScenarioError) {
       console.error(`simulate: ${error.message}`);

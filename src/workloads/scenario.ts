@@ -128,9 +128,11 @@ export function buildScenario(definition: ScenarioDefinition, file: string, seed
   return { definition, file, cluster, jobs, seed };
 }
 
-export function loadScenario(nameOrPath: string, seed = 1): Scenario {
+/** `rateJitter` overrides the file's in memory (the file is never changed). */
+export function loadScenario(nameOrPath: string, seed = 1, rateJitter?: number): Scenario {
   const file = resolveScenarioFile(nameOrPath);
-  return buildScenario(readScenarioDefinition(file), file, seed);
+  const definition = readScenarioDefinition(file);
+  return buildScenario(rateJitter === undefined ? definition : { ...definition, rateJitter }, file, seed);
 }
 
 /** A path as the JSON reports it: relative to the repository when inside it. */

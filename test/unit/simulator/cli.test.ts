@@ -35,9 +35,29 @@ describe('simulate CLI arguments', () => {
     [['--scenario', 'kod2-paper-b32', '--seed', '-3'], /--seed/],
     [['--scenario', 'kod2-paper-b32', '--frobnicate'], /Unknown option '--frobnicate'/],
     [['--scenario', 'kod2-paper-b99'], /not found/],
+    [['--scenario', 'kod2-paper-b32', '--rate-jitter', '0.9'], /--rate-jitter must be a number in \[0, 0\.5\]/],
+    [['--scenario', 'kod2-paper-b32', '--rate-jitter', 'x'], /--rate-jitter/],
+    // The committed scenarios have no jitter: a seed alone would silently give the same run.
+    [['--scenario', 'kod2-paper-b32', '--seed', '3'], /--seed changes nothing: kod2-paper-b32 has rateJitter 0/],
   ])('rejects %j with exit code 2', async (argv, message) => {
     expect(await main(argv, TOY)).toBe(2);
     expect(stderr.join('\n')).toMatch(message);
+  });
+});
+
+describe('seeds', () => {
+  it('give different runs with a rate jitter, the same run for the same seed', async () => {
+    const run = async (seed: string) => {
+      const file = join(dir, `seed-${seed}-${Math.random()}.json`);
+      const argv = ['--scenario', 'kod2-paper-b64', '--policy', 'kod2', '--rate-jitter', '0.2', '--seed', seed, '--json', file, '--quiet'];
+      expect(await main(argv, TOY)).toBe(0);
+      const doc = JSON.parse(readFileSync(file, 'utf8')) as { params: { rateJitter: number }; summary: { jct: { mean: number } } };
+      expect(doc.params.rateJitter).toBe(0.2);
+      return doc.summary.jct.mean;
+    };
+    const [a, b, a2] = [await run('1'), await run('2'), await run('1')];
+    expect(a).not.toBe(b);
+    expect(a2).toBe(a);
   });
 });
 
@@ -69,6 +89,8 @@ describe('simulate CLI outputs', () => {
         'workersMax',
         'preemptedWorkers',
         'scaleOuts',
+        'suspensions',
+        'timeToAccuracy',
       ]),
     );
     // tf-operator ran as the reference even though only kod2 was asked for.
