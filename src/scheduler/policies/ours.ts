@@ -5,7 +5,10 @@
 // waiting job can use first; backfill behind a blocked, non-starving head; several admissions per
 // pass; and, from declared scaling curves (gain.ts), growth of running jobs before admission where
 // a worker buys more speed per resource than a new job would, and preemption of the workers that
-// add least first (opt-in: only when the waiting job gains more). Every waiting job gets a reason
+// add least first (opt-in: only when the waiting job gains more); demotion of jobs that have held
+// much service (Tiresias's two queues) or whose own progress signal says Converged (FlowCon/SpeCon),
+// and suspension of whole demoted jobs that opted in when scale-in cannot admit the head
+// (suspend.ts). Every waiting job gets a reason
 // (as in all policies). Each toggle can be switched off alone, so the simulator can measure each
 // one (docs/simulation-results.md).
 
@@ -15,6 +18,6 @@ import { runPreemptivePass } from './preemptive.ts';
 export const oursPolicy: SchedulingPolicy = {
   name: 'ours',
   description:
-    'KOD2 plus PS-affine packing scale-out, cool-down, scaling-knee stop, growth before admission and cheapest-first preemption by scaling curve, minimal preemption, backfill, multi-admission',
+    'KOD2 plus PS-affine packing scale-out, cool-down, scaling-knee stop, growth before admission and cheapest-first preemption by scaling curve, minimal preemption, backfill, multi-admission, attained-service and Converged demotion, suspension of demoted checkpointing jobs',
   schedule: (snapshot, config) => runPreemptivePass(snapshot, config, config.improvements),
 };
