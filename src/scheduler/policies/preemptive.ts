@@ -140,7 +140,10 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     if (!toggles.demoteByAttainedService || !toggles.suspendDemoted) return false;
     const candidates = runningAscending().filter(
       (r) =>
-        r.job.state.spec.suspendable === true && r.job.served > head.served && r.job.priority <= head.priority && compareRank(r.job, head) > 0,
+        r.job.state.spec.suspendable === true &&
+        r.job.served > head.served &&
+        r.job.priority <= head.priority &&
+        compareRank(r.job, head) > 0,
     );
     if (candidates.length === 0) return false;
     const res = suspendFor(state, head, candidates, now, config.scaleOutCooldownMs);

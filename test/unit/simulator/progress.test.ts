@@ -6,7 +6,7 @@ import { simulate } from '../../../src/simulator/engine.ts';
 import { JobSignal } from '../../../src/simulator/progress.ts';
 import { ClusterState } from '../../../src/simulator/state.ts';
 import type { ClusterShape, WorkloadJob } from '../../../src/workloads/model.ts';
-import { accuracyPointIndex, emulatedAccuracy, phillyCurve, syntheticCurve } from '../../../src/workloads/progress-curve.ts';
+import { accuracyPointIndex, emulatedAccuracy, syntheticCurve } from '../../../src/workloads/progress-curve.ts';
 import type { ProgressCurve } from '../../../src/workloads/progress-curve.ts';
 import { loadScenario } from '../../../src/workloads/scenario.ts';
 
