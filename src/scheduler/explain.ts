@@ -39,7 +39,12 @@ export type WaitOutcome =
   /** gang-fifo: the head of the queue, its gang at maximum size does not fit. */
   | { readonly kind: 'gang-blocked'; readonly failure: PlacementFailure }
   /** gang-fifo: behind the head in strict FIFO order. */
-  | { readonly kind: 'gang-behind'; readonly head: CompiledJob };
+  | { readonly kind: 'gang-behind'; readonly head: CompiledJob }
+  /**
+   * Ordered baselines (tiresias, the oracles): its gang fits neither the free room nor the room of
+   * the running jobs ordered after it; `order` names the order.
+   */
+  | { readonly kind: 'ordered-blocked'; readonly failure: PlacementFailure; readonly order: string };
 
 export function formatWeight(w: number): string {
   if (w === 1 || w === 0) return String(w);
@@ -163,5 +168,7 @@ export function explainWaiting(job: CompiledJob, outcome: WaitOutcome, ctx: Expl
       return `${needs} (all replicas at maximum size, at once); ${describeFailure(ctx.state, outcome.failure)}; head of the FIFO queue`;
     case 'gang-behind':
       return `${needs} (all replicas at maximum size, at once); waiting behind ${outcome.head.key} in strict FIFO order`;
+    case 'ordered-blocked':
+      return `${needs} (all replicas at maximum size, at once); ${describeFailure(ctx.state, outcome.failure)}, even with every job after it in ${outcome.order} order suspended`;
   }
 }

@@ -56,7 +56,8 @@ function heldLongEnough(victim: RunningJob, now: number, minHeldMs: number): boo
 }
 
 /**
- * Tries to admit `head` by suspending `candidates` (already filtered and sorted lowest rank first).
+ * Tries to admit `head` (its minimum configuration, or `items`) by suspending `candidates` (already
+ * filtered and sorted lowest rank first).
  * On success the state holds the freed replicas and `head`'s placement, and the victims' lists
  * are not touched (the caller removes them from the pass). On failure the state is unchanged.
  */
@@ -66,8 +67,8 @@ export function suspendFor(
   candidates: readonly RunningJob[],
   now: number,
   minHeldMs: number,
+  items: readonly PlacementItem[] = minimumItems(head),
 ): SuspendResult {
-  const items = minimumItems(head);
   const log: { victim: RunningJob; freed: Freed[] }[] = [];
   let placement: Placement | undefined;
   let considered = 0;

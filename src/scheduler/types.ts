@@ -156,7 +156,7 @@ export interface ClusterSnapshot {
   readonly jobs: readonly JobState[];
 }
 
-export type PolicyName = 'tf-operator' | 'gang-fifo' | 'kod2' | 'ours';
+export type PolicyName = 'tf-operator' | 'gang-fifo' | 'kod2' | 'ours' | 'tiresias' | 'srtf-oracle' | 'srsf-oracle';
 
 export interface Admission {
   readonly job: string;

@@ -5,9 +5,11 @@
 import type { PolicyName } from '../types.ts';
 import { gangFifoPolicy } from './gang-fifo.ts';
 import { kod2Policy } from './kod2.ts';
+import { srsfOraclePolicy, srtfOraclePolicy } from './oracles.ts';
 import { oursPolicy } from './ours.ts';
 import type { SchedulingPolicy } from './policy.ts';
 import { tfOperatorPolicy } from './tf-operator.ts';
+import { tiresiasPolicy } from './tiresias.ts';
 
 export interface PolicyEntry {
   readonly policy: SchedulingPolicy;
@@ -28,6 +30,9 @@ export const POLICY_REGISTRY = {
   'gang-fifo': { policy: gangFifoPolicy, inOperator: false, placesPods: true, oracle: false },
   kod2: { policy: kod2Policy, inOperator: true, placesPods: true, oracle: false },
   ours: { policy: oursPolicy, inOperator: true, placesPods: true, oracle: false },
+  tiresias: { policy: tiresiasPolicy, inOperator: false, placesPods: true, oracle: false },
+  'srtf-oracle': { policy: srtfOraclePolicy, inOperator: false, placesPods: true, oracle: true },
+  'srsf-oracle': { policy: srsfOraclePolicy, inOperator: false, placesPods: true, oracle: true },
 } as const satisfies Readonly<Record<PolicyName, PolicyEntry>>;
 
 type Registry = typeof POLICY_REGISTRY;

@@ -100,7 +100,7 @@ describe('simulate CLI outputs', () => {
     const all = join(dir, 'all.json');
     expect(await main(['--scenario', 'kod2-paper-b64', '--json', all, '--quiet'], TOY)).toBe(0);
     const docs = JSON.parse(readFileSync(all, 'utf8')) as { policy: string }[];
-    expect(docs.map((d) => d.policy)).toEqual(['tf-operator', 'gang-fifo', 'kod2', 'ours']);
+    expect(docs.map((d) => d.policy)).toEqual(['tf-operator', 'gang-fifo', 'kod2', 'ours', 'tiresias', 'srtf-oracle', 'srsf-oracle']);
   });
 
   it('writes the three kinds of chart', async () => {
