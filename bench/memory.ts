@@ -27,7 +27,9 @@ import { reducePod } from '../src/operator/scheduling/caches.ts';
 import { Informer, stripForCache } from '../src/runtime/informer.ts';
 import type { KubeClients } from '../src/runtime/kube-client.ts';
 import { createLogger } from '../src/runtime/logger.ts';
+import { freePorts } from '../src/local-cluster/ports.ts';
 import { cliArgs } from './lib/args.ts';
+import { inspectFlag, liveHeap } from './lib/inspector.ts';
 import { composition, type Composition } from './lib/composition.ts';
 import { single, sumBy } from './lib/prom.ts';
 import { cpuSeconds, peakRssBytes, rssBytes, startOperatorProcess, type SystemProcess } from './lib/processes.ts';
@@ -49,6 +51,8 @@ interface Measurement {
   readonly rssMiB: ReturnType<typeof roundSpread>;
   readonly peakRssMiB: number;
   readonly heapUsedMiB: number | null;
+  /** Heap still reachable after a forced full collection (bench/lib/inspector.ts). */
+  readonly liveHeapMiB: number | null;
   readonly externalMiB: number | null;
   /** Requests issued from start to idle (a restart should write nothing for jobs already in sync). */
   readonly startupRequests: Record<string, number>;
@@ -76,13 +80,15 @@ function parse() {
       concurrency: { type: 'string', default: '48' },
       'node-flags': { type: 'string', default: '' },
       'running-only': { type: 'boolean', default: false },
+      hold: { type: 'boolean', default: false },
+      attach: { type: 'string' },
       out: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   if (values.help) {
     console.log(
-      'usage: node bench/memory.ts [--jobs 10000] [--revisions REV1,REV2|worktree] [--idle-seconds 60] [--composition] [--node-flags=--max-old-space-size=768] [--running-only] [--out DIR]',
+      'usage: node bench/memory.ts [--jobs 10000] [--revisions REV1,REV2|worktree] [--idle-seconds 60] [--composition] [--node-flags=--max-old-space-size=768] [--running-only] [--hold | --attach KUBECONFIG] [--out DIR]',
     );
     process.exit(0);
   }
@@ -99,6 +105,10 @@ function parse() {
     /** Node.js flags of the measured operators, e.g. the shipped `--max-old-space-size=768`. */
     nodeFlags: values['node-flags'] === '' ? [] : values['node-flags'].split(' '),
     runningOnly: values['running-only'],
+    /** Keep the filled cluster after the running-state measurements until SIGINT (for --attach runs). */
+    hold: values.hold,
+    /** Kubeconfig of a cluster a --hold run keeps: measure the revisions' running state against it, no set-up. */
+    attach: values.attach,
     out: values.out,
   };
 }
@@ -163,19 +173,20 @@ async function waitFor(what: string, ok: () => Promise<boolean> | boolean, timeo
 }
 
 async function measure(
-  cluster: LocalCluster,
+  cluster: Pick<LocalCluster, 'kubeconfigPath'>,
   source: SourceTree,
   opts: Options,
   state: Measurement['state'],
   logDir: string,
 ): Promise<Measurement> {
   const started = performance.now();
+  const [inspectPort] = (await freePorts(1)) as [number];
   const proc = await startOperatorProcess({
     kubeconfig: cluster.kubeconfigPath,
     root: source.root,
     logFile: path.join(logDir, `measure-${state}-${source.revision.slice(0, 8)}.log`),
     args: ['--policy', opts.policy],
-    nodeFlags: opts.nodeFlags,
+    nodeFlags: [...opts.nodeFlags, inspectFlag(inspectPort)],
     readyTimeoutMs: 900_000,
   });
   try {
@@ -188,6 +199,7 @@ async function measure(
       await sleep(1_000);
     }
     const m = await proc.metrics();
+    const live = await liveHeap(inspectPort);
     let idle: Measurement['idle'];
     if (state === 'finished') idle = await idleCpu(proc, opts.idleSeconds);
     return {
@@ -198,6 +210,7 @@ async function measure(
       rssMiB: roundSpread(spread(samples), 1),
       peakRssMiB: round(peakRssBytes(proc.process.pid) / MiB, 1),
       heapUsedMiB: mib(single(m, 'nodejs_heap_size_used_bytes')),
+      liveHeapMiB: mib(live.usedBytes),
       externalMiB: mib(single(m, 'nodejs_external_memory_bytes')),
       startupRequests: startup,
       ...(idle === undefined ? {} : { idle }),
@@ -229,8 +242,36 @@ async function idleCpu(proc: SystemProcess, seconds: number): Promise<NonNullabl
   };
 }
 
+/** Measures the running state of each revision against a cluster another run holds (--hold). */
+async function attached(opts: Options, kubeconfigPath: string): Promise<void> {
+  const logDir = mkdtempSync(path.join(os.tmpdir(), 'tfjob-bench-memory-'));
+  const measurements: Measurement[] = [];
+  for (const r of opts.revisions) {
+    const source = snapshotSource(r);
+    try {
+      log(`measuring revision ${source.revision.slice(0, 12)} with running jobs (attached)`);
+      const m = await measure({ kubeconfigPath }, source, opts, 'running', logDir);
+      measurements.push(m);
+      log(
+        `  RSS ${m.rssMiB?.median ?? '-'} MiB (peak ${m.peakRssMiB}), heap ${m.heapUsedMiB ?? '-'} MiB (live ${m.liveHeapMiB ?? '-'}), ready ${m.readySeconds} s`,
+      );
+    } finally {
+      source.remove();
+    }
+  }
+  if (opts.out !== undefined)
+    writeJson(path.join(resultDir(opts.out), 'memory-attached.json'), {
+      ...header(SCHEMA, new Date()),
+      attachedTo: kubeconfigPath,
+      nodeFlags: opts.nodeFlags,
+      measurements,
+    });
+  log(`logs in ${logDir}`);
+}
+
 async function main(): Promise<void> {
   const opts = parse();
+  if (opts.attach !== undefined) return attached(opts, opts.attach);
   const dir = resultDir(opts.out);
   const startedAt = new Date();
   const sources = opts.revisions.map((r) => snapshotSource(r));
@@ -356,11 +397,19 @@ async function main(): Promise<void> {
       const m = await measure(cluster, source, opts, 'running', logDir);
       measurements.push(m);
       log(
-        `  RSS ${m.rssMiB?.median ?? '-'} MiB (peak ${m.peakRssMiB}), heap ${m.heapUsedMiB ?? '-'} MiB, ready ${m.readySeconds} s, idle after ${m.idleAfterSeconds} s, startup requests ${JSON.stringify(m.startupRequests)}`,
+        `  RSS ${m.rssMiB?.median ?? '-'} MiB (peak ${m.peakRssMiB}), heap ${m.heapUsedMiB ?? '-'} MiB (live ${m.liveHeapMiB ?? '-'}), ready ${m.readySeconds} s, idle after ${m.idleAfterSeconds} s, startup requests ${JSON.stringify(m.startupRequests)}`,
       );
       write();
     }
 
+    if (opts.hold) {
+      log(`holding the filled cluster: measure against it with --attach ${cluster.kubeconfigPath}; SIGINT ends the hold`);
+      await new Promise<void>((resolve) =>
+        process.once('SIGINT', () => {
+          resolve();
+        }),
+      );
+    }
     if (opts.runningOnly) return;
     // Finish every job: each pod's container exits 0 (kwok), the set-up operator marks jobs Succeeded.
     setupOperator = await startOperatorProcess({
