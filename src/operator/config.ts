@@ -135,6 +135,13 @@ export const OPTIONS = [
     default: '60s',
     help: 'a worker added by scale-out is not preempted by the same class for this long (ours)',
   },
+  {
+    flag: 'demote-after',
+    env: 'TFJOB_DEMOTE_AFTER',
+    kind: 'duration',
+    default: '2h',
+    help: 'a job whose workers held this much service (worker-time: 2h = 2 workers for 1h) ranks below the others of its class (ours)',
+  },
   { flag: 'weight-slope', kind: 'number', default: 2.5, help: 'weight heuristic: slope s of the logit' },
   { flag: 'weight-worker-exponent', kind: 'number', default: 0.5, help: 'weight heuristic: γ, influence of the minimum worker count' },
   { flag: 'weight-reference-share', kind: 'number', default: 0.1, help: 'weight heuristic: cluster share of a job whose weight is 0.5' },
@@ -263,6 +270,7 @@ const operatorConfigSchema = z
     legacyLabels: z.boolean(),
     starveLimit: z.number().positive(),
     scaleOutCooldown: z.number().nonnegative(),
+    demoteAfter: z.number().positive(),
     weightSlope: z.number().positive(),
     weightWorkerExponent: z.number().nonnegative(),
     weightReferenceShare: z.number().positive(),
@@ -451,6 +459,8 @@ export function schedulerConfigFrom(config: OperatorConfig): SchedulerConfig {
   return schedulerConfigSchema.parse({
     starveLimitMs: config.starveLimit / config.timeScale,
     scaleOutCooldownMs: config.scaleOutCooldown / config.timeScale,
+    // Attained service is counted in real worker-seconds (the operator's clock), like the other durations.
+    demoteAfterWorkerSeconds: config.demoteAfter / 1000 / config.timeScale,
     weight: { slope: config.weightSlope, workerExponent: config.weightWorkerExponent, referenceShare: config.weightReferenceShare },
   });
 }

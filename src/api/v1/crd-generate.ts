@@ -180,6 +180,12 @@ export const SCHEDULING_STATUS_SCHEMA: Json = {
     preemptions: int32('Workers removed from this job to make room for others.'),
     scaleOuts: int32('Workers added to this job beyond its minimum: at admission into idle capacity, or later by scale-out.'),
     lastScaleTime: dateTime('Last time workers were added or removed.'),
+    attainedWorkerSeconds: {
+      type: 'integer',
+      format: 'int64',
+      minimum: 0,
+      description: 'Service the job has attained: seconds its running workers held, summed over workers (counted in whole minutes).',
+    },
   },
 };
 

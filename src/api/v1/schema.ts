@@ -113,6 +113,8 @@ export const SchedulingStatusSchema = z.object({
   preemptions: opt(int32),
   scaleOuts: opt(int32),
   lastScaleTime: opt(z.string()),
+  /** Worker-seconds the job's running workers have held (ours: attained-service demotion). */
+  attainedWorkerSeconds: opt(z.number().int().nonnegative()),
 });
 
 export const PROGRESS_PHASES = ['Progressing', 'Slowing', 'Converged'] as const;

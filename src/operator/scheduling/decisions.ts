@@ -40,6 +40,10 @@ export interface Decision {
   preemptions: number;
   scaleOuts: number;
   lastScaleTime?: string;
+  /** Worker-seconds held by the job's running workers so far (restored from the status). */
+  attainedWorkerSeconds: number;
+  /** When attained service was last counted (ms); undefined until the first pass sees the job. */
+  attainedAt?: number;
 }
 
 /** A decision as the API last recorded it (`status.scheduling`, the job's pods). */
@@ -63,6 +67,7 @@ export function restoreDecision(raw: TFJob, pods: readonly V1Pod[], now: number)
     scaleOuts: status?.scaleOuts ?? 0,
     ...(status?.lastScaleTime === undefined ? {} : { lastScaleTime: status.lastScaleTime }),
     ...(status?.weight === undefined ? {} : { weight: Number(status.weight) }),
+    attainedWorkerSeconds: status?.attainedWorkerSeconds ?? 0,
   };
 }
 
@@ -101,6 +106,9 @@ export interface Upkeep {
   readonly suspended: readonly string[];
   /** Placements that expired or whose pod now exists, per job. */
   readonly settled: ReadonlyMap<string, { readonly names: readonly string[]; readonly workersAlive: readonly Pending[] }>;
+  /** Attained service per job as counted at `at` (ms). */
+  readonly attained: ReadonlyMap<string, number>;
+  readonly at: number;
 }
 
 export class DecisionBook {
@@ -175,6 +183,12 @@ export class DecisionBook {
       d.admitted = false;
       d.pendingByName.clear();
       d.pendingWorkers = [];
+    }
+    for (const [key, seconds] of u.attained) {
+      const d = this.#byJob.get(key);
+      if (d === undefined) continue;
+      d.attainedWorkerSeconds = seconds;
+      d.attainedAt = u.at;
     }
     for (const [key, s] of u.settled) {
       const d = this.#byJob.get(key);

@@ -81,5 +81,7 @@ export function schedulingStatus(d: Decision, facts: Pick<InputFacts, 'bounds' |
     preemptions: d.preemptions,
     scaleOuts: d.scaleOuts,
     ...(d.lastScaleTime === undefined ? {} : { lastScaleTime: d.lastScaleTime }),
+    // Whole minutes: the status is not rewritten for every second a job runs.
+    attainedWorkerSeconds: Math.floor(d.attainedWorkerSeconds / 60) * 60,
   };
 }

@@ -25,7 +25,7 @@ import {
 import { objectKey } from '../../runtime/store.ts';
 import { jobSpec, nodeInfo, parseScalingCurve, podRequests, type DefaultRequests } from './convert.ts';
 import { pendingAlive, restoreDecision, type Decision, type Pending, type Upkeep } from './decisions.ts';
-import { isFinished, isLive, isTerminatingPreempted, podNode, replicaIndexOf, replicaOf } from './pod-facts.ts';
+import { isFinished, isLive, isLiveWorker, isTerminatingPreempted, podNode, replicaIndexOf, replicaOf } from './pod-facts.ts';
 
 /** Why a node counts as lost (see NodeHealth). */
 export interface NodeLoss {
@@ -142,6 +142,7 @@ export function takeSnapshot(
   const restored = new Map<string, Decision>();
   const suspended: string[] = [];
   const settled = new Map<string, { names: string[]; workersAlive: Pending[] }>();
+  const attained = new Map<string, number>();
   const nodes = sources.nodes.filter((n) => options.managedNode(n.metadata?.labels)).map(nodeInfo);
   const nodesByName = new Map(nodes.map((n) => [n.name, n]));
   for (const object of sources.tfjobs) {
@@ -164,6 +165,7 @@ export function takeSnapshot(
     const f = jobFacts(key, object, shape, decision, pods, sources, options, nodesByName, now);
     if (f.settled.names.length > 0 || f.settled.workersAlive.length !== decision.pendingWorkers.length) settled.set(key, f.settled);
     facts.push(f.facts);
+    attained.set(key, f.facts.state.attainedWorkerSeconds ?? 0);
   }
   const snapshot: ClusterSnapshot = {
     now,
@@ -171,7 +173,7 @@ export function takeSnapshot(
     otherPods: otherPods(sources.allPods, facts, options.defaults),
     jobs: facts.map((f) => f.state),
   };
-  return { snapshot, facts, upkeep: { restored, suspended, settled } };
+  return { snapshot, facts, upkeep: { restored, suspended, settled, attained, at: now } };
 }
 
 function jobFacts(
@@ -292,10 +294,33 @@ function jobFacts(
       existing,
       missing,
       lost,
-      state: { spec, phase: decision.admitted ? 'running' : 'waiting', replicas, ...progressOf(sources, key) },
+      state: {
+        spec,
+        phase: decision.admitted ? 'running' : 'waiting',
+        replicas,
+        attainedWorkerSeconds: attainedService(decision, decision.admitted ? runningWorkers(live.values()) : 0, now),
+        ...progressOf(sources, key),
+      },
     },
     settled: { names: settledNames, workersAlive: pendingWorkers },
   };
+}
+
+/** Workers whose pod runs (started, not finished): they attain service. */
+function runningWorkers(pods: Iterable<V1Pod>): number {
+  let n = 0;
+  for (const p of pods) if (p.status?.phase === 'Running' && isLiveWorker(p)) n += 1;
+  return n;
+}
+
+/**
+ * Service attained by `now` (worker-seconds): what the decision counted so far, plus the workers
+ * running now × the time since it last counted (passes are seconds apart, so the count at the end
+ * of the interval stands for the whole interval).
+ */
+export function attainedService(d: Pick<Decision, 'attainedWorkerSeconds' | 'attainedAt'>, running: number, now: number): number {
+  const since = d.attainedAt ?? now;
+  return d.attainedWorkerSeconds + (running * Math.max(0, now - since)) / 1000;
 }
 
 function progressOf(sources: SnapshotSources, key: string): { progress?: JobProgress } {

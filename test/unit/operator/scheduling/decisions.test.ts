@@ -41,6 +41,7 @@ describe('decision book', () => {
             preemptions: 2,
             scaleOuts: 5,
             starving: false,
+            attainedWorkerSeconds: 7200,
           },
         },
       },
@@ -48,7 +49,8 @@ describe('decision book', () => {
       T0,
     );
     expect(d).toMatchObject({ admitted: true, targetWorkers: 3, enqueueTime: Date.parse('2026-11-24T09:30:00Z'), weight: 0.731 });
-    expect(d).toMatchObject({ preemptions: 2, scaleOuts: 5 });
+    expect(d).toMatchObject({ preemptions: 2, scaleOuts: 5, attainedWorkerSeconds: 7200 });
+    expect(d.attainedAt).toBeUndefined();
   });
 
   it('counts a job with live pods as admitted even without status, and waits it from its creation', () => {
@@ -130,17 +132,24 @@ describe('decision book', () => {
   it('applies upkeep: registers restored decisions once, empties suspended ones', () => {
     const book = new DecisionBook();
     const a = restoreDecision({ metadata: { name: 'a' } }, [], T0);
-    book.upkeep({ restored: new Map([['ns/a', a]]), suspended: [], settled: new Map() });
+    book.upkeep({ restored: new Map([['ns/a', a]]), suspended: [], settled: new Map(), attained: new Map(), at: T0 });
     const again = restoreDecision({ metadata: { name: 'a' } }, [], T0);
-    book.upkeep({ restored: new Map([['ns/a', again]]), suspended: [], settled: new Map() });
+    book.upkeep({ restored: new Map([['ns/a', again]]), suspended: [], settled: new Map(), attained: new Map(), at: T0 });
     expect(book.get('ns/a')).toBe(a);
     a.admitted = true;
     a.pendingByName.set('a-ps-0', { node: 'n1', since: T0 });
     a.pendingWorkers = [{ node: 'n1', since: T0 }];
-    book.upkeep({ restored: new Map(), suspended: ['ns/a'], settled: new Map() });
+    book.upkeep({ restored: new Map(), suspended: ['ns/a'], settled: new Map(), attained: new Map(), at: T0 });
     expect(a).toMatchObject({ admitted: false, pendingWorkers: [] });
     expect(a.pendingByName.size).toBe(0);
     book.forget('ns/a');
     expect(book.get('ns/a')).toBeUndefined();
+  });
+
+  it('applies upkeep: attained service as the snapshot counted it, and when', () => {
+    const book = new DecisionBook();
+    const a = restoreDecision({ metadata: { name: 'a' } }, [], T0);
+    book.upkeep({ restored: new Map([['ns/a', a]]), suspended: [], settled: new Map(), attained: new Map([['ns/a', 90]]), at: T0 + 5 });
+    expect(a).toMatchObject({ attainedWorkerSeconds: 90, attainedAt: T0 + 5 });
   });
 });

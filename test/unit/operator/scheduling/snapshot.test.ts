@@ -53,6 +53,34 @@ describe('snapshot stage', () => {
     expect([...f.live.keys()].sort()).toEqual(['a-worker-0', 'a-worker-1']);
   });
 
+  it('counts attained service: running workers × time since the last count, on top of what the status restored', () => {
+    const book = new DecisionBook();
+    const status = { scheduling: { ...running.scheduling, attainedWorkerSeconds: 600 } };
+    const pods = [
+      replicaPod('a', 'ps', 0, 'n1'),
+      replicaPod('a', 'worker', 0, 'n1'),
+      replicaPod('a', 'worker', 1, 'n1', { phase: 'Pending' }),
+      replicaPod('a', 'worker', 2, 'n1', { deleting: true }),
+    ];
+    const src = sources({ tfjobs: [tfjob('a', { workers: 3, status })], pods, nodes: [node('n1')] });
+    // First sight: the restored 600 s, and nothing added (no earlier count to measure from).
+    const first = takeSnapshot(src, book, new JobShapes(), OPTIONS, T0);
+    expect(first.facts[0]!.state.attainedWorkerSeconds).toBe(600);
+    book.upkeep(first.upkeep);
+    // 30 s later: one worker ran (the pending one and the terminating one do not count; nor the PS).
+    const later = takeSnapshot(src, book, new JobShapes(), OPTIONS, T0 + 30_000);
+    expect(later.facts[0]!.state.attainedWorkerSeconds).toBe(630);
+    book.upkeep(later.upkeep);
+    expect(book.get(`${NS}/a`)).toMatchObject({ attainedWorkerSeconds: 630, attainedAt: T0 + 30_000 });
+  });
+
+  it('a waiting job attains nothing', () => {
+    const book = new DecisionBook();
+    const src = sources({ tfjobs: [tfjob('a')], nodes: [node('n1')] });
+    book.upkeep(takeSnapshot(src, book, new JobShapes(), OPTIONS, T0).upkeep);
+    expect(takeSnapshot(src, book, new JobShapes(), OPTIONS, T0 + 60_000).facts[0]!.state.attainedWorkerSeconds).toBe(0);
+  });
+
   it('counts other workloads and terminating pods as used capacity, but not live replicas or preempted pods on their way out', () => {
     const pods = [
       replicaPod('a', 'ps', 0, 'n1'),
