@@ -83,6 +83,13 @@ export const ANNOTATION_SCALING_CURVE = `${OUR_PREFIX}/scaling-curve`;
  */
 export const ANNOTATION_PROGRESS_REPLICA = `${OUR_PREFIX}/progress-replica`;
 
+/**
+ * `"true"`: the job checkpoints and may be suspended whole (all pods deleted, back to the queue, and
+ * resumed from its checkpoint when admitted again) to make room for jobs with less attained service
+ * (`ours`; docs/tfjob-extensions.md). `"false"` or absent: never suspended by the scheduler.
+ */
+export const ANNOTATION_SUSPENDABLE = `${OUR_PREFIX}/suspendable`;
+
 /** On our CRD: which upstream CRD its schema was generated from (hack/gen-crd.ts). */
 export const ANNOTATION_CRD_GENERATED_FROM = `${OUR_PREFIX}/generated-from`;
 

@@ -184,7 +184,8 @@ export const SCHEDULING_STATUS_SCHEMA: Json = {
       type: 'integer',
       format: 'int64',
       minimum: 0,
-      description: 'Service the job has attained: seconds its running workers held, summed over workers (counted in whole minutes).',
+      description:
+        'Service the job has attained: seconds its running workers held, summed over workers; updated in steps (after 10 worker-minutes and a quarter more).',
     },
   },
 };

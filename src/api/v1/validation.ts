@@ -3,7 +3,7 @@
 // (OpenAPI + CEL, see hack/gen-crd.ts); the reconciler runs this anyway so that jobs stored under the
 // upstream CRD (no webhook, no CEL) get a Failed condition that names the field instead of a bad run.
 
-import { DEFAULT_CONTAINER_NAME } from './constants.ts';
+import { ANNOTATION_SUSPENDABLE, DEFAULT_CONTAINER_NAME } from './constants.ts';
 import { resolveElastic } from './elastic.ts';
 import type { FieldError } from './field-error.ts';
 import { OMIT_VALUE, forbidden, invalid, notSupported, required } from './field-error.ts';
@@ -161,7 +161,20 @@ function validatePolicies(job: TFJob): FieldError[] {
 
 /** All problems of a parsed TFJob, webhook checks first; empty when the job may run. */
 export function validateTFJob(job: TFJob): FieldError[] {
-  return [...validateJobName(job.metadata.name), ...validateReplicaSpecs(job), ...validatePolicies(job), ...resolveElastic(job).errors];
+  return [
+    ...validateJobName(job.metadata.name),
+    ...validateReplicaSpecs(job),
+    ...validatePolicies(job),
+    ...resolveElastic(job).errors,
+    ...validateSuspendable(job),
+  ];
+}
+
+/** The suspendable annotation is a promise that the job checkpoints: only "true" or "false". */
+function validateSuspendable(job: TFJob): FieldError[] {
+  const value = job.metadata.annotations?.[ANNOTATION_SUSPENDABLE];
+  if (value === undefined || value === 'true' || value === 'false') return [];
+  return [invalid(`metadata.annotations[${ANNOTATION_SUSPENDABLE}]`, value, 'must be "true" or "false"')];
 }
 
 /** The replica types a valid job may use, for messages and docs. */

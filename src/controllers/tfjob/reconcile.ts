@@ -489,6 +489,8 @@ function reconcileOnce(input: ReconcileInput): ReconcilePlan {
     ...(input.options?.workerLimit === undefined ? {} : { workerLimit: input.options.workerLimit }),
   });
   if (waiting) {
+    // A job the scheduler suspended (ours: back in the queue, its pods deleted) no longer runs.
+    if (isRunning(working.conditions)) working.conditions = setCondition(working.conditions, conditionFor.runningSuspended(name, now));
     // As under tf-operator: services at once, replicaStatuses per type; pods come with admission.
     const ahead = waitingState(view, services, working.replicaStatuses);
     working.replicaStatuses = ahead.replicaStatuses;

@@ -11,14 +11,15 @@ import { REMOVAL_NODE_LOST, REMOVAL_PREEMPTION, REMOVAL_SCALE_IN } from '../../a
 import { replicaName } from '../../controllers/tfjob/index.ts';
 import { objectKey } from '../../runtime/store.ts';
 import type { Decided } from './decide.ts';
-import type { Decision, DecisionBook } from './decisions.ts';
+import { attainedReportDue, type Decision, type DecisionBook } from './decisions.ts';
 import * as messages from './messages.ts';
-import { podNode } from './pod-facts.ts';
+import { isLiveWorker, podNode } from './pod-facts.ts';
 import type { PodRemover } from './pod-remover.ts';
 import type { JobFacts } from './snapshot.ts';
 
 /** The Event reason of each kind of outcome; also `status.scheduling.reason` of the job. */
-export type OutcomeReason = 'NodeLost' | 'Preempted' | 'ScaledIn' | 'Admitted' | 'ScaledOut' | 'Placed' | 'Waiting' | 'Starving';
+export type OutcomeReason =
+  'NodeLost' | 'Suspended' | 'Preempted' | 'ScaledIn' | 'Admitted' | 'ScaledOut' | 'Placed' | 'Waiting' | 'Starving';
 
 /** One thing a pass did to (or found about) a job, with the text users read about it. */
 export interface Outcome {
@@ -115,7 +116,40 @@ async function apply(input: ApplyInput, touched: Set<string>, outcomes: Outcome[
       });
     }
   }
-  // Preemptions next: the victims' pods are marked and deleted before anything is created.
+  // Suspensions and preemptions next: the victims' pods are marked and deleted before anything is
+  // created. A suspended job gives back every pod and returns to the queue (ours, suspendable jobs).
+  for (const s of plan.suspend) {
+    const f = byKey.get(s.job);
+    const d = book.get(s.job);
+    if (f === undefined || d === undefined) continue;
+    const removed: string[] = [];
+    let workers = 0;
+    for (const [name, pod] of f.live) {
+      const victim = { key: objectKey(pod), uid: pod.metadata?.uid, node: podNode(pod) };
+      book.preempting(s.forJob, victim);
+      const result = await remover.remove(pod, REMOVAL_PREEMPTION);
+      if (result === 'gone') book.podGone(victim);
+      removed.push(name);
+      if (isLiveWorker(pod)) workers += 1;
+    }
+    d.admitted = false;
+    d.pendingByName.clear();
+    d.pendingWorkers = [];
+    d.targetWorkers = f.bounds.min;
+    d.preemptions += workers;
+    d.lastScaleTime = stamp;
+    touched.add(s.job);
+    note(
+      d,
+      {
+        job: s.job,
+        reason: 'Suspended',
+        message: messages.suspended(removed, standing(s.forJob), standing(s.job), d.attainedWorkerSeconds),
+        workers,
+      },
+      outcomes,
+    );
+  }
   for (const s of plan.scaleIn) {
     const f = byKey.get(s.job);
     const d = book.get(s.job);
@@ -238,6 +272,14 @@ async function apply(input: ApplyInput, touched: Set<string>, outcomes: Outcome[
       touched.add(w.job);
     }
     outcomes.push({ job: w.job, reason, message: w.reason, news });
+  }
+
+  // Attained service reaches the status in steps (a restart restores it from there).
+  for (const f of facts) {
+    const d = book.get(f.key);
+    if (d === undefined || !attainedReportDue(d)) continue;
+    d.attainedReported = Math.floor(d.attainedWorkerSeconds);
+    touched.add(f.key);
   }
 
   for (const [job, weight] of Object.entries(plan.weights)) {

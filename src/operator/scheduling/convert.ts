@@ -132,6 +132,8 @@ export interface JobInput {
   readonly workerBounds?: { readonly min: number; readonly max: number };
   /** Declared throughput with 1, 2, ... workers (annotation), for the `ours` scaling knee. */
   readonly scalingCurve?: readonly number[];
+  /** The job may be suspended whole (its suspendable annotation). */
+  readonly suspendable?: boolean;
   readonly defaults: DefaultRequests;
 }
 
@@ -156,7 +158,14 @@ export function jobSpec(input: JobInput): JobSpec {
       fixed.push({ ...base, count: g.replicas });
     }
   }
-  return { key: input.key, priority: input.priority, submittedAt: input.submittedAt, fixed, ...(workers ? { workers } : {}) };
+  return {
+    key: input.key,
+    priority: input.priority,
+    submittedAt: input.submittedAt,
+    fixed,
+    ...(workers ? { workers } : {}),
+    ...(input.suspendable === true ? { suspendable: true } : {}),
+  };
 }
 
 /** Parses the scaling-curve annotation; anything malformed is ignored (it is only a hint). */

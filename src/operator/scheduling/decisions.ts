@@ -44,6 +44,18 @@ export interface Decision {
   attainedWorkerSeconds: number;
   /** When attained service was last counted (ms); undefined until the first pass sees the job. */
   attainedAt?: number;
+  /**
+   * The attained service `status.scheduling` shows. It is brought up to date only when it lags by
+   * enough (`attainedReportDue`), so a running job's status is not rewritten every minute, and a
+   * restart, which restores from it, loses at most that lag.
+   */
+  attainedReported: number;
+}
+
+/** Report attained service again once it grew by 10 worker-minutes and by a quarter since the last report. */
+export function attainedReportDue(d: Pick<Decision, 'attainedWorkerSeconds' | 'attainedReported'>): boolean {
+  const growth = d.attainedWorkerSeconds - d.attainedReported;
+  return growth >= 600 && growth >= 0.25 * d.attainedReported;
 }
 
 /** A decision as the API last recorded it (`status.scheduling`, the job's pods). */
@@ -68,6 +80,7 @@ export function restoreDecision(raw: TFJob, pods: readonly V1Pod[], now: number)
     ...(status?.lastScaleTime === undefined ? {} : { lastScaleTime: status.lastScaleTime }),
     ...(status?.weight === undefined ? {} : { weight: Number(status.weight) }),
     attainedWorkerSeconds: status?.attainedWorkerSeconds ?? 0,
+    attainedReported: status?.attainedWorkerSeconds ?? 0,
   };
 }
 

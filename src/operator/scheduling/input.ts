@@ -81,7 +81,7 @@ export function schedulingStatus(d: Decision, facts: Pick<InputFacts, 'bounds' |
     preemptions: d.preemptions,
     scaleOuts: d.scaleOuts,
     ...(d.lastScaleTime === undefined ? {} : { lastScaleTime: d.lastScaleTime }),
-    // Whole minutes: the status is not rewritten for every second a job runs.
-    attainedWorkerSeconds: Math.floor(d.attainedWorkerSeconds / 60) * 60,
+    // Absent until there is something to say: a restart must not rewrite every job to add a zero.
+    ...(d.attainedReported > 0 ? { attainedWorkerSeconds: d.attainedReported } : {}),
   };
 }

@@ -36,6 +36,19 @@ export function preempted(
   return `Scaled in by ${workersText(count, removed)} to admit ${preemptor.job} (${whatDecided(preemptor, victim)}); now ${workers} worker(s), minimum ${min}`;
 }
 
+/** A whole job returned to the queue for `preemptor` (ours: attained-service suspension). */
+export function suspended(removed: readonly string[], preemptor: Standing, victim: Standing, attainedWorkerSeconds: number): string {
+  const hours = (attainedWorkerSeconds / 3600).toFixed(1);
+  const why =
+    preemptor.priority !== victim.priority
+      ? whatDecided(preemptor, victim)
+      : `its workers have held ${hours} worker-hours, past --demote-after, so it ranks below jobs that have not`;
+  return (
+    `Suspended to admit ${preemptor.job} (${why}); deleted ${removed.length} pod(s); ` +
+    'back in the queue, it resumes from its checkpoint when admitted again'
+  );
+}
+
 export function scaledIn(count: number, removed: readonly string[], workers: number): string {
   return `Scaled in by ${workersText(count, removed)}; now ${workers} worker(s)`;
 }

@@ -15,6 +15,7 @@ const WARNINGS: ReadonlySet<OutcomeReason> = new Set(['NodeLost', 'Starving']);
 /** The events.k8s.io `action` of each outcome. */
 const ACTIONS: Readonly<Record<OutcomeReason, string>> = {
   NodeLost: 'Schedule',
+  Suspended: 'Preempt',
   Preempted: 'Preempt',
   ScaledIn: 'Scale',
   Admitted: 'Schedule',
@@ -43,6 +44,7 @@ export class SchedulingReporter {
       if (object === undefined) continue;
       const namespace = namespaceOf(o.job);
       switch (o.reason) {
+        case 'Suspended':
         case 'Preempted':
         case 'ScaledIn':
           this.#metrics.preemptedWorkers.inc({ namespace }, o.workers ?? 0);

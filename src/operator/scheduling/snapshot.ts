@@ -7,7 +7,7 @@
 // it (decisions rebuilt on first sight, placements that expired or materialised, suspended jobs) is
 // returned as `upkeep` for the pass to apply.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import { ANNOTATION_SCALING_CURVE, LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE } from '../../api/v1/constants.ts';
+import { ANNOTATION_SCALING_CURVE, ANNOTATION_SUSPENDABLE, LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE } from '../../api/v1/constants.ts';
 import type { ParsedTFJobEntry, TFJobEntry } from '../../api/v1/parse.ts';
 import { canonicalReplicaType } from '../../api/v1/replica-types.ts';
 import type { TFJob } from '../../api/v1/schema.ts';
@@ -200,6 +200,7 @@ function jobFacts(
     groups,
     ...(view.replicaSpecs.Worker ? { workerBounds: bounds } : {}),
     ...(scalingCurve === undefined ? {} : { scalingCurve }),
+    suspendable: raw.metadata.annotations?.[ANNOTATION_SUSPENDABLE] === 'true',
     defaults: options.defaults,
   });
   const live = new Map<string, V1Pod>();

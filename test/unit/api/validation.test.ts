@@ -28,6 +28,18 @@ describe('TestValidateTFJob (tf-operator webhook checks, same messages)', () => 
     ]);
   });
 
+  it('the suspendable annotation is "true" or "false", nothing else (it promises checkpoints)', () => {
+    const withAnnotation = (value: string) => ({
+      ...jobWith({ Worker: worker() }),
+      metadata: { name: 'test-tfjob', annotations: { 'tfjob-operator.kubeflow.org/suspendable': value } },
+    });
+    expect(errorsOf(withAnnotation('true'))).toEqual([]);
+    expect(errorsOf(withAnnotation('false'))).toEqual([]);
+    expect(errorsOf(withAnnotation('yes'))).toEqual([
+      'metadata.annotations[tfjob-operator.kubeflow.org/suspendable]: Invalid value: "yes": must be "true" or "false"',
+    ]);
+  });
+
   it('a name longer than 63 characters', () => {
     const [error] = errorsOf(jobWith({ Worker: worker() }, 'a'.repeat(64)));
     expect(error).toContain('should match: must be no more than 63 characters');

@@ -47,6 +47,37 @@ const PREEMPT_TWO_OF_B: Plan['scaleIn'][number] = {
 };
 
 describe('apply stage', () => {
+  it('suspends: every pod of the victim is marked and deleted for the preemptor, and the job is back in the queue', async () => {
+    const { book, facts } = cluster();
+    book.get(B)!.attainedWorkerSeconds = 3 * 3600;
+    const remover = new RecordingRemover();
+    const applied = await applyDecisions(book, remover, facts, decided({ suspend: [{ job: B, forJob: A }] }), T0, OPTS);
+    expect(remover.calls.map((c) => [c.pod, c.removal]).sort()).toEqual([
+      ['b-ps-0', 'preemption'],
+      ['b-worker-0', 'preemption'],
+      ['b-worker-1', 'preemption'],
+      ['b-worker-2', 'preemption'],
+    ]);
+    expect(book.get(A)!.victims.size).toBe(4);
+    expect(book.get(B)).toMatchObject({ admitted: false, targetWorkers: 1, preemptions: 3, reason: 'Suspended', pendingWorkers: [] });
+    expect(applied.outcomes).toHaveLength(1);
+    expect(applied.outcomes[0]).toMatchObject({ job: B, reason: 'Suspended', workers: 3 });
+    expect(applied.outcomes[0]!.message).toContain(`Suspended to admit ${A}`);
+    expect(applied.outcomes[0]!.message).toContain('3.0 worker-hours');
+    expect([...applied.touched]).toEqual([B]);
+  });
+
+  it('reports attained service in steps: not for every minute, once it grew by 10 worker-minutes and a quarter', async () => {
+    const { book, facts } = cluster();
+    const d = book.get(B)!;
+    d.attainedReported = 3600;
+    d.attainedWorkerSeconds = 3600 + 800; // grew by 800 s: more than 600, less than 900 (a quarter)
+    expect([...(await applyDecisions(book, new RecordingRemover(), facts, decided({}), T0, OPTS)).touched]).toEqual([]);
+    d.attainedWorkerSeconds = 3600 + 950.5;
+    expect([...(await applyDecisions(book, new RecordingRemover(), facts, decided({}), T0, OPTS)).touched]).toEqual([B]);
+    expect(d.attainedReported).toBe(4550);
+  });
+
   it('preempts: registers the victims with the preemptor before deleting them, marked as preemption', async () => {
     const { book, facts } = cluster();
     const remover = new RecordingRemover();
