@@ -185,7 +185,7 @@ export const SCHEDULING_STATUS_SCHEMA: Json = {
       format: 'int64',
       minimum: 0,
       description:
-        'Service the job has attained: seconds its running workers held, summed over workers; updated in steps (after 10 worker-minutes and a quarter more).',
+        'Service the job has attained: seconds its running workers held, summed over workers; updated in steps (each time it doubled, and grew by a worker-hour at least).',
     },
   },
 };

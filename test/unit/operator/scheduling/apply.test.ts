@@ -67,15 +67,19 @@ describe('apply stage', () => {
     expect([...applied.touched]).toEqual([B]);
   });
 
-  it('reports attained service in steps: not for every minute, once it grew by 10 worker-minutes and a quarter', async () => {
+  it('reports attained service in steps: not for every minute, each time it doubled, by a worker-hour at least', async () => {
     const { book, facts } = cluster();
     const d = book.get(B)!;
     d.attainedReported = 3600;
-    d.attainedWorkerSeconds = 3600 + 800; // grew by 800 s: more than 600, less than 900 (a quarter)
+    d.attainedWorkerSeconds = 3600 + 3000; // grew by less than it had
     expect([...(await applyDecisions(book, new RecordingRemover(), facts, decided({}), T0, OPTS)).touched]).toEqual([]);
-    d.attainedWorkerSeconds = 3600 + 950.5;
+    d.attainedWorkerSeconds = 3600 + 3600.5;
     expect([...(await applyDecisions(book, new RecordingRemover(), facts, decided({}), T0, OPTS)).touched]).toEqual([B]);
-    expect(d.attainedReported).toBe(4550);
+    expect(d.attainedReported).toBe(7200);
+    // From nothing, the first report waits for a whole worker-hour.
+    d.attainedReported = 0;
+    d.attainedWorkerSeconds = 3000;
+    expect([...(await applyDecisions(book, new RecordingRemover(), facts, decided({}), T0, OPTS)).touched]).toEqual([]);
   });
 
   it('preempts: registers the victims with the preemptor before deleting them, marked as preemption', async () => {
