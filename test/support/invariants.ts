@@ -85,8 +85,6 @@ interface PendingDeletion {
   readonly removal: string | undefined;
   readonly node: string | undefined;
   readonly seenAt: number;
-  /** Gone at once (DELETED without a terminating update first): a delete with no grace period. */
-  readonly immediate: boolean;
 }
 
 /**
@@ -101,6 +99,8 @@ export type DeleterLookup = (kind: 'pod' | 'service', name: string, seenAt: numb
  * already gone can remove the new pod of the same name that the operator created right after (seen
  * under load: a worker re-created a second after its scale-in vanishes at once). A real kubelet
  * deletes with the pod's UID as a precondition, so this is the emulation's fault, not the operator's.
+ * Its stale delete may also be graceful (seen in CI: a Pending replacement went terminating at kwok's
+ * delete, then vanished), so the author of the delete decides, not whether the pod vanished at once.
  */
 export const FAKE_KUBELET_USER = 'kwok-controller';
 
@@ -335,7 +335,6 @@ export class InvariantState {
         removal,
         node: pod.spec?.nodeName,
         seenAt: now,
-        immediate: type === 'DELETED' && before !== undefined && !before.terminating,
       });
     }
     if (type === 'DELETED') {
@@ -381,7 +380,6 @@ export class InvariantState {
       removal: undefined,
       node: undefined,
       seenAt: now,
-      immediate: false,
     });
   }
 
@@ -513,9 +511,11 @@ export class InvariantState {
       const last = history.filter((e) => e.rv <= d.rv).at(-1);
       if (job.elastic && d.type === 'worker' && last !== undefined && last.what !== 'created') return 'elastic-shrink';
     }
-    // Gone at once, unmarked, and the audit log names the fake kubelet as the deleter: its stale
-    // delete by name (see FAKE_KUBELET_USER). The operator deletes unmarked pods only gracefully.
-    if (d.kind === 'pod' && d.immediate && this.#deleterOf?.('pod', d.name, d.seenAt) === FAKE_KUBELET_USER) return 'fake-kubelet-by-name';
+    // Unmarked, and the audit log names the fake kubelet as the author of the delete closest to the
+    // deletion's first sighting (the one that made the pod terminating, or removed it at once): its
+    // stale delete by name (see FAKE_KUBELET_USER). A pod someone else made terminating, which kwok
+    // then finalized, is still judged by that someone (their delete is the closest).
+    if (d.kind === 'pod' && this.#deleterOf?.('pod', d.name, d.seenAt) === FAKE_KUBELET_USER) return 'fake-kubelet-by-name';
     return undefined;
   }
 

@@ -153,9 +153,15 @@ describe('InvariantState: deletions', () => {
     expect(s.violations[0]?.message).toContain('j-worker-0');
   });
 
-  it('attributes to the fake kubelet only an unmarked pod that vanished at once and that the audit log says kwok deleted', () => {
+  it('attributes to the fake kubelet only an unmarked pod whose deletion the audit log says kwok made', () => {
     const asked: string[] = [];
-    const deleters: Record<string, string> = { 'j-worker-1': 'kwok-controller', 'j-worker-2': 'admin', 'j-worker-3': 'kwok-controller' };
+    // The author of the delete closest to the first sighting of each deletion.
+    const deleters: Record<string, string> = {
+      'j-worker-1': 'kwok-controller',
+      'j-worker-2': 'admin',
+      'j-worker-3': 'admin',
+      'j-worker-4': 'kwok-controller',
+    };
     const s = new InvariantState({
       deleterOf: (kind, name) => {
         asked.push(`${kind}/${name}`);
@@ -169,13 +175,16 @@ describe('InvariantState: deletions', () => {
     // Gone at once, deleted by someone else: a violation.
     s.onPod('ADDED', pod('j-worker-2', 12, { index: 2 }));
     s.onPod('DELETED', pod('j-worker-2', 13, { index: 2, terminating: true }));
-    // Deleted gracefully (terminating first), even if kwok made the final delete: a violation.
+    // Made terminating by someone else (kwok only finalizing it): a violation.
     s.onPod('ADDED', pod('j-worker-3', 14, { index: 3 }));
     deleteAt(s, pod('j-worker-3', 14, { index: 3 }), 15);
+    // Made terminating by kwok's own (graceful) stale delete: the emulation's fault.
+    s.onPod('ADDED', pod('j-worker-4', 17, { index: 3 }));
+    deleteAt(s, pod('j-worker-4', 17, { index: 3 }), 18);
     s.evaluate();
     expect(s.violations.map((v) => v.message.split(' ')[1])).toEqual(['j-worker-2', 'j-worker-3']);
-    expect(s.counts.byReason).toEqual({ 'pod:fake-kubelet-by-name': 1 });
-    expect(asked).toEqual(['pod/j-worker-1', 'pod/j-worker-2']);
+    expect(s.counts.byReason).toEqual({ 'pod:fake-kubelet-by-name': 2 });
+    expect(asked).toEqual(['pod/j-worker-1', 'pod/j-worker-2', 'pod/j-worker-3', 'pod/j-worker-4']);
   });
 
   it('judges cleanup by the job as of the deletion: finished before it, with a policy that deletes that pod', () => {
