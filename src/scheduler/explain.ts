@@ -8,10 +8,10 @@
 import type { ClusterState } from './cluster-state.ts';
 import type { InfeasibleReason } from './feasibility.ts';
 import type { CompiledGroup, CompiledJob, RunningJob } from './job-model.ts';
-import type { PlacementFailure, PlacementItem } from './placement.ts';
+import { maximumItems, type PlacementFailure, type PlacementItem } from './placement.ts';
 import { formatResources, PODS } from './resources.ts';
 import type { ScaleInStats } from './scale-in.ts';
-import type { Resources } from './types.ts';
+import type { Resources, WaitingReason } from './types.ts';
 
 /** What happened to a waiting job in this pass. */
 export type WaitOutcome =
@@ -171,4 +171,23 @@ export function explainWaiting(job: CompiledJob, outcome: WaitOutcome, ctx: Expl
     case 'ordered-blocked':
       return `${needs} (all replicas at maximum size, at once); ${describeFailure(ctx.state, outcome.failure)}, even with every job after it in ${outcome.order} order suspended`;
   }
+}
+
+/**
+ * The waiting reasons of a gang policy (each job at its maximum configuration, no aging), for the
+ * jobs in `order` that have an outcome.
+ */
+export function gangWaitingReasons(
+  order: readonly CompiledJob[],
+  outcomes: ReadonlyMap<string, WaitOutcome>,
+  ctx: Omit<ExplainContext, 'aging' | 'items'>,
+): WaitingReason[] {
+  const waiting: WaitingReason[] = [];
+  for (const job of order) {
+    const outcome = outcomes.get(job.key);
+    if (outcome === undefined) continue;
+    const reason = explainWaiting(job, outcome, { ...ctx, aging: false, items: maximumItems(job) });
+    waiting.push({ job: job.key, weight: job.baseWeight, starving: false, reason });
+  }
+  return waiting;
 }

@@ -122,14 +122,12 @@ async function apply(input: ApplyInput, touched: Set<string>, outcomes: Outcome[
     const f = byKey.get(s.job);
     const d = book.get(s.job);
     if (f === undefined || d === undefined) continue;
-    const removed: string[] = [];
     let workers = 0;
-    for (const [name, pod] of f.live) {
+    for (const pod of f.live.values()) {
       const victim = { key: objectKey(pod), uid: pod.metadata?.uid, node: podNode(pod) };
       book.preempting(s.forJob, victim);
       const result = await remover.remove(pod, REMOVAL_PREEMPTION);
       if (result === 'gone') book.podGone(victim);
-      removed.push(name);
       if (isLiveWorker(pod)) workers += 1;
     }
     d.admitted = false;
@@ -144,7 +142,7 @@ async function apply(input: ApplyInput, touched: Set<string>, outcomes: Outcome[
       {
         job: s.job,
         reason: 'Suspended',
-        message: messages.suspended(removed, standing(s.forJob), standing(s.job), d.attainedWorkerSeconds),
+        message: messages.suspended(f.live.size, standing(s.forJob), standing(s.job), d.attainedWorkerSeconds),
         workers,
       },
       outcomes,

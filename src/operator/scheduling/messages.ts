@@ -37,14 +37,14 @@ export function preempted(
 }
 
 /** A whole job returned to the queue for `preemptor` (ours: attained-service suspension). */
-export function suspended(removed: readonly string[], preemptor: Standing, victim: Standing, attainedWorkerSeconds: number): string {
+export function suspended(pods: number, preemptor: Standing, victim: Standing, attainedWorkerSeconds: number): string {
   const hours = (attainedWorkerSeconds / 3600).toFixed(1);
   const why =
     preemptor.priority !== victim.priority
       ? whatDecided(preemptor, victim)
       : `its workers have held ${hours} worker-hours, past --demote-after, so it ranks below jobs that have not`;
   return (
-    `Suspended to admit ${preemptor.job} (${why}); deleted ${removed.length} pod(s); ` +
+    `Suspended to admit ${preemptor.job} (${why}); deleted ${pods} pod(s); ` +
     'back in the queue, it resumes from its checkpoint when admitted again'
   );
 }

@@ -6,13 +6,11 @@
 // even an empty cluster is skipped rather than allowed to block the queue forever.
 
 import { admitPlaced } from '../admission.ts';
-import { explainWaiting } from '../explain.ts';
-import type { WaitOutcome } from '../explain.ts';
+import { gangWaitingReasons, type WaitOutcome } from '../explain.ts';
 import { buildPassModel } from '../job-model.ts';
 import type { CompiledJob } from '../job-model.ts';
 import { sortedWeights, PlanBuilder } from '../plan-builder.ts';
 import { commitPlacement, findPlacement, maximumItems } from '../placement.ts';
-import type { WaitingReason } from '../types.ts';
 import type { SchedulingPolicy } from './policy.ts';
 
 function fifoOrder(a: CompiledJob, b: CompiledJob): number {
@@ -51,19 +49,7 @@ export const gangFifoPolicy: SchedulingPolicy = {
         blockedBy = job;
       }
     }
-    const waiting: WaitingReason[] = [];
-    for (const job of queue) {
-      const outcome = outcomes.get(job.key);
-      if (outcome === undefined) continue;
-      const reason = explainWaiting(job, outcome, {
-        state,
-        now,
-        starveLimitMs: config.starveLimitMs,
-        aging: false,
-        items: maximumItems(job),
-      });
-      waiting.push({ job: job.key, weight: job.baseWeight, starving: false, reason });
-    }
+    const waiting = gangWaitingReasons(queue, outcomes, { state, now, starveLimitMs: config.starveLimitMs });
     return plan.build(waiting, sortedWeights([...model.jobs.values()].map((j) => [j.key, j.baseWeight] as const)));
   },
 };

@@ -14,13 +14,13 @@
 // a real job resumes from its checkpoint), as the artifact's baselines assume.
 
 import { admitPlaced } from '../admission.ts';
-import { explainWaiting, type WaitOutcome } from '../explain.ts';
+import { gangWaitingReasons, type WaitOutcome } from '../explain.ts';
 import { buildPassModel, type CompiledJob, type RunningJob } from '../job-model.ts';
 import { commitPlacement, findPlacement, maximumItems } from '../placement.ts';
 import { PlanBuilder, sortedWeights } from '../plan-builder.ts';
 import { suspendFor } from '../suspend.ts';
 import type { SchedulerConfig } from '../config.ts';
-import type { ClusterSnapshot, Plan, WaitingReason } from '../types.ts';
+import type { ClusterSnapshot, Plan } from '../types.ts';
 
 /** Higher priority classes first, then `within`, then submission and key (a strict total order). */
 export function classesFirst(within: (a: CompiledJob, b: CompiledJob) => number): (a: CompiledJob, b: CompiledJob) => number {
@@ -72,18 +72,6 @@ export function orderedGangPass(
     plan.admit(job.key, admitPlaced(model, job, res.items, res.placement));
   }
 
-  const waiting: WaitingReason[] = [];
-  for (const job of all) {
-    const outcome = outcomes.get(job.key);
-    if (outcome === undefined) continue;
-    const reason = explainWaiting(job, outcome, {
-      state,
-      now,
-      starveLimitMs: config.starveLimitMs,
-      aging: false,
-      items: maximumItems(job),
-    });
-    waiting.push({ job: job.key, weight: job.baseWeight, starving: false, reason });
-  }
+  const waiting = gangWaitingReasons(all, outcomes, { state, now, starveLimitMs: config.starveLimitMs });
   return plan.build(waiting, sortedWeights([...model.jobs.values()].map((j) => [j.key, j.baseWeight] as const)));
 }
