@@ -117,6 +117,12 @@ export interface ImprovementToggles {
    * it is not suspended for it. Jobs without a signal are ranked as without this toggle.
    */
   readonly demoteConverged: boolean;
+  /**
+   * DQoES (qoe-rebalance.ts): running jobs behind their stated performance target receive workers
+   * after admissions and before plain scale-out, from idle capacity first, then from jobs ahead of
+   * their own target (same class or lower). Only jobs with a target take part.
+   */
+  readonly qoeTargets: boolean;
 }
 
 export interface SchedulerConfig {
@@ -169,6 +175,7 @@ export const DEFAULT_IMPROVEMENTS: ImprovementToggles = {
   demoteByAttainedService: true,
   suspendDemoted: true,
   demoteConverged: true,
+  qoeTargets: true,
 };
 
 /** Every improvement off: what the `kod2` policy runs with, whatever the user configured. */
@@ -187,6 +194,7 @@ export const NO_IMPROVEMENTS: ImprovementToggles = {
   demoteByAttainedService: false,
   suspendDemoted: false,
   demoteConverged: false,
+  qoeTargets: false,
 };
 
 export const DEFAULT_SCHEDULER_CONFIG: SchedulerConfig = {
@@ -222,6 +230,7 @@ const improvementsSchema = z
     demoteByAttainedService: z.boolean().default(DEFAULT_IMPROVEMENTS.demoteByAttainedService),
     suspendDemoted: z.boolean().default(DEFAULT_IMPROVEMENTS.suspendDemoted),
     demoteConverged: z.boolean().default(DEFAULT_IMPROVEMENTS.demoteConverged),
+    qoeTargets: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeTargets),
   })
   .strict();
 

@@ -27,8 +27,8 @@ export class PlanBuilder {
     return this.#suspend.some((s) => s.job === job);
   }
 
-  scaleIn(job: string, remove: readonly ReplicaInstance[], forJob: string): void {
-    if (remove.length > 0) this.#scaleIn.push({ job, remove: [...remove], forJob });
+  scaleIn(job: string, remove: readonly ReplicaInstance[], forJob: string, toMeetTarget = false): void {
+    if (remove.length > 0) this.#scaleIn.push({ job, remove: [...remove], forJob, ...(toMeetTarget ? { toMeetTarget } : {}) });
   }
 
   addWorkers(job: string, replicas: readonly ReplicaInstance[]): void {

@@ -65,7 +65,8 @@ function lastScoring(order: Int32Array, score: Float64Array, size: number): numb
   return lo - 1;
 }
 
-function lowestFreeIndices(job: RunningJob, how: number): number[] {
+/** The `how` lowest worker indices neither in use nor removed in this pass. */
+export function lowestFreeIndices(job: RunningJob, how: number): number[] {
   const taken = new Set<number>(job.workers.map((w) => w.index));
   for (const i of job.removedIndices) taken.add(i);
   const out: number[] = [];

@@ -105,6 +105,38 @@ export interface JobSpec {
    * admit it again later. Opt-in: absent means never (its PS would lose its state).
    */
   readonly suspendable?: boolean;
+  /** The user's performance target (DQoES), if any; jobs without one are scheduled as before. */
+  readonly qoe?: QoeTarget;
+}
+
+/**
+ * A job's stated performance target (DQoES; docs/tfjob-extensions.md). Exactly one of
+ * `stepsPerSecond` and `deadline` is set; a seconds-per-step target arrives inverted.
+ */
+export interface QoeTarget {
+  /** Throughput target: global training steps per second. */
+  readonly stepsPerSecond?: number;
+  /** Completion deadline (ms since the epoch) and the global step the job ends at. */
+  readonly deadline?: { readonly at: number; readonly totalSteps: number };
+  /** α: a measured rate within ±α × the required one counts as satisfied. */
+  readonly tolerance: number;
+  /** β: the share of the ahead jobs' workers one pass may move at most. */
+  readonly adjustStep: number;
+}
+
+/**
+ * The job's own step rate, from the steps its progress signal reports, measured while it ran with
+ * a constant number of workers (`workers`): a rate measured with another worker count says nothing
+ * about the present one, and the core ignores it.
+ */
+export interface StepRate {
+  readonly stepsPerSecond: number;
+  /** Latest global step reported. */
+  readonly step: number;
+  readonly workers: number;
+  /** The measurement's span (ms). */
+  readonly from: number;
+  readonly to: number;
 }
 
 export interface ReplicaInstance {
@@ -140,6 +172,8 @@ export interface JobState {
   readonly attainedWorkerSeconds?: number;
   /** The phase read from the job's own progress signal; absent = no information (scheduled as without). */
   readonly progress?: JobProgress;
+  /** Measured training speed (for performance targets); absent = not measured yet. */
+  readonly stepRate?: StepRate;
   /**
    * Oracle knowledge, never available to a real operator: the seconds of work left at the job's
    * maximum workers on the fewest nodes. Filled by the simulator only for policies registered as
@@ -167,8 +201,10 @@ export interface Admission {
 export interface ScaleIn {
   readonly job: string;
   readonly remove: readonly ReplicaInstance[];
-  /** The waiting job this preemption makes room for. */
+  /** The waiting job this preemption makes room for, or the running job that receives the workers. */
   readonly forJob: string;
+  /** The workers go to a running job behind its performance target (qoe-rebalance.ts), not to an admission. */
+  readonly toMeetTarget?: boolean;
 }
 
 /**

@@ -12,6 +12,8 @@
 //             the nodes reserved for it
 //   else: every waiting job by rank, admitted if it fits, no preemption            (lines 18–26)
 //   starvation (lines 27–29) is applied when ranks are computed (`starvation.ts`)
+//   ours (qoeTargets): jobs behind their performance target grow, from idle capacity and then
+//         from jobs ahead of theirs (qoe-rebalance.ts)
 //   Scale-Out (Alg. 3) of running jobs, highest rank first                         (lines 31–36)
 //   RQ → FQ (lines 37–40) is observed by the controller, not decided here (§5.7)
 //
@@ -30,6 +32,7 @@ import { sortedWeights, PlanBuilder } from '../plan-builder.ts';
 import { commitPlacement, findPlacement, minimumItems, minimumKey, nodesOf } from '../placement.ts';
 import type { PlacementFailure } from '../placement.ts';
 import { byRankAscending, byRankDescending, outranksRunning, runningMaxWithin } from '../queues.ts';
+import { rebalanceForTargets } from '../qoe-rebalance.ts';
 import { scaleInFor } from '../scale-in.ts';
 import { scaleOut, type ScaleOutOptions } from '../scale-out.ts';
 import { suspendFor } from '../suspend.ts';
@@ -349,6 +352,34 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
   // "Some starving job of its class or above outranks it" is "the top starving job outranks it":
   // waiting jobs are in rank order, and a job of a higher class always ranks higher.
   const preemptibleByStarving = (r: RunningJob): boolean => compareRank(r.job, starving[0]!) > 0;
+  // ours (qoeTargets): jobs behind their performance target are served before plain scale-out.
+  if (toggles.qoeTargets) {
+    rebalanceForTargets(
+      state,
+      model.running,
+      {
+        now,
+        cooldownMs,
+        scaleOut: {
+          psNodesFirst: toggles.scaleOutPrefersPsNodes,
+          packNodes: toggles.scaleOutPacksNodes,
+          skipJobsScaledInThisPass: toggles.cooldown,
+          ...(reserved === undefined ? {} : { reserved }),
+        },
+        mayGrow: (r) => starving.length === 0 || !preemptibleByStarving(r),
+      },
+      {
+        grow: onGrow,
+        donate: (donor, removed, receiver) =>
+          plan.scaleIn(
+            donor.job.key,
+            removed.map((w) => toInstance(state, w)),
+            receiver.job.key,
+            true,
+          ),
+      },
+    );
+  }
   growRunning({
     knee: stillWaiting.length > 0,
     skipJobsScaledInThisPass: toggles.cooldown,

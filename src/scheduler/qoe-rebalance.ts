@@ -1,0 +1,128 @@
+// DQoES's actions for training jobs (Algorithm 1, lines 16–24, in whole workers): jobs behind their
+// performance target receive workers, first from idle capacity, then from jobs ahead of theirs.
+// Runs in `ours` after admissions and before plain scale-out, so a behind job is served before idle
+// room goes to whoever ranks highest, and admissions keep KOD2's order.
+//
+//   receivers: Behind, target reachable, below max, and not a job a starving one would take the
+//              workers back from; fewest workers needed first (DQoES's aim is the number of jobs
+//              that meet their targets, and with whole workers the smallest gaps close first),
+//              then furthest behind.
+//   need:      ceil(w · required / measured) − w (linear scaling; at least 1), up to max.
+//   donors:    Ahead jobs of the receiver's priority class or lower (a higher class never gives to a
+//              lower class's target), furthest ahead first. Each gives at most
+//              max(1, round(β · W_G · q_g / Q_G)) workers per pass (DQoES line 18's cut, with W_G
+//              the Ahead jobs' workers: β·W_G below one worker would otherwise never move one), and
+//              never so many that linear scaling would put it below its own target or its minimum.
+//   moves:     one donor worker for one receiver worker on the same node, where the receiver's
+//              worker fits once the donor's is gone; the donor's workers younger than the
+//              cool-down stay (what was just placed is not moved again at once).
+// A donor's measured rate no longer matches its worker count after a move, so it reads Unknown
+// until re-measured: that is the feedback loop's period (DQoES re-reads every interval).
+
+import type { ClusterState } from './cluster-state.ts';
+import type { LiveReplica, RunningJob } from './job-model.ts';
+import { readQoe, workersToMeet, workersToSpare, type QoeReading } from './qoe.ts';
+import { lowestFreeIndices, scaleOut, type ScaleOutOptions } from './scale-out.ts';
+
+export interface RebalanceOptions {
+  readonly now: number;
+  readonly cooldownMs: number | undefined;
+  /** Scale-out options for the receivers' growth into idle capacity (knee off: the target decides). */
+  readonly scaleOut: Omit<ScaleOutOptions, 'kneeMinMarginalGain' | 'limitFor'>;
+  /** Whether the job may grow at all this pass (a starving job's room is kept for it). */
+  readonly mayGrow: (job: RunningJob) => boolean;
+}
+
+export interface RebalanceEffects {
+  readonly grow: (job: RunningJob, added: readonly LiveReplica[]) => void;
+  readonly donate: (donor: RunningJob, removed: readonly LiveReplica[], receiver: RunningJob) => void;
+}
+
+interface Standing {
+  readonly r: RunningJob;
+  readonly reading: QoeReading;
+}
+
+function compareKeys(a: RunningJob, b: RunningJob): number {
+  return a.job.key < b.job.key ? -1 : a.job.key > b.job.key ? 1 : 0;
+}
+
+export function rebalanceForTargets(
+  state: ClusterState,
+  running: readonly RunningJob[],
+  opts: RebalanceOptions,
+  effects: RebalanceEffects,
+): void {
+  const standings: Standing[] = [];
+  for (const r of running) {
+    if (r.admittedThisPass || r.job.workers === undefined) continue;
+    const reading = readQoe(r.job.state, opts.now);
+    if (reading !== undefined) standings.push({ r, reading });
+  }
+  const receivers = standings
+    .filter(({ r, reading }) => reading.class === 'Behind' && reading.unreachable === undefined && opts.mayGrow(r))
+    .map((s) => ({ ...s, need: Math.min(s.r.job.workers!.max - s.r.workers.length, workersToMeet(s.reading, s.r.workers.length)) }))
+    .filter((s) => s.need > 0)
+    .sort((a, b) => a.need - b.need || a.reading.gap! - b.reading.gap! || compareKeys(a.r, b.r));
+  if (receivers.length === 0) return;
+
+  const ahead = standings.filter((s) => s.reading.class === 'Ahead');
+  const aheadWorkers = ahead.reduce((n, s) => n + s.r.workers.length, 0);
+  const aheadGap = ahead.reduce((q, s) => q + s.reading.gap!, 0);
+  const step = (s: Standing): number => s.r.job.state.spec.qoe?.adjustStep ?? 0;
+  const budget = new Map<RunningJob, number>();
+  for (const s of ahead) {
+    const cut = Math.max(1, Math.round(step(s) * aheadWorkers * (s.reading.gap! / aheadGap)));
+    budget.set(s.r, Math.min(cut, workersToSpare(s.reading, s.r.workers.length, s.r.job.workers!.min)));
+  }
+  const donors = ahead.sort((a, b) => b.reading.gap! - a.reading.gap! || compareKeys(a.r, b.r)).map((s) => s.r);
+
+  for (const { r, need } of receivers) {
+    const before = r.workers.length;
+    scaleOut(state, [r], opts.now, { ...opts.scaleOut, kneeMinMarginalGain: undefined, limitFor: () => before + need }, effects.grow);
+    let left = need - (r.workers.length - before);
+    const wg = r.job.workers!;
+    const feasible = state.masks.get(wg.maskId).feasible;
+    for (const donor of donors) {
+      if (left <= 0) break;
+      if (donor.job.priority > r.job.priority) continue;
+      const dg = donor.job.workers!;
+      const taken: LiveReplica[] = [];
+      const placed: LiveReplica[] = [];
+      const candidates = donor.workers
+        .filter(
+          (w) =>
+            w.node >= 0 &&
+            !donor.grownIndices.has(w.index) &&
+            !(opts.cooldownMs !== undefined && w.createdAt !== undefined && opts.now - w.createdAt < opts.cooldownMs),
+        )
+        .sort((a, b) => b.index - a.index);
+      for (const w of candidates) {
+        if (left <= 0 || (budget.get(donor) ?? 0) <= 0) break;
+        const n = w.node;
+        if (feasible[n] !== 1 || state.ready[n] !== 1 || opts.scaleOut.reserved?.[n] === 1) continue;
+        state.adjust(n, dg.vec, 1);
+        if (!state.fits(n, wg.vec)) {
+          state.adjust(n, dg.vec, -1);
+          continue;
+        }
+        state.adjust(n, wg.vec, -1);
+        taken.push(w);
+        placed.push({ type: wg.type, index: -1, node: n, createdAt: opts.now });
+        budget.set(donor, budget.get(donor)! - 1);
+        left--;
+      }
+      if (taken.length === 0) continue;
+      const gone = new Set(taken);
+      donor.workers = donor.workers.filter((w) => !gone.has(w));
+      for (const w of taken) donor.removedIndices.add(w.index);
+      donor.scaledInThisPass = true;
+      effects.donate(donor, taken, r);
+      const indices = lowestFreeIndices(r, placed.length);
+      const added = placed.map((p, i) => ({ ...p, index: indices[i]! }));
+      r.workers = [...r.workers, ...added].sort((a, b) => a.index - b.index);
+      for (const w of added) r.grownIndices.add(w.index);
+      effects.grow(r, added);
+    }
+  }
+}
