@@ -6,3 +6,4 @@ export * from './parse.ts';
 export * from './phase.ts';
 export * from './period.ts';
 export * from './source.ts';
+export * from './rate.ts';

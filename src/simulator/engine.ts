@@ -7,6 +7,7 @@ import type { ClusterSnapshot, Plan, Resources } from '../scheduler/types.ts';
 import type { ClusterShape, WorkloadJob } from '../workloads/model.ts';
 import { addResources } from '../workloads/resources.ts';
 import { progressRate } from '../workloads/throughput.ts';
+import { foldSteps } from '../progress/rate.ts';
 import type { SimJob } from './state.ts';
 import { ClusterState } from './state.ts';
 
@@ -70,6 +71,23 @@ export interface JobOutcome {
   readonly suspensions: number;
   /** Submission → the job's metric first within 1% of its final value; null if never (or no signal). */
   readonly timeToAccuracy: number | null;
+  /** Jobs that stated a performance target: how long it was met (engine.ts meetsTarget). */
+  readonly qoe: JobQoeOutcome | null;
+}
+
+export interface JobQoeOutcome {
+  readonly kind: 'throughput' | 'deadline';
+  /** Seconds from submission to finish (or the horizon), of those running, and met (only ever while running). */
+  readonly trackedSeconds: number;
+  readonly runningSeconds: number;
+  readonly metSeconds: number;
+  /** Deadline jobs: finished by the deadline. */
+  readonly deadlineMet: boolean | null;
+  /** Throughput jobs: the target, and the steps per second the job made over the time it ran. */
+  readonly targetStepsPerSecond: number | null;
+  readonly meanStepsPerSecond: number | null;
+  /** The user's verdict: a deadline met, or a mean rate while running of at least (1 − α) × the target. */
+  readonly met: boolean;
 }
 
 export interface SimulationResult {
@@ -180,6 +198,11 @@ class Simulation {
   private advanceTo(t: number): void {
     const dt = t - this.now;
     for (const job of this.state.jobs) {
+      if (job.workload.qoe !== undefined && (job.phase === 'waiting' || job.phase === 'running')) {
+        job.qoeTrackedSeconds += dt;
+        if (job.phase === 'running') job.qoeRunningSeconds += dt;
+        if (meetsTarget(job, this.now)) job.qoeMetSeconds += dt;
+      }
       if (job.phase === 'running') job.attainedWorkerSeconds += this.state.boundWorkerCount(job) * dt;
       if (job.phase !== 'running' || job.rate <= 0) continue;
       const finishAt = this.now + job.remaining / job.rate;
@@ -228,8 +251,15 @@ class Simulation {
   private updateRates(): void {
     for (const job of this.state.jobs) {
       if (job.phase !== 'running') continue;
-      job.rate = progressRate(job.workload, this.state.readyPlacement(job, this.now, this.options.startupSeconds));
+      const ready = this.state.readyPlacement(job, this.now, this.options.startupSeconds);
+      job.rate = progressRate(job.workload, ready);
       if (job.rate > 0) job.firstProgress ??= this.now;
+      if (job.workload.qoe !== undefined) {
+        // The step the job's log shows now; a rate belongs to the workers that make progress.
+        const step = { source: 'protocol' as const, step: job.workload.work - job.remaining, value: 0, name: 'step', higherIsBetter: true };
+        const workers = job.rate > 0 ? ready.workers.length : 0;
+        job.steps = foldSteps(job.steps, [{ ...step, time: this.now * 1000 }], workers, this.now * 1000);
+      }
     }
   }
 
@@ -252,6 +282,23 @@ class Simulation {
     // A tick that changed nothing adds no information to a step function.
     else if (last === undefined || !sameState(last, sample)) this.timeline.push(sample);
   }
+}
+
+/**
+ * Whether the job runs at least (1 − α) × the rate its target needs now, by its true rate (the
+ * figure is the same for every policy, whatever any of them measures). Waiting never meets it.
+ */
+function meetsTarget(job: SimJob, now: number): boolean {
+  const target = job.workload.qoe!;
+  if (job.phase !== 'running') return false;
+  let required: number;
+  if (target.stepsPerSecond !== undefined) required = target.stepsPerSecond;
+  else if (target.deadline !== undefined) {
+    const left = target.deadline.at / 1000 - now;
+    if (left <= 0) return false;
+    required = job.remaining / left;
+  } else return true;
+  return job.rate >= (1 - target.tolerance) * required;
 }
 
 function sameResources(a: Resources, b: Resources): boolean {
@@ -286,5 +333,25 @@ function outcome(job: SimJob): JobOutcome {
     scaleOuts: job.scaleOuts,
     suspensions: job.suspensions,
     timeToAccuracy: job.signal.accuracyAt === undefined ? null : job.signal.accuracyAt - submitted,
+    qoe: qoeOutcome(job),
+  };
+}
+
+function qoeOutcome(job: SimJob): JobQoeOutcome | null {
+  const target = job.workload.qoe;
+  if (target === undefined) return null;
+  const deadline = target.deadline;
+  const deadlineMet = deadline === undefined ? null : job.finished !== undefined && job.finished * 1000 <= deadline.at;
+  const mean = job.qoeRunningSeconds > 0 ? (job.workload.work - job.remaining) / job.qoeRunningSeconds : null;
+  const required = target.stepsPerSecond ?? null;
+  return {
+    kind: deadline === undefined ? 'throughput' : 'deadline',
+    trackedSeconds: job.qoeTrackedSeconds,
+    runningSeconds: job.qoeRunningSeconds,
+    metSeconds: job.qoeMetSeconds,
+    deadlineMet,
+    targetStepsPerSecond: required,
+    meanStepsPerSecond: required === null ? null : mean,
+    met: deadlineMet ?? (required !== null && mean !== null && mean >= (1 - target.tolerance) * required),
   };
 }

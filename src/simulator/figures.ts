@@ -53,6 +53,50 @@ export interface Summary {
   };
   readonly window: { readonly start: number; readonly end: number; readonly horizon: number };
   readonly engine: { readonly events: number; readonly passes: number; readonly unconvergedEvents: number };
+  /** Performance targets (scenarios with `targets`); null when no job states one. */
+  readonly qoe: QoeSummary | null;
+}
+
+export interface QoeSummary {
+  readonly targetedJobs: number;
+  /** Targeted jobs whose target was met (JobQoeOutcome.met): DQoES's satisfied jobs, per job. */
+  readonly jobsMetFraction: number;
+  readonly throughputJobs: number;
+  /** Throughput targets: seconds met / seconds tracked, summed over the jobs (submission to finish; waiting never meets). */
+  readonly throughputMetFraction: number | null;
+  /** The same over the seconds the jobs ran (DQoES's time-weighted |S ∪ G| share among running jobs). */
+  readonly throughputMetWhileRunning: number | null;
+  /** Throughput jobs whose mean rate while running was at least (1 − α) × their target. */
+  readonly throughputJobsMet: number;
+  readonly deadlineJobs: number;
+  readonly deadlinesMet: number;
+  readonly deadlineMetFraction: number | null;
+  /** Mean JCT of the finished jobs that state no target (the cost of serving targets to the others). */
+  readonly untargetedMeanJct: number | null;
+}
+
+function qoeSummary(result: SimulationResult): QoeSummary | null {
+  const targeted = result.jobs.filter((j) => j.qoe !== null);
+  if (targeted.length === 0) return null;
+  const throughput = targeted.filter((j) => j.qoe!.kind === 'throughput');
+  const deadline = targeted.filter((j) => j.qoe!.kind === 'deadline');
+  const tracked = throughput.reduce((s, j) => s + j.qoe!.trackedSeconds, 0);
+  const met = throughput.reduce((s, j) => s + j.qoe!.metSeconds, 0);
+  const ran = throughput.reduce((s, j) => s + j.qoe!.runningSeconds, 0);
+  const deadlinesMet = deadline.filter((j) => j.qoe!.deadlineMet === true).length;
+  const untargeted = result.jobs.filter((j) => j.qoe === null && j.jct !== null);
+  return {
+    targetedJobs: targeted.length,
+    throughputJobs: throughput.length,
+    throughputMetFraction: tracked > 0 ? met / tracked : null,
+    throughputMetWhileRunning: ran > 0 ? met / ran : null,
+    throughputJobsMet: throughput.filter((j) => j.qoe!.met).length,
+    jobsMetFraction: targeted.filter((j) => j.qoe!.met).length / targeted.length,
+    deadlineJobs: deadline.length,
+    deadlinesMet,
+    deadlineMetFraction: deadline.length > 0 ? deadlinesMet / deadline.length : null,
+    untargetedMeanJct: untargeted.length > 0 ? untargeted.reduce((s, j) => s + j.jct!, 0) / untargeted.length : null,
+  };
 }
 
 function shares(
@@ -121,5 +165,6 @@ export function summarize(result: SimulationResult, bounds: LowerBounds): Summar
     },
     window: { start: result.start, end: result.end, horizon: result.horizon },
     engine: { events: result.events, passes: result.passes, unconvergedEvents: result.unconvergedEvents },
+    qoe: qoeSummary(result),
   };
 }

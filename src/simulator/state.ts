@@ -1,6 +1,17 @@
 // The simulator's mutable picture of the cluster: jobs, their replicas, node usage. Kept apart from
 // the event loop so that applying a Plan (and refusing an impossible one) reads on its own.
-import type { ClusterSnapshot, JobPhase, JobProgress, JobSpec, NodeInfo, Plan, ReplicaInstance, Resources } from '../scheduler/types.ts';
+import { measuredRate, type RateState } from '../progress/rate.ts';
+import type {
+  ClusterSnapshot,
+  JobPhase,
+  JobProgress,
+  JobSpec,
+  NodeInfo,
+  Plan,
+  ReplicaInstance,
+  Resources,
+  StepRate,
+} from '../scheduler/types.ts';
 import type { ClusterShape, ReplicaPlacement, WorkloadJob } from '../workloads/model.ts';
 import { nodeNames } from '../workloads/model.ts';
 import { fewestNodesRate } from '../workloads/ideal.ts';
@@ -49,6 +60,12 @@ export interface SimJob {
   readonly maxRate: number;
   /** The progress lines the job prints and the phase the operator reads from them. */
   readonly signal: JobSignal;
+  /** Its step rate as the operator measures it from those lines (jobs with a performance target). */
+  steps: RateState | undefined;
+  /** Seconds from submission to finish (or the horizon) a targeted job was tracked, and met its target. */
+  qoeTrackedSeconds: number;
+  qoeRunningSeconds: number;
+  qoeMetSeconds: number;
 }
 
 export interface PodCounters {
@@ -76,6 +93,7 @@ function toJobSpec(job: WorkloadJob, scalingCurve: readonly number[] | undefined
     fixed: [{ type: PS, count: job.ps.count, requests: job.ps.requests, constraints: {} }],
     workers: scalingCurve === undefined ? workers : { ...workers, scalingCurve },
     ...(suspendable ? { suspendable } : {}),
+    ...(job.qoe === undefined ? {} : { qoe: job.qoe }),
   };
 }
 
@@ -87,6 +105,12 @@ export function declaredScalingCurve(job: WorkloadJob, cluster: ClusterShape): n
 function progressOf(job: SimJob, now: number): { progress?: JobProgress } {
   const progress = job.signal.view(now);
   return progress === undefined ? {} : { progress };
+}
+
+function stepRateOf(job: SimJob): { stepRate?: StepRate } {
+  if (job.spec.qoe === undefined) return {};
+  const stepRate = measuredRate(job.steps);
+  return stepRate === undefined ? {} : { stepRate };
 }
 
 export class ClusterState {
@@ -127,6 +151,10 @@ export class ClusterState {
       attainedWorkerSeconds: 0,
       maxRate: fewestNodesRate(workload, workload.workers.max, cluster),
       signal: new JobSignal(workload),
+      steps: undefined,
+      qoeTrackedSeconds: 0,
+      qoeRunningSeconds: 0,
+      qoeMetSeconds: 0,
     }));
     this.byKey = new Map(this.jobs.map((j) => [j.spec.key, j]));
     if (this.byKey.size !== this.jobs.length) throw new Error('job names must be unique');
@@ -151,6 +179,7 @@ export class ClusterState {
           })),
           attainedWorkerSeconds: j.attainedWorkerSeconds,
           ...progressOf(j, now),
+          ...stepRateOf(j),
           ...(oracle ? { oracleRemainingSeconds: j.maxRate > 0 ? j.remaining / j.maxRate : Number.POSITIVE_INFINITY } : {}),
         })),
     };

@@ -1,6 +1,6 @@
 // The data a workload model hands to the simulator and to the real-cluster training emulator: what
 // a job asks for (its TFJob shape) and how fast it progresses from where its replicas run.
-import type { Resources } from '../scheduler/types.ts';
+import type { QoeTarget, Resources } from '../scheduler/types.ts';
 import type { PhillyApp } from './philly/app.ts';
 import type { ProgressCurve } from './progress-curve.ts';
 
@@ -50,6 +50,11 @@ export interface WorkloadJob {
    * absent: the job prints none (scheduled as without progress information).
    */
   readonly curve?: ProgressCurve;
+  /**
+   * The performance target the job states (targets.ts), in its own work units: steps are `workUnit`s,
+   * a deadline is in ms of the scenario's clock (0 = its start).
+   */
+  readonly qoe?: QoeTarget;
 }
 
 /** A homogeneous cluster: `count` nodes named `node-0` … with the same allocatable. */

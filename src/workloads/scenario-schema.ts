@@ -18,6 +18,11 @@ const cluster = z.strictObject({
   allocatable: resourceList,
 });
 
+/** `[low, high]`, both positive. */
+const range = z
+  .tuple([z.number().positive(), z.number().positive()])
+  .refine(([lo, hi]) => lo <= hi, { message: 'the first value must not exceed the second' });
+
 const common = {
   name: z.string().min(1),
   description: z.string().optional(),
@@ -41,6 +46,23 @@ const common = {
    * `startupSeconds` again.
    */
   suspendable: z.boolean().default(false),
+  /** Performance targets (DQoES) some jobs state; absent = no job has one. See targets.ts. */
+  targets: z
+    .strictObject({
+      /** Share of jobs that state a target, picked with the run's seed. */
+      fraction: z.number().gt(0).max(1),
+      /** Which kind each targeted job states; `mixed` alternates by draw. */
+      kind: z.enum(['throughput', 'deadline', 'mixed']),
+      /** A throughput target is this × the job's rate at its maximum workers on the fewest nodes (uniform in the range). */
+      throughputFactor: range.default([0.3, 0.8]),
+      /** A deadline is submission + this × the job's ideal runtime (uniform in the range). */
+      deadlineFactor: range.default([1.5, 3]),
+      /** α, as the TFJob field `spec.qoe.tolerance`. */
+      tolerance: z.number().gt(0).lt(1).default(0.1),
+      /** β, as the TFJob field `spec.qoe.adjustStep`. */
+      adjustStep: z.number().gt(0).max(1).default(0.1),
+    })
+    .optional(),
 };
 
 export const KOD2_BATCH_SIZES = ['8', '16', '32', '64', '128'] as const;

@@ -12,6 +12,7 @@ import { buildKod2PaperJobs } from './kod2-paper.ts';
 import { loadPhillyApp } from './philly/load.ts';
 import { buildPhillyJobs, parseWorkloadCsv } from './philly/workload.ts';
 import { canonicalResources } from './resources.ts';
+import { assignTargets } from './targets.ts';
 import { describeIssues, scenarioSchema } from './scenario-schema.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -125,6 +126,7 @@ export function buildScenario(definition: ScenarioDefinition, file: string, seed
     };
     jobs = buildPhillyJobs(definition, rows, appFor, seed);
   }
+  if (definition.targets !== undefined) jobs = assignTargets(jobs, definition.targets, cluster, definition.startupSeconds, seed);
   return { definition, file, cluster, jobs, seed };
 }
 

@@ -367,16 +367,18 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
           ...(reserved === undefined ? {} : { reserved }),
         },
         mayGrow: (r) => starving.length === 0 || !preemptibleByStarving(r),
+        kneeMinMarginalGain: toggles.scalingKnee && stillWaiting.length > 0 ? config.kneeMinMarginalGain : undefined,
       },
       {
         grow: onGrow,
-        donate: (donor, removed, receiver) =>
+        donate: (donor, removed, receiver) => {
           plan.scaleIn(
             donor.job.key,
             removed.map((w) => toInstance(state, w)),
             receiver.job.key,
             true,
-          ),
+          );
+        },
       },
     );
   }
