@@ -14,7 +14,17 @@
 
 import { parse, stringify } from 'yaml';
 import { ANNOTATION_CRD_GENERATED_FROM, DEFAULT_CONTAINER_NAME } from './constants.ts';
-import { PROGRESS_PHASES, QUEUE_STATES } from './schema.ts';
+import {
+  MAX_DEADLINE_SECONDS,
+  MAX_SECONDS_PER_STEP,
+  MAX_STEPS_PER_SECOND,
+  MAX_TOTAL_STEPS,
+  MSG_QOE_ONE_TARGET,
+  MSG_QOE_TOTAL_STEPS,
+  MSG_QOE_TOTAL_STEPS_FORBIDDEN,
+  QOE_TARGET_FIELDS,
+} from './qoe.ts';
+import { PROGRESS_PHASES, QOE_CLASSES, QUEUE_STATES } from './schema.ts';
 import {
   ALLOWED_CLEAN_POD_POLICIES,
   ALLOWED_MANAGED_BY,
@@ -103,6 +113,23 @@ export const RULE_MANAGED_BY_IMMUTABLE: CelRule = {
   message: 'field is immutable',
 };
 
+export const RULE_QOE_ONE_TARGET: CelRule = {
+  rule: `[${QOE_TARGET_FIELDS.map((f) => `has(self.${f})`).join(', ')}].filter(x, x).size() == 1`,
+  message: MSG_QOE_ONE_TARGET,
+};
+export const RULE_QOE_TOTAL_STEPS: CelRule = {
+  rule: '!(has(self.deadline) || has(self.deadlineSeconds)) || has(self.totalSteps)',
+  fieldPath: '.totalSteps',
+  reason: 'FieldValueRequired',
+  message: MSG_QOE_TOTAL_STEPS,
+};
+export const RULE_QOE_TOTAL_STEPS_ONLY_WITH_DEADLINE: CelRule = {
+  rule: '!has(self.totalSteps) || has(self.deadline) || has(self.deadlineSeconds)',
+  fieldPath: '.totalSteps',
+  reason: 'FieldValueForbidden',
+  message: MSG_QOE_TOTAL_STEPS_FORBIDDEN,
+};
+
 /** Printer columns: upstream's State and Age, plus our queue view (`-o wide` adds the reason and the progress phase). */
 export const PRINTER_COLUMNS: readonly Json[] = [
   {
@@ -119,6 +146,12 @@ export const PRINTER_COLUMNS: readonly Json[] = [
   },
   { name: 'Weight', type: 'string', jsonPath: '.status.scheduling.weight', description: 'Effective scheduling weight' },
   { name: 'Workers', type: 'string', jsonPath: '.status.scheduling.workersSummary', description: 'Workers current/min/max' },
+  {
+    name: 'Target',
+    type: 'string',
+    jsonPath: '.status.qoe.class',
+    description: 'Ahead, Satisfied, Behind or Unknown against spec.qoe (performance target)',
+  },
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
   {
     name: 'Reason',
@@ -206,6 +239,73 @@ export const PROGRESS_STATUS_SCHEMA: Json = {
   },
 };
 
+/** A number in (0, max], as OpenAPI bounds: the apiserver names the field in its error. */
+const positive = (description: string, maximum: number): Json => ({
+  type: 'number',
+  exclusiveMinimum: true,
+  minimum: 0,
+  maximum,
+  description,
+});
+
+export const QOE_SPEC_SCHEMA: Json = {
+  type: 'object',
+  description:
+    'Performance target (tfjob-operator extension; DQoES): exactly one of stepsPerSecond, secondsPerStep, deadline, ' +
+    'deadlineSeconds. The operator measures the step rate from the progress lines the job prints (docs/progress-protocol.md) ' +
+    'and moves workers from jobs ahead of their targets to jobs behind theirs. Pruned by the upstream CRD.',
+  properties: {
+    stepsPerSecond: positive('Global training steps per second the job should run at.', MAX_STEPS_PER_SECOND),
+    secondsPerStep: positive('Seconds per global step the job should run at (the same target, inverted).', MAX_SECONDS_PER_STEP),
+    deadline: { type: 'string', format: 'date-time', description: 'Time the job should be done by (RFC 3339).' },
+    deadlineSeconds: {
+      type: 'integer',
+      format: 'int64',
+      minimum: 1,
+      maximum: MAX_DEADLINE_SECONDS,
+      description: 'Seconds after creation the job should be done by.',
+    },
+    totalSteps: {
+      type: 'integer',
+      format: 'int64',
+      minimum: 1,
+      maximum: MAX_TOTAL_STEPS,
+      description: 'The global step training ends at; required with a deadline, which becomes a required rate from the steps still to go.',
+    },
+    tolerance: {
+      type: 'number',
+      exclusiveMinimum: true,
+      minimum: 0,
+      exclusiveMaximum: true,
+      maximum: 1,
+      description: 'α: within ±α of the required rate counts as satisfied; default 0.1.',
+    },
+    adjustStep: positive("β: the largest share of the ahead jobs' workers moved per pass; default 0.1.", 1),
+  },
+  'x-kubernetes-validations': [RULE_QOE_ONE_TARGET, RULE_QOE_TOTAL_STEPS, RULE_QOE_TOTAL_STEPS_ONLY_WITH_DEADLINE],
+};
+
+export const QOE_STATUS_SCHEMA: Json = {
+  type: 'object',
+  description: 'The job against spec.qoe, from the last scheduling pass (tfjob-operator extension).',
+  properties: {
+    class: {
+      type: 'string',
+      enum: [...QOE_CLASSES],
+      description: 'Ahead, Satisfied, Behind, or Unknown while the rate is being measured.',
+    },
+    since: dateTime('When the job entered this class.'),
+    target: { type: 'string', description: 'The target in words.' },
+    requiredStepsPerSecond: { type: 'string', description: 'Steps per second the target needs now, as a decimal string.' },
+    measuredStepsPerSecond: { type: 'string', description: 'Measured steps per second with the present workers, as a decimal string.' },
+    reachable: {
+      type: 'boolean',
+      description: 'False when the target cannot be met (deadline passed, too slow even at the maximum workers).',
+    },
+    message: { type: 'string', description: 'Why, in words.' },
+  },
+};
+
 export const POD_RECREATIONS_SCHEMA: Json = {
   type: 'object',
   description:
@@ -258,6 +358,7 @@ export function extendCrd(crd: Json): Json {
   addRules(spec, RULE_ELASTIC_NEEDS_WORKER);
   const specProps = child(spec, 'properties');
   specProps.elasticPolicy = ELASTIC_POLICY_SCHEMA;
+  specProps.qoe = QOE_SPEC_SCHEMA;
   restrict(child(specProps, 'successPolicy'), ALLOWED_SUCCESS_POLICIES, 'One of "" (default rules) or AllWorkers.');
 
   const runPolicy = child(specProps, 'runPolicy');
@@ -287,6 +388,7 @@ export function extendCrd(crd: Json): Json {
   const statusProps = child(root, 'properties', 'status', 'properties');
   statusProps.scheduling = SCHEDULING_STATUS_SCHEMA;
   statusProps.progress = PROGRESS_STATUS_SCHEMA;
+  statusProps.qoe = QOE_STATUS_SCHEMA;
   statusProps.podRecreations = POD_RECREATIONS_SCHEMA;
   return crd;
 }

@@ -59,6 +59,23 @@ export const ElasticPolicySchema = z.object({
   maxReplicas: opt(int32),
 });
 
+/**
+ * Ours: a performance target (DQoES; docs/tfjob-extensions.md). Exactly one of the four targets; value
+ * rules live in validation.ts (and as CEL in our CRD), shapes here.
+ */
+export const QoeSpecSchema = z.object({
+  stepsPerSecond: opt(z.number()),
+  secondsPerStep: opt(z.number()),
+  /** RFC 3339 time the job should be done by. */
+  deadline: opt(z.string()),
+  /** Seconds after creation the job should be done by. */
+  deadlineSeconds: opt(int64),
+  /** The global step training ends at (required with a deadline: progress is measured against it). */
+  totalSteps: opt(int64),
+  tolerance: opt(z.number()),
+  adjustStep: opt(z.number()),
+});
+
 export const TFJobSpecSchema = z.object({
   runPolicy: opt(RunPolicySchema),
   successPolicy: opt(z.string()),
@@ -67,6 +84,7 @@ export const TFJobSpecSchema = z.object({
   tfReplicaSpecs: opt(z.record(z.string(), opt(ReplicaSpecSchema))),
   enableDynamicWorker: opt(z.boolean()),
   elasticPolicy: opt(ElasticPolicySchema),
+  qoe: opt(QoeSpecSchema),
 });
 
 export const JobConditionSchema = z.looseObject({
@@ -136,6 +154,23 @@ export const ProgressStatusSchema = z.object({
   lastUpdate: opt(z.string()),
 });
 
+export const QOE_CLASSES = ['Ahead', 'Satisfied', 'Behind', 'Unknown'] as const;
+
+/** Ours: the job against its performance target (`status.qoe`), from the scheduler's last pass. */
+export const QoeStatusSchema = z.object({
+  class: opt(z.enum(QOE_CLASSES)),
+  /** When the job entered this class. */
+  since: opt(z.string()),
+  /** The target as the user stated it, in words (e.g. "40 steps/s", "by 2026-11-25T18:00:00Z"). */
+  target: opt(z.string()),
+  /** Steps per second the target needs now, and the measured rate, as decimal strings. */
+  requiredStepsPerSecond: opt(z.string()),
+  measuredStepsPerSecond: opt(z.string()),
+  /** Whether the target can still be met; false with the reason in `message`. */
+  reachable: opt(z.boolean()),
+  message: opt(z.string()),
+});
+
 export const JobStatusSchema = z.looseObject({
   conditions: opt(z.array(JobConditionSchema)),
   replicaStatuses: opt(z.record(z.string(), ReplicaStatusSchema)),
@@ -144,6 +179,7 @@ export const JobStatusSchema = z.looseObject({
   lastReconcileTime: opt(z.string()),
   scheduling: opt(SchedulingStatusSchema),
   progress: opt(ProgressStatusSchema),
+  qoe: opt(QoeStatusSchema),
   /** Ours: pods the operator deleted and recreated after they failed, per replica type (backoffLimit). */
   podRecreations: opt(z.record(z.string(), int32)),
 });
@@ -178,6 +214,8 @@ export type ReplicaStatus = z.infer<typeof ReplicaStatusSchema>;
 export type WorkerCounts = z.infer<typeof WorkerCountsSchema>;
 export type SchedulingStatus = z.infer<typeof SchedulingStatusSchema>;
 export type ProgressStatus = z.infer<typeof ProgressStatusSchema>;
+export type QoeSpec = z.infer<typeof QoeSpecSchema>;
+export type QoeStatus = z.infer<typeof QoeStatusSchema>;
 export type QueueState = (typeof QUEUE_STATES)[number];
 export type JobStatus = z.infer<typeof JobStatusSchema>;
 export type ObjectMeta = z.infer<typeof ObjectMetaSchema>;

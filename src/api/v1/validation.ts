@@ -5,6 +5,7 @@
 
 import { ANNOTATION_SUSPENDABLE, DEFAULT_CONTAINER_NAME } from './constants.ts';
 import { resolveElastic } from './elastic.ts';
+import { validateQoe } from './qoe.ts';
 import type { FieldError } from './field-error.ts';
 import { OMIT_VALUE, forbidden, invalid, notSupported, required } from './field-error.ts';
 import { CLEAN_POD_POLICIES, RESTART_POLICIES, SUCCESS_POLICIES } from './policies.ts';
@@ -167,6 +168,7 @@ export function validateTFJob(job: TFJob): FieldError[] {
     ...validatePolicies(job),
     ...resolveElastic(job).errors,
     ...validateSuspendable(job),
+    ...validateQoe(job),
   ];
 }
 

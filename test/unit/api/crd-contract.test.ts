@@ -44,6 +44,7 @@ describe('generated CRD', () => {
       ['Queue', '.status.scheduling.queue', 0],
       ['Weight', '.status.scheduling.weight', 0],
       ['Workers', '.status.scheduling.workersSummary', 0],
+      ['Target', '.status.qoe.class', 0],
       ['Age', '.metadata.creationTimestamp', 0],
       ['Reason', '.status.scheduling.reason', 1],
       ['Progress', '.status.progress.phase', 1],

@@ -58,9 +58,11 @@ const ALLOWED_TIGHTENINGS: Readonly<Record<string, readonly string[]>> = {
 const EXPECTED_NEW_FIELDS = [
   '.metadata.name',
   '.spec.elasticPolicy',
+  '.spec.qoe',
   '.spec.runPolicy.managedBy',
   '.status.podRecreations',
   '.status.progress',
+  '.status.qoe',
   '.status.scheduling',
 ];
 
@@ -138,7 +140,7 @@ describe('our CRD schema is a superset of v1.8.1', () => {
 
   it('has no preserve-unknown-fields in the new status blocks (structural, pruned)', () => {
     const status = obj(obj(obj(crdSchema(OUR_CRD_PATH).properties)?.status)?.properties);
-    for (const block of ['scheduling', 'progress']) {
+    for (const block of ['scheduling', 'progress', 'qoe']) {
       expect(status?.[block]).toBeDefined();
       expect(JSON.stringify(status?.[block])).not.toContain('preserve-unknown-fields');
     }
