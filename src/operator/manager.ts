@@ -13,6 +13,7 @@ import {
   EVENT_SUCCESSFUL_DELETE_SERVICE,
 } from '../controllers/tfjob/events.ts';
 import { Controller, controllerQueue } from '../runtime/controller.ts';
+import { DEFAULT_PERIOD_CONFIG } from '../progress/index.ts';
 import { isPlacingPolicy } from '../scheduler/index.ts';
 import { KubeEventRecorder } from '../runtime/events.ts';
 import { Expectations } from '../runtime/expectations.ts';
@@ -22,7 +23,7 @@ import { LeaderElector } from '../runtime/leader-election.ts';
 import { createLogger, type Logger } from '../runtime/logger.ts';
 import { RuntimeMetrics } from '../runtime/metrics.ts';
 import { elasticOptions, type OperatorConfig } from './config.ts';
-import { createOperatorCaches, type OperatorCaches } from './informers.ts';
+import { BY_JOB, createOperatorCaches, type OperatorCaches } from './informers.ts';
 import { JobMetrics } from './job-metrics.ts';
 import { KubeLogSource } from './progress/kube-log-source.ts';
 import { ProgressLoop } from './progress/loop.ts';
@@ -97,11 +98,16 @@ export class Operator {
     const queue = controllerQueue(CONTROLLER_NAME, metrics);
     const policy = config.policy;
     // The progress loop before the scheduling loop: the scheduler reads each job's phase from it.
-    if (config.progressPeriod > 0) {
-      const periodMs = config.progressPeriod / config.timeScale;
+    // Jobs with a performance target (spec.qoe) are always followed: the scheduler needs their step
+    // rate. --progress-period > 0 follows every running job.
+    if (config.progressPeriod > 0 || isPlacingPolicy(policy)) {
+      const periodMs = (config.progressPeriod > 0 ? config.progressPeriod : DEFAULT_PERIOD_CONFIG.initialMs) / config.timeScale;
       this.#progress = new ProgressLoop({
         jobs: () => this.caches.tfjobs.list(),
         pod: (namespace, name) => this.caches.pods.get(`${namespace}/${name}`),
+        podsOf: (key) => this.caches.pods.byIndex(BY_JOB, key),
+        followAll: config.progressPeriod > 0,
+        qoeClassOf: (key) => this.#scheduling?.qoeClassOf(key),
         reader: new ProgressReader({
           logs: new KubeLogSource(this.clients),
           maxReadsPerRound: Math.max(1, Math.floor(config.progressReadsPerSecond * (periodMs / 1000))),

@@ -3,7 +3,7 @@
 // (and, in priority mode, the scheduling loop where the job may run), then performs the actions:
 // deletes before creates, expectations raised before every write, status through the status
 // subresource with optimistic concurrency, events through the events API.
-import type { ProgressStatus } from '../api/v1/schema.ts';
+import type { ProgressStatus, QoeStatus } from '../api/v1/schema.ts';
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
 import PQueue from 'p-queue';
 import { GROUP, KIND, PLURAL, VERSION, ANNOTATION_REMOVAL } from '../api/v1/constants.ts';
@@ -46,6 +46,8 @@ export interface SchedulingSource {
   inputFor(key: string, job: TFJobEntry, pods: readonly V1Pod[]): SchedulingInput | undefined;
   /** Called after a reconcile with the job's observed state, so the scheduler can react. */
   observed?(key: string, job: TFJobEntry | undefined): void;
+  /** The job against its performance target (`status.qoe`); undefined: no target, or not read yet. */
+  qoeStatusOf?(key: string): QoeStatus | undefined;
 }
 
 export interface TFJobControllerDeps {
@@ -112,6 +114,7 @@ export class TFJobController {
     const services = caches.services.byIndex(BY_JOB, key);
     const schedulingInput = scheduling?.inputFor(key, job, pods);
     const progress = this.#deps.progress?.statusOf(key);
+    const qoe = scheduling?.qoeStatusOf?.(key);
     const result = reconcileTFJob({
       job,
       pods,
@@ -119,6 +122,7 @@ export class TFJobController {
       now: this.#now(),
       ...(schedulingInput === undefined ? {} : { scheduling: schedulingInput }),
       ...(progress === undefined ? {} : { progress }),
+      ...(qoe === undefined ? {} : { qoe }),
       options: this.#deps.options,
     });
     if (result.outcome === 'skipped') return undefined;

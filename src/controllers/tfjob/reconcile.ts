@@ -10,7 +10,7 @@ import { aggregateFieldErrors } from '../../api/v1/field-error.ts';
 import type { Pod, Service } from '../../api/v1/k8s-types.ts';
 import type { TFJobEntry, UnparsableTFJobEntry } from '../../api/v1/parse.ts';
 import { REPLICA_TYPE_CHIEF, REPLICA_TYPE_MASTER, REPLICA_TYPE_WORKER } from '../../api/v1/replica-types.ts';
-import type { JobCondition, JobStatus, ProgressStatus, ReplicaStatus, SchedulingStatus, TFJob } from '../../api/v1/schema.ts';
+import type { JobCondition, JobStatus, ProgressStatus, QoeStatus, ReplicaStatus, SchedulingStatus, TFJob } from '../../api/v1/schema.ts';
 import { MANAGED_BY_TRAINING_OPERATOR } from '../../api/v1/validation.ts';
 import { abnormalPodEvents } from './abnormal-pods.ts';
 import { countRestarts, exceedsBackoffLimit, pastBackoffLimit } from './backoff.ts';
@@ -134,6 +134,8 @@ export interface ReconcileInput {
    * job keeps the last one written.
    */
   readonly progress?: ProgressStatus;
+  /** The job against its performance target (`status.qoe`); undefined while unfinished removes the field. */
+  readonly qoe?: QoeStatus;
   readonly options?: ReconcileOptions;
 }
 
@@ -429,6 +431,7 @@ export function reconcileTFJob(input: ReconcileInput): ReconcilePlan {
       delete s.scheduling;
       delete s.podRecreations;
       delete s.progress;
+      delete s.qoe;
     }
     return { ...outcome, status, statusChanged: !jsonEqual(status, stored) };
   }
@@ -436,6 +439,8 @@ export function reconcileTFJob(input: ReconcileInput): ReconcilePlan {
   const status: JobStatus = { ...outcome.status };
   if (input.progress === undefined) delete status.progress;
   else status.progress = input.progress;
+  if (input.qoe === undefined) delete status.qoe;
+  else status.qoe = input.qoe;
   return { ...outcome, status, statusChanged: !jsonEqual(status, stored) };
 }
 

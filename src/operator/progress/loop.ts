@@ -3,7 +3,7 @@
 // followed jobs changes. After a round: `status.progress` of each job whose view changed is handed
 // to the reconciler (which writes it), a phase change is an event, and a log that cannot be read
 // or holds bad lines is a warning event at most every ten minutes per job.
-import { ANNOTATION_PROGRESS_REPLICA } from '../../api/v1/constants.ts';
+import { ANNOTATION_PROGRESS_REPLICA, LABEL_REPLICA_TYPE } from '../../api/v1/constants.ts';
 import type { Pod } from '../../api/v1/k8s-types.ts';
 import type { ParsedTFJobEntry, TFJobEntry } from '../../api/v1/parse.ts';
 import { canonicalReplicaType, type ReplicaType } from '../../api/v1/replica-types.ts';
@@ -18,11 +18,12 @@ import {
   nextPeriod,
   progressSource,
   type PeriodConfig,
+  type MeasuredRate,
   type PeriodState,
   type ProgressView,
 } from '../../progress/index.ts';
 import type { Logger } from '../../runtime/logger.ts';
-import type { JobProgress } from '../../scheduler/types.ts';
+import type { JobProgress, StepRate } from '../../scheduler/types.ts';
 import type { ProgressTarget, RoundReport } from './reader.ts';
 
 export const EVENT_PROGRESS_PHASE = 'ProgressPhaseChanged';
@@ -35,11 +36,21 @@ const CHECK_MS = 2_000;
 export interface ProgressRounds {
   round(targets: readonly ProgressTarget[]): Promise<RoundReport>;
   view(key: string): ProgressView | undefined;
+  rate(key: string): MeasuredRate | undefined;
 }
 
 export interface ProgressLoopDeps {
   readonly jobs: () => readonly TFJobEntry[];
   readonly pod: (namespace: string, name: string) => Pod | undefined;
+  /** The pods of a job (namespace/name), for its running worker count. */
+  readonly podsOf: (key: string) => readonly Pod[];
+  /**
+   * Follow every running job (--progress-period > 0), or only those with a performance target
+   * (`spec.qoe`), whose step rate the scheduler needs whatever that flag says.
+   */
+  readonly followAll: boolean;
+  /** The job's class against its target after the last scheduling pass (DQoES Algorithm 2's |S|). */
+  readonly qoeClassOf?: (key: string) => string | undefined;
   readonly reader: ProgressRounds;
   readonly event: (job: TFJobEntry, type: 'Normal' | 'Warning', reason: string, message: string) => void;
   /** The job's `status.progress` changed: reconcile it so the status is written. */
@@ -70,6 +81,7 @@ export function progressStatus(v: ProgressView): ProgressStatus {
 export function progressTarget(
   entry: ParsedTFJobEntry,
   pod: (namespace: string, name: string) => Pod | undefined,
+  podsOf: (key: string) => readonly Pod[] = () => [],
 ): ProgressTarget | { readonly key: string; readonly invalid: string } | undefined {
   const { defaulted } = entry;
   const metadata = entry.job.metadata;
@@ -89,7 +101,14 @@ export function progressTarget(
   const uid = metadata.uid;
   if (p === undefined || p.status?.phase !== 'Running' || isTerminating(p) || (uid !== undefined && !isControlledBy(p, uid)))
     return undefined;
-  return { key, namespace, pod: name, podUid: p.metadata?.uid ?? '', container: 'tensorflow' };
+  const workers = podsOf(key).filter(
+    (w) =>
+      w.metadata?.labels?.[LABEL_REPLICA_TYPE] === 'worker' &&
+      w.status?.phase === 'Running' &&
+      !isTerminating(w) &&
+      (uid === undefined || isControlledBy(w, uid)),
+  ).length;
+  return { key, namespace, pod: name, podUid: p.metadata?.uid ?? '', container: 'tensorflow', workers };
 }
 
 export class ProgressLoop {
@@ -110,6 +129,11 @@ export class ProgressLoop {
   /** What the reconciler writes to `status.progress` (undefined: no signal, field removed). */
   statusOf(key: string): ProgressStatus | undefined {
     return this.#published.get(key);
+  }
+
+  /** The job's measured step rate as the scheduler may use it (undefined: not measured, or stale). */
+  stepRateOf(key: string): StepRate | undefined {
+    return this.#deps.reader.rate(key);
   }
 
   /** The job's phase as the scheduler may use it (undefined: no signal, or a stale one). */
@@ -140,20 +164,25 @@ export class ProgressLoop {
     const targets: ProgressTarget[] = [];
     /** The TFJob of every target, for its events. */
     const entries = new Map<string, TFJobEntry>();
+    /** Each followed job with its target, so that a changed target starts a round (DQoES Algorithm 2). */
+    const signatures: string[] = [];
     for (const entry of this.#deps.jobs()) {
       if (!entry.ok) continue;
-      const t = progressTarget(entry, this.#deps.pod);
+      const qoe = entry.job.spec?.qoe;
+      if (!this.#deps.followAll && qoe === undefined) continue;
+      const t = progressTarget(entry, this.#deps.pod, this.#deps.podsOf);
       if (t === undefined) continue;
       if ('invalid' in t) this.#warn(entry, t.key, t.invalid);
       else {
         targets.push(t);
         entries.set(t.key, entry);
+        signatures.push(qoe === undefined ? t.key : `${t.key}#${JSON.stringify(qoe)}`);
       }
     }
     const keys = targets.map((t) => t.key);
     const periodMs = this.#period?.periodMs ?? (this.#deps.period ?? DEFAULT_PERIOD_CONFIG).initialMs;
     const due = this.#now() - this.#lastRound >= periodMs;
-    if (!due && !jobSetChanged(this.#period, keys)) return false;
+    if (!due && !jobSetChanged(this.#period, signatures)) return false;
     this.#lastRound = this.#now();
     let report: RoundReport;
     try {
@@ -163,9 +192,14 @@ export class ProgressLoop {
       return false;
     }
     this.#publish(entries, report);
-    const views = keys.map((k) => this.#deps.reader.view(k));
-    const allConverged = views.length > 0 && views.every((v) => v?.phase === 'Converged');
-    this.#period = nextPeriod(this.#period, { jobs: keys, allConverged }, this.#deps.period ?? DEFAULT_PERIOD_CONFIG);
+    // Quiet: nothing to learn soon. A job with a target is quiet while it meets it (DQoES), one
+    // without while it has converged (FlowCon); |S| falling starts over at the first period.
+    const classOf = (k: string) => this.#deps.qoeClassOf?.(k);
+    const targeted = new Set(signatures.filter((sig) => sig.includes('#')).map((sig) => sig.slice(0, sig.indexOf('#'))));
+    const quiet = (k: string) => (targeted.has(k) ? classOf(k) === 'Satisfied' : this.#deps.reader.view(k)?.phase === 'Converged');
+    const allConverged = keys.length > 0 && keys.every(quiet);
+    const satisfied = keys.filter((k) => classOf(k) === 'Satisfied').length;
+    this.#period = nextPeriod(this.#period, { jobs: signatures, allConverged, satisfied }, this.#deps.period ?? DEFAULT_PERIOD_CONFIG);
     return true;
   }
 

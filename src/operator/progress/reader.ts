@@ -6,13 +6,18 @@
 // ProgressLoop (loop.ts) decides when rounds run and publishes what they find.
 import {
   DEFAULT_PHASE_CONFIG,
+  DEFAULT_RATE_CONFIG,
   evaluatePhase,
+  foldSteps,
+  measuredRate,
   parseProgressLog,
   progressView,
   type LogCarry,
   type PhaseConfig,
+  type MeasuredRate,
   type PhaseState,
   type ProgressView,
+  type RateState,
 } from '../../progress/index.ts';
 
 export interface LogRequest {
@@ -40,6 +45,8 @@ export interface ProgressTarget {
   /** A new UID is a new container log: it is read from its start (tail), the phase carries on. */
   readonly podUid: string;
   readonly container: string;
+  /** Running workers of the job now: a step rate belongs to one worker count (progress/rate.ts). */
+  readonly workers: number;
 }
 
 export interface ProgressReaderOptions {
@@ -75,7 +82,11 @@ interface Followed {
   lastMs?: number;
   lastReadAt: number;
   state?: PhaseState;
+  steps?: RateState;
 }
+
+/** A rate whose last sample is older than this says nothing about the job now. */
+const RATE_STALE_MS = 10 * 60_000;
 
 const STAMP = /^(\S+) /;
 
@@ -92,6 +103,12 @@ export class ProgressReader {
   /** The job's progress for the scheduler, or undefined: no signal, or a stale one. */
   view(key: string): ProgressView | undefined {
     return progressView(this.#jobs.get(key)?.state, this.#now(), this.#opts.phase ?? DEFAULT_PHASE_CONFIG);
+  }
+
+  /** The job's measured step rate with its present workers, or undefined: not measured yet, or stale. */
+  rate(key: string): MeasuredRate | undefined {
+    const r = measuredRate(this.#jobs.get(key)?.steps, DEFAULT_RATE_CONFIG);
+    return r !== undefined && this.#now() - r.to <= RATE_STALE_MS ? r : undefined;
   }
 
   /** Reads one round. Jobs absent from `targets` are forgotten (finished, deleted, not running). */
@@ -119,7 +136,13 @@ export class ProgressReader {
     let f = this.#jobs.get(t.key);
     if (f === undefined || f.podUid !== t.podUid) {
       // A new pod (first read, or the replica was re-created): its log starts afresh.
-      f = { podUid: t.podUid, carry: {}, lastReadAt: 0, ...(f?.state === undefined ? {} : { state: f.state }) };
+      f = {
+        podUid: t.podUid,
+        carry: {},
+        lastReadAt: 0,
+        ...(f?.state === undefined ? {} : { state: f.state }),
+        ...(f?.steps === undefined ? {} : { steps: f.steps }),
+      };
       this.#jobs.set(t.key, f);
     }
     f.lastReadAt = this.#now();
@@ -146,6 +169,7 @@ export class ProgressReader {
     const before = f.state?.phase;
     const next = evaluatePhase(f.state, parsed.samples, this.#now(), this.#opts.phase ?? DEFAULT_PHASE_CONFIG);
     if (next !== undefined) f.state = next;
+    f.steps = foldSteps(f.steps, parsed.samples, t.workers, this.#now(), DEFAULT_RATE_CONFIG);
     const out: { problem?: string; change?: readonly [string | undefined, string] } = {};
     if (next !== undefined && next.phase !== before) out.change = [before, next.phase];
     if (parsed.firstRejection !== undefined) {

@@ -173,10 +173,14 @@ async function apply(input: ApplyInput, touched: Set<string>, outcomes: Outcome[
     d.preemptions += s.remove.length;
     d.lastScaleTime = stamp;
     touched.add(s.job);
-    const message = preemption
-      ? messages.preempted(s.remove.length, removed, standing(s.forJob), standing(s.job), d.targetWorkers, f.bounds.min)
-      : messages.scaledIn(s.remove.length, removed, d.targetWorkers);
-    note(d, { job: s.job, reason: preemption ? 'Preempted' : 'ScaledIn', message, workers: s.remove.length }, outcomes);
+    const message =
+      s.toMeetTarget === true
+        ? messages.gaveForTarget(s.remove.length, removed, s.forJob, d.targetWorkers)
+        : preemption
+          ? messages.preempted(s.remove.length, removed, standing(s.forJob), standing(s.job), d.targetWorkers, f.bounds.min)
+          : messages.scaledIn(s.remove.length, removed, d.targetWorkers);
+    const reason = preemption && s.toMeetTarget !== true ? 'Preempted' : 'ScaledIn';
+    note(d, { job: s.job, reason, message, workers: s.remove.length }, outcomes);
   }
 
   for (const a of plan.admit) {

@@ -8,6 +8,7 @@ import type {
   NodeInfo,
   NodeSelectorTerm,
   PlacementConstraints,
+  QoeTarget,
   Resources,
   Taint,
   Toleration,
@@ -134,6 +135,8 @@ export interface JobInput {
   readonly scalingCurve?: readonly number[];
   /** The job may be suspended whole (its suspendable annotation). */
   readonly suspendable?: boolean;
+  /** Its performance target (`spec.qoe`, resolved). */
+  readonly qoe?: QoeTarget;
   readonly defaults: DefaultRequests;
 }
 
@@ -165,6 +168,7 @@ export function jobSpec(input: JobInput): JobSpec {
     fixed,
     ...(workers ? { workers } : {}),
     ...(input.suspendable === true ? { suspendable: true } : {}),
+    ...(input.qoe === undefined ? {} : { qoe: input.qoe }),
   };
 }
 

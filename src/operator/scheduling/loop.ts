@@ -14,8 +14,9 @@ import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import { LABEL_REPLICA_TYPE } from '../../api/v1/constants.ts';
 import type { TFJobEntry } from '../../api/v1/parse.ts';
+import type { QoeStatus } from '../../api/v1/schema.ts';
 import type { SchedulingInput } from '../../controllers/tfjob/index.ts';
-import type { JobProgress, PlacingPolicyName, SchedulerConfig } from '../../scheduler/index.ts';
+import type { JobProgress, PlacingPolicyName, SchedulerConfig, StepRate } from '../../scheduler/index.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import type { KubeClients } from '../../runtime/kube-client.ts';
 import type { Logger } from '../../runtime/logger.ts';
@@ -43,6 +44,7 @@ import { NodeHealth } from './node-health.ts';
 import { KubePodRemover, type PodRemover } from './pod-remover.ts';
 import { isFinished, isLiveWorker, podNode } from './pod-facts.ts';
 import { canonicalAmount } from '../../api/v1/quantity.ts';
+import { QoeBook } from './qoe-status.ts';
 import { SchedulingReporter } from './report.ts';
 import { JobShapes, jobView, takeSnapshot, type SnapshotOptions, type SnapshotSources } from './snapshot.ts';
 import { PassTrigger } from './trigger.ts';
@@ -57,6 +59,8 @@ export interface SchedulingLoop extends SchedulingSource {
   stop(): Promise<void>;
   /** True once caches synced and, when leading, a first pass ran. */
   ready(): boolean;
+  /** The job's class against its performance target after the last pass (the progress loop's period). */
+  qoeClassOf(key: string): string | undefined;
 }
 
 /** Everything the loop uses, passed in by the manager. */
@@ -75,8 +79,8 @@ export interface SchedulingLoopDeps {
   readonly recorder: EventRecorder;
   /** Replaces the API-backed pod removal (unit tests). */
   readonly remover?: PodRemover;
-  /** Training phases read from the jobs' logs (--progress-period > 0); absent: none. */
-  readonly progress?: { phaseOf(key: string): JobProgress | undefined };
+  /** Training phases and step rates read from the jobs' logs; absent: none. */
+  readonly progress?: { phaseOf(key: string): JobProgress | undefined; stepRateOf(key: string): StepRate | undefined };
 }
 
 export class PrioritySchedulingLoop implements SchedulingLoop {
@@ -91,6 +95,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
   readonly #remover: PodRemover;
   readonly #reporter: SchedulingReporter;
   readonly #trigger: PassTrigger;
+  readonly #qoe = new QoeBook();
   #passes = 0;
 
   constructor(deps: SchedulingLoopDeps) {
@@ -158,6 +163,10 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     });
     this.#reporter.outcomes(applied, facts, now);
     for (const key of applied.touched) this.#deps.enqueue(key);
+    const raw = new Map(facts.map((f) => [f.key, f.raw]));
+    const qoe = this.#qoe.update(snapshot.jobs, (key) => raw.get(key), now);
+    this.#reporter.qoe(qoe, facts);
+    for (const key of qoe.changed) this.#deps.enqueue(key);
     if (applied.error !== undefined) throw applied.error;
     this.#passes += 1;
     const finishedJobs = this.#deps.caches.tfjobs.list().filter(isFinished).length;
@@ -200,6 +209,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       priorityClassValue: (name) => this.#caches.priorityClasses.store.get(name)?.value,
       nodeLost: (node, now) => this.#nodeHealth.lost(node, node === undefined || nodes.get(node) !== undefined, now),
       progressOf: (key) => this.#deps.progress?.phaseOf(key),
+      stepRateOf: (key) => this.#deps.progress?.stepRateOf(key),
     };
   }
 
@@ -234,8 +244,17 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     return input;
   }
 
+  qoeStatusOf(key: string): QoeStatus | undefined {
+    return this.#qoe.statusOf(key);
+  }
+
+  qoeClassOf(key: string): string | undefined {
+    return this.#qoe.classOf(key);
+  }
+
   observed(key: string, job: TFJobEntry | undefined): void {
     if (job !== undefined) return;
+    this.#qoe.forget(key);
     this.#book.forget(key);
     this.#reporter.forget(key);
   }

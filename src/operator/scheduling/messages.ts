@@ -36,6 +36,11 @@ export function preempted(
   return `Scaled in by ${workersText(count, removed)} to admit ${preemptor.job} (${whatDecided(preemptor, victim)}); now ${workers} worker(s), minimum ${min}`;
 }
 
+/** Workers moved to a job behind its performance target from this one, ahead of its own (DQoES). */
+export function gaveForTarget(count: number, removed: readonly string[], receiver: string, workers: number): string {
+  return `Scaled in by ${workersText(count, removed)} for ${receiver}, which is behind its performance target while this job is ahead of its own; now ${workers} worker(s)`;
+}
+
 /** A whole job returned to the queue for `preemptor` (ours: attained-service suspension). */
 export function suspended(pods: number, preemptor: Standing, victim: Standing, attainedWorkerSeconds: number): string {
   const hours = (attainedWorkerSeconds / 3600).toFixed(1);

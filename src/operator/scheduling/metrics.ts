@@ -11,6 +11,8 @@ export class SchedulerMetrics {
   readonly passDuration: Histogram;
   readonly timeInQueue: Histogram<'namespace'>;
   readonly placementRepairs: Counter<'namespace'>;
+  readonly qoeJobs: Gauge<'class'>;
+  readonly qoeBehindSeconds: Counter<'namespace' | 'tfjob'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -61,6 +63,18 @@ export class SchedulerMetrics {
       name: 'tfjob_operator_replacement_placements_total',
       help: 'Replicas of running jobs placed again after they were lost (node failure, PS restart)',
       labelNames: ['namespace'],
+      registers,
+    });
+    this.qoeJobs = new Gauge({
+      name: 'tfjob_operator_qoe_jobs',
+      help: 'TFJobs with a performance target (spec.qoe) per class: Satisfied is DQoES |S|, Ahead |G|, Behind |B|',
+      labelNames: ['class'],
+      registers,
+    });
+    this.qoeBehindSeconds = new Counter({
+      name: 'tfjob_operator_qoe_behind_seconds_total',
+      help: 'Seconds each TFJob with a performance target ran behind it',
+      labelNames: ['namespace', 'tfjob'],
       registers,
     });
   }

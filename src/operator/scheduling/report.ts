@@ -6,6 +6,7 @@ import type { EventRecorder } from '../../runtime/events.ts';
 import type { Applied, Outcome, OutcomeReason } from './apply.ts';
 import type { DecisionBook } from './decisions.ts';
 import type { SchedulerMetrics } from './metrics.ts';
+import type { QoeUpdate } from './qoe-status.ts';
 import type { JobFacts } from './snapshot.ts';
 
 /** At most one Waiting/Starving event per job per this interval (the reason text changes often). */
@@ -106,10 +107,25 @@ export class SchedulingReporter {
     this.#metrics.queueLength.set({ queue: 'finished' }, finishedJobs);
   }
 
+  /** Performance targets after a pass: events on class changes, |S|/|G|/|B| and time behind. */
+  qoe(update: QoeUpdate, facts: readonly JobFacts[]): void {
+    const objects = new Map(facts.map((f) => [f.key, f.object]));
+    for (const e of update.events) {
+      const object = objects.get(e.key);
+      if (object !== undefined) this.#recorder.event(object, e.type, e.reason, e.message, 'Scale');
+    }
+    for (const [cls, n] of Object.entries(update.counts)) this.#metrics.qoeJobs.set({ class: cls }, n);
+    for (const [key, seconds] of update.behindSeconds) {
+      const [namespace = '', tfjob = ''] = key.split('/');
+      this.#metrics.qoeBehindSeconds.inc({ namespace, tfjob }, seconds);
+    }
+  }
+
   /** The job is gone: its series end. */
   forget(key: string): void {
     this.#lastWaiting.delete(key);
     const [namespace = '', tfjob = ''] = key.split('/');
+    this.#metrics.qoeBehindSeconds.remove({ namespace, tfjob });
     this.#metrics.jobWeight.remove({ namespace, tfjob, queue: 'waiting' });
     this.#metrics.jobWeight.remove({ namespace, tfjob, queue: 'running' });
   }

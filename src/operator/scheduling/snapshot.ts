@@ -10,6 +10,7 @@ import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { ANNOTATION_SCALING_CURVE, ANNOTATION_SUSPENDABLE, LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE } from '../../api/v1/constants.ts';
 import type { ParsedTFJobEntry, TFJobEntry } from '../../api/v1/parse.ts';
 import { canonicalReplicaType } from '../../api/v1/replica-types.ts';
+import { resolveQoe } from '../../api/v1/qoe.ts';
 import type { TFJob } from '../../api/v1/schema.ts';
 import { buildJobView, isControlledBy, replicaName, type ElasticOptions } from '../../controllers/tfjob/index.ts';
 import {
@@ -20,7 +21,9 @@ import {
   type MissingReplica,
   type NodeInfo,
   type OtherPod,
+  type QoeTarget,
   type ReplicaInstance,
+  type StepRate,
 } from '../../scheduler/index.ts';
 import { objectKey } from '../../runtime/store.ts';
 import { jobSpec, nodeInfo, parseScalingCurve, podRequests, type DefaultRequests } from './convert.ts';
@@ -47,6 +50,8 @@ export interface SnapshotSources {
   nodeLost(node: string | undefined, now: number): NodeLoss | undefined;
   /** The job's training phase from its progress signal (--progress-period); undefined: no information. */
   progressOf(jobKey: string): JobProgress | undefined;
+  /** The job's measured step rate (jobs with a performance target); undefined: not measured yet. */
+  stepRateOf(jobKey: string): StepRate | undefined;
 }
 
 export interface SnapshotOptions extends ElasticOptions {
@@ -201,6 +206,7 @@ function jobFacts(
     ...(view.replicaSpecs.Worker ? { workerBounds: bounds } : {}),
     ...(scalingCurve === undefined ? {} : { scalingCurve }),
     suspendable: raw.metadata.annotations?.[ANNOTATION_SUSPENDABLE] === 'true',
+    ...qoeOf(raw),
     defaults: options.defaults,
   });
   const live = new Map<string, V1Pod>();
@@ -301,6 +307,7 @@ function jobFacts(
         replicas,
         attainedWorkerSeconds: attainedService(decision, decision.admitted ? runningWorkers(live.values()) : 0, now),
         ...progressOf(sources, key),
+        ...stepRateOf(sources, key, raw),
       },
     },
     settled: { names: settledNames, workersAlive: pendingWorkers },
@@ -322,6 +329,20 @@ function runningWorkers(pods: Iterable<V1Pod>): number {
 export function attainedService(d: Pick<Decision, 'attainedWorkerSeconds' | 'attainedAt'>, running: number, now: number): number {
   const since = d.attainedAt ?? now;
   return d.attainedWorkerSeconds + (running * Math.max(0, now - since)) / 1000;
+}
+
+/** The job's performance target; a deadline relative to creation is anchored there. */
+function qoeOf(raw: TFJob): { qoe?: QoeTarget } {
+  const created = raw.metadata.creationTimestamp === undefined ? Number.NaN : new Date(raw.metadata.creationTimestamp).getTime();
+  const qoe = resolveQoe(raw.spec?.qoe, Number.isFinite(created) ? created : 0);
+  return qoe === undefined ? {} : { qoe };
+}
+
+/** The measured step rate, only for jobs with a target (no other policy input reads it). */
+function stepRateOf(sources: SnapshotSources, key: string, raw: TFJob): { stepRate?: StepRate } {
+  if (raw.spec?.qoe === undefined) return {};
+  const stepRate = sources.stepRateOf(key);
+  return stepRate === undefined ? {} : { stepRate };
 }
 
 function progressOf(sources: SnapshotSources, key: string): { progress?: JobProgress } {

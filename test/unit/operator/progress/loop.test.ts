@@ -3,12 +3,15 @@ import type { Pod } from '../../../../src/api/v1/k8s-types.ts';
 import { toTFJobEntry, type TFJobEntry } from '../../../../src/api/v1/parse.ts';
 import { ProgressLoop, progressStatus, progressTarget, type ProgressRounds } from '../../../../src/operator/progress/loop.ts';
 import type { ProgressTarget, RoundReport } from '../../../../src/operator/progress/reader.ts';
-import type { ProgressView } from '../../../../src/progress/index.ts';
+import type { MeasuredRate, ProgressView } from '../../../../src/progress/index.ts';
 import { silentLogger } from '../../../../src/runtime/logger.ts';
 
 const T0 = Date.UTC(2026, 10, 25);
 
-function job(name: string, opts: { annotation?: string; finished?: boolean; chief?: boolean } = {}): TFJobEntry {
+function job(
+  name: string,
+  opts: { annotation?: string; finished?: boolean; chief?: boolean; qoe?: Record<string, number> } = {},
+): TFJobEntry {
   const replica = { replicas: 1, template: { spec: { containers: [{ name: 'tensorflow', image: 'tf' }] } } };
   return toTFJobEntry({
     apiVersion: 'kubeflow.org/v1',
@@ -19,17 +22,22 @@ function job(name: string, opts: { annotation?: string; finished?: boolean; chie
       uid: `${name}-uid`,
       ...(opts.annotation === undefined ? {} : { annotations: { 'tfjob-operator.kubeflow.org/progress-replica': opts.annotation } }),
     },
-    spec: { tfReplicaSpecs: { ...(opts.chief === true ? { Chief: replica } : {}), Worker: { ...replica, replicas: 2 }, PS: replica } },
+    spec: {
+      tfReplicaSpecs: { ...(opts.chief === true ? { Chief: replica } : {}), Worker: { ...replica, replicas: 2 }, PS: replica },
+      ...(opts.qoe === undefined ? {} : { qoe: opts.qoe }),
+    },
     ...(opts.finished === true ? { status: { conditions: [{ type: 'Succeeded', status: 'True' }] } } : {}),
   });
 }
 
 function pod(name: string, jobName: string, phase = 'Running'): Pod {
+  const type = /-(worker|ps|chief)-\d+$/.exec(name)?.[1] ?? 'worker';
   return {
     metadata: {
       name,
       namespace: 'ns',
       uid: `${name}-uid`,
+      labels: { 'training.kubeflow.org/replica-type': type },
       ownerReferences: [{ apiVersion: 'kubeflow.org/v1', kind: 'TFJob', name: jobName, uid: `${jobName}-uid`, controller: true }],
     },
     status: { phase },
@@ -49,6 +57,7 @@ const view = (phase: ProgressView['phase'], metric: number, lastUpdate = T0): Pr
 
 class FakeReader implements ProgressRounds {
   readonly views = new Map<string, ProgressView>();
+  readonly rates = new Map<string, MeasuredRate>();
   readonly rounds: string[][] = [];
   next: Partial<RoundReport> = {};
 
@@ -61,6 +70,10 @@ class FakeReader implements ProgressRounds {
 
   view(key: string): ProgressView | undefined {
     return this.views.get(key);
+  }
+
+  rate(key: string): MeasuredRate | undefined {
+    return this.rates.get(key);
   }
 }
 
@@ -76,7 +89,14 @@ describe('progressTarget', () => {
   const of = (e: TFJobEntry) => (e.ok ? progressTarget(e, lookup) : undefined);
 
   it('follows the chief, else worker 0, else the annotated replica, once its pod runs and is the job’s', () => {
-    expect(of(job('a'))).toEqual({ key: 'ns/a', namespace: 'ns', pod: 'a-worker-0', podUid: 'a-worker-0-uid', container: 'tensorflow' });
+    expect(of(job('a'))).toEqual({
+      key: 'ns/a',
+      namespace: 'ns',
+      pod: 'a-worker-0',
+      podUid: 'a-worker-0-uid',
+      container: 'tensorflow',
+      workers: 0,
+    });
     expect(of(job('b', { chief: true }))).toMatchObject({ pod: 'b-chief-0' });
     expect(of(job('d', { annotation: 'PS-0' }))).toMatchObject({ pod: 'd-ps-0' });
     expect(of(job('c'))).toBeUndefined(); // not running yet
@@ -104,6 +124,8 @@ describe('ProgressLoop', () => {
     const loop = new ProgressLoop({
       jobs: () => jobs,
       pod: (ns, name) => pods.get(`${ns}/${name}`),
+      podsOf: () => [],
+      followAll: true,
       reader,
       event: (_job, type, reason, message) => events.push(`${type} ${reason}: ${message}`),
       changed: (key) => changed.push(key),
@@ -156,6 +178,8 @@ describe('ProgressLoop', () => {
     const loop = new ProgressLoop({
       jobs: () => jobs,
       pod: (ns, name) => pods.get(`${ns}/${name}`),
+      podsOf: () => [],
+      followAll: true,
       reader,
       event: (_job, type, reason, message) => {
         if (type === 'Warning') warnings.push(`${reason}: ${message}`);
@@ -180,5 +204,82 @@ describe('ProgressLoop', () => {
     reader.next = { problems: new Map([['ns/a', 'cannot read the log of pod a-worker-0: HTTP 403']]) };
     await loop.tick();
     expect(warnings).toHaveLength(2);
+  });
+});
+
+describe('ProgressLoop with performance targets', () => {
+  it('without --progress-period follows only jobs with a target, counts their running workers, and hands their rate to the scheduler', async () => {
+    const reader = new FakeReader();
+    const jobs = [job('a', { qoe: { stepsPerSecond: 10 } }), job('b')];
+    const all = [
+      pod('a-worker-0', 'a'),
+      pod('a-worker-1', 'a'),
+      pod('a-worker-2', 'a', 'Pending'),
+      pod('a-ps-0', 'a'),
+      pod('b-worker-0', 'b'),
+    ];
+    const pods = new Map(all.map((p) => [`ns/${p.metadata!.name!}`, p]));
+    const loop = new ProgressLoop({
+      jobs: () => jobs,
+      pod: (ns, name) => pods.get(`${ns}/${name}`),
+      podsOf: (key) => all.filter((p) => key === `ns/${p.metadata!.ownerReferences![0]!.name}`),
+      followAll: false,
+      reader,
+      event: () => undefined,
+      changed: () => undefined,
+      log: silentLogger(),
+      period: { initialMs: 30_000, maxMs: 120_000 },
+      now: () => T0,
+    });
+    let targets: readonly ProgressTarget[] = [];
+    const round = reader.round.bind(reader);
+    reader.round = (t) => {
+      targets = t;
+      return round(t);
+    };
+    await loop.tick();
+    expect(targets.map((t) => [t.key, t.workers])).toEqual([['ns/a', 2]]);
+    const rate = { stepsPerSecond: 12, step: 500, workers: 2, from: T0 - 60_000, to: T0 };
+    reader.rates.set('ns/a', rate);
+    expect(loop.stepRateOf('ns/a')).toEqual(rate);
+  });
+
+  it('doubles the period while every targeted job meets its target, and starts over when one stops (DQoES Algorithm 2)', async () => {
+    let now = T0;
+    const reader = new FakeReader();
+    const jobs = [job('a', { qoe: { stepsPerSecond: 10 } })];
+    const pods = new Map([['ns/a-worker-0', pod('a-worker-0', 'a')]]);
+    let cls = 'Satisfied';
+    const loop = new ProgressLoop({
+      jobs: () => jobs,
+      pod: (ns, name) => pods.get(`${ns}/${name}`),
+      podsOf: () => [],
+      followAll: false,
+      qoeClassOf: () => cls,
+      reader,
+      event: () => undefined,
+      changed: () => undefined,
+      log: silentLogger(),
+      period: { initialMs: 30_000, maxMs: 120_000 },
+      now: () => now,
+    });
+    await loop.tick(); // a new job set: 30 s
+    now += 30_000;
+    expect(await loop.tick()).toBe(true); // satisfied: next period 60 s
+    now += 30_000;
+    expect(await loop.tick()).toBe(false);
+    now += 30_000;
+    expect(await loop.tick()).toBe(true); // still satisfied: 120 s
+    cls = 'Behind';
+    now += 60_000;
+    expect(await loop.tick()).toBe(false);
+    now += 60_000;
+    expect(await loop.tick()).toBe(true); // |S| fell: back to 30 s
+    now += 30_000;
+    expect(await loop.tick()).toBe(true);
+    // A changed target is a new round at once.
+    jobs[0] = job('a', { qoe: { stepsPerSecond: 20 } });
+    now += 1_000;
+    expect(await loop.tick()).toBe(true);
   });
 });

@@ -37,6 +37,7 @@ const target = (key: string, podUid = `${key}-uid`): ProgressTarget => ({
   pod: `${key}-worker-0`,
   podUid,
   container: 'tensorflow',
+  workers: 2,
 });
 
 describe('ProgressReader', () => {

@@ -13,7 +13,7 @@ import { toTFJobEntry, type TFJobEntry } from '../../../../src/api/v1/parse.ts';
 import type { TFJobObject } from '../../../../src/operator/informers.ts';
 import type { PodRemover, Removal } from '../../../../src/operator/scheduling/pod-remover.ts';
 import type { NodeLoss, SnapshotOptions, SnapshotSources } from '../../../../src/operator/scheduling/snapshot.ts';
-import type { JobProgress } from '../../../../src/scheduler/types.ts';
+import type { JobProgress, StepRate } from '../../../../src/scheduler/types.ts';
 
 export const NS = 'team';
 export const T0 = Date.parse('2026-11-24T10:00:00Z');
@@ -113,6 +113,7 @@ export function sources(opts: {
   priorityClasses?: Readonly<Record<string, number>>;
   lost?: Readonly<Record<string, NodeLoss>>;
   progress?: Readonly<Record<string, JobProgress>>;
+  stepRates?: Readonly<Record<string, StepRate>>;
 }): SnapshotSources {
   const owned = opts.pods ?? [];
   return {
@@ -123,6 +124,7 @@ export function sources(opts: {
     priorityClassValue: (name) => opts.priorityClasses?.[name],
     nodeLost: (n) => (n === undefined ? undefined : opts.lost?.[n]),
     progressOf: (key) => opts.progress?.[key],
+    stepRateOf: (key) => opts.stepRates?.[key],
   };
 }
 

@@ -1,0 +1,142 @@
+// Stage 4, performance targets: after each pass, every job with `spec.qoe` is read against its target
+// by the core's own classification (qoe.ts), whatever policy runs, and the result becomes
+// `status.qoe`, an event when the class changes or the target turns out unreachable, and metrics
+// (|S|, |G|, |B| and seconds out of target per job). No I/O: the loop records the events, enqueues
+// the jobs whose status changed and sets the metrics.
+import { describeQoeTarget } from '../../api/v1/qoe.ts';
+import type { QoeStatus, TFJob } from '../../api/v1/schema.ts';
+import { readQoe, type QoeClass, type QoeReading } from '../../scheduler/qoe.ts';
+import type { JobState } from '../../scheduler/types.ts';
+
+export const EVENT_TARGET_MET = 'TargetMet';
+export const EVENT_TARGET_AHEAD = 'TargetAhead';
+export const EVENT_TARGET_BEHIND = 'TargetBehind';
+export const EVENT_TARGET_UNREACHABLE = 'TargetUnreachable';
+
+/** Status numbers are rewritten only when they move by this much (relative), or the class changes. */
+const REWRITE_RELATIVE_CHANGE = 0.05;
+
+export interface QoeEvent {
+  readonly key: string;
+  readonly type: 'Normal' | 'Warning';
+  readonly reason: string;
+  readonly message: string;
+}
+
+export interface QoeUpdate {
+  /** Jobs whose `status.qoe` changed: reconcile them so it is written. */
+  readonly changed: readonly string[];
+  readonly events: readonly QoeEvent[];
+  /** Jobs per class now, over jobs with a target. */
+  readonly counts: Readonly<Record<QoeClass, number>>;
+  /** Seconds each job spent Behind since the last update (for a counter). */
+  readonly behindSeconds: ReadonlyMap<string, number>;
+}
+
+interface Entry {
+  status: QoeStatus;
+  /** The last class other than Unknown: events compare with it (every move reads Unknown for a while). */
+  known?: QoeClass;
+  reachable: boolean;
+  at: number;
+}
+
+const decimal = (x: number): string => String(Number(x.toPrecision(4)));
+const time = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+function moved(a: string | undefined, b: string | undefined): boolean {
+  if (a === undefined || b === undefined) return a !== b;
+  const x = Number(a);
+  const y = Number(b);
+  return Math.abs(x - y) > REWRITE_RELATIVE_CHANGE * Math.max(Math.abs(x), Math.abs(y));
+}
+
+function explain(reading: QoeReading): string {
+  const rate = (x: number | undefined) => (x === undefined ? '?' : `${decimal(x)} steps/s`);
+  if (reading.unreachable !== undefined) return `cannot meet the target: ${reading.unreachable}`;
+  switch (reading.class) {
+    case 'Unknown':
+      return 'measuring the step rate with the present workers';
+    case 'Satisfied':
+      return reading.required === undefined ? 'all steps done' : `runs ${rate(reading.measured)}, target ${rate(reading.required)}`;
+    case 'Ahead':
+      return `runs ${rate(reading.measured)}, ahead of the ${rate(reading.required)} needed: may give workers to jobs behind their targets`;
+    case 'Behind':
+      return `runs ${rate(reading.measured)}, behind the ${rate(reading.required)} needed: first to receive workers`;
+  }
+}
+
+export class QoeBook {
+  readonly #jobs = new Map<string, Entry>();
+
+  statusOf(key: string): QoeStatus | undefined {
+    return this.#jobs.get(key)?.status;
+  }
+
+  classOf(key: string): QoeClass | undefined {
+    return this.#jobs.get(key)?.status.class;
+  }
+
+  /** Reads every job with a target; `raw` gives each job's TFJob (for the target in words). */
+  update(jobs: readonly JobState[], raw: (key: string) => TFJob | undefined, now: number): QoeUpdate {
+    const changed: string[] = [];
+    const events: QoeEvent[] = [];
+    const counts: Record<QoeClass, number> = { Ahead: 0, Satisfied: 0, Behind: 0, Unknown: 0 };
+    const behindSeconds = new Map<string, number>();
+    const seen = new Set<string>();
+    for (const job of jobs) {
+      const key = job.spec.key;
+      const spec = raw(key)?.spec?.qoe;
+      const resolved = job.spec.qoe;
+      if (spec === undefined || resolved === undefined) continue;
+      seen.add(key);
+      const reading: QoeReading =
+        job.phase === 'running'
+          ? (readQoe(job, now) ?? { class: 'Unknown', required: undefined, measured: undefined, gap: undefined })
+          : { class: 'Unknown', required: undefined, measured: undefined, gap: undefined };
+      const prev = this.#jobs.get(key);
+      const reachable = reading.unreachable === undefined;
+      const message = job.phase === 'running' ? explain(reading) : 'waiting in the queue: no steps yet';
+      const status: QoeStatus = {
+        class: reading.class,
+        since: prev !== undefined && prev.status.class === reading.class ? (prev.status.since ?? time(now)) : time(now),
+        target: describeQoeTarget(spec, resolved),
+        ...(reading.required === undefined ? {} : { requiredStepsPerSecond: decimal(reading.required) }),
+        ...(reading.measured === undefined ? {} : { measuredStepsPerSecond: decimal(reading.measured) }),
+        reachable,
+        message,
+      };
+      counts[reading.class] += 1;
+      if (prev !== undefined && prev.status.class === 'Behind') behindSeconds.set(key, Math.max(0, now - prev.at) / 1000);
+      const rewrite =
+        prev === undefined ||
+        prev.status.class !== status.class ||
+        prev.reachable !== reachable ||
+        prev.status.target !== status.target ||
+        moved(prev.status.requiredStepsPerSecond, status.requiredStepsPerSecond) ||
+        moved(prev.status.measuredStepsPerSecond, status.measuredStepsPerSecond);
+      const known = reading.class === 'Unknown' ? prev?.known : reading.class;
+      if (known !== undefined && known !== prev?.known) {
+        const reason = known === 'Ahead' ? EVENT_TARGET_AHEAD : known === 'Behind' ? EVENT_TARGET_BEHIND : EVENT_TARGET_MET;
+        events.push({ key, type: 'Normal', reason, message: `${status.target}: ${message}` });
+      }
+      if (!reachable && (prev === undefined || prev.reachable)) {
+        events.push({ key, type: 'Warning', reason: EVENT_TARGET_UNREACHABLE, message: `${status.target}: ${message}` });
+      }
+      const entry: Entry = { status: rewrite ? status : prev.status, reachable, at: now };
+      if (known !== undefined) entry.known = known;
+      this.#jobs.set(key, entry);
+      if (rewrite) changed.push(key);
+    }
+    for (const key of [...this.#jobs.keys()]) {
+      if (seen.has(key)) continue;
+      this.#jobs.delete(key);
+      changed.push(key);
+    }
+    return { changed, events, counts, behindSeconds };
+  }
+
+  forget(key: string): void {
+    this.#jobs.delete(key);
+  }
+}
