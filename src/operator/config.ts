@@ -171,7 +171,14 @@ export const OPTIONS = [
     env: 'TFJOB_PROGRESS_PERIOD',
     kind: 'duration',
     default: '0s',
-    help: "first period of reading each running job's progress from its log (status.progress, events); doubles while every job has converged; 0 = off",
+    help: "first period of reading each running job's progress from its log (status.progress, events); doubles while every job has converged; 0 = off (jobs with spec.qoe are still read, every 30s)",
+  },
+  {
+    flag: 'qoe-rate-window',
+    env: 'TFJOB_QOE_RATE_WINDOW',
+    kind: 'duration',
+    default: '5m',
+    help: "span a job's step rate is measured over (spec.qoe); after its workers change, a fifteenth of it settles and a tenth must pass before a new rate",
   },
   {
     flag: 'progress-reads-per-second',
@@ -278,6 +285,7 @@ const operatorConfigSchema = z
     defaultMaxWorkers: z.number().int().min(0),
     maxWorkersPerJob: z.number().int().min(1),
     progressPeriod: z.number().nonnegative(),
+    qoeRateWindow: z.number().positive(),
     progressReadsPerSecond: z.number().positive(),
     defaultCpuRequest: z.string().regex(quantityRe, 'must be a Kubernetes quantity such as 100m or 1'),
     defaultMemoryRequest: z.string().regex(quantityRe, 'must be a Kubernetes quantity such as 256Mi'),

@@ -13,7 +13,7 @@ import {
   EVENT_SUCCESSFUL_DELETE_SERVICE,
 } from '../controllers/tfjob/events.ts';
 import { Controller, controllerQueue } from '../runtime/controller.ts';
-import { DEFAULT_PERIOD_CONFIG } from '../progress/index.ts';
+import { DEFAULT_PERIOD_CONFIG, rateConfig } from '../progress/index.ts';
 import { isPlacingPolicy } from '../scheduler/index.ts';
 import { KubeEventRecorder } from '../runtime/events.ts';
 import { Expectations } from '../runtime/expectations.ts';
@@ -111,6 +111,7 @@ export class Operator {
         reader: new ProgressReader({
           logs: new KubeLogSource(this.clients),
           maxReadsPerRound: Math.max(1, Math.floor(config.progressReadsPerSecond * (periodMs / 1000))),
+          rate: rateConfig(config.qoeRateWindow / config.timeScale),
         }),
         event: (job, type, reason, message) => {
           this.#recorder.event(job, type, reason, message);

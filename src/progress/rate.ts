@@ -15,7 +15,12 @@ export interface RateConfig {
   readonly minSpanMs: number;
 }
 
-export const DEFAULT_RATE_CONFIG: RateConfig = { settleMs: 20_000, windowMs: 5 * 60_000, minSpanMs: 30_000 };
+/** The settling time and minimum span as fixed shares of the window (20 s and 30 s of the default 5 min). */
+export function rateConfig(windowMs: number): RateConfig {
+  return { settleMs: windowMs / 15, windowMs, minSpanMs: windowMs / 10 };
+}
+
+export const DEFAULT_RATE_CONFIG: RateConfig = rateConfig(5 * 60_000);
 
 interface StepPoint {
   readonly time: number;

@@ -17,6 +17,7 @@ import {
   type MeasuredRate,
   type PhaseState,
   type ProgressView,
+  type RateConfig,
   type RateState,
 } from '../../progress/index.ts';
 
@@ -58,6 +59,8 @@ export interface ProgressReaderOptions {
   readonly limitBytes?: number;
   readonly firstReadTailLines?: number;
   readonly phase?: PhaseConfig;
+  /** How step rates are measured (--qoe-rate-window). */
+  readonly rate?: RateConfig;
 }
 
 export const DEFAULT_LOG_LIMIT_BYTES = 256 * 1024;
@@ -107,8 +110,9 @@ export class ProgressReader {
 
   /** The job's measured step rate with its present workers, or undefined: not measured yet, or stale. */
   rate(key: string): MeasuredRate | undefined {
-    const r = measuredRate(this.#jobs.get(key)?.steps, DEFAULT_RATE_CONFIG);
-    return r !== undefined && this.#now() - r.to <= RATE_STALE_MS ? r : undefined;
+    const config = this.#opts.rate ?? DEFAULT_RATE_CONFIG;
+    const r = measuredRate(this.#jobs.get(key)?.steps, config);
+    return r !== undefined && this.#now() - r.to <= Math.max(RATE_STALE_MS, 2 * config.windowMs) ? r : undefined;
   }
 
   /** Reads one round. Jobs absent from `targets` are forgotten (finished, deleted, not running). */
@@ -169,7 +173,7 @@ export class ProgressReader {
     const before = f.state?.phase;
     const next = evaluatePhase(f.state, parsed.samples, this.#now(), this.#opts.phase ?? DEFAULT_PHASE_CONFIG);
     if (next !== undefined) f.state = next;
-    f.steps = foldSteps(f.steps, parsed.samples, t.workers, this.#now(), DEFAULT_RATE_CONFIG);
+    f.steps = foldSteps(f.steps, parsed.samples, t.workers, this.#now(), this.#opts.rate ?? DEFAULT_RATE_CONFIG);
     const out: { problem?: string; change?: readonly [string | undefined, string] } = {};
     if (next !== undefined && next.phase !== before) out.change = [before, next.phase];
     if (parsed.firstRejection !== undefined) {
