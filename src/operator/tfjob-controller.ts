@@ -59,7 +59,11 @@ export interface TFJobControllerDeps {
   readonly options: ReconcileOptions;
   readonly scheduling?: SchedulingSource;
   /** The jobs' training progress (`status.progress`), when the operator follows it. */
-  readonly progress?: { statusOf(key: string): ProgressStatus | undefined };
+  readonly progress?: {
+    statusOf(key: string): ProgressStatus | undefined;
+    /** Set once the job's metric reached its `spec.qoe.targetMetric`: what it reads, in words. */
+    targetReachedOf?(key: string): string | undefined;
+  };
   readonly now?: () => Date;
 }
 
@@ -115,6 +119,7 @@ export class TFJobController {
     const schedulingInput = scheduling?.inputFor(key, job, pods);
     const progress = this.#deps.progress?.statusOf(key);
     const qoe = scheduling?.qoeStatusOf?.(key);
+    const reached = job.ok && job.job.spec?.qoe?.onTargetMetric === 'Stop' ? this.#deps.progress?.targetReachedOf?.(key) : undefined;
     const result = reconcileTFJob({
       job,
       pods,
@@ -123,6 +128,7 @@ export class TFJobController {
       ...(schedulingInput === undefined ? {} : { scheduling: schedulingInput }),
       ...(progress === undefined ? {} : { progress }),
       ...(qoe === undefined ? {} : { qoe }),
+      ...(reached === undefined ? {} : { stopAtTarget: reached }),
       options: this.#deps.options,
     });
     if (result.outcome === 'skipped') return undefined;

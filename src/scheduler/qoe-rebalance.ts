@@ -65,7 +65,7 @@ export function rebalanceForTargets(
     if (reading !== undefined) standings.push({ r, reading });
   }
   const receivers = standings
-    .filter(({ r, reading }) => reading.class === 'Behind' && reading.unreachable === undefined && opts.mayGrow(r))
+    .filter(({ r, reading }) => reading.class === 'Behind' && reading.unreachable === undefined && opts.mayGrow(r) && !shrinksAtTarget(r))
     .map((s) => {
       const wg = s.r.job.workers!;
       const cap = kneeLimit(wg.scalingCurve, wg.min, wg.max, opts.kneeMinMarginalGain);
@@ -136,5 +136,34 @@ export function rebalanceForTargets(
       for (const w of added) r.grownIndices.add(w.index);
       effects.grow(r, added);
     }
+  }
+}
+
+/** A running job whose metric reached its target and that asked to shrink then (`spec.qoe.onTargetMetric: Shrink`). */
+export function shrinksAtTarget(r: RunningJob): boolean {
+  return r.job.state.spec.qoe?.metric?.onReached === 'Shrink' && r.job.state.progress?.targetReached === true;
+}
+
+/**
+ * Scales every job that reached its metric target (and asked to shrink) down to its minimum: the
+ * room goes to others in the same pass. Workers grown earlier in this pass are kept (no pod yet).
+ */
+export function shrinkAtTargets(
+  state: ClusterState,
+  running: readonly RunningJob[],
+  shrink: (job: RunningJob, removed: readonly LiveReplica[]) => void,
+): void {
+  for (const r of running) {
+    const wg = r.job.workers;
+    if (wg === undefined || r.admittedThisPass || !shrinksAtTarget(r)) continue;
+    const removable = r.workers.filter((w) => !r.grownIndices.has(w.index)).sort((a, b) => b.index - a.index);
+    const removed = removable.slice(0, Math.max(0, r.workers.length - wg.min));
+    if (removed.length === 0) continue;
+    for (const w of removed) if (w.node >= 0) state.adjust(w.node, wg.vec, 1);
+    const gone = new Set(removed);
+    r.workers = r.workers.filter((w) => !gone.has(w));
+    for (const w of removed) r.removedIndices.add(w.index);
+    r.scaledInThisPass = true;
+    shrink(r, removed);
   }
 }

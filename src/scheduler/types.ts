@@ -110,8 +110,8 @@ export interface JobSpec {
 }
 
 /**
- * A job's stated performance target (DQoES; docs/tfjob-extensions.md). Exactly one of
- * `stepsPerSecond` and `deadline` is set; a seconds-per-step target arrives inverted.
+ * A job's stated performance target (DQoES; docs/tfjob-extensions.md): at most one of
+ * `stepsPerSecond` and `deadline` (a seconds-per-step target arrives inverted), and/or `metric`.
  */
 export interface QoeTarget {
   /** Throughput target: global training steps per second. */
@@ -122,6 +122,11 @@ export interface QoeTarget {
   readonly tolerance: number;
   /** β: the share of the ahead jobs' workers one pass may move at most. */
   readonly adjustStep: number;
+  /**
+   * The metric value at which training is good enough, and what then: `Shrink` to the minimum
+   * workers (the core does it, `JobProgress.targetReached`), or `Stop` (the controller ends the job).
+   */
+  readonly metric?: { readonly value: number; readonly onReached: 'Shrink' | 'Stop' };
 }
 
 /**
@@ -157,6 +162,8 @@ export interface JobProgress {
   readonly phase: TrainingPhase;
   /** When the job entered this phase (ms). */
   readonly since: number;
+  /** The smoothed metric has reached the job's `QoeTarget.metric` (absent: no such target, or not yet). */
+  readonly targetReached?: boolean;
 }
 
 export interface JobState {

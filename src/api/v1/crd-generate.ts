@@ -19,7 +19,11 @@ import {
   MAX_SECONDS_PER_STEP,
   MAX_STEPS_PER_SECOND,
   MAX_TOTAL_STEPS,
+  MAX_ABS_TARGET_METRIC,
+  MSG_QOE_ON_TARGET_METRIC,
   MSG_QOE_ONE_TARGET,
+  MSG_QOE_SOME_TARGET,
+  ON_TARGET_METRIC,
   MSG_QOE_TOTAL_STEPS,
   MSG_QOE_TOTAL_STEPS_FORBIDDEN,
   QOE_TARGET_FIELDS,
@@ -113,9 +117,14 @@ export const RULE_MANAGED_BY_IMMUTABLE: CelRule = {
   message: 'field is immutable',
 };
 
-export const RULE_QOE_ONE_TARGET: CelRule = {
-  rule: `[${QOE_TARGET_FIELDS.map((f) => `has(self.${f})`).join(', ')}].filter(x, x).size() == 1`,
-  message: MSG_QOE_ONE_TARGET,
+const QOE_RATE_TARGETS = `[${QOE_TARGET_FIELDS.map((f) => `has(self.${f})`).join(', ')}].filter(x, x).size()`;
+export const RULE_QOE_ONE_TARGET: CelRule = { rule: `${QOE_RATE_TARGETS} <= 1`, message: MSG_QOE_ONE_TARGET };
+export const RULE_QOE_SOME_TARGET: CelRule = { rule: `${QOE_RATE_TARGETS} == 1 || has(self.targetMetric)`, message: MSG_QOE_SOME_TARGET };
+export const RULE_QOE_ON_TARGET_METRIC: CelRule = {
+  rule: '!has(self.onTargetMetric) || has(self.targetMetric)',
+  fieldPath: '.onTargetMetric',
+  reason: 'FieldValueForbidden',
+  message: MSG_QOE_ON_TARGET_METRIC,
 };
 export const RULE_QOE_TOTAL_STEPS: CelRule = {
   rule: '!(has(self.deadline) || has(self.deadlineSeconds)) || has(self.totalSteps)',
@@ -251,8 +260,8 @@ const positive = (description: string, maximum: number): Json => ({
 export const QOE_SPEC_SCHEMA: Json = {
   type: 'object',
   description:
-    'Performance target (tfjob-operator extension; DQoES): exactly one of stepsPerSecond, secondsPerStep, deadline, ' +
-    'deadlineSeconds. The operator measures the step rate from the progress lines the job prints (docs/progress-protocol.md) ' +
+    'Performance target (tfjob-operator extension; DQoES): at most one of stepsPerSecond, secondsPerStep, deadline, ' +
+    'deadlineSeconds, and/or targetMetric. The operator measures the step rate from the progress lines the job prints (docs/progress-protocol.md) ' +
     'and moves workers from jobs ahead of their targets to jobs behind theirs. Pruned by the upstream CRD.',
   properties: {
     stepsPerSecond: positive('Global training steps per second the job should run at.', MAX_STEPS_PER_SECOND),
@@ -281,8 +290,26 @@ export const QOE_SPEC_SCHEMA: Json = {
       description: 'α: within ±α of the required rate counts as satisfied; default 0.1.',
     },
     adjustStep: positive("β: the largest share of the ahead jobs' workers moved per pass; default 0.1.", 1),
+    targetMetric: {
+      type: 'number',
+      minimum: -MAX_ABS_TARGET_METRIC,
+      maximum: MAX_ABS_TARGET_METRIC,
+      description:
+        "The value of the metric the job reports (its loss when it reports no metric), in that metric's direction, at which training is good enough.",
+    },
+    onTargetMetric: {
+      type: 'string',
+      enum: [...ON_TARGET_METRIC],
+      description: 'Once targetMetric is reached: Shrink (default) scales the job down to its minimum workers; Stop ends it as Succeeded.',
+    },
   },
-  'x-kubernetes-validations': [RULE_QOE_ONE_TARGET, RULE_QOE_TOTAL_STEPS, RULE_QOE_TOTAL_STEPS_ONLY_WITH_DEADLINE],
+  'x-kubernetes-validations': [
+    RULE_QOE_ONE_TARGET,
+    RULE_QOE_SOME_TARGET,
+    RULE_QOE_TOTAL_STEPS,
+    RULE_QOE_TOTAL_STEPS_ONLY_WITH_DEADLINE,
+    RULE_QOE_ON_TARGET_METRIC,
+  ],
 };
 
 export const QOE_STATUS_SCHEMA: Json = {
@@ -302,6 +329,7 @@ export const QOE_STATUS_SCHEMA: Json = {
       type: 'boolean',
       description: 'False when the target cannot be met (deadline passed, too slow even at the maximum workers).',
     },
+    targetMetricReached: { type: 'boolean', description: 'With targetMetric: whether the metric the job reports has reached it.' },
     message: { type: 'string', description: 'Why, in words.' },
   },
 };

@@ -5,7 +5,7 @@ import type { Container as V1Container, PodTemplateSpec as V1PodTemplateSpec } f
 import { DEFAULT_CONTAINER_NAME, DEFAULT_PORT, DEFAULT_PORT_NAME } from './constants.ts';
 import { DEFAULT_CLEAN_POD_POLICY, DEFAULT_RESTART_POLICY, SUCCESS_POLICY_DEFAULT } from './policies.ts';
 import { canonicalReplicaType } from './replica-types.ts';
-import type { ElasticPolicy, JobStatus, ObjectMeta, ReplicaSpec, RunPolicy, TFJob, TFJobSpec } from './schema.ts';
+import type { ElasticPolicy, JobStatus, ObjectMeta, QoeSpec, ReplicaSpec, RunPolicy, TFJob, TFJobSpec } from './schema.ts';
 
 export interface DefaultedReplicaSpec {
   readonly replicas: number;
@@ -24,6 +24,7 @@ export interface DefaultedTFJobSpec {
   readonly tfReplicaSpecs: Readonly<Record<string, DefaultedReplicaSpec>>;
   readonly enableDynamicWorker: boolean;
   readonly elasticPolicy?: ElasticPolicy;
+  readonly qoe?: QoeSpec;
 }
 
 /** Spelled out: `Omit` over the loose (index-signature) TFJob type would lose the known keys. */
@@ -101,6 +102,7 @@ export function applyDefaults(job: TFJob): DefaultedTFJob {
       tfReplicaSpecs: replicaSpecs,
       enableDynamicWorker: spec.enableDynamicWorker ?? false,
       ...(spec.elasticPolicy ? { elasticPolicy: spec.elasticPolicy } : {}),
+      ...(spec.qoe ? { qoe: spec.qoe } : {}),
     },
   };
 }

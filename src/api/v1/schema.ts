@@ -74,6 +74,10 @@ export const QoeSpecSchema = z.object({
   totalSteps: opt(int64),
   tolerance: opt(z.number()),
   adjustStep: opt(z.number()),
+  /** The metric value (as the job reports it, in its direction) at which the job is done. */
+  targetMetric: opt(z.number()),
+  /** Shrink (default: down to its minimum workers) or Stop (Succeeded) once it is reached. */
+  onTargetMetric: opt(z.string()),
 });
 
 export const TFJobSpecSchema = z.object({
@@ -168,6 +172,8 @@ export const QoeStatusSchema = z.object({
   measuredStepsPerSecond: opt(z.string()),
   /** Whether the target can still be met; false with the reason in `message`. */
   reachable: opt(z.boolean()),
+  /** With targetMetric: whether the job's metric has reached it. */
+  targetMetricReached: opt(z.boolean()),
   message: opt(z.string()),
 });
 

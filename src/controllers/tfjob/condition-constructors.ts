@@ -31,6 +31,9 @@ export const conditionFor = {
     newCondition(CONDITION_RESTARTING, CONDITION_TRUE, REASON_RESTARTING, messages.restarting(name, replicaType), now),
   succeeded: (namespace: string, name: string, now: Date): JobCondition =>
     newCondition(CONDITION_SUCCEEDED, CONDITION_TRUE, REASON_SUCCEEDED, messages.succeeded(namespace, name), now),
+  /** Ours: stopped as done when its metric reached spec.qoe.targetMetric (onTargetMetric: Stop). */
+  succeededAtTarget: (namespace: string, name: string, reached: string, now: Date): JobCondition =>
+    newCondition(CONDITION_SUCCEEDED, CONDITION_TRUE, REASON_SUCCEEDED, messages.targetMetricReached(namespace, name, reached), now),
   failedReplicas: (namespace: string, name: string, failed: number, replicaType: string, now: Date): JobCondition =>
     newCondition(CONDITION_FAILED, CONDITION_TRUE, REASON_FAILED, messages.failedReplicas(namespace, name, failed, replicaType), now),
   failedExitCode: (name: string, replicaType: string, now: Date): JobCondition =>

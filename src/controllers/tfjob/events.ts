@@ -30,6 +30,8 @@ export const EVENT_FAILED_VALIDATION = REASON_FAILED_VALIDATION;
 export const EVENT_EXITED_WITH_CODE = 'ExitedWithCode';
 /** Ours: a job no replica type of which can make it Running or Succeeded (PS/Evaluator only). */
 export const EVENT_NO_STATUS_DRIVER = 'NoChiefOrWorker';
+/** Ours: the job's metric reached spec.qoe.targetMetric and it asked to stop then. */
+export const EVENT_TARGET_METRIC_REACHED = 'TargetMetricReached';
 export const EVENT_SET_POD_TEMPLATE_RESTART_POLICY = 'SetPodTemplateRestartPolicy';
 export const EVENT_SUCCESSFUL_CREATE_POD = 'SuccessfulCreatePod';
 export const EVENT_FAILED_CREATE_POD = 'FailedCreatePod';
@@ -51,6 +53,8 @@ export const messages = {
   created: (name: string) => `${KIND} ${name} is created.`,
   running: (namespace: string, name: string) => `${KIND} ${namespace}/${name} is running.`,
   succeeded: (namespace: string, name: string) => `${KIND} ${namespace}/${name} successfully completed.`,
+  targetMetricReached: (namespace: string, name: string, reached: string) =>
+    `${KIND} ${namespace}/${name} successfully completed: ${reached} (spec.qoe.onTargetMetric: Stop).`,
   failedReplicas: (namespace: string, name: string, failed: number, replicaType: string) =>
     `${KIND} ${namespace}/${name} has failed because ${failed} ${replicaType} replica(s) failed.`,
   failingExitCode: (name: string, replicaType: string) => `job ${quote(name)} is failing because ${quote(replicaType)} replica(s) failed.`,

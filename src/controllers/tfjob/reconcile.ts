@@ -27,6 +27,7 @@ import {
   EVENT_RESTARTING,
   EVENT_RESUMED,
   EVENT_SUSPENDED,
+  EVENT_TARGET_METRIC_REACHED,
   messages,
   normal,
   warning,
@@ -136,6 +137,11 @@ export interface ReconcileInput {
   readonly progress?: ProgressStatus;
   /** The job against its performance target (`status.qoe`); undefined while unfinished removes the field. */
   readonly qoe?: QoeStatus;
+  /**
+   * The job's metric reached its `spec.qoe.targetMetric` and it asked to stop then
+   * (`onTargetMetric: Stop`): what the metric reads, in words. The job ends Succeeded.
+   */
+  readonly stopAtTarget?: string;
   readonly options?: ReconcileOptions;
 }
 
@@ -274,7 +280,11 @@ function finishedPass(
   // failed every TTL check with "job completion time is nil").
   working.completionTime ??= formatTime(now);
   const runPolicy = job.spec.runPolicy;
-  const actions = cleanupActions(selectForCleanup(runPolicy.cleanPodPolicy, true, pods, services), pods, 'cleanup');
+  // Ours: a job that asked to stop at its metric target (spec.qoe.onTargetMetric: Stop) must not
+  // keep training after it is marked done, so None cleans up running pods there as Running does.
+  const stops = job.spec.qoe?.onTargetMetric === 'Stop' && runPolicy.cleanPodPolicy === 'None';
+  const policy = stops ? 'Running' : runPolicy.cleanPodPolicy;
+  const actions = cleanupActions(selectForCleanup(policy, true, pods, services), pods, 'cleanup');
   const ttl = ttlDecision(runPolicy.ttlSecondsAfterFinished, runPolicy.suspend === true, working.completionTime, now);
   if (ttl.kind === 'delete') actions.push({ kind: 'deleteJob' });
   return result(outcome, stored, working, actions, events, ttl.kind === 'requeue' ? ttl.afterMs : undefined, scheduling);
@@ -522,6 +532,14 @@ function reconcileOnce(input: ReconcileInput): ReconcilePlan {
     events.push(normal(EVENT_FAILED, limitCondition.message ?? ''));
     working.conditions = setCondition(working.conditions, limitCondition);
     return finishedPass(job, stored, working, pods, services, events, now, 'limit-exceeded', scheduling);
+  }
+
+  if (input.stopAtTarget !== undefined) {
+    // Ours (spec.qoe.onTargetMetric: Stop): good enough is done. Succeeded, so cleanPodPolicy applies.
+    working.completionTime ??= formatTime(now);
+    working.conditions = setCondition(working.conditions, conditionFor.succeededAtTarget(view.namespace, name, input.stopAtTarget, now));
+    events.push(normal(EVENT_TARGET_METRIC_REACHED, messages.targetMetricReached(view.namespace, name, input.stopAtTarget)));
+    return finishedPass(job, stored, working, pods, services, events, now, 'finished', scheduling);
   }
 
   events.push(...abnormalPodEvents(pods));

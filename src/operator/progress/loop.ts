@@ -116,6 +116,8 @@ export class ProgressLoop {
   readonly #now: () => number;
   readonly #published = new Map<string, ProgressStatus>();
   readonly #warnedAt = new Map<string, number>();
+  /** `spec.qoe.targetMetric` of the followed jobs that set one. */
+  readonly #metricTargets = new Map<string, number>();
   #period: PeriodState | undefined;
   #lastRound = Number.NEGATIVE_INFINITY;
   #timer: NodeJS.Timeout | undefined;
@@ -139,7 +141,20 @@ export class ProgressLoop {
   /** The job's phase as the scheduler may use it (undefined: no signal, or a stale one). */
   phaseOf(key: string): JobProgress | undefined {
     const v = this.#deps.reader.view(key);
-    return v === undefined ? undefined : { phase: v.phase, since: v.since };
+    if (v === undefined) return undefined;
+    return { phase: v.phase, since: v.since, ...(this.targetReachedOf(key) === undefined ? {} : { targetReached: true }) };
+  }
+
+  /**
+   * When the job's smoothed metric has reached its `spec.qoe.targetMetric` (in the metric's own
+   * direction), what it reads, in words; undefined while not (or without such a target or signal).
+   */
+  targetReachedOf(key: string): string | undefined {
+    const target = this.#metricTargets.get(key);
+    const v = this.#deps.reader.view(key);
+    if (target === undefined || v === undefined) return undefined;
+    const reached = v.higherIsBetter ? v.metric >= target : v.metric <= target;
+    return reached ? `${v.name} ${Number(v.metric.toPrecision(6))} reached the target ${target}` : undefined;
   }
 
   start(): void {
@@ -177,6 +192,8 @@ export class ProgressLoop {
         targets.push(t);
         entries.set(t.key, entry);
         signatures.push(qoe === undefined ? t.key : `${t.key}#${JSON.stringify(qoe)}`);
+        if (qoe?.targetMetric === undefined) this.#metricTargets.delete(t.key);
+        else this.#metricTargets.set(t.key, qoe.targetMetric);
       }
     }
     const keys = targets.map((t) => t.key);
@@ -204,6 +221,7 @@ export class ProgressLoop {
   }
 
   #publish(entries: ReadonlyMap<string, TFJobEntry>, report: RoundReport): void {
+    for (const key of [...this.#metricTargets.keys()]) if (!entries.has(key)) this.#metricTargets.delete(key);
     for (const key of [...this.#published.keys()]) {
       if (entries.has(key)) continue;
       this.#published.delete(key);

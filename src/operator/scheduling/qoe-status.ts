@@ -12,6 +12,7 @@ export const EVENT_TARGET_MET = 'TargetMet';
 export const EVENT_TARGET_AHEAD = 'TargetAhead';
 export const EVENT_TARGET_BEHIND = 'TargetBehind';
 export const EVENT_TARGET_UNREACHABLE = 'TargetUnreachable';
+export const EVENT_TARGET_METRIC_REACHED = 'TargetMetricReached';
 
 /** Status numbers are rewritten only when they move by this much (relative), or the class changes. */
 const REWRITE_RELATIVE_CHANGE = 0.05;
@@ -90,6 +91,33 @@ export class QoeBook {
       const resolved = job.spec.qoe;
       if (spec === undefined || resolved === undefined) continue;
       seen.add(key);
+      const prevEntry = this.#jobs.get(key);
+      const metricReached = resolved.metric === undefined ? undefined : job.progress?.targetReached === true;
+      if (metricReached === true && prevEntry?.status.targetMetricReached !== true && resolved.metric?.onReached === 'Shrink') {
+        events.push({
+          key,
+          type: 'Normal',
+          reason: EVENT_TARGET_METRIC_REACHED,
+          message: `the metric reached spec.qoe.targetMetric ${resolved.metric.value}: the job shrinks to its minimum workers`,
+        });
+      }
+      if (resolved.stepsPerSecond === undefined && resolved.deadline === undefined) {
+        // A metric target alone: no rate to classify, only whether it has been reached.
+        const status: QoeStatus = {
+          target: describeQoeTarget(spec, resolved),
+          targetMetricReached: metricReached === true,
+          message:
+            metricReached === true
+              ? 'the metric reached its target'
+              : job.phase === 'running'
+                ? 'training towards the metric target'
+                : 'waiting in the queue',
+        };
+        const rewrite = prevEntry === undefined || JSON.stringify(prevEntry.status) !== JSON.stringify(status);
+        this.#jobs.set(key, { status, reachable: true, at: now });
+        if (rewrite) changed.push(key);
+        continue;
+      }
       const reading: QoeReading =
         job.phase === 'running'
           ? (readQoe(job, now) ?? { class: 'Unknown', required: undefined, measured: undefined, gap: undefined })
@@ -104,6 +132,7 @@ export class QoeBook {
         ...(reading.required === undefined ? {} : { requiredStepsPerSecond: decimal(reading.required) }),
         ...(reading.measured === undefined ? {} : { measuredStepsPerSecond: decimal(reading.measured) }),
         reachable,
+        ...(metricReached === undefined ? {} : { targetMetricReached: metricReached }),
         message,
       };
       counts[reading.class] += 1;
@@ -113,6 +142,7 @@ export class QoeBook {
         prev.status.class !== status.class ||
         prev.reachable !== reachable ||
         prev.status.target !== status.target ||
+        prev.status.targetMetricReached !== status.targetMetricReached ||
         moved(prev.status.requiredStepsPerSecond, status.requiredStepsPerSecond) ||
         moved(prev.status.measuredStepsPerSecond, status.measuredStepsPerSecond);
       const known = reading.class === 'Unknown' ? prev?.known : reading.class;

@@ -32,7 +32,7 @@ import { sortedWeights, PlanBuilder } from '../plan-builder.ts';
 import { commitPlacement, findPlacement, minimumItems, minimumKey, nodesOf } from '../placement.ts';
 import type { PlacementFailure } from '../placement.ts';
 import { byRankAscending, byRankDescending, outranksRunning, runningMaxWithin } from '../queues.ts';
-import { rebalanceForTargets } from '../qoe-rebalance.ts';
+import { rebalanceForTargets, shrinkAtTargets, shrinksAtTarget } from '../qoe-rebalance.ts';
 import { scaleInFor } from '../scale-in.ts';
 import { scaleOut, type ScaleOutOptions } from '../scale-out.ts';
 import { suspendFor } from '../suspend.ts';
@@ -255,12 +255,28 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
         packNodes: toggles.scaleOutPacksNodes,
         kneeMinMarginalGain: toggles.scalingKnee && opts.knee ? config.kneeMinMarginalGain : undefined,
         skipJobsScaledInThisPass: opts.skipJobsScaledInThisPass,
-        ...(opts.limitFor === undefined ? {} : { limitFor: opts.limitFor }),
+        limitFor: (job, limit) => {
+          // A job that reached its metric target and asked to shrink stays at its minimum.
+          if (toggles.qoeTargets && shrinksAtTarget(job)) return job.workers.length;
+          return opts.limitFor === undefined ? limit : opts.limitFor(job, limit);
+        },
         ...(opts.reserved === undefined ? {} : { reserved: opts.reserved }),
       },
       onGrow,
     );
   };
+
+  // ours (qoeTargets): jobs whose metric reached the target they set, and that asked to shrink
+  // then, go down to their minimum first: the room is there for this pass's admissions.
+  if (toggles.qoeTargets) {
+    shrinkAtTargets(state, model.running, (job, removed) => {
+      plan.scaleIn(
+        job.job.key,
+        removed.map((w) => toInstance(state, w)),
+        job.job.key,
+      );
+    });
+  }
 
   // ours (growBeforeAdmit): before any admission, running jobs take the workers that buy more
   // normalised speed per unit of share than the best waiting job of their class would with its

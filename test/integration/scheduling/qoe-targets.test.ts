@@ -139,3 +139,63 @@ describe('performance targets (ours, spec.qoe)', () => {
     expect(await runningWorkers(ns, 'greedy')).toBe(1);
   });
 });
+
+describe('metric targets (ours, spec.qoe.targetMetric)', () => {
+  let ns: string;
+  let pool: Pool;
+  let operator: Operator;
+
+  beforeAll(async () => {
+    ns = await createNamespace('qoe-metric');
+    // One node of 6 cpu: shrinker (PS + 3 workers) 4, stopper (PS + 1 worker) 2.
+    pool = await createPool('qoe-metric', 1, { cpu: '6', memory: '24Gi' });
+    operator = await startOperator(ns, [
+      '--policy',
+      'ours',
+      '--scheduling-interval',
+      '1s',
+      '--progress-period',
+      '1s',
+      ...pool.operatorFlags,
+    ]);
+  });
+  afterAll(async () => {
+    await operator.stop();
+    await deleteNamespace(ns);
+    await pool.delete();
+  });
+
+  const report = (step: number, accuracy: number) =>
+    `${PROGRESS_PREFIX} ${JSON.stringify({ step, metric: accuracy, name: 'val_accuracy', higherIsBetter: true })}`;
+  /** From 0.5 to twelve reports of 0.95: the smoothed metric passes 0.9. */
+  const reachTarget = (log: PodLog) => log.write([report(100, 0.5), ...Array.from({ length: 12 }, (_, i) => report(200 + i * 100, 0.95))]);
+
+  it('Shrink: the job goes down to its minimum once its metric reaches the target; Stop: the job ends Succeeded', async () => {
+    await createTFJob(
+      ns,
+      onPool(withTarget(elasticJob('shrinker', { ps: one, worker: one, min: 1, max: 3 }), { targetMetric: 0.9 }), pool),
+    );
+    await eventually(async () => (await runningWorkers(ns, 'shrinker')) === 3, { what: 'shrinker at 3 workers', timeoutMs: 60_000 });
+    const stopper = withTarget(elasticJob('stopper', { ps: one, worker: one, min: 1, max: 1 }), { targetMetric: 0.9 });
+    await createTFJob(ns, onPool({ ...stopper, spec: { ...stopper.spec, qoe: { targetMetric: 0.9, onTargetMetric: 'Stop' } } }, pool));
+    await waitForCondition(ns, 'stopper', 'Running', { timeoutMs: 60_000 });
+
+    reachTarget(await servePodLog(ns, 'shrinker-worker-0'));
+    await eventually(async () => (await runningWorkers(ns, 'shrinker')) === 1, { what: 'shrinker down to 1 worker', timeoutMs: 60_000 });
+    await eventually(async () => (await qoe(ns, 'shrinker'))?.targetMetricReached === true, {
+      what: 'shrinker: status.qoe.targetMetricReached',
+      timeoutMs: 30_000,
+    });
+    await waitForJobEvents(ns, 'shrinker', (es) => es.some((e) => e.reason === 'TargetMetricReached'), 'shrinker: TargetMetricReached');
+    // It stays there: the room it gave back is not handed to it again.
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(await runningWorkers(ns, 'shrinker')).toBe(1);
+
+    reachTarget(await servePodLog(ns, 'stopper-worker-0'));
+    const done = await waitForCondition(ns, 'stopper', 'Succeeded', { timeoutMs: 60_000 });
+    expect(done.status?.conditions?.find((c) => c.type === 'Succeeded')?.message).toContain(
+      'reached the target 0.9 (spec.qoe.onTargetMetric: Stop)',
+    );
+    await eventually(async () => (await livePods(ns, 'stopper')).length === 0, { what: 'stopper pods gone', timeoutMs: 30_000 });
+  });
+});

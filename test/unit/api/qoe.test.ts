@@ -32,8 +32,13 @@ describe('validateQoe', () => {
   });
 
   it('wants exactly one target, and total steps exactly with a deadline', () => {
-    expect(errors({})).toContain('must set exactly one of stepsPerSecond, secondsPerStep, deadline, deadlineSeconds');
-    expect(errors({ stepsPerSecond: 1, secondsPerStep: 1 })).toContain('must set exactly one of');
+    expect(errors({})).toContain('must set one of stepsPerSecond, secondsPerStep, deadline, deadlineSeconds, or targetMetric');
+    expect(errors({ stepsPerSecond: 1, secondsPerStep: 1 })).toContain('must set at most one of');
+    expect(errors({ targetMetric: 0.9 })).toBe('');
+    expect(errors({ stepsPerSecond: 5, targetMetric: 0.9, onTargetMetric: 'Stop' })).toBe('');
+    expect(errors({ stepsPerSecond: 5, onTargetMetric: 'Stop' })).toContain('spec.qoe.onTargetMetric: Forbidden');
+    expect(errors({ targetMetric: 0.9, onTargetMetric: 'Halt' })).toContain('spec.qoe.onTargetMetric: Unsupported value');
+    expect(errors({ targetMetric: 1e20 })).toContain('spec.qoe.targetMetric');
     expect(errors({ deadlineSeconds: 60 })).toContain('spec.qoe.totalSteps: Required value');
     expect(errors({ stepsPerSecond: 1, totalSteps: 10 })).toContain('spec.qoe.totalSteps: Forbidden');
   });
@@ -49,11 +54,18 @@ describe('resolveQoe', () => {
       adjustStep: 0.1,
     });
     expect(resolveQoe(undefined, created)).toBeUndefined();
+    expect(resolveQoe({ targetMetric: 0.9 }, created)).toEqual({
+      tolerance: 0.1,
+      adjustStep: 0.1,
+      metric: { value: 0.9, onReached: 'Shrink' },
+    });
   });
 
   it('describes the target in words', () => {
     const q = { deadlineSeconds: 3600, totalSteps: 100 };
     expect(describeQoeTarget(q, resolveQoe(q, created)!)).toBe('100 steps by 2026-11-25T11:00:00Z');
     expect(describeQoeTarget({ stepsPerSecond: 40 }, resolveQoe({ stepsPerSecond: 40 }, created)!)).toBe('40 steps/s');
+    const both = { stepsPerSecond: 40, targetMetric: 0.9, onTargetMetric: 'Stop' };
+    expect(describeQoeTarget(both, resolveQoe(both, created)!)).toBe('40 steps/s; metric 0.9, then Stop');
   });
 });

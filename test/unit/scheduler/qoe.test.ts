@@ -173,3 +173,35 @@ describe('ours: workers move from ahead to behind (qoeTargets)', () => {
     expect(schedule('ours', young).scaleIn).toEqual([]);
   });
 });
+
+describe('ours: a job whose metric reached its target shrinks to its minimum (onTargetMetric Shrink)', () => {
+  const reached = (reachedTarget: boolean): JobState => {
+    const j = onNode('M', 'node-1', 4);
+    return {
+      ...j,
+      spec: { ...j.spec, qoe: { tolerance: 0.1, adjustStep: 0.1, metric: { value: 0.9, onReached: 'Shrink' } } },
+      progress: { phase: 'Progressing', since: 0, ...(reachedTarget ? { targetReached: true } : {}) },
+    };
+  };
+
+  it('gives back every worker above the minimum, and does not grow again', () => {
+    const plan = schedule('ours', snapshot(paperTestbed(), [reached(true)], { now: NOW }));
+    expect(plan.scaleIn.map((s) => [s.job, s.forJob, describeReplicas(s.remove)])).toEqual([
+      ['M', 'M', ['Worker:1@node-1', 'Worker:2@node-1', 'Worker:3@node-1']],
+    ]);
+    expect(plan.scaleOut).toEqual([]);
+  });
+
+  it('not before the target is reached, and not under kod2', () => {
+    expect(schedule('ours', snapshot(paperTestbed(), [reached(false)], { now: NOW })).scaleIn).toEqual([]);
+    expect(schedule('kod2', snapshot(paperTestbed(), [reached(true)], { now: NOW })).scaleIn).toEqual([]);
+  });
+
+  it('a shrunk job (at its minimum) is not scaled out into idle capacity', () => {
+    const j = reached(true);
+    const atMin = { ...j, replicas: j.replicas.filter((r) => r.type !== 'Worker' || r.index === 0) };
+    const plan = schedule('ours', snapshot(paperTestbed(), [atMin], { now: NOW }));
+    expect(plan.scaleOut).toEqual([]);
+    expect(plan.scaleIn).toEqual([]);
+  });
+});

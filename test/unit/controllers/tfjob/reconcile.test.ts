@@ -617,3 +617,45 @@ describe('status.progress (ours)', () => {
     expect(r.status.progress).toBeUndefined();
   });
 });
+
+describe('spec.qoe.onTargetMetric: Stop (ours)', () => {
+  const job = (qoe: Record<string, unknown>) => {
+    const j = newTFJob(2, 1) as { spec: Record<string, unknown> };
+    return withStatus({ ...j, spec: { ...j.spec, qoe } }, { conditions: [{ type: 'Running', status: 'True' }] });
+  };
+  const running = [...pods('Worker', 2, 'Running'), ...pods('PS', 1, 'Running')];
+
+  it('ends the job Succeeded when its metric reached the target, and cleans up its running pods', () => {
+    const r = reconcileTFJob({
+      job: toTFJobEntry(job({ targetMetric: 0.9, onTargetMetric: 'Stop' })),
+      pods: running,
+      services: [],
+      now: at(60),
+      stopAtTarget: 'val_accuracy 0.91 reached the target 0.9',
+    });
+    const succeeded = r.status.conditions?.find((c) => c.type === 'Succeeded');
+    expect(succeeded).toMatchObject({ status: 'True', reason: 'TFJobSucceeded' });
+    expect(succeeded?.message).toBe(
+      'TFJob default/test-tfjob successfully completed: val_accuracy 0.91 reached the target 0.9 (spec.qoe.onTargetMetric: Stop).',
+    );
+    expect(r.status.completionTime).toBeDefined();
+    // cleanPodPolicy defaults to Running: every running pod goes.
+    expect(
+      deletedPods(r)
+        .map((a) => a.name)
+        .sort(),
+    ).toEqual(['test-tfjob-ps-0', 'test-tfjob-worker-0', 'test-tfjob-worker-1']);
+    expect(r.events.map((e) => e.reason)).toContain('TargetMetricReached');
+  });
+
+  it('without the signal the job runs on', () => {
+    const r = reconcileTFJob({
+      job: toTFJobEntry(job({ targetMetric: 0.9, onTargetMetric: 'Stop' })),
+      pods: running,
+      services: [],
+      now: at(60),
+    });
+    expect(r.status.conditions?.some((c) => c.type === 'Succeeded')).toBe(false);
+    expect(deletedPods(r)).toEqual([]);
+  });
+});

@@ -283,3 +283,33 @@ describe('ProgressLoop with performance targets', () => {
     expect(await loop.tick()).toBe(true);
   });
 });
+
+describe('ProgressLoop: spec.qoe.targetMetric', () => {
+  it('tells the scheduler and the controller once the smoothed metric reached the target, in its direction', async () => {
+    const reader = new FakeReader();
+    const jobs = [job('a', { qoe: { targetMetric: 0.9 } })];
+    const pods = new Map([['ns/a-worker-0', pod('a-worker-0', 'a')]]);
+    const loop = new ProgressLoop({
+      jobs: () => jobs,
+      pod: (ns, name) => pods.get(`${ns}/${name}`),
+      podsOf: () => [],
+      followAll: false,
+      reader,
+      event: () => undefined,
+      changed: () => undefined,
+      log: silentLogger(),
+      period: { initialMs: 30_000, maxMs: 120_000 },
+      now: () => T0,
+    });
+    reader.views.set('ns/a', view('Progressing', 0.85));
+    await loop.tick();
+    expect(loop.targetReachedOf('ns/a')).toBeUndefined();
+    expect(loop.phaseOf('ns/a')).toEqual({ phase: 'Progressing', since: T0 });
+    reader.views.set('ns/a', view('Progressing', 0.91));
+    expect(loop.targetReachedOf('ns/a')).toBe('accuracy 0.91 reached the target 0.9');
+    expect(loop.phaseOf('ns/a')).toEqual({ phase: 'Progressing', since: T0, targetReached: true });
+    // A loss goes the other way.
+    reader.views.set('ns/a', { ...view('Progressing', 0.95), name: 'loss', higherIsBetter: false });
+    expect(loop.targetReachedOf('ns/a')).toBeUndefined();
+  });
+});

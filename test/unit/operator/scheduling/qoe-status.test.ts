@@ -75,3 +75,29 @@ describe('QoeBook', () => {
     expect(book.update([job(3.05)], () => raw, T0 + 1000).events).toEqual([]);
   });
 });
+
+describe('QoeBook: a metric target alone', () => {
+  it('has no class, says whether the metric reached it, and tells a Shrink once', () => {
+    const book = new QoeBook();
+    const rawMetric: TFJob = { metadata: { name: 'a', namespace: 'ns' }, spec: { qoe: { targetMetric: 0.9 } } };
+    const j = (reached: boolean): JobState => ({
+      ...job(undefined),
+      spec: { ...job(undefined).spec, qoe: { tolerance: 0.1, adjustStep: 0.1, metric: { value: 0.9, onReached: 'Shrink' } } },
+      progress: { phase: 'Progressing', since: T0, ...(reached ? { targetReached: true } : {}) },
+    });
+    let u = book.update([j(false)], () => rawMetric, T0);
+    expect(book.statusOf('ns/a')).toEqual({
+      target: 'metric 0.9, then Shrink',
+      targetMetricReached: false,
+      message: 'training towards the metric target',
+    });
+    expect(u.counts).toEqual({ Ahead: 0, Satisfied: 0, Behind: 0, Unknown: 0 });
+    u = book.update([j(true)], () => rawMetric, T0 + 1000);
+    expect(book.statusOf('ns/a')).toMatchObject({ targetMetricReached: true });
+    expect(u.events.map((e) => e.reason)).toEqual(['TargetMetricReached']);
+    expect(u.changed).toEqual(['ns/a']);
+    u = book.update([j(true)], () => rawMetric, T0 + 2000);
+    expect(u.events).toEqual([]);
+    expect(u.changed).toEqual([]);
+  });
+});
