@@ -135,6 +135,16 @@ export function comparisonTable(scenarioRun: ScenarioRun, baseline: PolicyRun | 
     ['JCT p95 / tf-operator', (s) => times(vs(s)?.p95Jct)],
     ['JCT incl. unf. / tf-operator', (s) => times(vs(s)?.meanJctInclUnfinished)],
     ['makespan / tf-operator', (s) => times(vs(s)?.makespan)],
+    // Performance targets (docs/simulation-results.md §1c), when the scenario states any.
+    ...(runs.some((r) => r.summary.qoe !== null)
+      ? ([
+          ['targeted jobs met', (s) => percent(s.qoe?.jobsMetFraction)],
+          ['throughput target: time met', (s) => percent(s.qoe?.throughputMetFraction)],
+          ['throughput target: met running', (s) => percent(s.qoe?.throughputMetWhileRunning)],
+          ['deadlines met', (s) => (s.qoe === null ? '—' : `${s.qoe.deadlinesMet}/${s.qoe.deadlineJobs}`)],
+          ['JCT mean, no target', (s) => seconds(s.qoe?.untargetedMeanJct)],
+        ] satisfies [string, (s: Summary) => string][])
+      : []),
   ];
   const header = ['figure', ...runs.map((r) => r.policy)];
   const body = rows.map(([label, cell]) => [label, ...runs.map((r) => cell(r.summary))]);

@@ -19,7 +19,10 @@ const withTarget = (job: TestTFJob, qoe: Record<string, number>): TestTFJob => (
 const runningWorkers = async (ns: string, job: string) =>
   (await livePods(ns, job)).filter((p) => p.metadata?.name?.includes('-worker-') && p.status?.phase === 'Running').length;
 const qoe = async (ns: string, name: string) =>
-  ((await getTFJob(ns, name)).status as { qoe?: { class?: string; reachable?: boolean; message?: string } } | undefined)?.qoe;
+  (
+    (await getTFJob(ns, name)).status as
+      { qoe?: { class?: string; reachable?: boolean; targetMetricReached?: boolean; message?: string } } | undefined
+  )?.qoe;
 
 /** Plays the jobs' training: every half second each job's step grows by its running workers' rate. */
 class StepPrinter {
