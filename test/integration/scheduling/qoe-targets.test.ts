@@ -171,7 +171,9 @@ describe('metric targets (ours, spec.qoe.targetMetric)', () => {
   const report = (step: number, accuracy: number) =>
     `${PROGRESS_PREFIX} ${JSON.stringify({ step, metric: accuracy, name: 'val_accuracy', higherIsBetter: true })}`;
   /** From 0.5 to twelve reports of 0.95: the smoothed metric passes 0.9. */
-  const reachTarget = (log: PodLog) => log.write([report(100, 0.5), ...Array.from({ length: 12 }, (_, i) => report(200 + i * 100, 0.95))]);
+  const reachTarget = (log: PodLog) => {
+    log.write([report(100, 0.5), ...Array.from({ length: 12 }, (_, i) => report(200 + i * 100, 0.95))]);
+  };
 
   it('Shrink: the job goes down to its minimum once its metric reaches the target; Stop: the job ends Succeeded', async () => {
     await createTFJob(
