@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { readSchedulerConfig, corePass } from '../src/simulator/core.ts';
 import { lowerBounds } from '../src/simulator/bounds.ts';
 import { simulatePolicy } from '../src/simulator/run.ts';
-import { summarize } from '../src/simulator/figures.ts';
+import { summarize, type Summary } from '../src/simulator/figures.ts';
 import type { PolicyName } from '../src/scheduler/types.ts';
 import { isPolicyName } from '../src/scheduler/index.ts';
 import { cliArgs } from './lib/args.ts';
@@ -68,6 +68,8 @@ interface Row {
   readonly unfinished: number;
   readonly preemptedWorkers: number;
   readonly scaleOuts: number;
+  /** Performance-target figures (scenarios with `targets`; docs/simulation-results.md §1c). */
+  readonly qoe: Summary['qoe'];
 }
 
 const rows: Row[] = [];
@@ -97,6 +99,7 @@ for (const name of scenarios) {
         unfinished: s.unfinished,
         preemptedWorkers: s.preemptedWorkers,
         scaleOuts: s.scaleOuts,
+        qoe: s.qoe,
       };
       rows.push(row);
       cells.push(`${fmt(row.meanJctInclUnfinished)}/${fmt(row.p95Jct)}/${row.unfinished}`.padStart(20));
