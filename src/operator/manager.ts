@@ -138,6 +138,7 @@ export class Operator {
           registry: this.registry,
           metrics,
           recorder: this.#recorder,
+          creates: expectations,
           ...(this.#progress === undefined ? {} : { progress: this.#progress }),
         });
     const tfjobController = new TFJobController({

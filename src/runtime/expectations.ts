@@ -68,6 +68,14 @@ export class Expectations {
     return this.#now() - e.setAt > this.#ttlMs;
   }
 
+  /** Whether a create whose name starts with `prefix` (e.g. `pod/`) is outstanding and not expired. */
+  creatingAny(key: string, prefix: string): boolean {
+    const e = this.#byKey.get(key);
+    if (e === undefined || this.#now() - e.setAt > this.#ttlMs) return false;
+    for (const n of e.pendingAdds) if (n.startsWith(prefix)) return true;
+    return false;
+  }
+
   pending(key: string): { adds: readonly string[]; dels: readonly string[] } {
     const e = this.#byKey.get(key);
     return { adds: [...(e?.pendingAdds ?? [])], dels: [...(e?.pendingDels ?? [])] };

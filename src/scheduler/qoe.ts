@@ -22,6 +22,8 @@ export interface QoeReading {
   readonly gap: number | undefined;
   /** Why the target cannot be met (deadline passed; too slow even at maximum workers); absent while it may be. */
   readonly unreachable?: string;
+  /** Why, as a machine-readable reason: `DeadlinePassed` or `TooSlowAtMaxWorkers`. */
+  readonly unreachableReason?: 'DeadlinePassed' | 'TooSlowAtMaxWorkers';
 }
 
 /** Live workers of a running job (what a rate is measured with). */
@@ -59,6 +61,7 @@ export function readQoe(job: JobState, now: number): QoeReading | undefined {
         measured: current?.stepsPerSecond,
         gap: undefined,
         unreachable: `the deadline passed with ${Math.ceil(left)} of ${target.deadline.totalSteps} steps to go`,
+        unreachableReason: 'DeadlinePassed',
       };
     }
     required = left / secondsLeft;
@@ -81,7 +84,13 @@ export function readQoe(job: JobState, now: number): QoeReading | undefined {
           : `${max} workers at the measured ${rate(measured / workers)} per worker would run at most ${rate(atMax)}, below the ${rate(required)} it needs`;
     }
   }
-  return { class: cls, required, measured, gap, ...(unreachable === undefined ? {} : { unreachable }) };
+  return {
+    class: cls,
+    required,
+    measured,
+    gap,
+    ...(unreachable === undefined ? {} : { unreachable, unreachableReason: 'TooSlowAtMaxWorkers' as const }),
+  };
 }
 
 /** Workers a Behind job needs to reach its required rate, assuming linear scaling (at least 1). */

@@ -114,6 +114,9 @@ interface PodRecord {
   readonly usesNode: boolean;
   /** A live replica: not terminating, not terminated. */
   readonly replicaKey: string | undefined;
+  /** For reports: creation time (HH:MM:SS) and phase. */
+  readonly created: string;
+  readonly phase: string;
 }
 
 /** Pod-name history for judging service deletions (a scale-in removes the pod, then its service). */
@@ -351,6 +354,8 @@ export class InvariantState {
         node: pod.spec?.nodeName,
         requests: podSpecRequests(pod.spec),
         usesNode: pod.spec?.nodeName !== undefined && !TERMINATED.has(phase),
+        created: String(pod.metadata?.creationTimestamp ?? '').replace(/^.*T(\d\d:\d\d:\d\d).*$/, '$1'),
+        phase,
         replicaKey:
           live && job !== undefined
             ? `${job}/${pod.metadata?.labels?.[LABEL_REPLICA_TYPE] ?? ''}/${pod.metadata?.labels?.[LABEL_REPLICA_INDEX] ?? ''}`
@@ -569,7 +574,7 @@ export class InvariantState {
       if (p.node !== node || !p.usesNode) continue;
       used.pods = (used.pods ?? 0) + 1;
       for (const [k, v] of Object.entries(p.requests)) used[k] = (used[k] ?? 0) + v;
-      on.push(`${name}@${p.rv}${p.terminating ? '(terminating)' : ''}`);
+      on.push(`${name}@${p.rv}[${p.phase} ${p.created}]${p.terminating ? '(terminating)' : ''}`);
     }
     const over = Object.entries(used).filter(([k, v]) => v > 0 && v > (allocatable[k] ?? 0));
     if (over.length === 0) return;

@@ -331,6 +331,25 @@ export const QOE_STATUS_SCHEMA: Json = {
     },
     targetMetricReached: { type: 'boolean', description: 'With targetMetric: whether the metric the job reports has reached it.' },
     message: { type: 'string', description: 'Why, in words.' },
+    conditions: {
+      type: 'array',
+      description:
+        'TargetReachable: True, or False with reason DeadlinePassed or TooSlowAtMaxWorkers. Kept here, not in status.conditions, whose last entry clients read as the job state.',
+      items: {
+        type: 'object',
+        required: ['type', 'status'],
+        properties: {
+          type: { type: 'string' },
+          status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
+          reason: { type: 'string' },
+          message: { type: 'string' },
+          lastUpdateTime: { type: 'string', format: 'date-time' },
+          lastTransitionTime: { type: 'string', format: 'date-time' },
+        },
+      },
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['type'],
+    },
   },
 };
 

@@ -175,6 +175,12 @@ export const QoeStatusSchema = z.object({
   /** With targetMetric: whether the job's metric has reached it. */
   targetMetricReached: opt(z.boolean()),
   message: opt(z.string()),
+  /**
+   * `TargetReachable` (True/False, reason `Reachable`, `DeadlinePassed` or `TooSlowAtMaxWorkers`).
+   * Here, not in `status.conditions`: tf-operator's State column and the Kubeflow SDK read the last
+   * entry of those as the job's state.
+   */
+  conditions: opt(z.array(JobConditionSchema)),
 });
 
 export const JobStatusSchema = z.looseObject({

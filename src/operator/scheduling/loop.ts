@@ -18,6 +18,7 @@ import type { QoeStatus } from '../../api/v1/schema.ts';
 import type { SchedulingInput } from '../../controllers/tfjob/index.ts';
 import type { JobProgress, PlacingPolicyName, SchedulerConfig, StepRate } from '../../scheduler/index.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
+import type { Expectations } from '../../runtime/expectations.ts';
 import type { KubeClients } from '../../runtime/kube-client.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { RuntimeMetrics } from '../../runtime/metrics.ts';
@@ -79,6 +80,8 @@ export interface SchedulingLoopDeps {
   readonly recorder: EventRecorder;
   /** Replaces the API-backed pod removal (unit tests). */
   readonly remover?: PodRemover;
+  /** The TFJob controller's expectations: which jobs have pod creates in flight. */
+  readonly creates?: Pick<Expectations, 'creatingAny'>;
   /** Training phases and step rates read from the jobs' logs; absent: none. */
   readonly progress?: { phaseOf(key: string): JobProgress | undefined; stepRateOf(key: string): StepRate | undefined };
 }
@@ -210,6 +213,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       nodeLost: (node, now) => this.#nodeHealth.lost(node, node === undefined || nodes.get(node) !== undefined, now),
       progressOf: (key) => this.#deps.progress?.phaseOf(key),
       stepRateOf: (key) => this.#deps.progress?.stepRateOf(key),
+      podCreatesInFlight: (key) => this.#deps.creates?.creatingAny(key, 'pod/') ?? false,
     };
   }
 

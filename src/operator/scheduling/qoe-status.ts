@@ -4,10 +4,11 @@
 // (|S|, |G|, |B| and seconds out of target per job). No I/O: the loop records the events, enqueues
 // the jobs whose status changed and sets the metrics.
 import { describeQoeTarget } from '../../api/v1/qoe.ts';
-import type { QoeStatus, TFJob } from '../../api/v1/schema.ts';
+import type { JobCondition, QoeStatus, TFJob } from '../../api/v1/schema.ts';
 import { readQoe, type QoeClass, type QoeReading } from '../../scheduler/qoe.ts';
 import type { JobState } from '../../scheduler/types.ts';
 
+export const CONDITION_TARGET_REACHABLE = 'TargetReachable';
 export const EVENT_TARGET_MET = 'TargetMet';
 export const EVENT_TARGET_AHEAD = 'TargetAhead';
 export const EVENT_TARGET_BEHIND = 'TargetBehind';
@@ -65,6 +66,18 @@ function explain(reading: QoeReading): string {
     case 'Behind':
       return `runs ${rate(reading.measured)}, behind the ${rate(reading.required)} needed: first to receive workers`;
   }
+}
+
+/** The `TargetReachable` condition; its transition time moves only when its status does. */
+function reachableCondition(reading: QoeReading, prev: JobCondition | undefined, now: number): JobCondition {
+  const status = reading.unreachable === undefined ? 'True' : 'False';
+  return {
+    type: CONDITION_TARGET_REACHABLE,
+    status,
+    reason: reading.unreachableReason ?? 'Reachable',
+    message: reading.unreachable ?? 'the target can be met with the workers the job may have',
+    lastTransitionTime: prev !== undefined && prev.status === status ? (prev.lastTransitionTime ?? time(now)) : time(now),
+  };
 }
 
 export class QoeBook {
@@ -134,6 +147,7 @@ export class QoeBook {
         reachable,
         ...(metricReached === undefined ? {} : { targetMetricReached: metricReached }),
         message,
+        conditions: [reachableCondition(reading, prev?.status.conditions?.[0], now)],
       };
       counts[reading.class] += 1;
       if (prev !== undefined && prev.status.class === 'Behind') behindSeconds.set(key, Math.max(0, now - prev.at) / 1000);

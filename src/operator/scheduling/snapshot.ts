@@ -52,6 +52,8 @@ export interface SnapshotSources {
   progressOf(jobKey: string): JobProgress | undefined;
   /** The job's measured step rate (jobs with a performance target); undefined: not measured yet. */
   stepRateOf(jobKey: string): StepRate | undefined;
+  /** Whether the TFJob controller has pod creates for the job in flight (sent, not yet seen or failed). */
+  podCreatesInFlight(jobKey: string): boolean;
 }
 
 export interface SnapshotOptions extends ElasticOptions {
@@ -225,10 +227,16 @@ function jobFacts(
   // waited for a victim or a busy API): the job is then missing them, and they are placed again.
   const constraints = new Map(spec.fixed.map((g) => [g.type, g.constraints]));
   if (spec.workers !== undefined) constraints.set('Worker', spec.workers.constraints);
+  // While the controller's creates for this job are in flight, a placement it was handed may still
+  // become a pod on its node whatever changed since (a slow API, a cordon meanwhile): its room stays
+  // taken until the create is seen or has failed, or another pod could be placed into it.
+  const creating = sources.podCreatesInFlight(key);
   const stillFits = (p: Pending, type: string | undefined): boolean => {
     const node = nodesByName.get(p.node);
+    if (node === undefined) return false;
+    if (creating) return true;
     const c = type === undefined ? undefined : constraints.get(type);
-    return pendingAlive(p, now) && node !== undefined && c !== undefined && isNodeFeasible(node, c);
+    return pendingAlive(p, now) && c !== undefined && isNodeFeasible(node, c);
   };
   const settledNames: string[] = [];
   const pendingByName = new Map<string, Pending>();

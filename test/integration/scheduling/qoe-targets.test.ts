@@ -21,7 +21,7 @@ const runningWorkers = async (ns: string, job: string) =>
 const qoe = async (ns: string, name: string) =>
   (
     (await getTFJob(ns, name)).status as
-      { qoe?: { class?: string; reachable?: boolean; targetMetricReached?: boolean; message?: string } } | undefined
+      { qoe?: { class?: string; reachable?: boolean; targetMetricReached?: boolean; message?: string; conditions?: unknown[] } } | undefined
   )?.qoe;
 
 /** Plays the jobs' training: every half second each job's step grows by its running workers' rate. */
@@ -132,6 +132,9 @@ describe('performance targets (ours, spec.qoe)', () => {
     // greedy cannot reach 1000 steps/s with its one worker: said so, and nothing was moved to it.
     expect(await qoe(ns, 'greedy')).toMatchObject({ class: 'Behind', reachable: false });
     expect((await qoe(ns, 'greedy'))?.message).toContain('at its maximum of 1 workers');
+    expect((await qoe(ns, 'greedy'))?.conditions).toEqual([
+      expect.objectContaining({ type: 'TargetReachable', status: 'False', reason: 'TooSlowAtMaxWorkers' }) as unknown,
+    ]);
     const greedyEvents = await waitForJobEvents(
       ns,
       'greedy',

@@ -114,6 +114,8 @@ export function sources(opts: {
   lost?: Readonly<Record<string, NodeLoss>>;
   progress?: Readonly<Record<string, JobProgress>>;
   stepRates?: Readonly<Record<string, StepRate>>;
+  /** Jobs whose pod creates are in flight. */
+  creating?: readonly string[];
 }): SnapshotSources {
   const owned = opts.pods ?? [];
   return {
@@ -125,6 +127,7 @@ export function sources(opts: {
     nodeLost: (n) => (n === undefined ? undefined : opts.lost?.[n]),
     progressOf: (key) => opts.progress?.[key],
     stepRateOf: (key) => opts.stepRates?.[key],
+    podCreatesInFlight: (key) => opts.creating?.includes(key) ?? false,
   };
 }
 

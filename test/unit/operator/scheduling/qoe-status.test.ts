@@ -72,7 +72,23 @@ describe('QoeBook', () => {
       reachable: false,
       message: expect.stringContaining('cannot meet the target') as unknown,
     });
+    expect(book.statusOf('ns/a')?.conditions).toEqual([
+      {
+        type: 'TargetReachable',
+        status: 'False',
+        reason: 'TooSlowAtMaxWorkers',
+        message: expect.stringContaining('4 workers at the measured 1.5 steps/s per worker would run at most 6 steps/s') as unknown,
+        lastTransitionTime: '2026-11-25T12:00:00Z',
+      },
+    ]);
     expect(book.update([job(3.05)], () => raw, T0 + 1000).events).toEqual([]);
+    // Reachable again (faster per worker): the condition turns True, with a new transition time.
+    book.update([job(9)], () => raw, T0 + 5000);
+    expect(book.statusOf('ns/a')?.conditions?.[0]).toMatchObject({
+      status: 'True',
+      reason: 'Reachable',
+      lastTransitionTime: '2026-11-25T12:00:05Z',
+    });
   });
 });
 

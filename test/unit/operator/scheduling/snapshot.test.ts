@@ -162,6 +162,32 @@ describe('snapshot stage', () => {
     expect(s.facts[0]!.missing.map((m) => m.name)).toEqual(['a-worker-0', 'a-worker-1']);
   });
 
+  it('keeps every placement of a job whose pod creates are in flight, even on a node cordoned or expired since (not on a node gone)', () => {
+    const book = new DecisionBook();
+    const d = book.ensure(`${NS}/a`, { metadata: { name: 'a' } }, [], T0);
+    d.admitted = true;
+    d.pendingByName.set('a-ps-0', { node: 'ok', since: T0 - PENDING_TTL_MS });
+    d.pendingWorkers = [
+      { node: 'gone', since: T0 },
+      { node: 'cordoned', since: T0 },
+    ];
+    const cordoned = { ...node('cordoned'), spec: { unschedulable: true } };
+    const nodes = [node('ok'), cordoned];
+    const take = (creating: readonly string[]) =>
+      takeSnapshot(sources({ tfjobs: [tfjob('a', { status: running })], nodes, creating }), book, new JobShapes(), OPTIONS, T0 + 1);
+    const inFlight = take([`${NS}/a`]);
+    expect(inFlight.upkeep.settled.get(`${NS}/a`)?.names ?? []).toEqual([]);
+    expect(inFlight.upkeep.settled.get(`${NS}/a`)?.workersAlive).toEqual([{ node: 'cordoned', since: T0 }]);
+    expect(inFlight.facts[0]!.state.replicas.map((r) => `${r.type}-${r.index}@${r.node ?? ''}`).sort()).toEqual([
+      'PS-0@ok',
+      'Worker-0@cordoned',
+    ]);
+    // Once the creates are seen or failed, the usual rules apply again.
+    const after = take([]);
+    expect([...(after.upkeep.settled.get(`${NS}/a`)?.names ?? [])]).toEqual(['a-ps-0']);
+    expect(after.upkeep.settled.get(`${NS}/a`)?.workersAlive).toEqual([]);
+  });
+
   it('leaves suspended, finished and invalid jobs out of the core input', () => {
     const finished = tfjob('done', { status: { conditions: [{ type: 'Succeeded', status: 'True' }] } });
     const invalid = toTFJobEntry({ ...tfjobObject('bad'), spec: { tfReplicaSpecs: { Worker: { replicas: -3 } } } });
