@@ -72,6 +72,19 @@ describe('scenario files', () => {
     expect(message).toMatch(/Unrecognized key.*bogus/);
   });
 
+  it('names bad performance targets: fraction, kind, an inverted range, α', () => {
+    const file = write(
+      'bad-targets.yaml',
+      `extends: ${BASE}\nname: x\nbatchSize: 32\n` +
+        `targets: { fraction: 0, kind: speed, throughputFactor: [0.8, 0.3], tolerance: 1 }\n`,
+    );
+    const message = errorOf(file);
+    expect(message).toContain('field "targets.fraction"');
+    expect(message).toContain('field "targets.kind"');
+    expect(message).toContain('field "targets.throughputFactor"');
+    expect(message).toContain('field "targets.tolerance"');
+  });
+
   it('names an unknown kind and a missing extends target', () => {
     expect(errorOf(write('kind.yaml', 'kind: slurm\nname: x\n'))).toContain('field "kind"');
     expect(errorOf(write('ext.yaml', 'extends: nowhere.yaml\nname: x\n'))).toContain('field "extends"');
