@@ -75,8 +75,7 @@ describe('scenario files', () => {
   it('names bad performance targets: fraction, kind, an inverted range, α', () => {
     const file = write(
       'bad-targets.yaml',
-      `extends: ${BASE}\nname: x\nbatchSize: 32\n` +
-        `targets: { fraction: 0, kind: speed, throughputFactor: [0.8, 0.3], tolerance: 1 }\n`,
+      `extends: ${BASE}\nname: x\nbatchSize: 32\n` + `targets: { fraction: 0, kind: speed, throughputFactor: [0.8, 0.3], tolerance: 1 }\n`,
     );
     const message = errorOf(file);
     expect(message).toContain('field "targets.fraction"');
