@@ -15,8 +15,6 @@ export interface PeriodState {
   readonly periodMs: number;
   /** The jobs of the last round, sorted: FlowCon compares counts, a set also catches one-in-one-out. */
   readonly jobs: readonly string[];
-  /** Jobs meeting their performance target in the last round (DQoES Algorithm 2's Q_S = |S|). */
-  readonly satisfied?: number;
 }
 
 export interface PeriodRound {
@@ -27,8 +25,6 @@ export interface PeriodRound {
    * information is not).
    */
   readonly allConverged: boolean;
-  /** Jobs meeting their performance target now; fewer than last round resets the period (DQoES). */
-  readonly satisfied?: number;
 }
 
 function sameJobs(a: readonly string[], b: readonly string[]): boolean {
@@ -38,17 +34,10 @@ function sameJobs(a: readonly string[], b: readonly string[]): boolean {
 /** The period until the next round, given the previous state and what this round saw. */
 export function nextPeriod(prev: PeriodState | undefined, round: PeriodRound, config: PeriodConfig = DEFAULT_PERIOD_CONFIG): PeriodState {
   const jobs = [...new Set(round.jobs)].sort();
-  const state = (periodMs: number): PeriodState => ({
-    periodMs,
-    jobs,
-    ...(round.satisfied === undefined ? {} : { satisfied: round.satisfied }),
-  });
-  if (prev === undefined || !sameJobs(prev.jobs, jobs)) return state(config.initialMs);
-  // DQoES Algorithm 2: a job dropping out of its target (|S| falls) breaks the stable state.
-  if (round.satisfied !== undefined && prev.satisfied !== undefined && round.satisfied < prev.satisfied) return state(config.initialMs);
+  if (prev === undefined || !sameJobs(prev.jobs, jobs)) return { periodMs: config.initialMs, jobs };
   // No jobs: nothing to read, and the next job's arrival resets anyway; do not back off on a vacuous "all".
-  if (jobs.length === 0 || !round.allConverged) return state(config.initialMs);
-  return state(Math.min(config.maxMs, prev.periodMs * 2));
+  if (jobs.length === 0 || !round.allConverged) return { periodMs: config.initialMs, jobs };
+  return { periodMs: Math.min(config.maxMs, prev.periodMs * 2), jobs };
 }
 
 /**

@@ -79,6 +79,30 @@ export interface RunningJob {
   readonly admittedThisPass: boolean;
 }
 
+/** Takes `removed` away from the job's workers for the rest of the pass (scale-in of any kind). */
+export function removeWorkers(job: RunningJob, removed: readonly LiveReplica[]): void {
+  const gone = new Set(removed);
+  job.workers = job.workers.filter((w) => !gone.has(w));
+  for (const w of removed) job.removedIndices.add(w.index);
+  job.scaledInThisPass = true;
+}
+
+/**
+ * New workers of `type` on `nodes` (node indices), at the lowest indices neither in use nor removed
+ * in this pass (their pods are still being deleted), added to the job; returns them.
+ */
+export function addWorkers(job: RunningJob, type: string, nodes: readonly number[], now: number): LiveReplica[] {
+  const taken = new Set<number>(job.workers.map((w) => w.index));
+  for (const i of job.removedIndices) taken.add(i);
+  const added: LiveReplica[] = [];
+  for (let i = 0; added.length < nodes.length; i++) {
+    if (!taken.has(i)) added.push({ type, index: i, node: nodes[added.length]!, createdAt: now });
+  }
+  job.workers = [...job.workers, ...added].sort((a, b) => a.index - b.index);
+  for (const w of added) job.grownIndices.add(w.index);
+  return added;
+}
+
 export interface PassModel {
   readonly now: number;
   readonly config: SchedulerConfig;

@@ -23,14 +23,14 @@
 // until re-measured: that is the feedback loop's period (DQoES re-reads every interval).
 
 import type { ClusterState } from './cluster-state.ts';
-import type { LiveReplica, RunningJob } from './job-model.ts';
+import { addWorkers, removeWorkers, type LiveReplica, type RunningJob } from './job-model.ts';
 import { readQoe, workersToMeet, workersToSpare, type QoeReading } from './qoe.ts';
-import { kneeLimit, lowestFreeIndices, scaleOut, type ScaleOutOptions } from './scale-out.ts';
+import { kneeLimit, scaleOut, type ScaleOutOptions } from './scale-out.ts';
 
 export interface RebalanceOptions {
   readonly now: number;
   readonly cooldownMs: number | undefined;
-  /** Scale-out options for the receivers' growth into idle capacity (knee off: the target decides). */
+  /** Scale-out options for the receivers' growth into idle capacity (their need, capped below, is the limit). */
   readonly scaleOut: Omit<ScaleOutOptions, 'kneeMinMarginalGain' | 'limitFor'>;
   /** Whether the job may grow at all this pass (a starving job's room is kept for it). */
   readonly mayGrow: (job: RunningJob) => boolean;
@@ -100,7 +100,7 @@ export function rebalanceForTargets(
       if (donor.job.priority > r.job.priority) continue;
       const dg = donor.job.workers!;
       const taken: LiveReplica[] = [];
-      const placed: LiveReplica[] = [];
+      const placedOn: number[] = [];
       const candidates = donor.workers
         .filter(
           (w) =>
@@ -120,21 +120,14 @@ export function rebalanceForTargets(
         }
         state.adjust(n, wg.vec, -1);
         taken.push(w);
-        placed.push({ type: wg.type, index: -1, node: n, createdAt: opts.now });
+        placedOn.push(n);
         budget.set(donor, budget.get(donor)! - 1);
         left--;
       }
       if (taken.length === 0) continue;
-      const gone = new Set(taken);
-      donor.workers = donor.workers.filter((w) => !gone.has(w));
-      for (const w of taken) donor.removedIndices.add(w.index);
-      donor.scaledInThisPass = true;
+      removeWorkers(donor, taken);
       effects.donate(donor, taken, r);
-      const indices = lowestFreeIndices(r, placed.length);
-      const added = placed.map((p, i) => ({ ...p, index: indices[i]! }));
-      r.workers = [...r.workers, ...added].sort((a, b) => a.index - b.index);
-      for (const w of added) r.grownIndices.add(w.index);
-      effects.grow(r, added);
+      effects.grow(r, addWorkers(r, wg.type, placedOn, opts.now));
     }
   }
 }
@@ -160,10 +153,7 @@ export function shrinkAtTargets(
     const removed = removable.slice(0, Math.max(0, r.workers.length - wg.min));
     if (removed.length === 0) continue;
     for (const w of removed) if (w.node >= 0) state.adjust(w.node, wg.vec, 1);
-    const gone = new Set(removed);
-    r.workers = r.workers.filter((w) => !gone.has(w));
-    for (const w of removed) r.removedIndices.add(w.index);
-    r.scaledInThisPass = true;
+    removeWorkers(r, removed);
     shrink(r, removed);
   }
 }

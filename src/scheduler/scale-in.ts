@@ -19,7 +19,7 @@
 // that j's placement turned out not to need are put back.
 
 import type { ClusterState } from './cluster-state.ts';
-import type { CompiledJob, LiveReplica, RunningJob } from './job-model.ts';
+import { removeWorkers, type CompiledJob, type LiveReplica, type RunningJob } from './job-model.ts';
 import { commitPlacement, findPlacement, minimumItems } from './placement.ts';
 import type { Placement, PlacementItem } from './placement.ts';
 
@@ -172,10 +172,7 @@ export function scaleInFor(
     list.push(e.worker);
   }
   const removals = [...byVictim].map(([victim, workers]) => {
-    const gone = new Set(workers);
-    victim.workers = victim.workers.filter((w) => !gone.has(w));
-    for (const w of workers) victim.removedIndices.add(w.index);
-    victim.scaledInThisPass = true;
+    removeWorkers(victim, workers);
     return { victim, workers };
   });
   return { ok: true, removals, items, placement };

@@ -17,7 +17,7 @@
 // pod and service are still being deleted).
 
 import type { ClusterState } from './cluster-state.ts';
-import type { LiveReplica, RunningJob } from './job-model.ts';
+import { addWorkers, type LiveReplica, type RunningJob } from './job-model.ts';
 
 export interface ScaleOutOptions {
   readonly psNodesFirst: boolean;
@@ -63,15 +63,6 @@ function lastScoring(order: Int32Array, score: Float64Array, size: number): numb
     else hi = mid;
   }
   return lo - 1;
-}
-
-/** The `how` lowest worker indices neither in use nor removed in this pass. */
-export function lowestFreeIndices(job: RunningJob, how: number): number[] {
-  const taken = new Set<number>(job.workers.map((w) => w.index));
-  for (const i of job.removedIndices) taken.add(i);
-  const out: number[] = [];
-  for (let i = 0; out.length < how; i++) if (!taken.has(i)) out.push(i);
-  return out;
 }
 
 /**
@@ -152,10 +143,6 @@ export function scaleOut(
       noRoom.add(wg.shapeKey);
       continue;
     }
-    const indices = lowestFreeIndices(job, placedOn.length);
-    const added: LiveReplica[] = placedOn.map((node, i) => ({ type: wg.type, index: indices[i]!, node, createdAt: now }));
-    job.workers = [...job.workers, ...added].sort((a, b) => a.index - b.index);
-    for (const w of added) job.grownIndices.add(w.index);
-    onGrow(job, added);
+    onGrow(job, addWorkers(job, wg.type, placedOn, now));
   }
 }

@@ -209,14 +209,17 @@ export class ProgressLoop {
       return false;
     }
     this.#publish(entries, report);
-    // Quiet: nothing to learn soon. A job with a target is quiet while it meets it (DQoES), one
-    // without while it has converged (FlowCon); |S| falling starts over at the first period.
-    const classOf = (k: string) => this.#deps.qoeClassOf?.(k);
-    const targeted = new Set(signatures.filter((sig) => sig.includes('#')).map((sig) => sig.slice(0, sig.indexOf('#'))));
-    const quiet = (k: string) => (targeted.has(k) ? classOf(k) === 'Satisfied' : this.#deps.reader.view(k)?.phase === 'Converged');
+    // Quiet: nothing to learn soon. A job with a rate target is quiet while it meets it (DQoES
+    // Algorithm 2: a job dropping out of its target, |S| falling, is then not quiet and the period
+    // starts over), any other while it has converged (FlowCon).
+    const quiet = (k: string): boolean => {
+      const entry = entries.get(k);
+      const q = entry?.ok === true ? entry.job.spec?.qoe : undefined;
+      const rateTarget = q !== undefined && (q.stepsPerSecond ?? q.secondsPerStep ?? q.deadline ?? q.deadlineSeconds) !== undefined;
+      return rateTarget ? this.#deps.qoeClassOf?.(k) === 'Satisfied' : this.#deps.reader.view(k)?.phase === 'Converged';
+    };
     const allConverged = keys.length > 0 && keys.every(quiet);
-    const satisfied = keys.filter((k) => classOf(k) === 'Satisfied').length;
-    this.#period = nextPeriod(this.#period, { jobs: signatures, allConverged, satisfied }, this.#deps.period ?? DEFAULT_PERIOD_CONFIG);
+    this.#period = nextPeriod(this.#period, { jobs: signatures, allConverged }, this.#deps.period ?? DEFAULT_PERIOD_CONFIG);
     return true;
   }
 

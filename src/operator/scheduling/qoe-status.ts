@@ -104,9 +104,9 @@ export class QoeBook {
       const resolved = job.spec.qoe;
       if (spec === undefined || resolved === undefined) continue;
       seen.add(key);
-      const prevEntry = this.#jobs.get(key);
+      const prev = this.#jobs.get(key);
       const metricReached = resolved.metric === undefined ? undefined : job.progress?.targetReached === true;
-      if (metricReached === true && prevEntry?.status.targetMetricReached !== true && resolved.metric?.onReached === 'Shrink') {
+      if (metricReached === true && prev?.status.targetMetricReached !== true && resolved.metric?.onReached === 'Shrink') {
         events.push({
           key,
           type: 'Normal',
@@ -126,7 +126,7 @@ export class QoeBook {
                 ? 'training towards the metric target'
                 : 'waiting in the queue',
         };
-        const rewrite = prevEntry === undefined || JSON.stringify(prevEntry.status) !== JSON.stringify(status);
+        const rewrite = prev === undefined || JSON.stringify(prev.status) !== JSON.stringify(status);
         this.#jobs.set(key, { status, reachable: true, at: now });
         if (rewrite) changed.push(key);
         continue;
@@ -135,7 +135,6 @@ export class QoeBook {
         job.phase === 'running'
           ? (readQoe(job, now) ?? { class: 'Unknown', required: undefined, measured: undefined, gap: undefined })
           : { class: 'Unknown', required: undefined, measured: undefined, gap: undefined };
-      const prev = this.#jobs.get(key);
       const reachable = reading.unreachable === undefined;
       const message = job.phase === 'running' ? explain(reading) : 'waiting in the queue: no steps yet';
       const status: QoeStatus = {
