@@ -44,7 +44,9 @@ export type WaitOutcome =
    * Ordered baselines (tiresias, the oracles): its gang fits neither the free room nor the room of
    * the running jobs ordered after it; `order` names the order.
    */
-  | { readonly kind: 'ordered-blocked'; readonly failure: PlacementFailure; readonly order: string };
+  | { readonly kind: 'ordered-blocked'; readonly failure: PlacementFailure; readonly order: string }
+  /** Its queue cannot take it: no quota left, an unknown queue, or a reason decided outside the core (`JobSpec.inadmissible`). */
+  | { readonly kind: 'quota'; readonly why: string };
 
 export function formatWeight(w: number): string {
   if (w === 1 || w === 0) return String(w);
@@ -170,6 +172,8 @@ export function explainWaiting(job: CompiledJob, outcome: WaitOutcome, ctx: Expl
       return `${needs} (all replicas at maximum size, at once); waiting behind ${outcome.head.key} in strict FIFO order`;
     case 'ordered-blocked':
       return `${needs} (all replicas at maximum size, at once); ${describeFailure(ctx.state, outcome.failure)}, even with every job after it in ${outcome.order} order suspended`;
+    case 'quota':
+      return `${starving}${needs}; ${outcome.why}`;
   }
 }
 

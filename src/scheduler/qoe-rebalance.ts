@@ -36,6 +36,14 @@ export interface RebalanceOptions {
   readonly mayGrow: (job: RunningJob) => boolean;
   /** The scaling knee while jobs wait (as plain scale-out): a target is not met with workers that barely pay. */
   readonly kneeMinMarginalGain: number | undefined;
+  /**
+   * Queues with quotas (queue-gate.ts): how far a receiver may grow into idle capacity, and whether
+   * a donor's worker may become a receiver's (same queue, and the swap fits its quota). Absent: no quotas.
+   */
+  readonly quota?: {
+    readonly limitFor: (job: RunningJob, limit: number) => number;
+    readonly mayDonate: (donor: RunningJob, receiver: RunningJob) => boolean;
+  };
 }
 
 export interface RebalanceEffects {
@@ -91,13 +99,14 @@ export function rebalanceForTargets(
 
   for (const { r, need } of receivers) {
     const before = r.workers.length;
-    scaleOut(state, [r], opts.now, { ...opts.scaleOut, kneeMinMarginalGain: undefined, limitFor: () => before + need }, effects.grow);
+    const limitFor = (job: RunningJob): number => (opts.quota === undefined ? before + need : opts.quota.limitFor(job, before + need));
+    scaleOut(state, [r], opts.now, { ...opts.scaleOut, kneeMinMarginalGain: undefined, limitFor }, effects.grow);
     let left = need - (r.workers.length - before);
     const wg = r.job.workers!;
     const feasible = state.masks.get(wg.maskId).feasible;
     for (const donor of donors) {
       if (left <= 0) break;
-      if (donor.job.priority > r.job.priority) continue;
+      if (donor.job.priority > r.job.priority || opts.quota?.mayDonate(donor, r) === false) continue;
       const dg = donor.job.workers!;
       const taken: LiveReplica[] = [];
       const placedOn: number[] = [];

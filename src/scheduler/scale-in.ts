@@ -22,6 +22,7 @@ import type { ClusterState } from './cluster-state.ts';
 import { removeWorkers, type CompiledJob, type LiveReplica, type RunningJob } from './job-model.ts';
 import { commitPlacement, findPlacement, minimumItems } from './placement.ts';
 import type { Placement, PlacementItem } from './placement.ts';
+import type { Resources } from './types.ts';
 
 export interface ScaleInOptions {
   /** Cool-down (ms) protecting young workers from same-class preemption; undefined: none. */
@@ -33,6 +34,17 @@ export interface ScaleInOptions {
    * (`preemptOnlyForGain`): then the victim keeps it and every worker below it. Undefined: none is.
    */
   readonly keepsWorker?: (victim: RunningJob, workers: number) => boolean;
+  /**
+   * Queues with quotas: whether the workers removed so far free enough of j's queue's quota; j is
+   * admitted only once its placement fits and this holds. Undefined: no quotas.
+   */
+  readonly enoughFreed?: (freed: readonly Freed[]) => boolean;
+}
+
+/** A worker removed in a scale-in trial, with what it requested. */
+export interface Freed {
+  readonly victim: RunningJob;
+  readonly requests: Resources;
 }
 
 export interface ScaleInStats {
@@ -60,6 +72,10 @@ interface Removal {
   readonly victim: RunningJob;
   readonly worker: LiveReplica;
   readonly vec: Float64Array;
+}
+
+function wgRequests(victim: RunningJob): Resources {
+  return victim.job.workers?.requests ?? {};
 }
 
 function victimNodes(state: ClusterState, victim: RunningJob, usable: (n: number) => boolean, usableFirst: boolean): number[] {
@@ -129,8 +145,10 @@ export function scaleInFor(
         log.push({ victim, worker: w, vec: wg.vec });
         count++;
         removable++;
-        // Freeing a node j cannot use changes nothing j's placement looks at.
-        if (!usable(n)) continue;
+        // Freeing a node j cannot use changes nothing j's placement looks at (but it may free quota).
+        if (!usable(n) && opts.enoughFreed === undefined) continue;
+        if (opts.enoughFreed !== undefined && !opts.enoughFreed(log.map((e) => ({ victim: e.victim, requests: wgRequests(e.victim) }))))
+          continue;
         const outcome = findPlacement(state, items);
         if (outcome.ok) {
           placement = outcome.placement;
@@ -154,9 +172,18 @@ export function scaleInFor(
     // Put back, latest first, every removed worker that still fits where it was: j's placement is
     // already committed, so what fits now was never needed.
     const needed: Removal[] = [];
+    // Under quotas a worker goes back only if j's queue still takes j without it.
+    const rest = new Set(log);
+    const quotaKeeps = (e: Removal): boolean => {
+      if (opts.enoughFreed === undefined) return true;
+      rest.delete(e);
+      const ok = opts.enoughFreed([...rest].map((x) => ({ victim: x.victim, requests: wgRequests(x.victim) })));
+      if (!ok) rest.add(e);
+      return ok;
+    };
     for (let i = log.length - 1; i >= 0; i--) {
       const e = log[i]!;
-      if (state.fits(e.worker.node, e.vec)) state.adjust(e.worker.node, e.vec, -1);
+      if (state.fits(e.worker.node, e.vec) && quotaKeeps(e)) state.adjust(e.worker.node, e.vec, -1);
       else needed.push(e);
     }
     kept = needed.reverse();

@@ -107,6 +107,33 @@ export interface JobSpec {
   readonly suspendable?: boolean;
   /** The user's performance target (DQoES), if any; jobs without one are scheduled as before. */
   readonly qoe?: QoeTarget;
+  /**
+   * The queue (`QueueSpec.name`) whose quota the job is charged to; absent: none (the single global
+   * queue, no quota). A name no queue in the snapshot has keeps the job waiting, saying so.
+   */
+  readonly queue?: string;
+  /**
+   * Why the job may not be admitted at all, decided outside the core (e.g. the namespace queue it
+   * names does not exist): it waits with this reason and nothing else happens to it.
+   */
+  readonly inadmissible?: string;
+}
+
+/**
+ * A queue with a quota (quota.ts; Kueue's ClusterQueue in its vocabulary): the resources its jobs
+ * may hold at once. Resources its quota does not name are not limited by it.
+ */
+export interface QueueSpec {
+  readonly name: string;
+  /** Queues of one cohort lend each other the quota they do not use; absent: none (no borrowing). */
+  readonly cohort?: string;
+  readonly nominalQuota: Resources;
+  /** At most this much above the nominal quota, per resource (absent resource: no limit but the cohort's). */
+  readonly borrowingLimit?: Resources;
+  /** At most this much of the nominal quota lent to the cohort, per resource (absent resource: all of it). */
+  readonly lendingLimit?: Resources;
+  /** Fair-sharing weight (> 0): borrowed capacity is shared in proportion to it. */
+  readonly weight: number;
 }
 
 /**
@@ -195,6 +222,8 @@ export interface ClusterSnapshot {
   readonly nodes: readonly NodeInfo[];
   readonly otherPods: readonly OtherPod[];
   readonly jobs: readonly JobState[];
+  /** Queues with quotas; absent or empty: one global queue, no quota (the behaviour without queues). */
+  readonly queues?: readonly QueueSpec[];
 }
 
 export type PolicyName = 'tf-operator' | 'gang-fifo' | 'kod2' | 'ours' | 'tiresias' | 'srtf-oracle' | 'srsf-oracle';
@@ -243,6 +272,8 @@ export interface WaitingReason {
   readonly starving: boolean;
   /** Human-readable, for Events and `kubectl describe`, e.g. "needs 2 cpu / 4Gi on one node; ...". */
   readonly reason: string;
+  /** The job's queue and its 1-based position among that queue's waiting jobs, in the order the pass considered them. */
+  readonly queue?: { readonly name: string; readonly position: number };
 }
 
 export interface Plan {

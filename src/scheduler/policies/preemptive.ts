@@ -33,7 +33,10 @@ import { commitPlacement, findPlacement, minimumItems, minimumKey, nodesOf } fro
 import type { PlacementFailure } from '../placement.ts';
 import { byRankAscending, byRankDescending, outranksRunning, runningMaxWithin } from '../queues.ts';
 import { rebalanceForTargets, shrinkAtTargets, shrinksAtTarget } from '../qoe-rebalance.ts';
-import { scaleInFor } from '../scale-in.ts';
+import { QueueGate, queueKey } from '../queue-gate.ts';
+import { times } from '../quota.ts';
+import { reclaimQuota } from '../reclaim.ts';
+import { scaleInFor, type Freed } from '../scale-in.ts';
 import { scaleOut, type ScaleOutOptions } from '../scale-out.ts';
 import { suspendFor } from '../suspend.ts';
 import type { ClusterSnapshot, Plan, WaitingReason } from '../types.ts';
@@ -68,6 +71,15 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
   const plan = new PlanBuilder();
   const outcomes = new Map<string, WaitOutcome>();
   const cooldownMs = toggles.cooldown ? config.scaleOutCooldownMs : undefined;
+  // Queues with quotas (queue-gate.ts); without them every rule below is KOD2's single queue.
+  const gate = new QueueGate(snapshot, model.running);
+  const waitingOrder = gate.order(model.waiting);
+  /** Whether the job may not be admitted now; `inadmissibleOnly`: only for reasons no preemption can change. */
+  const blocked = (job: CompiledJob, inadmissibleOnly = false): boolean => {
+    const why = inadmissibleOnly ? gate.inadmissibleReason(job) : gate.blockOf(job);
+    if (why !== undefined) outcomes.set(job.key, { kind: 'quota', why });
+    return why !== undefined;
+  };
 
   // Asked up to three times per job (growth, head search, backfill); the answer never changes.
   const neverFitsMemo = new Map<CompiledJob, PlacementFailure | null>();
@@ -81,17 +93,26 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     return failure ?? undefined;
   };
 
-  // Line 5's comparison target per priority class. Running jobs are only ever added during a pass
-  // (scale-in shrinks jobs, it never ends them), so a cached maximum only needs raising.
-  const runningMaxCache = new Map<number, RunningJob | undefined>();
-  const runningMax = (priority: number): RunningJob | undefined => {
-    if (!runningMaxCache.has(priority)) runningMaxCache.set(priority, runningMaxWithin(model.running, priority));
-    return runningMaxCache.get(priority);
+  // Line 5's comparison target per priority class (and queue: ranks only compete within one).
+  // Running jobs are only ever added during a pass (scale-in shrinks jobs, it never ends them), so a
+  // cached maximum only needs raising.
+  const runningMaxCache = new Map<string, { priority: number; queue: string; best: RunningJob | undefined }>();
+  const runningMax = (job: CompiledJob): RunningJob | undefined => {
+    const queue = queueKey(job);
+    const key = `${queue}\u0000${job.priority}`;
+    let entry = runningMaxCache.get(key);
+    if (entry === undefined) {
+      const line = gate.enabled ? model.running.filter((r) => queueKey(r.job) === queue) : model.running;
+      entry = { priority: job.priority, queue, best: runningMaxWithin(line, job.priority) };
+      runningMaxCache.set(key, entry);
+    }
+    return entry.best;
   };
   const noteAdmitted = (job: CompiledJob): void => {
     const admitted = model.runningByKey.get(job.key)!;
-    for (const [priority, best] of runningMaxCache) {
-      if (job.priority <= priority && (best === undefined || compareRank(job, best.job) < 0)) runningMaxCache.set(priority, admitted);
+    for (const entry of runningMaxCache.values()) {
+      if (gate.enabled && entry.queue !== queueKey(job)) continue;
+      if (job.priority <= entry.priority && (entry.best === undefined || compareRank(job, entry.best.job) < 0)) entry.best = admitted;
     }
   };
 
@@ -115,6 +136,7 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     if (!out.ok) return out.failure;
     commitPlacement(state, items, out.placement);
     plan.admit(job.key, admitPlaced(model, job, items, out.placement));
+    gate.charge(job, job.minRequests, 1);
     noteAdmitted(job);
     return undefined;
   };
@@ -140,19 +162,20 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
 
   /** ours (`suspendDemoted`): whole demoted jobs ranked below the head go back to the queue. */
   const trySuspend = (head: CompiledJob): boolean => {
-    if (!toggles.demoteByAttainedService || !toggles.suspendDemoted) return false;
+    // Suspension frees nodes, not quota: a head over its queue's quota is not helped by it.
+    if (!toggles.demoteByAttainedService || !toggles.suspendDemoted || gate.blockOf(head) !== undefined) return false;
     const candidates = runningAscending().filter(
       (r) =>
         r.job.state.spec.suspendable === true &&
         r.job.served > head.served &&
-        r.job.priority <= head.priority &&
-        compareRank(r.job, head) > 0,
+        ((r.job.priority <= head.priority && compareRank(r.job, head) > 0 && gate.sameLine(head, r)) || gate.mayReclaim(head, r)),
     );
     if (candidates.length === 0) return false;
     const res = suspendFor(state, head, candidates, now, config.scaleOutCooldownMs);
     if (!res.ok) return false;
     for (const victim of res.victims) {
       plan.suspend(victim.job.key, head.key);
+      gate.release(victim);
       model.runningByKey.delete(victim.job.key);
       const i = model.running.indexOf(victim);
       if (i >= 0) model.running.splice(i, 1);
@@ -161,11 +184,22 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     ascending = undefined;
     runningMaxCache.clear();
     plan.admit(head.key, admitPlaced(model, head, res.items, res.placement));
+    gate.charge(head, head.minRequests, 1);
     noteAdmitted(head);
     return true;
   };
 
-  const tryScaleIn = (head: CompiledJob, failure: PlacementFailure): boolean => {
+  /** Where the job's minimum configuration would not fit now (undefined: it would), without placing it. */
+  const probe = (job: CompiledJob): PlacementFailure | undefined => {
+    const out = findPlacement(state, minimumItems(job), minimumKey(job));
+    return out.ok ? undefined : out.failure;
+  };
+
+  /**
+   * Scale-In for the head (Alg. 2). `failure`: why its minimum does not fit now (undefined: it
+   * fits, but `overQuota` says its queue's quota does not take it: the removals must free quota).
+   */
+  const tryScaleIn = (head: CompiledJob, failure: PlacementFailure | undefined, overQuota: string | undefined): boolean => {
     // The running jobs ranked strictly below the head (which implies a class no higher) are a
     // prefix of the ascending list: ranks are a strict order (keys are unique).
     const ascendingRunning = runningAscending();
@@ -176,11 +210,19 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
       if (compareRank(ascendingRunning[mid]!.job, head) > 0) below = mid + 1;
       else above = mid;
     }
-    const ranked = ascendingRunning.slice(0, below);
+    // Under quotas: lower-ranked jobs of the head's own queue, after the borrowed workers of other
+    // queues that the head may reclaim.
+    const ranked = gate.enabled
+      ? [
+          ...ascendingRunning.filter((r) => gate.mayReclaim(head, r)),
+          ...ascendingRunning.slice(0, below).filter((r) => gate.sameLine(head, r)),
+        ]
+      : ascendingRunning.slice(0, below);
     const candidates = toggles.preemptCheapestFirst ? cheapestFirst(state, ranked) : ranked;
     // ours: a same-class victim keeps a worker that adds at least what the head's admission buys.
     const headGain = toggles.preemptOnlyForGain && !head.starving ? admissionGainDensity(state, head) : undefined;
     const res = scaleInFor(state, head, candidates, now, {
+      ...(gate.enabled ? { enoughFreed: (freed: readonly Freed[]) => gate.admitsAfter(head, freed) } : {}),
       cooldownMs,
       usableNodesFirst: toggles.preemptOnUsableNodesFirst,
       pruneNeedless: toggles.pruneNeedlessPreemption,
@@ -196,7 +238,12 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     });
     if (!res.ok) {
       if (trySuspend(head)) return true;
-      outcomes.set(head.key, { kind: 'head-blocked', failure, scaleIn: res.stats });
+      outcomes.set(
+        head.key,
+        overQuota !== undefined
+          ? { kind: 'quota', why: `${overQuota}; scaling in lower-ranked jobs of its queue would not free enough` }
+          : { kind: 'head-blocked', failure: failure!, scaleIn: res.stats },
+      );
       return false;
     }
     for (const { victim, workers } of res.removals) {
@@ -205,8 +252,10 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
         workers.map((w) => toInstance(state, w)),
         head.key,
       );
+      if (victim.job.workers !== undefined) gate.charge(victim.job, times(victim.job.workers.requests, workers.length), -1);
     }
     plan.admit(head.key, admitPlaced(model, head, res.items, res.placement));
+    gate.charge(head, head.minRequests, 1);
     noteAdmitted(head);
     return true;
   };
@@ -215,23 +264,29 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
    * Lines 18–26 (and `ours`' backfill): every remaining waiting job by rank, no preemption; when
    * backfilling around a starving head, only off its reserved nodes.
    */
-  const admitThoseThatFit = (backfill: boolean, around?: { readonly head: CompiledJob; readonly reserved: Uint8Array }): void => {
+  const admitThoseThatFit = (
+    backfill: boolean,
+    line: readonly CompiledJob[],
+    around?: { readonly head: CompiledJob; readonly reserved: Uint8Array },
+  ): void => {
     const allowed = around === undefined ? undefined : around.reserved.map((x) => 1 - x);
-    for (const job of model.waiting) {
+    for (const job of line) {
       if (plan.isAdmitted(job.key) || outcomes.has(job.key)) continue;
       const never = neverFits(job);
       if (never !== undefined) {
         outcomes.set(job.key, { kind: 'never-fits', failure: never, configuration: 'minimum', emptyCluster: model.emptyCluster() });
         continue;
       }
+      if (blocked(job)) continue;
       const failure = tryDirect(job, allowed);
       if (failure !== undefined) {
-        outcomes.set(job.key, { kind: 'no-room', failure, runningMax: runningMax(job.priority), backfill, reservedFor: around?.head.key });
+        outcomes.set(job.key, { kind: 'no-room', failure, runningMax: runningMax(job), backfill, reservedFor: around?.head.key });
       }
     }
   };
 
   const onGrow = (job: RunningJob, added: readonly LiveReplica[]): void => {
+    if (job.job.workers !== undefined) gate.charge(job.job, times(job.job.workers.requests, added.length), 1);
     plan.addWorkers(
       job.job.key,
       added.map((w) => toInstance(state, w)),
@@ -246,36 +301,69 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     readonly limitFor?: ScaleOutOptions['limitFor'];
     readonly reserved?: Uint8Array;
   }): void => {
-    scaleOut(
-      state,
-      byRankDescending(model.running),
-      now,
-      {
-        psNodesFirst: toggles.scaleOutPrefersPsNodes,
-        packNodes: toggles.scaleOutPacksNodes,
-        kneeMinMarginalGain: toggles.scalingKnee && opts.knee ? config.kneeMinMarginalGain : undefined,
-        skipJobsScaledInThisPass: opts.skipJobsScaledInThisPass,
-        limitFor: (job, limit) => {
-          // A job that reached its metric target and asked to shrink stays at its minimum.
-          if (toggles.qoeTargets && shrinksAtTarget(job)) return job.workers.length;
-          return opts.limitFor === undefined ? limit : opts.limitFor(job, limit);
+    for (const round of gate.growthRounds()) {
+      scaleOut(
+        state,
+        round.order(byRankDescending(model.running)),
+        now,
+        {
+          psNodesFirst: toggles.scaleOutPrefersPsNodes,
+          packNodes: toggles.scaleOutPacksNodes,
+          kneeMinMarginalGain: toggles.scalingKnee && opts.knee ? config.kneeMinMarginalGain : undefined,
+          skipJobsScaledInThisPass: opts.skipJobsScaledInThisPass,
+          limitFor: (job, limit) => {
+            // A job that reached its metric target and asked to shrink stays at its minimum.
+            if (toggles.qoeTargets && shrinksAtTarget(job)) return job.workers.length;
+            return round.limitFor(job, opts.limitFor === undefined ? limit : opts.limitFor(job, limit));
+          },
+          ...(opts.reserved === undefined ? {} : { reserved: opts.reserved }),
         },
-        ...(opts.reserved === undefined ? {} : { reserved: opts.reserved }),
-      },
-      onGrow,
-    );
+        onGrow,
+      );
+    }
   };
 
   // ours (qoeTargets): jobs whose metric reached the target they set, and that asked to shrink
   // then, go down to their minimum first: the room is there for this pass's admissions.
   if (toggles.qoeTargets) {
     shrinkAtTargets(state, model.running, (job, removed) => {
+      if (job.job.workers !== undefined) gate.charge(job.job, times(job.job.workers.requests, removed.length), -1);
       plan.scaleIn(
         job.job.key,
         removed.map((w) => toInstance(state, w)),
         job.job.key,
       );
     });
+  }
+
+  // Queues (reclaim.ts): the first waiting job of each queue whose minimum fits its nominal quota,
+  // but not what its cohort still lends, takes the quota back from the queues that borrow it and is
+  // tried at once, lowest queue share first. If it still cannot be placed, the quota stays held for
+  // it for the rest of the pass, so no borrower grows back into it.
+  if (gate.enabled) {
+    const firstOf = new Map<string, CompiledJob>();
+    for (const job of waitingOrder) {
+      const q = job.state.spec.queue;
+      if (q === undefined || firstOf.has(q) || job.state.spec.inadmissible !== undefined || neverFits(job) !== undefined) continue;
+      firstOf.set(q, job);
+    }
+    const byShare = [...firstOf.keys()].sort((a, b) => gate.ledger.share(a) - gate.ledger.share(b) || (a < b ? -1 : a > b ? 1 : 0));
+    for (const q of byShare) {
+      const head = firstOf.get(q)!;
+      if (!gate.ledger.has(q) || gate.blockOf(head) === undefined || !gate.withinNominal(head)) continue;
+      const taken = reclaimQuota(state, gate.ledger, q, head, head.minRequests, model.running);
+      if (taken === undefined) continue;
+      for (const { victim, workers } of taken) {
+        plan.scaleIn(
+          victim.job.key,
+          workers.map((w) => toInstance(state, w)),
+          head.key,
+        );
+      }
+      const failure = tryDirect(head);
+      if (failure === undefined || tryScaleIn(head, failure, undefined)) continue;
+      gate.charge(head, head.minRequests, 1);
+    }
   }
 
   // ours (growBeforeAdmit): before any admission, running jobs take the workers that buy more
@@ -312,50 +400,67 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     }
   }
 
-  let lastHead: CompiledJob | undefined;
-  let reservation = false;
+  // Algorithm 1's head loop, once per line: without queues the whole waiting queue is one line;
+  // with queues each queue is its own line (ranks compete, and preempt, only within a queue), in
+  // the order of `waitingOrder`.
+  const lines = new Map<string, CompiledJob[]>();
+  for (const job of waitingOrder) {
+    const line = lines.get(queueKey(job));
+    if (line === undefined) lines.set(queueKey(job), [job]);
+    else line.push(job);
+  }
+  const lastHeads = new Map<string, { head: CompiledJob; reservation: boolean }>();
   let reserved: Uint8Array | undefined;
-  // Jobs before `cursor` in the waiting queue are admitted or settled; that set only grows.
-  let cursor = 0;
-  for (;;) {
-    let head: CompiledJob | undefined;
-    for (; cursor < model.waiting.length; cursor++) {
-      const job = model.waiting[cursor]!;
-      if (plan.isAdmitted(job.key) || outcomes.has(job.key)) continue;
-      const never = neverFits(job);
-      if (never !== undefined) {
-        outcomes.set(job.key, { kind: 'never-fits', failure: never, configuration: 'minimum', emptyCluster: model.emptyCluster() });
-        continue;
+  for (const [lineKey, line] of lines) {
+    let reservation = false;
+    // Jobs before `cursor` in the line are admitted or settled; that set only grows.
+    let cursor = 0;
+    for (;;) {
+      let head: CompiledJob | undefined;
+      for (; cursor < line.length; cursor++) {
+        const job = line[cursor]!;
+        if (plan.isAdmitted(job.key) || outcomes.has(job.key)) continue;
+        const never = neverFits(job);
+        if (never !== undefined) {
+          outcomes.set(job.key, { kind: 'never-fits', failure: never, configuration: 'minimum', emptyCluster: model.emptyCluster() });
+          continue;
+        }
+        if (blocked(job, true)) continue;
+        head = job;
+        break;
       }
-      head = job;
-      break;
-    }
-    if (head === undefined) break;
-    lastHead = head;
-    if (!outranksRunning(head, runningMax(head.priority))) {
-      admitThoseThatFit(false);
-      break;
-    }
-    const failure = tryDirect(head);
-    // A starving head that others backfill around is also tried on its reserved nodes alone:
-    // once they have drained, that is where it is sure to fit (the bound relies on it).
-    const backfillAround = head.starving && toggles.backfillWhenHeadBlocked;
-    const admitted =
-      failure === undefined || (backfillAround && tryDirect(head, reservedNodesOf(head)) === undefined) || tryScaleIn(head, failure);
-    if (admitted) {
-      if (toggles.admitUntilBlocked) continue;
-      break;
-    }
-    if (head.starving) {
-      reservation = true;
-      if (backfillAround) {
-        reserved = reservedNodesOf(head);
-        admitThoseThatFit(true, { head, reserved });
+      if (head === undefined) break;
+      lastHeads.set(lineKey, { head, reservation });
+      if (!outranksRunning(head, runningMax(head))) {
+        admitThoseThatFit(false, line);
+        break;
       }
-    } else if (toggles.backfillWhenHeadBlocked) {
-      admitThoseThatFit(true);
+      // Over its queue's quota, the head may still make room within its queue by preemption.
+      const overQuota = gate.blockOf(head);
+      const failure = overQuota === undefined ? tryDirect(head) : probe(head);
+      // A starving head that others backfill around is also tried on its reserved nodes alone:
+      // once they have drained, that is where it is sure to fit (the bound relies on it).
+      const backfillAround = head.starving && toggles.backfillWhenHeadBlocked;
+      const admitted =
+        (overQuota === undefined && (failure === undefined || (backfillAround && tryDirect(head, reservedNodesOf(head)) === undefined))) ||
+        tryScaleIn(head, failure, overQuota);
+      if (admitted) {
+        if (toggles.admitUntilBlocked) continue;
+        break;
+      }
+      if (head.starving) {
+        reservation = true;
+        lastHeads.set(lineKey, { head, reservation });
+        if (backfillAround) {
+          const mine = reservedNodesOf(head);
+          reserved = reserved === undefined ? mine : reserved.map((x, i) => x | mine[i]!);
+          admitThoseThatFit(true, line, { head, reserved: mine });
+        }
+      } else if (toggles.backfillWhenHeadBlocked) {
+        admitThoseThatFit(true, line);
+      }
+      break;
     }
-    break;
   }
 
   // The knee keeps capacity for others; with nobody left waiting (that could ever fit) an extra
@@ -383,11 +488,13 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
           ...(reserved === undefined ? {} : { reserved }),
         },
         mayGrow: (r) => starving.length === 0 || !preemptibleByStarving(r),
+        quota: gate.enabled ? { limitFor: (r, limit) => gate.growthLimit(r, limit), mayDonate: (d, r) => gate.mayMove(d, r) } : undefined,
         kneeMinMarginalGain: toggles.scalingKnee && stillWaiting.length > 0 ? config.kneeMinMarginalGain : undefined,
       },
       {
         grow: onGrow,
         donate: (donor, removed, receiver) => {
+          if (donor.job.workers !== undefined) gate.charge(donor.job, times(donor.job.workers.requests, removed.length), -1);
           plan.scaleIn(
             donor.job.key,
             removed.map((w) => toInstance(state, w)),
@@ -406,11 +513,19 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
   });
 
   const waiting: WaitingReason[] = [];
-  for (const job of model.waiting) {
+  for (const job of waitingOrder) {
     if (plan.isAdmitted(job.key)) continue;
-    const outcome: WaitOutcome = outcomes.get(job.key) ?? { kind: 'behind-head', head: lastHead ?? job, reservation };
+    const last = lastHeads.get(queueKey(job));
+    const outcome: WaitOutcome = outcomes.get(job.key) ?? {
+      kind: 'behind-head',
+      head: last?.head ?? job,
+      reservation: last?.reservation ?? false,
+    };
     const reason = explainWaiting(job, outcome, { state, now, starveLimitMs: config.starveLimitMs, aging: true, items: minimumItems(job) });
     waiting.push({ job: job.key, weight: job.weight, starving: job.starving, reason });
   }
-  return plan.build(waiting, sortedWeights([...model.jobs.values()].map((j) => [j.key, j.weight] as const)));
+  return plan.build(
+    gate.withPositions(waiting, model.jobs),
+    sortedWeights([...model.jobs.values()].map((j) => [j.key, j.weight] as const)),
+  );
 }
