@@ -16,6 +16,7 @@
 
 import { type CompiledJob, type RunningJob } from './job-model.ts';
 import { describeQuotaBlock, heldBy, QuotaLedger } from './quota.ts';
+import { formatQuantity } from './resources.ts';
 import type { Freed } from './scale-in.ts';
 import type { ClusterSnapshot, Resources, WaitingReason } from './types.ts';
 import { compareRank } from './weight.ts';
@@ -47,18 +48,34 @@ export class QueueGate {
   /** Why the job's minimum configuration may not be admitted now by its queue; undefined: it may. */
   blockOf(job: CompiledJob, demand: Resources = job.minRequests): string | undefined {
     const spec = job.state.spec;
-    const hard = this.inadmissibleReason(job);
+    const hard = this.inadmissibleReason(job, demand);
     if (hard !== undefined || spec.queue === undefined) return hard;
     const block = this.ledger.check(spec.queue, demand);
     return block === undefined ? undefined : `waiting for quota: ${describeQuotaBlock(block)}`;
   }
 
-  /** Why the job may not be admitted whatever is preempted (inadmissible, or an unknown queue). */
-  inadmissibleReason(job: CompiledJob): string | undefined {
+  /**
+   * Why the job (its minimum, or `demand`) may not be admitted whatever is preempted: inadmissible,
+   * an unknown queue, or more than its queue could ever hold.
+   */
+  inadmissibleReason(job: CompiledJob, demand: Resources = job.minRequests): string | undefined {
     const spec = job.state.spec;
     if (spec.inadmissible !== undefined) return spec.inadmissible;
-    if (spec.queue !== undefined && !this.ledger.has(spec.queue)) return `queue ${spec.queue} does not exist; the job waits until it does`;
-    return undefined;
+    if (spec.queue === undefined) return undefined;
+    if (!this.ledger.has(spec.queue)) return `queue ${spec.queue} does not exist; the job waits until it does`;
+    const never = this.ledger.neverFits(spec.queue, demand);
+    if (never === undefined) return undefined;
+    const q = (n: number): string => formatQuantity(never.resource, n);
+    return `needs ${q(demand[never.resource] ?? 0)} of ${never.resource}, more than queue ${spec.queue} can ever hold (${q(never.most)}: its quota plus what it may borrow); it cannot run in this queue`;
+  }
+
+  /** Running jobs of queues within their nominal quota that may grow, lowest queue share first, then by rank. */
+  growthReceivers(running: readonly RunningJob[]): RunningJob[] {
+    return running
+      .filter(
+        (r) => r.job.workers !== undefined && r.job.state.spec.queue !== undefined && !this.ledger.isBorrowing(r.job.state.spec.queue),
+      )
+      .sort((a, b) => this.ledger.share(a.job.state.spec.queue!) - this.ledger.share(b.job.state.spec.queue!) || compareRank(a.job, b.job));
   }
 
   /** Whether the job's queue would take its minimum once `freed` workers are gone (none of which is charged yet). */

@@ -180,6 +180,26 @@ export class QuotaLedger {
     return undefined;
   }
 
+  /**
+   * The first resource of which `demand` is more than the queue could ever hold (its nominal quota
+   * plus borrowing limit, and at most its cohort's pool plus what it keeps for itself), with that
+   * most; undefined when an idle cohort would take it.
+   */
+  neverFits(queue: string, demand: Resources): { resource: string; most: number } | undefined {
+    const book = this.#books.get(queue);
+    if (book === undefined) return undefined;
+    const solo = book.cohort.startsWith('\0');
+    for (const r of limited(book.spec)) {
+      const n = this.#nominal(book, r);
+      const borrow = solo ? 0 : (book.spec.borrowingLimit?.[r] ?? Number.POSITIVE_INFINITY);
+      let pool = 0;
+      for (const m of this.#cohorts.get(book.cohort)!) if (r in m.spec.nominalQuota) pool += this.#nominal(m, r) - this.#guaranteed(m, r);
+      const most = Math.min(n + borrow, this.#guaranteed(book, r) + pool);
+      if ((demand[r] ?? 0) > most + 1e-9) return { resource: r, most };
+    }
+    return undefined;
+  }
+
   /** Whether `demand` keeps the queue within its nominal quota (ignoring what others borrow of it). */
   fitsNominal(queue: string, demand: Resources): boolean {
     const book = this.#books.get(queue);

@@ -31,7 +31,7 @@ interface Freed {
 }
 
 /** Requests of each bound replica of a running job. */
-function boundReplicas(victim: RunningJob): Freed[] {
+export function boundReplicas(victim: RunningJob): Freed[] {
   const job = victim.job;
   const vecOf = (r: LiveReplica): Float64Array | undefined => {
     if (job.workers?.type === r.type) return job.workers.vec;

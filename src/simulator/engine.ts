@@ -3,7 +3,7 @@
 // cool-downs read the clock only when asked). At every event the scheduling core is called on a
 // snapshot and its Plan applied, again until it has nothing more to do; then every job's progress
 // rate is recomputed from where its ready replicas run, and time jumps to the next event.
-import type { ClusterSnapshot, Plan, Resources } from '../scheduler/types.ts';
+import type { ClusterSnapshot, Plan, QueueSpec, Resources } from '../scheduler/types.ts';
 import type { ClusterShape, WorkloadJob } from '../workloads/model.ts';
 import { addResources } from '../workloads/resources.ts';
 import { progressRate } from '../workloads/throughput.ts';
@@ -25,6 +25,8 @@ export interface SimulationOptions {
   readonly declareScalingCurves?: boolean;
   /** Jobs may be suspended whole (the scenario's `suspendable`). */
   readonly suspendable?: boolean;
+  /** Queues with quotas (the scenario's `queues`); absent or empty: the single global queue. */
+  readonly queues?: readonly QueueSpec[];
   /** Show the core each job's remaining work (policies registered as oracles only). */
   readonly oracle?: boolean;
   /** Passes per event before giving up on convergence (the core admits ≤ 1 job per pass via preemption). */
@@ -51,11 +53,20 @@ export interface TimelineSample {
   readonly runningJobs: number;
   /** Created but unbound pods (only the tf-operator baseline has any). */
   readonly pendingPods: number;
+  /** Per team (scenarios with `teams`): requests of its bound pods and its waiting jobs. */
+  readonly teams?: Readonly<Record<string, TeamSample>>;
+}
+
+export interface TeamSample {
+  readonly allocated: Resources;
+  readonly waitingJobs: number;
 }
 
 export interface JobOutcome {
   readonly name: string;
   readonly label: string;
+  /** The team that submitted it (scenarios with `teams`), else null. */
+  readonly team: string | null;
   readonly submitted: number;
   readonly started: number | null;
   readonly finished: number | null;
@@ -126,7 +137,13 @@ class Simulation {
 
   constructor(options: SimulationOptions) {
     this.options = options;
-    this.state = new ClusterState(options.cluster, options.jobs, options.declareScalingCurves ?? false, options.suspendable ?? false);
+    this.state = new ClusterState(
+      options.cluster,
+      options.jobs,
+      options.declareScalingCurves ?? false,
+      options.suspendable ?? false,
+      options.queues ?? [],
+    );
     this.arrivals = [...this.state.jobs].sort((a, b) => a.workload.submitSeconds - b.workload.submitSeconds);
   }
 
@@ -268,14 +285,29 @@ class Simulation {
     let waitingJobs = 0;
     let runningJobs = 0;
     let pendingPods = 0;
+    const teams: Record<string, { allocated: Resources; waitingJobs: number }> = {};
     for (const job of this.state.jobs) {
+      const team = job.workload.team;
+      if (team !== undefined) {
+        const t = (teams[team] ??= { allocated: {}, waitingJobs: 0 });
+        if (job.phase === 'waiting') t.waitingJobs += 1;
+        if (job.phase === 'running') t.allocated = addResources(t.allocated, this.state.heldBy(job));
+      }
       if (job.phase === 'waiting') waitingJobs += 1;
       if (job.phase !== 'running') continue;
       runningJobs += 1;
       if (job.rate > 0) useful = addResources(useful, this.state.heldBy(job));
       for (const r of job.replicas.values()) if (r.node === undefined) pendingPods += 1;
     }
-    const sample: TimelineSample = { t: this.now, allocated: this.state.allocated(), useful, waitingJobs, runningJobs, pendingPods };
+    const sample: TimelineSample = {
+      t: this.now,
+      allocated: this.state.allocated(),
+      useful,
+      waitingJobs,
+      runningJobs,
+      pendingPods,
+      ...(Object.keys(teams).length > 0 ? { teams } : {}),
+    };
     const last = this.timeline.at(-1);
     // Several records at one instant: only the last state lasts for a non-zero time.
     if (last?.t === this.now) this.timeline[this.timeline.length - 1] = sample;
@@ -312,8 +344,19 @@ function sameState(a: TimelineSample, b: TimelineSample): boolean {
     a.runningJobs === b.runningJobs &&
     a.pendingPods === b.pendingPods &&
     sameResources(a.allocated, b.allocated) &&
-    sameResources(a.useful, b.useful)
+    sameResources(a.useful, b.useful) &&
+    sameTeams(a.teams, b.teams)
   );
+}
+
+function sameTeams(a: TimelineSample['teams'], b: TimelineSample['teams']): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  const names = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...names].every((n) => {
+    const x = a[n];
+    const y = b[n];
+    return x !== undefined && y !== undefined && x.waitingJobs === y.waitingJobs && sameResources(x.allocated, y.allocated);
+  });
 }
 
 function outcome(job: SimJob): JobOutcome {
@@ -321,6 +364,7 @@ function outcome(job: SimJob): JobOutcome {
   return {
     name: job.workload.name,
     label: job.workload.label,
+    team: job.workload.team ?? null,
     submitted,
     started: job.started ?? null,
     finished: job.finished ?? null,

@@ -4,6 +4,7 @@ import type { LowerBounds } from './bounds.ts';
 import type { SimulationResult } from './engine.ts';
 import type { Distribution } from './stats.ts';
 import { distribution, timeWeightedMean } from './stats.ts';
+import { teamFigures, type TeamFigures } from './teams.ts';
 
 export interface Summary {
   readonly jobs: number;
@@ -55,6 +56,8 @@ export interface Summary {
   readonly engine: { readonly events: number; readonly passes: number; readonly unconvergedEvents: number };
   /** Performance targets (scenarios with `targets`); null when no job states one. */
   readonly qoe: QoeSummary | null;
+  /** Per-team shares and waits (scenarios with `teams`); null without teams. */
+  readonly teams: TeamFigures | null;
 }
 
 export interface QoeSummary {
@@ -166,5 +169,6 @@ export function summarize(result: SimulationResult, bounds: LowerBounds): Summar
     window: { start: result.start, end: result.end, horizon: result.horizon },
     engine: { events: result.events, passes: result.passes, unconvergedEvents: result.unconvergedEvents },
     qoe: qoeSummary(result),
+    teams: teamFigures(result, result.capacity),
   };
 }

@@ -61,6 +61,8 @@ export function scenarioParams(scenarioRun: ScenarioRun, schedulerConfig: unknow
     rateJitter: d.rateJitter,
     declareScalingCurves: d.declareScalingCurves,
     suspendable: d.suspendable,
+    ...(d.teams === undefined ? {} : { teams: d.teams }),
+    ...(d.queues === undefined ? {} : { queues: d.queues }),
     scheduler: schedulerConfig,
   };
   if (d.kind === 'kod2-paper') return { ...common, batchSize: d.batchSize, workers: d.workers, arrivals: d.arrivals };

@@ -8,6 +8,7 @@ import type { Summary } from './figures.ts';
 import { lowerBounds } from './bounds.ts';
 import { simulate } from './engine.ts';
 import { summarize } from './figures.ts';
+import { queueSpecs } from '../workloads/teams.ts';
 
 export interface PolicyRun {
   readonly policy: PolicyName;
@@ -46,6 +47,7 @@ export function simulatePolicy(
     horizonSeconds,
     declareScalingCurves: definition.declareScalingCurves,
     suspendable: definition.suspendable,
+    queues: queueSpecs(definition.queues),
     oracle: POLICY_REGISTRY[policy].oracle,
     ...(onEvent === undefined ? {} : { onEvent }),
   });

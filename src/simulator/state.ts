@@ -8,6 +8,7 @@ import type {
   JobSpec,
   NodeInfo,
   Plan,
+  QueueSpec,
   ReplicaInstance,
   Resources,
   StepRate,
@@ -94,6 +95,7 @@ function toJobSpec(job: WorkloadJob, scalingCurve: readonly number[] | undefined
     workers: scalingCurve === undefined ? workers : { ...workers, scalingCurve },
     ...(suspendable ? { suspendable } : {}),
     ...(job.qoe === undefined ? {} : { qoe: job.qoe }),
+    ...(job.queue === undefined ? {} : { queue: job.queue }),
   };
 }
 
@@ -122,7 +124,17 @@ export class ClusterState {
   private readonly used = new Map<string, Resources>();
   private readonly allocatable: ReadonlyMap<string, Resources>;
 
-  constructor(cluster: ClusterShape, jobs: readonly WorkloadJob[], declareScalingCurves = false, suspendable = false) {
+  /** Queues with quotas the core is told about (empty: the single global queue). */
+  readonly queues: readonly QueueSpec[];
+
+  constructor(
+    cluster: ClusterShape,
+    jobs: readonly WorkloadJob[],
+    declareScalingCurves = false,
+    suspendable = false,
+    queues: readonly QueueSpec[] = [],
+  ) {
+    this.queues = queues;
     this.nodes = nodeNames(cluster).map((name) => ({
       name,
       allocatable: cluster.allocatable,
@@ -166,6 +178,7 @@ export class ClusterState {
       now: now * 1000,
       nodes: this.nodes,
       otherPods: [],
+      ...(this.queues.length > 0 ? { queues: this.queues } : {}),
       jobs: this.jobs
         .filter((j) => j.phase === 'waiting' || j.phase === 'running')
         .map((j) => ({

@@ -55,6 +55,10 @@ export interface WorkloadJob {
    * a deadline is in ms of the scenario's clock (0 = its start).
    */
   readonly qoe?: QoeTarget;
+  /** The team that submits the job (teams.ts), for per-team figures; absent: none. */
+  readonly team?: string;
+  /** The queue (`QueueSpec.name`) whose quota the job is charged to; absent: the single global queue. */
+  readonly queue?: string;
 }
 
 /** A homogeneous cluster: `count` nodes named `node-0` … with the same allocatable. */

@@ -63,6 +63,43 @@ const common = {
       adjustStep: z.number().gt(0).max(1).default(0.1),
     })
     .optional(),
+  /**
+   * Who submits each job (teams.ts): the first rule that matches a job (submission time within
+   * [fromSeconds, toSeconds), and position i in submission order with i mod every[1] = every[0])
+   * names its team. Absent: no teams.
+   */
+  teams: z
+    .array(
+      z.strictObject({
+        name: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'expected a DNS label such as "team-a"'),
+        fromSeconds: z.number().nonnegative().default(0),
+        toSeconds: z.number().positive().optional(),
+        every: z
+          .tuple([z.int().nonnegative(), z.int().positive()])
+          .refine(([k, n]) => k < n, { message: 'the first value must be below the second' })
+          .default([0, 1]),
+      }),
+    )
+    .min(1)
+    .optional(),
+  /**
+   * Queues with quotas (quota.ts), one per team of the same name: a team's jobs are charged to it.
+   * Absent: the single global queue.
+   */
+  queues: z
+    .array(
+      z.strictObject({
+        name: z.string().min(1),
+        cohort: z.string().min(1).optional(),
+        nominalQuota: resourceList,
+        borrowingLimit: resourceList.optional(),
+        lendingLimit: resourceList.optional(),
+        weight: z.number().positive().default(1),
+      }),
+    )
+    .min(1)
+    .refine((qs) => new Set(qs.map((q) => q.name)).size === qs.length, { message: 'queue names must be unique' })
+    .optional(),
 };
 
 export const KOD2_BATCH_SIZES = ['8', '16', '32', '64', '128'] as const;

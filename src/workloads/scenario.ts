@@ -13,6 +13,7 @@ import { loadPhillyApp } from './philly/load.ts';
 import { buildPhillyJobs, parseWorkloadCsv } from './philly/workload.ts';
 import { canonicalResources } from './resources.ts';
 import { assignTargets } from './targets.ts';
+import { assignTeams } from './teams.ts';
 import { describeIssues, scenarioSchema } from './scenario-schema.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -127,6 +128,7 @@ export function buildScenario(definition: ScenarioDefinition, file: string, seed
     jobs = buildPhillyJobs(definition, rows, appFor, seed);
   }
   if (definition.targets !== undefined) jobs = assignTargets(jobs, definition.targets, cluster, definition.startupSeconds, seed);
+  if (definition.teams !== undefined) jobs = assignTeams(jobs, definition.teams, definition.queues);
   return { definition, file, cluster, jobs, seed };
 }
 

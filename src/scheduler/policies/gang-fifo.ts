@@ -55,6 +55,12 @@ export const gangFifoPolicy: SchedulingPolicy = {
         continue;
       }
       const demand = totalOf(items);
+      // More than its queue can ever hold: skipped like a gang that never fits the cluster.
+      const never = gate.inadmissibleReason(job, demand);
+      if (never !== undefined) {
+        outcomes.set(job.key, { kind: 'quota', why: never });
+        continue;
+      }
       const why = gate.blockOf(job, demand);
       if (why !== undefined) {
         outcomes.set(job.key, { kind: 'quota', why });

@@ -26,7 +26,7 @@ import type { ImprovementToggles, SchedulerConfig } from '../config.ts';
 import { explainWaiting } from '../explain.ts';
 import type { WaitOutcome } from '../explain.ts';
 import { admissionGainDensity, growBeforeAdmitLimit, workerGainDensity } from '../gain.ts';
-import { buildPassModel } from '../job-model.ts';
+import { addWorkers, buildPassModel } from '../job-model.ts';
 import type { CompiledJob, LiveReplica, RunningJob } from '../job-model.ts';
 import { sortedWeights, PlanBuilder } from '../plan-builder.ts';
 import { commitPlacement, findPlacement, minimumItems, minimumKey, nodesOf } from '../placement.ts';
@@ -35,9 +35,9 @@ import { byRankAscending, byRankDescending, outranksRunning, runningMaxWithin } 
 import { rebalanceForTargets, shrinkAtTargets, shrinksAtTarget } from '../qoe-rebalance.ts';
 import { QueueGate, queueKey } from '../queue-gate.ts';
 import { times } from '../quota.ts';
-import { reclaimQuota } from '../reclaim.ts';
+import { reclaimForGrowth, reclaimQuota } from '../reclaim.ts';
 import { scaleInFor, type Freed } from '../scale-in.ts';
-import { scaleOut, type ScaleOutOptions } from '../scale-out.ts';
+import { kneeLimit, scaleOut, type ScaleOutOptions } from '../scale-out.ts';
 import { suspendFor } from '../suspend.ts';
 import type { ClusterSnapshot, Plan, WaitingReason } from '../types.ts';
 import { compareRank } from '../weight.ts';
@@ -160,6 +160,16 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     return ascending;
   };
 
+  /** Takes a suspended job out of the pass's running jobs. */
+  const dropRunning = (victim: RunningJob): void => {
+    model.runningByKey.delete(victim.job.key);
+    const i = model.running.indexOf(victim);
+    if (i >= 0) model.running.splice(i, 1);
+    // Both caches assume running jobs are only ever added.
+    ascending = undefined;
+    runningMaxCache.clear();
+  };
+
   /** ours (`suspendDemoted`): whole demoted jobs ranked below the head go back to the queue. */
   const trySuspend = (head: CompiledJob): boolean => {
     // Suspension frees nodes, not quota: a head over its queue's quota is not helped by it.
@@ -176,13 +186,8 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     for (const victim of res.victims) {
       plan.suspend(victim.job.key, head.key);
       gate.release(victim);
-      model.runningByKey.delete(victim.job.key);
-      const i = model.running.indexOf(victim);
-      if (i >= 0) model.running.splice(i, 1);
+      dropRunning(victim);
     }
-    // Both caches assume running jobs are only ever added.
-    ascending = undefined;
-    runningMaxCache.clear();
     plan.admit(head.key, admitPlaced(model, head, res.items, res.placement));
     gate.charge(head, head.minRequests, 1);
     noteAdmitted(head);
@@ -353,12 +358,16 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
       if (!gate.ledger.has(q) || gate.blockOf(head) === undefined || !gate.withinNominal(head)) continue;
       const taken = reclaimQuota(state, gate.ledger, q, head, head.minRequests, model.running);
       if (taken === undefined) continue;
-      for (const { victim, workers } of taken) {
+      for (const { victim, workers } of taken.removals) {
         plan.scaleIn(
           victim.job.key,
           workers.map((w) => toInstance(state, w)),
           head.key,
         );
+      }
+      for (const victim of taken.suspended) {
+        plan.suspend(victim.job.key, head.key);
+        dropRunning(victim);
       }
       const failure = tryDirect(head);
       if (failure === undefined || tryScaleIn(head, failure, undefined)) continue;
@@ -504,6 +513,27 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
         },
       },
     );
+  }
+  // Queues (reclaim.ts): jobs of queues within their nominal quota grow into it, taking back the
+  // borrowed workers of other queues where theirs then fit, before anyone grows into idle room.
+  if (gate.enabled) {
+    const knee = toggles.scalingKnee && stillWaiting.length > 0 ? config.kneeMinMarginalGain : undefined;
+    const limitOf = (r: RunningJob): number => {
+      const wg = r.job.workers!;
+      if ((toggles.qoeTargets && shrinksAtTarget(r)) || (toggles.cooldown && r.scaledInThisPass)) return r.workers.length;
+      if (starving.length > 0 && preemptibleByStarving(r)) return r.workers.length;
+      return kneeLimit(wg.scalingCurve, wg.min, wg.max, knee);
+    };
+    reclaimForGrowth(state, gate.ledger, gate.growthReceivers(model.running), model.running, limitOf, {
+      reclaimed: (victim, removed, receiver) => {
+        plan.scaleIn(
+          victim.job.key,
+          removed.map((w) => toInstance(state, w)),
+          receiver.job.key,
+        );
+      },
+      grow: (receiver, nodes) => onGrow(receiver, addWorkers(receiver, receiver.job.workers!.type, nodes, now)),
+    });
   }
   growRunning({
     knee: stillWaiting.length > 0,

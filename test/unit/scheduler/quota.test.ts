@@ -171,13 +171,14 @@ describe('reclaim and preemption across queues', () => {
     const snap = withQueues(snapshot(paperTestbed(), [a1, waitingIn('b', 'ns/b1', { submittedAt: NOW - 1000 })], { now: NOW }), cohort);
     const plan = schedule('ours', snap);
     expect(plan.admit.map((x) => x.job)).toEqual(['ns/b1']);
-    // Pool 30, a uses 29: b's 3 need 2 more cpu, one worker of a1's: its highest index.
+    // Pool 30, a uses 29: b's 3 need 2 more cpu, one worker of a1's: its highest index. Then b1
+    // grows to its maximum of 4 workers (9 cpu, within b's 15) with three more of a1's borrowed ones.
     const reclaimed = plan.scaleIn.filter((s) => s.job === 'ns/a1');
-    expect(reclaimed.flatMap((s) => s.remove.map((r) => r.index))).toEqual([13]);
+    expect(reclaimed.flatMap((s) => s.remove.map((r) => r.index))).toEqual([13, 12, 11, 10]);
     expect(reclaimed.every((s) => s.forJob === 'ns/b1')).toBe(true);
     const after = applyPlan(snap, plan);
-    const u = usage(after);
-    expect(u['a']! + u['b']!).toBeLessThanOrEqual(30);
+    expect(usage(after)).toEqual({ a: 21, b: 9 });
+    expect(workersOf(after, 'ns/b1')).toBe(4);
   });
 
   it('a job that would itself borrow does not reclaim, and rank never preempts across queues', () => {
@@ -278,23 +279,41 @@ describe('positions', () => {
 
 describe('gang-fifo with quotas (Kueue StrictFIFO per queue)', () => {
   it('a blocked head blocks only its own queue', () => {
-    // a: 5 cpu; a1's gang at max (1 + 4×2 = 9) never fits it now; a2 behind it waits; b1 is admitted.
+    // a: 10 cpu, a0 holds 3; a1's gang at max (1 + 4×2 = 9) does not fit the 7 left; a2 (3 cpu)
+    // would, but waits behind it; b1 is admitted.
     const snap = withQueues(
       snapshot(
         paperTestbed(),
         [
+          runningIn('a', 'ns/a0', 'node-1', 1, { max: 1 }),
           waitingIn('a', 'ns/a1', { submittedAt: 1 }),
           waitingIn('a', 'ns/a2', { submittedAt: 2, max: 1 }),
           waitingIn('b', 'ns/b1', { submittedAt: 3 }),
         ],
         { now: NOW },
       ),
-      [queue('a', 5), queue('b', 10)],
+      [queue('a', 10), queue('b', 10)],
     );
     const plan = schedule('gang-fifo', snap);
     expect(plan.admit.map((x) => x.job)).toEqual(['ns/b1']);
     const reasons = Object.fromEntries(plan.waiting.map((w) => [w.job, w.reason]));
     expect(reasons['ns/a1']).toContain('waiting for quota: queue a');
     expect(reasons['ns/a2']).toContain('waiting behind ns/a1');
+  });
+
+  it('a job larger than its queue can ever hold is skipped, not left to block the queue', () => {
+    // a: 5 cpu. gang-fifo: a1's gang is 9 cpu; ours: a1's minimum (3 workers) is 7 cpu.
+    const jobs = (min: number): JobState[] => [
+      waitingIn('a', 'ns/a1', { submittedAt: 1, min }),
+      waitingIn('a', 'ns/a2', { submittedAt: 2, max: 1 }),
+    ];
+    for (const [policy, min] of [
+      ['gang-fifo', 1],
+      ['ours', 3],
+    ] as const) {
+      const plan = schedule(policy, withQueues(snapshot(paperTestbed(), jobs(min), { now: NOW }), [queue('a', 5)]));
+      expect(plan.admit.map((x) => x.job)).toEqual(['ns/a2']);
+      expect(plan.waiting[0]!.reason).toMatch(/needs (9|7) cpu of cpu, more than queue a can ever hold \(5 cpu/);
+    }
   });
 });
