@@ -532,7 +532,9 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
           receiver.job.key,
         );
       },
-      grow: (receiver, nodes) => onGrow(receiver, addWorkers(receiver, receiver.job.workers!.type, nodes, now)),
+      grow: (receiver, nodes) => {
+        onGrow(receiver, addWorkers(receiver, receiver.job.workers!.type, nodes, now));
+      },
     });
   }
   growRunning({
