@@ -11,7 +11,7 @@ import { corePass } from '../simulator/core.ts';
 import { runScenario } from '../simulator/run.ts';
 import { HOST_LAG_WARNING_SHARE, runScenarioOnCluster, type ScenarioRunResult } from '../emulator/scenario-run.ts';
 import type { EmulatedJob } from '../emulator/training-emulator.ts';
-import { installCrd } from '../local-cluster/crd.ts';
+import { installCrds } from '../local-cluster/crd.ts';
 import { loadScenario } from '../workloads/index.ts';
 
 const HELP = `usage: tfjob-operator demo [options]
@@ -79,7 +79,7 @@ export async function main(argv: string[]): Promise<number> {
   process.on('SIGTERM', onSignal);
 
   try {
-    await installCrd(cluster.kubeConfig());
+    await installCrds(cluster.kubeConfig());
     const runs: ScenarioRunResult[] = [];
     const policies: OperatorPolicyName[] = values.compare && policy !== 'tf-operator' ? [policy, 'tf-operator'] : [policy];
     for (const [i, p] of policies.entries()) {

@@ -9,6 +9,13 @@ import { KubeClients } from '../runtime/kube-client.ts';
 import { REPO_ROOT } from './binaries.ts';
 
 export const TFJOB_CRD_FILE = path.join(REPO_ROOT, 'crds', 'kubeflow.org_tfjobs.yaml');
+/** The queue CRDs (ClusterQueue, LocalQueue; docs/queues.md). */
+export const QUEUE_CRD_FILES = ['clusterqueues', 'localqueues'].map((p) => path.join(REPO_ROOT, 'crds', `tfjob-operator.kubeflow.org_${p}.yaml`));
+
+/** Every CRD the operator serves: TFJobs and the queues. */
+export async function installCrds(kc: KubeConfig): Promise<void> {
+  for (const file of [TFJOB_CRD_FILE, ...QUEUE_CRD_FILES]) await installCrd(kc, file);
+}
 
 export async function installCrd(kc: KubeConfig, file = TFJOB_CRD_FILE): Promise<void> {
   const api = kc.makeApiClient(ApiextensionsV1Api);

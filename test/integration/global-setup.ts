@@ -1,9 +1,9 @@
 // One real control plane per integration run, shared by every test file (each test uses its own
 // namespace). Started here, stopped in the returned teardown; the local cluster's watchdog cleans
-// up even if vitest itself is killed. The TFJob CRD is installed once, as a user would.
+// up even if vitest itself is killed. The CRDs (TFJob, ClusterQueue, LocalQueue) are installed once, as a user would.
 import type { TestProject } from 'vitest/node';
 import { LocalCluster, fakeNodes, type ClusterState } from '../../src/local-cluster/index.ts';
-import { installCrd } from '../support/crd.ts';
+import { installCrds } from '../support/crd.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -21,7 +21,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     onProgress: (line) => process.stderr.write(`${line}\n`),
   });
   try {
-    await installCrd(cluster.kubeConfig());
+    await installCrds(cluster.kubeConfig());
     // Shared, roomy nodes for tests that let kube-scheduler place pods (tf-operator compatible mode).
     // Tests of our own placement create dedicated, tainted nodes instead, so they never compete.
     await cluster.createNodes(

@@ -3,7 +3,7 @@
 // for namespaces, node pools and etcd compaction against it.
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { LABEL_NODE_POOL } from '../../src/api/v1/constants.ts';
-import { installCrd } from '../../src/local-cluster/crd.ts';
+import { installCrds } from '../../src/local-cluster/crd.ts';
 import { LocalCluster, fakeNodes } from '../../src/local-cluster/index.ts';
 import { eventually, uniqueName } from './kube.ts';
 import type { Pool } from './pool.ts';
@@ -19,7 +19,7 @@ export async function startDedicatedCluster(
     },
   });
   try {
-    await installCrd(cluster.kubeConfig());
+    await installCrds(cluster.kubeConfig());
   } catch (err) {
     await cluster.stop();
     throw err;
