@@ -11,6 +11,12 @@ describe('install artefacts', () => {
     expect(read('config', 'crd', 'bases', 'kubeflow.org_tfjobs.yaml') === read('crds', 'kubeflow.org_tfjobs.yaml')).toBe(true);
   });
 
+  it('config/crd carries the queue CRDs byte for byte', () => {
+    for (const f of ['tfjob-operator.kubeflow.org_clusterqueues.yaml', 'tfjob-operator.kubeflow.org_localqueues.yaml']) {
+      expect(read('config', 'crd', 'bases', f) === read('crds', f), f).toBe(true);
+    }
+  });
+
   it('the Dockerfile copies only files that exist and that .dockerignore lets through', () => {
     const dockerfile = read('Dockerfile');
     const allowed = read('.dockerignore')
