@@ -10,7 +10,9 @@ import { REPO_ROOT } from './binaries.ts';
 
 export const TFJOB_CRD_FILE = path.join(REPO_ROOT, 'crds', 'kubeflow.org_tfjobs.yaml');
 /** The queue CRDs (ClusterQueue, LocalQueue; docs/queues.md). */
-export const QUEUE_CRD_FILES = ['clusterqueues', 'localqueues'].map((p) => path.join(REPO_ROOT, 'crds', `tfjob-operator.kubeflow.org_${p}.yaml`));
+export const QUEUE_CRD_FILES = ['clusterqueues', 'localqueues'].map((p) =>
+  path.join(REPO_ROOT, 'crds', `tfjob-operator.kubeflow.org_${p}.yaml`),
+);
 
 /** Every CRD the operator serves: TFJobs and the queues. */
 export async function installCrds(kc: KubeConfig): Promise<void> {

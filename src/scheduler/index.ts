@@ -49,4 +49,6 @@ export { isNodeFeasible, nodeFeasibility, toleratesTaint, nodeSelectorTermsMatch
 export type { InfeasibleReason } from './feasibility.ts';
 export { addResources, dominantShare, fitsIn, formatResources, subtractResources } from './resources.ts';
 export { hostWeights, idleAfterPlan, placeMissing, planRepairs } from './repair.ts';
+export { summarizeQueues } from './queue-summary.ts';
+export type { QueueHeadEntry, QueueSummary } from './queue-summary.ts';
 export type { MissingReplica, RepairPlacement } from './repair.ts';

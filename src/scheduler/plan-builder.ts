@@ -27,8 +27,20 @@ export class PlanBuilder {
     return this.#suspend.some((s) => s.job === job);
   }
 
-  scaleIn(job: string, remove: readonly ReplicaInstance[], forJob: string, toMeetTarget = false): void {
-    if (remove.length > 0) this.#scaleIn.push({ job, remove: [...remove], forJob, ...(toMeetTarget ? { toMeetTarget } : {}) });
+  scaleIn(
+    job: string,
+    remove: readonly ReplicaInstance[],
+    forJob: string,
+    why: { toMeetTarget?: boolean; reclaimedBy?: string } = {},
+  ): void {
+    if (remove.length === 0) return;
+    this.#scaleIn.push({
+      job,
+      remove: [...remove],
+      forJob,
+      ...(why.toMeetTarget === true ? { toMeetTarget: true } : {}),
+      ...(why.reclaimedBy === undefined ? {} : { reclaimedBy: why.reclaimedBy }),
+    });
   }
 
   addWorkers(job: string, replicas: readonly ReplicaInstance[]): void {

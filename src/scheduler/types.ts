@@ -241,6 +241,8 @@ export interface ScaleIn {
   readonly forJob: string;
   /** The workers go to a running job behind its performance target (qoe-rebalance.ts), not to an admission. */
   readonly toMeetTarget?: boolean;
+  /** Queues: the workers were borrowed quota, taken back by this queue (reclaim.ts) for `forJob`. */
+  readonly reclaimedBy?: string;
 }
 
 /**

@@ -2,6 +2,8 @@
 // tfjob-operator.kubeflow.org, with Kueue's vocabulary and semantics where they fit (a single
 // resource flavor, so quotas are plain resource maps instead of Kueue's resourceGroups).
 
+import type { KubernetesObject } from '@kubernetes/client-node';
+
 export const QUEUE_GROUP = 'tfjob-operator.kubeflow.org';
 export const QUEUE_VERSION = 'v1alpha1';
 export const CLUSTER_QUEUES = 'clusterqueues';
@@ -47,10 +49,7 @@ export interface ClusterQueueStatus {
   readonly conditions?: readonly QueueCondition[];
 }
 
-export interface ClusterQueue {
-  readonly apiVersion?: string;
-  readonly kind?: string;
-  readonly metadata?: { readonly name?: string; readonly resourceVersion?: string; readonly generation?: number; readonly uid?: string };
+export interface ClusterQueue extends KubernetesObject {
   readonly spec?: ClusterQueueSpec;
   readonly status?: ClusterQueueStatus;
 }
@@ -62,16 +61,7 @@ export interface LocalQueueStatus {
   readonly conditions?: readonly QueueCondition[];
 }
 
-export interface LocalQueue {
-  readonly apiVersion?: string;
-  readonly kind?: string;
-  readonly metadata?: {
-    readonly name?: string;
-    readonly namespace?: string;
-    readonly resourceVersion?: string;
-    readonly generation?: number;
-    readonly uid?: string;
-  };
+export interface LocalQueue extends KubernetesObject {
   readonly spec?: { readonly clusterQueue?: string };
   readonly status?: LocalQueueStatus;
 }

@@ -14,7 +14,8 @@ function amounts(field: string, list: ResourceQuantities | undefined, errors: st
   const out: Record<string, number> = {};
   for (const [name, q] of Object.entries(list)) {
     const v = canonicalAmount(name, String(q));
-    if (v === undefined || !Number.isFinite(v) || v < 0) errors.push(`spec.${field}.${name}: ${JSON.stringify(q)} is not a non-negative quantity`);
+    if (v === undefined || !Number.isFinite(v) || v < 0)
+      errors.push(`spec.${field}.${name}: ${JSON.stringify(q)} is not a non-negative quantity`);
     else out[name] = v;
   }
   return out;
@@ -28,8 +29,10 @@ export function parseClusterQueue(cq: ClusterQueue): QueueParse {
   const borrowingLimit = amounts('borrowingLimit', spec.borrowingLimit, errors);
   const lendingLimit = amounts('lendingLimit', spec.lendingLimit, errors);
   const cohort = spec.cohort === undefined || spec.cohort === '' ? undefined : spec.cohort;
-  if (cohort === undefined && borrowingLimit !== undefined) errors.push('spec.borrowingLimit: needs spec.cohort (a queue without a cohort cannot borrow)');
-  if (cohort === undefined && lendingLimit !== undefined) errors.push('spec.lendingLimit: needs spec.cohort (a queue without a cohort lends nothing)');
+  if (cohort === undefined && borrowingLimit !== undefined)
+    errors.push('spec.borrowingLimit: needs spec.cohort (a queue without a cohort cannot borrow)');
+  if (cohort === undefined && lendingLimit !== undefined)
+    errors.push('spec.lendingLimit: needs spec.cohort (a queue without a cohort lends nothing)');
   for (const [field, list] of [
     ['borrowingLimit', borrowingLimit],
     ['lendingLimit', lendingLimit],
@@ -43,7 +46,8 @@ export function parseClusterQueue(cq: ClusterQueue): QueueParse {
   }
   const rawWeight = spec.fairSharing?.weight;
   const weight = rawWeight === undefined ? 1 : Number(rawWeight);
-  if (!Number.isFinite(weight) || weight <= 0) errors.push(`spec.fairSharing.weight: ${JSON.stringify(rawWeight)} is not a positive number`);
+  if (!Number.isFinite(weight) || weight <= 0)
+    errors.push(`spec.fairSharing.weight: ${JSON.stringify(rawWeight)} is not a positive number`);
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,

@@ -176,9 +176,11 @@ async function apply(input: ApplyInput, touched: Set<string>, outcomes: Outcome[
     const message =
       s.toMeetTarget === true
         ? messages.gaveForTarget(s.remove.length, removed, s.forJob, d.targetWorkers)
-        : preemption
-          ? messages.preempted(s.remove.length, removed, standing(s.forJob), standing(s.job), d.targetWorkers, f.bounds.min)
-          : messages.scaledIn(s.remove.length, removed, d.targetWorkers);
+        : s.reclaimedBy !== undefined
+          ? messages.reclaimed(s.remove.length, removed, s.forJob, f.state.spec.queue, s.reclaimedBy, d.targetWorkers, f.bounds.min)
+          : preemption
+            ? messages.preempted(s.remove.length, removed, standing(s.forJob), standing(s.job), d.targetWorkers, f.bounds.min)
+            : messages.scaledIn(s.remove.length, removed, d.targetWorkers);
     const reason = preemption && s.toMeetTarget !== true ? 'Preempted' : 'ScaledIn';
     note(d, { job: s.job, reason, message, workers: s.remove.length }, outcomes);
   }

@@ -137,6 +137,9 @@ export interface JobInput {
   readonly suspendable?: boolean;
   /** Its performance target (`spec.qoe`, resolved). */
   readonly qoe?: QoeTarget;
+  /** The ClusterQueue it is charged to, or why it may not be admitted (queue-directory.ts). */
+  readonly queue?: string;
+  readonly inadmissible?: string;
   readonly defaults: DefaultRequests;
 }
 
@@ -169,6 +172,8 @@ export function jobSpec(input: JobInput): JobSpec {
     ...(workers ? { workers } : {}),
     ...(input.suspendable === true ? { suspendable: true } : {}),
     ...(input.qoe === undefined ? {} : { qoe: input.qoe }),
+    ...(input.queue === undefined ? {} : { queue: input.queue }),
+    ...(input.inadmissible === undefined ? {} : { inadmissible: input.inadmissible }),
   };
 }
 

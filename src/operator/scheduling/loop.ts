@@ -47,8 +47,12 @@ import { isFinished, isLiveWorker, podNode } from './pod-facts.ts';
 import { canonicalAmount } from '../../api/v1/quantity.ts';
 import { QoeBook } from './qoe-status.ts';
 import { SchedulingReporter } from './report.ts';
-import { JobShapes, jobView, takeSnapshot, type SnapshotOptions, type SnapshotSources } from './snapshot.ts';
+import { JobShapes, jobView, takeSnapshot, type JobFacts, type SnapshotOptions, type SnapshotSources } from './snapshot.ts';
 import { PassTrigger } from './trigger.ts';
+import { summarizeQueues, type ClusterSnapshot, type Plan } from '../../scheduler/index.ts';
+import { createQueueCaches, queueCrdsServed, queueLookups, type QueueCaches } from './queue-caches.ts';
+import { queueDirectory, type QueueDirectorySnapshot } from './queue-directory.ts';
+import { QueueMetrics, QueueStatusWriter } from './queue-status.ts';
 
 /** The priority scheduler's lifecycle, as the manager drives it. */
 export interface SchedulingLoop extends SchedulingSource {
@@ -99,6 +103,9 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
   readonly #reporter: SchedulingReporter;
   readonly #trigger: PassTrigger;
   readonly #qoe = new QoeBook();
+  readonly #queueMetrics: QueueMetrics;
+  /** Present once discovery found the queue CRDs served (waitForCaches). */
+  #queues: { readonly caches: QueueCaches; readonly writer: QueueStatusWriter } | undefined;
   #passes = 0;
 
   constructor(deps: SchedulingLoopDeps) {
@@ -115,6 +122,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     this.#nodeHealth = new NodeHealth(config.nodeLostGrace / config.timeScale);
     this.#remover = deps.remover ?? new KubePodRemover(deps.clients, this.#log);
     this.#reporter = new SchedulingReporter(deps.recorder, new SchedulerMetrics(deps.registry));
+    this.#queueMetrics = new QueueMetrics(deps.registry);
     this.#trigger = new PassTrigger(() => this.pass(), {
       debounceMs: config.schedulingDebounce / config.timeScale,
       intervalMs: config.schedulingInterval / config.timeScale,
@@ -130,7 +138,37 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
   }
 
   async waitForCaches(): Promise<void> {
+    if (this.#queues === undefined) {
+      if (await queueCrdsServed(this.#deps.clients)) {
+        const caches = createQueueCaches({
+          kc: this.#deps.kubeConfig,
+          clients: this.#deps.clients,
+          logger: this.#deps.logger,
+          metrics: this.#deps.metrics,
+        });
+        const writer = new QueueStatusWriter({
+          clients: this.#deps.clients,
+          caches,
+          metrics: this.#queueMetrics,
+          logger: this.#log,
+          namespaces: this.#deps.config.namespace,
+        });
+        this.#queues = { caches, writer };
+        // Only a spec change (or a queue coming or going) changes scheduling; status writes do not.
+        for (const informer of [caches.clusterQueues, caches.localQueues] as const) {
+          informer.on((type, obj, old) => {
+            if (type !== 'update' || obj.metadata?.generation !== old?.metadata?.generation) this.trigger(`queue ${type}`);
+          });
+        }
+        caches.clusterQueues.start();
+        caches.localQueues.start();
+      } else {
+        this.#log.info('Queue CRDs (ClusterQueue, LocalQueue) not installed: one global queue, no quotas');
+      }
+    }
     await waitForSchedulerCaches(this.#caches);
+    if (this.#queues !== undefined)
+      await Promise.all([this.#queues.caches.clusterQueues.waitForSync(), this.#queues.caches.localQueues.waitForSync()]);
   }
 
   start(): void {
@@ -140,10 +178,13 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
   async stop(): Promise<void> {
     await this.#trigger.stop();
     stopSchedulerCaches(this.#caches);
+    this.#queues?.caches.clusterQueues.stop();
+    this.#queues?.caches.localQueues.stop();
   }
 
   ready(): boolean {
-    const synced = this.#caches.nodes.hasSynced && this.#caches.pods.hasSynced && this.#caches.priorityClasses.hasSynced;
+    const queues = this.#queues === undefined || (this.#queues.caches.clusterQueues.hasSynced && this.#queues.caches.localQueues.hasSynced);
+    const synced = queues && this.#caches.nodes.hasSynced && this.#caches.pods.hasSynced && this.#caches.priorityClasses.hasSynced;
     return synced && (!this.#trigger.active || this.#passes > 0);
   }
 
@@ -157,7 +198,8 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
   async pass(): Promise<void> {
     const started = performance.now();
     const now = Date.now();
-    const { snapshot, facts, upkeep } = takeSnapshot(this.#sources(), this.#book, this.#shapes, this.#snapshotOptions, now);
+    const sources = this.#sources();
+    const { snapshot, facts, upkeep } = takeSnapshot(sources, this.#book, this.#shapes, this.#snapshotOptions, now);
     this.#book.upkeep(upkeep);
     const decided = decide(this.#deps.policy, snapshot, facts, this.#schedulerConfig);
     const applied = await applyDecisions(this.#book, this.#remover, facts, decided, now, {
@@ -165,6 +207,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       timeScale: this.#deps.config.timeScale,
     });
     this.#reporter.outcomes(applied, facts, now);
+    await this.#publishQueues(sources.queues, decided.plan, snapshot, facts, now);
     for (const key of applied.touched) this.#deps.enqueue(key);
     const raw = new Map(facts.map((f) => [f.key, f.raw]));
     const qoe = this.#qoe.update(snapshot.jobs, (key) => raw.get(key), now);
@@ -201,6 +244,27 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     }
   }
 
+  /** Queue statuses and metrics (stage 5 for queues); nothing without the queue CRDs. */
+  async #publishQueues(
+    directory: QueueDirectorySnapshot,
+    plan: Plan,
+    snapshot: ClusterSnapshot,
+    facts: readonly JobFacts[],
+    now: number,
+  ): Promise<void> {
+    if (this.#queues === undefined) return;
+    const admitted = new Set(plan.admit.map((a) => a.job));
+    const jobs = facts.map((f) => {
+      const { localQueue } = directory.resolve(f.raw.metadata.namespace ?? '', f.raw.metadata.labels);
+      return {
+        key: f.key,
+        running: f.state.phase === 'running' || admitted.has(f.key),
+        ...(localQueue === undefined ? {} : { localQueue }),
+      };
+    });
+    await this.#queues.writer.publish(summarizeQueues(snapshot, plan), directory, jobs, now);
+  }
+
   #sources(): SnapshotSources {
     const { tfjobs, pods } = this.#deps.caches;
     const nodes = this.#caches.nodes.store;
@@ -214,6 +278,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       progressOf: (key) => this.#deps.progress?.phaseOf(key),
       stepRateOf: (key) => this.#deps.progress?.stepRateOf(key),
       podCreatesInFlight: (key) => this.#deps.creates?.creatingAny(key, 'pod/') ?? false,
+      queues: queueDirectory(this.#queues === undefined ? undefined : queueLookups(this.#queues.caches)),
     };
   }
 

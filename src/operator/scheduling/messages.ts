@@ -36,6 +36,19 @@ export function preempted(
   return `Scaled in by ${workersText(count, removed)} to admit ${preemptor.job} (${whatDecided(preemptor, victim)}); now ${workers} worker(s), minimum ${min}`;
 }
 
+/** Borrowed workers taken back by the queue that lent the quota (queues, reclaim). */
+export function reclaimed(
+  count: number,
+  removed: readonly string[],
+  forJob: string,
+  victimQueue: string | undefined,
+  by: string,
+  workers: number,
+  min: number,
+): string {
+  return `Scaled in by ${workersText(count, removed)}: queue ${victimQueue ?? '(none)'} had borrowed them from its cohort, and queue ${by} takes its quota back for ${forJob}; now ${workers} worker(s), minimum ${min}`;
+}
+
 /** Workers moved to a job behind its performance target from this one, ahead of its own (DQoES). */
 export function gaveForTarget(count: number, removed: readonly string[], receiver: string, workers: number): string {
   return `Scaled in by ${workersText(count, removed)} for ${receiver}, which is behind its performance target while this job is ahead of its own; now ${workers} worker(s)`;

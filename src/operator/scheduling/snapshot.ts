@@ -26,6 +26,7 @@ import {
   type StepRate,
 } from '../../scheduler/index.ts';
 import { objectKey } from '../../runtime/store.ts';
+import type { QueueDirectorySnapshot } from './queue-directory.ts';
 import { jobSpec, nodeInfo, parseScalingCurve, podRequests, type DefaultRequests } from './convert.ts';
 import { pendingAlive, restoreDecision, type Decision, type Pending, type Upkeep } from './decisions.ts';
 import { isFinished, isLive, isLiveWorker, isTerminatingPreempted, podNode, replicaIndexOf, replicaOf } from './pod-facts.ts';
@@ -54,6 +55,8 @@ export interface SnapshotSources {
   stepRateOf(jobKey: string): StepRate | undefined;
   /** Whether the TFJob controller has pod creates for the job in flight (sent, not yet seen or failed). */
   podCreatesInFlight(jobKey: string): boolean;
+  /** The queues and how a job finds its own (queue-directory.ts). */
+  readonly queues: QueueDirectorySnapshot;
 }
 
 export interface SnapshotOptions extends ElasticOptions {
@@ -179,6 +182,7 @@ export function takeSnapshot(
     nodes,
     otherPods: otherPods(sources.allPods, facts, options.defaults),
     jobs: facts.map((f) => f.state),
+    ...(sources.queues.specs.length > 0 ? { queues: sources.queues.specs } : {}),
   };
   return { snapshot, facts, upkeep: { restored, suspended, settled, attained, at: now } };
 }
@@ -209,6 +213,7 @@ function jobFacts(
     ...(scalingCurve === undefined ? {} : { scalingCurve }),
     suspendable: raw.metadata.annotations?.[ANNOTATION_SUSPENDABLE] === 'true',
     ...qoeOf(raw),
+    ...sources.queues.resolve(raw.metadata.namespace ?? '', raw.metadata.labels),
     defaults: options.defaults,
   });
   const live = new Map<string, V1Pod>();

@@ -252,10 +252,13 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
       return false;
     }
     for (const { victim, workers } of res.removals) {
+      // A worker of another queue is borrowed quota taken back, not a preemption by rank.
+      const reclaimedBy = queueKey(victim.job) === queueKey(head) ? undefined : head.state.spec.queue;
       plan.scaleIn(
         victim.job.key,
         workers.map((w) => toInstance(state, w)),
         head.key,
+        reclaimedBy === undefined ? {} : { reclaimedBy },
       );
       if (victim.job.workers !== undefined) gate.charge(victim.job, times(victim.job.workers.requests, workers.length), -1);
     }
@@ -363,6 +366,7 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
           victim.job.key,
           workers.map((w) => toInstance(state, w)),
           head.key,
+          { reclaimedBy: q },
         );
       }
       for (const victim of taken.suspended) {
@@ -508,7 +512,7 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
             donor.job.key,
             removed.map((w) => toInstance(state, w)),
             receiver.job.key,
-            true,
+            { toMeetTarget: true },
           );
         },
       },
@@ -530,6 +534,7 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
           victim.job.key,
           removed.map((w) => toInstance(state, w)),
           receiver.job.key,
+          { reclaimedBy: receiver.job.state.spec.queue! },
         );
       },
       grow: (receiver, nodes) => {

@@ -44,6 +44,10 @@ const CLUSTER_WIDE: readonly { group: string; resource: string; subresource?: st
   { group: 'events.k8s.io', resource: 'events', namespaced: true, verbs: ['create', 'patch'] },
   { group: '', resource: 'nodes', namespaced: false, verbs: ['get', 'list', 'watch'] },
   { group: 'scheduling.k8s.io', resource: 'priorityclasses', namespaced: false, verbs: ['get', 'list', 'watch'] },
+  { group: 'tfjob-operator.kubeflow.org', resource: 'clusterqueues', namespaced: false, verbs: ['get', 'list', 'watch'] },
+  { group: 'tfjob-operator.kubeflow.org', resource: 'clusterqueues', subresource: 'status', namespaced: false, verbs: ['update'] },
+  { group: 'tfjob-operator.kubeflow.org', resource: 'localqueues', namespaced: true, verbs: ['get', 'list', 'watch'] },
+  { group: 'tfjob-operator.kubeflow.org', resource: 'localqueues', subresource: 'status', namespaced: true, verbs: ['update'] },
 ];
 const LEASE_VERBS = ['get', 'create', 'update'];
 

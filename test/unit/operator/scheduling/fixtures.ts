@@ -1,6 +1,7 @@
 // Small fakes of what the scheduling stages read and call: TFJobs, pods and nodes as the informer
 // caches hold them, the snapshot sources, and a pod remover that records its calls (events go to
 // runtime/events.ts's MemoryEventRecorder).
+import { queueDirectory, type QueueLookups } from '../../../../src/operator/scheduling/queue-directory.ts';
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import {
   ANNOTATION_MAX_WORKERS,
@@ -116,6 +117,8 @@ export function sources(opts: {
   stepRates?: Readonly<Record<string, StepRate>>;
   /** Jobs whose pod creates are in flight. */
   creating?: readonly string[];
+  /** ClusterQueues and LocalQueues (absent: the queue CRDs are not installed). */
+  queues?: QueueLookups;
 }): SnapshotSources {
   const owned = opts.pods ?? [];
   return {
@@ -128,6 +131,7 @@ export function sources(opts: {
     progressOf: (key) => opts.progress?.[key],
     stepRateOf: (key) => opts.stepRates?.[key],
     podCreatesInFlight: (key) => opts.creating?.includes(key) ?? false,
+    queues: queueDirectory(opts.queues),
   };
 }
 

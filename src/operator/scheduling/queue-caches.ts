@@ -1,0 +1,55 @@
+// Caches of the queue objects (ClusterQueue, LocalQueue; docs/queues.md). Optional: on a cluster
+// without the queue CRDs the operator runs with the single global queue, and says so once.
+import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { CLUSTER_QUEUES, LOCAL_QUEUES, QUEUE_GROUP, QUEUE_VERSION, type ClusterQueue, type LocalQueue } from '../../api/queues/types.ts';
+import { Informer, stripForCache, type ListPage } from '../../runtime/informer.ts';
+import type { KubeClients } from '../../runtime/kube-client.ts';
+import type { Logger } from '../../runtime/logger.ts';
+import type { RuntimeMetrics } from '../../runtime/metrics.ts';
+import { objectKey } from '../../runtime/store.ts';
+import type { QueueLookups } from './queue-directory.ts';
+
+export interface QueueCaches {
+  readonly clusterQueues: Informer<ClusterQueue>;
+  readonly localQueues: Informer<LocalQueue>;
+}
+
+/** Whether the API server serves the queue CRDs (discovery needs no RBAC beyond authentication). */
+export async function queueCrdsServed(clients: KubeClients): Promise<boolean> {
+  try {
+    await clients.request('GET', `/apis/${QUEUE_GROUP}/${QUEUE_VERSION}`);
+    return true;
+  } catch (err) {
+    if ((err as { code?: number }).code === 404) return false;
+    throw err;
+  }
+}
+
+export function createQueueCaches(deps: { kc: KubeConfig; clients: KubeClients; logger: Logger; metrics?: RuntimeMetrics }): QueueCaches {
+  const custom = deps.clients.api(CustomObjectsApi);
+  const onWatchEvent = (informer: string) => (event: string) => deps.metrics?.informerEvents.inc({ informer, event });
+  const informer = <T extends ClusterQueue | LocalQueue>(plural: string): Informer<T> =>
+    new Informer<T>(
+      deps.kc,
+      {
+        list: ({ limit, continueToken }) =>
+          custom.listClusterCustomObject({
+            group: QUEUE_GROUP,
+            version: QUEUE_VERSION,
+            plural,
+            limit,
+            _continue: continueToken,
+          }) as Promise<ListPage<T>>,
+        watchPath: `/apis/${QUEUE_GROUP}/${QUEUE_VERSION}/${plural}`,
+      },
+      { name: plural, logger: deps.logger, transform: stripForCache, onWatchEvent: onWatchEvent(plural) },
+    );
+  return { clusterQueues: informer<ClusterQueue>(CLUSTER_QUEUES), localQueues: informer<LocalQueue>(LOCAL_QUEUES) };
+}
+
+export function queueLookups(c: QueueCaches): QueueLookups {
+  return {
+    clusterQueues: () => c.clusterQueues.store.list(),
+    localQueue: (namespace, name) => c.localQueues.store.get(objectKey({ metadata: { namespace, name } })),
+  };
+}

@@ -1,0 +1,76 @@
+// Which queue a TFJob is charged to, from the ClusterQueue and LocalQueue caches (docs/queues.md):
+//
+//   label tfjob-operator.kubeflow.org/queue-name: <LocalQueue of the job's namespace>
+//   else the namespace's LocalQueue named "default", if there is one
+//   else none: the single global queue, as without queues.
+//
+// A job naming a LocalQueue that does not exist, or one whose ClusterQueue is missing or invalid,
+// waits with that reason (nothing about it is lost; it is admitted once the queue exists).
+// Pure over its two lookups.
+
+import { DEFAULT_LOCAL_QUEUE, LABEL_QUEUE_NAME, type ClusterQueue, type LocalQueue } from '../../api/queues/types.ts';
+import { parseClusterQueue } from '../../api/queues/validate.ts';
+import type { QueueSpec } from '../../scheduler/index.ts';
+
+export interface QueueLookups {
+  readonly clusterQueues: () => readonly ClusterQueue[];
+  readonly localQueue: (namespace: string, name: string) => LocalQueue | undefined;
+}
+
+/** A job's queue for the core: `queue` (a ClusterQueue name) or why it cannot be admitted. */
+export interface JobQueue {
+  readonly queue?: string;
+  readonly inadmissible?: string;
+  /** `namespace/name` of the LocalQueue it came through, if any. */
+  readonly localQueue?: string;
+}
+
+export interface QueueDirectorySnapshot {
+  /** Valid ClusterQueues, for the core. */
+  readonly specs: readonly QueueSpec[];
+  /** Why each invalid ClusterQueue is not used (by name). */
+  readonly invalid: ReadonlyMap<string, readonly string[]>;
+  resolve(namespace: string, labels: Readonly<Record<string, string>> | undefined): JobQueue;
+}
+
+/**
+ * The queues as one pass sees them. `enabled` false: the queue CRDs are not installed; a job that
+ * names a queue then waits saying so (its label cannot be honoured), every other job is unaffected.
+ */
+export function queueDirectory(lookups: QueueLookups | undefined): QueueDirectorySnapshot {
+  const specs: QueueSpec[] = [];
+  const invalid = new Map<string, readonly string[]>();
+  for (const cq of lookups?.clusterQueues() ?? []) {
+    const parsed = parseClusterQueue(cq);
+    if (parsed.ok) specs.push(parsed.spec);
+    else invalid.set(cq.metadata?.name ?? '', parsed.errors);
+  }
+  const known = new Set(specs.map((s) => s.name));
+  return {
+    specs,
+    invalid,
+    resolve(namespace, labels) {
+      const named = labels?.[LABEL_QUEUE_NAME];
+      if (lookups === undefined) {
+        return named === undefined
+          ? {}
+          : {
+              inadmissible: `label ${LABEL_QUEUE_NAME}=${named} names a queue, but the queue CRDs (LocalQueue, ClusterQueue) are not installed`,
+            };
+      }
+      const lq = lookups.localQueue(namespace, named ?? DEFAULT_LOCAL_QUEUE);
+      const localQueue = `${namespace}/${named ?? DEFAULT_LOCAL_QUEUE}`;
+      if (lq === undefined) {
+        return named === undefined
+          ? {}
+          : { inadmissible: `LocalQueue ${localQueue} (label ${LABEL_QUEUE_NAME}) does not exist`, localQueue };
+      }
+      const cq = lq.spec?.clusterQueue ?? '';
+      const problems = invalid.get(cq);
+      if (problems !== undefined)
+        return { inadmissible: `ClusterQueue ${cq} of LocalQueue ${localQueue} is invalid: ${problems.join('; ')}`, localQueue };
+      if (!known.has(cq)) return { inadmissible: `ClusterQueue ${cq} of LocalQueue ${localQueue} does not exist`, localQueue };
+      return { queue: cq, localQueue };
+    },
+  };
+}

@@ -1,0 +1,123 @@
+// Queues with quotas end to end (policy ours): two ClusterQueues of 5 cpu in one cohort on a 10-cpu
+// node. Team a's elastic job borrows b's idle quota; when b's job arrives, a's borrowed workers are
+// scaled in for it (reclaim) and both queues' statuses say what each holds. A job naming a LocalQueue
+// that does not exist waits saying so, and runs once the LocalQueue is created.
+import { CustomObjectsApi } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CLUSTER_QUEUES,
+  LABEL_QUEUE_NAME,
+  LOCAL_QUEUES,
+  QUEUE_GROUP,
+  QUEUE_VERSION,
+  type ClusterQueue,
+} from '../../../src/api/queues/types.ts';
+import type { Operator } from '../../../src/operator/manager.ts';
+import { adminKubeConfig, createNamespace, deleteNamespace, eventually, uniqueName } from '../../support/kube.ts';
+import { startOperator } from '../../support/operator.ts';
+import { createPool, onPool, type Pool } from '../../support/pool.ts';
+import { createTFJob, elasticJob, getTFJob, livePods, waitForCondition, waitForJobEvents, type TestTFJob } from '../../support/tfjob.ts';
+
+const one = { cpu: '1', memory: '1Gi' };
+const api = () => adminKubeConfig().makeApiClient(CustomObjectsApi);
+const inQueue = (job: TestTFJob, queue: string): TestTFJob => ({
+  ...job,
+  metadata: { ...job.metadata, labels: { [LABEL_QUEUE_NAME]: queue } },
+});
+const runningWorkers = async (ns: string, job: string) =>
+  (await livePods(ns, job)).filter((p) => p.metadata?.name?.includes('-worker-') && p.status?.phase === 'Running').length;
+const clusterQueue = async (name: string) =>
+  (await api().getClusterCustomObject({ group: QUEUE_GROUP, version: QUEUE_VERSION, plural: CLUSTER_QUEUES, name })) as ClusterQueue;
+const scheduling = async (ns: string, name: string) =>
+  ((await getTFJob(ns, name)).status as { scheduling?: { queue?: string; message?: string } } | undefined)?.scheduling;
+
+describe('queues with quotas (ours)', () => {
+  let ns: string;
+  let pool: Pool;
+  let operator: Operator;
+  const cqA = uniqueName('team-a');
+  const cqB = uniqueName('team-b');
+  const cohort = uniqueName('cohort');
+
+  const createLocalQueue = async (name: string, cq: string) =>
+    api().createNamespacedCustomObject({
+      group: QUEUE_GROUP,
+      version: QUEUE_VERSION,
+      plural: LOCAL_QUEUES,
+      namespace: ns,
+      body: { apiVersion: `${QUEUE_GROUP}/${QUEUE_VERSION}`, kind: 'LocalQueue', metadata: { name }, spec: { clusterQueue: cq } },
+    });
+
+  beforeAll(async () => {
+    ns = await createNamespace('queues');
+    pool = await createPool('queues', 1, { cpu: '10', memory: '40Gi' });
+    for (const name of [cqA, cqB]) {
+      await api().createClusterCustomObject({
+        group: QUEUE_GROUP,
+        version: QUEUE_VERSION,
+        plural: CLUSTER_QUEUES,
+        body: {
+          apiVersion: `${QUEUE_GROUP}/${QUEUE_VERSION}`,
+          kind: 'ClusterQueue',
+          metadata: { name },
+          spec: { cohort, nominalQuota: { cpu: '5' } },
+        },
+      });
+    }
+    await createLocalQueue('a', cqA);
+    await createLocalQueue('b', cqB);
+    operator = await startOperator(ns, [
+      '--policy',
+      'ours',
+      '--scheduling-interval',
+      '1s',
+      '--scale-out-cooldown',
+      '1s',
+      ...pool.operatorFlags,
+    ]);
+  });
+  afterAll(async () => {
+    await operator.stop();
+    await deleteNamespace(ns);
+    await pool.delete();
+    for (const name of [cqA, cqB])
+      await api().deleteClusterCustomObject({ group: QUEUE_GROUP, version: QUEUE_VERSION, plural: CLUSTER_QUEUES, name });
+  });
+
+  it('lends an idle queue quota, takes it back for its own job, and reports both queues', async () => {
+    // a1: PS + up to 8 workers of 1 cpu: 9 cpu, 4 of them borrowed from b.
+    await createTFJob(ns, onPool(inQueue(elasticJob('a1', { ps: one, worker: one, min: 1, max: 8 }), 'a'), pool));
+    await eventually(async () => (await runningWorkers(ns, 'a1')) === 8, { what: 'a1 at 8 workers', timeoutMs: 60_000 });
+    await eventually(async () => (await clusterQueue(cqA)).status?.borrowed?.cpu === '4', { what: 'a borrows 4 cpu', timeoutMs: 30_000 });
+    expect((await clusterQueue(cqA)).status).toMatchObject({ admittedJobs: 1, pendingJobs: 0, usage: { cpu: '9' } });
+
+    // b1: PS + 2 workers = 3 cpu, within b's quota: two of a1's borrowed workers are reclaimed for it.
+    await createTFJob(ns, onPool(inQueue(elasticJob('b1', { ps: one, worker: one, min: 2, max: 2 }), 'b'), pool));
+    await waitForCondition(ns, 'b1', 'Running', { timeoutMs: 60_000 });
+    const events = await waitForJobEvents(ns, 'a1', (es) => es.some((e) => e.reason === 'Preempted'), 'a1 scaled in', 30_000);
+    expect(events.find((e) => e.reason === 'Preempted')?.message).toContain(
+      `queue ${cqA} had borrowed them from its cohort, and queue ${cqB} takes its quota back for ${ns}/b1`,
+    );
+    await eventually(async () => (await runningWorkers(ns, 'a1')) === 6, { what: 'a1 back to 6 workers', timeoutMs: 30_000 });
+    await eventually(async () => (await clusterQueue(cqB)).status?.usage?.cpu === '3', { what: 'b holds 3 cpu', timeoutMs: 30_000 });
+    expect((await clusterQueue(cqA)).status).toMatchObject({ usage: { cpu: '7' }, borrowed: { cpu: '2' } });
+    expect((await clusterQueue(cqB)).status?.conditions).toEqual([expect.objectContaining({ type: 'Active', status: 'True' }) as unknown]);
+  });
+
+  it('keeps a job that names a missing LocalQueue waiting, saying so, and runs it once the queue exists', async () => {
+    await createTFJob(ns, onPool(inQueue(elasticJob('c1', { ps: one, worker: one, min: 1, max: 1 }), 'later'), pool));
+    await eventually(async () => (await scheduling(ns, 'c1'))?.message?.includes(`LocalQueue ${ns}/later`) === true, {
+      what: 'c1 says why it waits',
+      timeoutMs: 30_000,
+    });
+    expect((await scheduling(ns, 'c1'))?.queue).toBe('Waiting');
+    expect(await livePods(ns, 'c1')).toEqual([]);
+    // b has 2 cpu of its quota left (a borrows them): they are reclaimed for c1.
+    await createLocalQueue('later', cqB);
+    await waitForCondition(ns, 'c1', 'Running', { timeoutMs: 60_000 });
+    await eventually(async () => (await clusterQueue(cqA)).status?.borrowed?.cpu === undefined, {
+      what: 'a no longer borrows',
+      timeoutMs: 30_000,
+    });
+  });
+});
