@@ -155,6 +155,7 @@ export class QueueGate {
   growthLimit(r: RunningJob, limit: number): number {
     const q = r.job.state.spec.queue;
     const wg = r.job.workers;
+    if (r.job.state.spec.inadmissible !== undefined) return r.workers.length;
     if (q === undefined || wg === undefined) return limit;
     return Math.min(limit, r.workers.length + this.ledger.affordable(q, wg.requests));
   }
@@ -176,7 +177,9 @@ export class QueueGate {
 
   /** The scale-out rounds (module comment); one unlimited round without queues. */
   growthRounds(): GrowthRound[] {
-    if (!this.enabled) return [{ order: (jobs) => [...jobs], limitFor: (_job, limit) => limit }];
+    // A running job whose queue went away (or became inadmissible) keeps its workers but gets no more.
+    const stays = (r: RunningJob): boolean => r.job.state.spec.inadmissible !== undefined;
+    if (!this.enabled) return [{ order: (jobs) => [...jobs], limitFor: (r, limit) => (stays(r) ? r.workers.length : limit) }];
     const affordable = (r: RunningJob, withinNominal: boolean): number => {
       const q = r.job.state.spec.queue;
       const wg = r.job.workers;
@@ -211,14 +214,17 @@ export class QueueGate {
       },
     };
     return [
-      { order: (jobs) => [...jobs], limitFor: (r, limit) => Math.min(limit, r.workers.length + affordable(r, true)) },
+      {
+        order: (jobs) => [...jobs],
+        limitFor: (r, limit) => (stays(r) ? r.workers.length : Math.min(limit, r.workers.length + affordable(r, true))),
+      },
       fair,
       {
         order: (jobs) => {
           this.#allowance = undefined;
           return byShare(jobs.filter((r) => r.job.state.spec.queue !== undefined));
         },
-        limitFor: (r, limit) => Math.min(limit, r.workers.length + affordable(r, false)),
+        limitFor: (r, limit) => (stays(r) ? r.workers.length : Math.min(limit, r.workers.length + affordable(r, false))),
       },
     ];
   }

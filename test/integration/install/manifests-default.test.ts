@@ -72,13 +72,15 @@ describe('config/default', () => {
     await cluster.stop();
   });
 
-  it('renders the namespace, CRD, RBAC, Deployment, PDB and metrics Service', () => {
+  it('renders the namespace, CRDs, RBAC, Deployment, PDB and metrics Service', () => {
     const names = objects.map((o) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`).sort();
     expect(names).toEqual([
       'ClusterRole//tfjob-operator',
       'ClusterRole//tfjob-operator-tfjob-editor',
       'ClusterRole//tfjob-operator-tfjob-viewer',
       'ClusterRoleBinding//tfjob-operator',
+      'CustomResourceDefinition//clusterqueues.tfjob-operator.kubeflow.org',
+      'CustomResourceDefinition//localqueues.tfjob-operator.kubeflow.org',
       'CustomResourceDefinition//tfjobs.kubeflow.org',
       `Deployment/${NS}/tfjob-operator`,
       'Namespace//tfjob-operator-system',

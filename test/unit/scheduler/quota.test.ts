@@ -114,6 +114,19 @@ describe('admission under quotas', () => {
 });
 
 describe('scale-out under quotas', () => {
+  it('a running job whose queue went away keeps its workers but gets no more', () => {
+    const orphan = runningIn('a', 'ns/j1', 'node-1', 1);
+    const job: JobState = {
+      ...orphan,
+      spec: { ...orphan.spec, queue: undefined, inadmissible: 'ClusterQueue a of LocalQueue ns/q does not exist' },
+    };
+    for (const queues of [[], [queue('b', 10)]]) {
+      const plan = schedule('ours', withQueues(snapshot(paperTestbed(), [job], { now: NOW }), queues));
+      expect(plan.scaleOut).toEqual([]);
+      expect(plan.scaleIn).toEqual([]);
+    }
+  });
+
   it('a queue without a cohort grows its jobs up to its nominal quota only', () => {
     // a: 9 cpu; j1 = 1 + 2w ≤ 9 → 4 workers, though the cluster has room for 8.
     const snap = withQueues(snapshot(paperTestbed(), [runningIn('a', 'ns/j1', 'node-1', 1)], { now: NOW }), [queue('a', 9)]);
