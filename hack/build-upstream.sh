@@ -3,7 +3,7 @@
 # module proxy) and caches them under .cache/bin/<key>/, where <key> is derived from the tools
 # module's go.mod and go.sum. A second run with the same pins builds nothing.
 #
-#   hack/build-upstream.sh [k8s] [etcd] [kwok] [training-operator]   (default: k8s etcd kwok)
+#   hack/build-upstream.sh [k8s] [etcd] [kwok] [training-operator] [helm]   (default: k8s etcd kwok)
 #
 # Prints the directory of each component's binaries on stdout as `<component>=<dir>`; progress goes
 # to stderr. Environment: TFJOB_CACHE_DIR (default <repo>/.cache), BUILD_PARALLELISM (go build -p).
@@ -83,6 +83,12 @@ for component in "${components[@]}"; do
       v=$(modversion kwok sigs.k8s.io/kwok)
       out=$cache/bin/$(key_for kwok "$v")
       build kwok "$v" "$out" "-s -w" sigs.k8s.io/kwok/cmd/kwok
+      ;;
+    helm)
+      v=$(modversion helm helm.sh/helm/v3)
+      p=helm.sh/helm/v3/internal/version
+      out=$cache/bin/$(key_for helm "$v")
+      build helm "$v" "$out" "-s -w -X $p.version=$v -X $p.gitTreeState=clean" helm.sh/helm/v3/cmd/helm
       ;;
     training-operator)
       v=$(modversion training-operator github.com/kubeflow/training-operator)

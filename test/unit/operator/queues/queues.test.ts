@@ -56,13 +56,15 @@ describe('parseClusterQueue', () => {
 describe('queueDirectory', () => {
   const lookups = {
     clusterQueues: () => [cq('team-a', { nominalQuota: { cpu: '8' } }), cq('broken', { nominalQuota: { cpu: 'x' } })],
-    localQueue: (ns: string, name: string) =>
-      ({
+    localQueue: (ns: string, name: string): LocalQueue | undefined => {
+      const all: Record<string, LocalQueue> = {
         'ml/a': lq('ml', 'a', 'team-a'),
         'ml/default': lq('ml', 'default', 'team-a'),
         'ml/bad': lq('ml', 'bad', 'broken'),
         'ml/gone': lq('ml', 'gone', 'nope'),
-      })[`${ns}/${name}`],
+      };
+      return all[`${ns}/${name}`];
+    },
   };
   const dir = queueDirectory(lookups);
 
