@@ -22,7 +22,9 @@ function run(cmd: string, args: readonly string[]): Promise<string> {
     child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
     child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${cmd} ${args.join(' ')}: ${err}`))));
+    child.on('close', (code) => {
+      code === 0 ? resolve(out) : reject(new Error(`${cmd} ${args.join(' ')}: ${err}`));
+    });
   });
 }
 
