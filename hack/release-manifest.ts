@@ -23,7 +23,8 @@ function run(cmd: string, args: readonly string[]): Promise<string> {
     child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
     child.on('error', reject);
     child.on('close', (code) => {
-      code === 0 ? resolve(out) : reject(new Error(`${cmd} ${args.join(' ')}: ${err}`));
+      if (code === 0) resolve(out);
+      else reject(new Error(`${cmd} ${args.join(' ')}: ${err}`));
     });
   });
 }

@@ -13,7 +13,14 @@ export interface TestCondition {
 export interface TestTFJob {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; uid?: string; resourceVersion?: string; annotations?: Record<string, string>; labels?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    annotations?: Record<string, string>;
+    labels?: Record<string, string>;
+  };
   spec: Record<string, unknown>;
   status?: {
     conditions?: TestCondition[];

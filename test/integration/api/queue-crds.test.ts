@@ -31,7 +31,8 @@ async function createQueue(spec: Record<string, unknown>): Promise<{ ok: true } 
 
 describe('ClusterQueue CRD', () => {
   afterAll(async () => {
-    for (const name of created) await api().deleteClusterCustomObject({ group: QUEUE_GROUP, version: QUEUE_VERSION, plural: CLUSTER_QUEUES, name });
+    for (const name of created)
+      await api().deleteClusterCustomObject({ group: QUEUE_GROUP, version: QUEUE_VERSION, plural: CLUSTER_QUEUES, name });
   });
 
   it('accepts quotas as integers or quantities, cohorts with limits, and a fair-sharing weight', async () => {
@@ -52,8 +53,16 @@ describe('ClusterQueue CRD', () => {
     ['a negative integer quota', { nominalQuota: { 'nvidia.com/gpu': -2 } }, 'spec.nominalQuota'],
     ['a quota that is not a quantity', { nominalQuota: { cpu: 'lots' } }, 'spec.nominalQuota'],
     ['a borrowing limit without a cohort', { nominalQuota: { cpu: '1' }, borrowingLimit: { cpu: '1' } }, 'spec.borrowingLimit'],
-    ['a lending limit above the nominal quota', { cohort: 'c', nominalQuota: { cpu: '1' }, lendingLimit: { cpu: '2' } }, 'spec.lendingLimit'],
-    ['a limit on a resource without quota', { cohort: 'c', nominalQuota: { cpu: '1' }, borrowingLimit: { memory: '1Gi' } }, 'spec.borrowingLimit'],
+    [
+      'a lending limit above the nominal quota',
+      { cohort: 'c', nominalQuota: { cpu: '1' }, lendingLimit: { cpu: '2' } },
+      'spec.lendingLimit',
+    ],
+    [
+      'a limit on a resource without quota',
+      { cohort: 'c', nominalQuota: { cpu: '1' }, borrowingLimit: { memory: '1Gi' } },
+      'spec.borrowingLimit',
+    ],
     ['a zero weight', { nominalQuota: { cpu: '1' }, fairSharing: { weight: 0 } }, 'spec.fairSharing.weight'],
     ['a cohort that is not a DNS label', { cohort: 'Team A', nominalQuota: { cpu: '1' } }, 'spec.cohort'],
   ])('rejects %s, naming the field', async (_what, spec, field) => {

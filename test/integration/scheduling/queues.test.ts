@@ -29,7 +29,7 @@ const runningWorkers = async (ns: string, job: string) =>
 const clusterQueue = async (name: string) =>
   (await api().getClusterCustomObject({ group: QUEUE_GROUP, version: QUEUE_VERSION, plural: CLUSTER_QUEUES, name })) as ClusterQueue;
 const scheduling = async (ns: string, name: string) =>
-  ((await getTFJob(ns, name)).status as { scheduling?: { queue?: string; message?: string } } | undefined)?.scheduling;
+  (await getTFJob(ns, name)).status?.scheduling as { queue?: string; message?: string } | undefined;
 
 describe('queues with quotas (ours)', () => {
   let ns: string;
@@ -39,14 +39,15 @@ describe('queues with quotas (ours)', () => {
   const cqB = uniqueName('team-b');
   const cohort = uniqueName('cohort');
 
-  const createLocalQueue = async (name: string, cq: string) =>
-    api().createNamespacedCustomObject({
+  const createLocalQueue = async (name: string, cq: string): Promise<void> => {
+    await api().createNamespacedCustomObject({
       group: QUEUE_GROUP,
       version: QUEUE_VERSION,
       plural: LOCAL_QUEUES,
       namespace: ns,
       body: { apiVersion: `${QUEUE_GROUP}/${QUEUE_VERSION}`, kind: 'LocalQueue', metadata: { name }, spec: { clusterQueue: cq } },
     });
+  };
 
   beforeAll(async () => {
     ns = await createNamespace('queues');
