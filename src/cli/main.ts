@@ -8,6 +8,10 @@ const subcommands: Record<string, { describe: string; load: () => Promise<Subcom
   run: { describe: 'run the operator against the current kubeconfig', load: async () => (await import('./run.ts')).main },
   simulate: { describe: 'simulate scheduling policies on a scenario', load: async () => (await import('../simulator/cli.ts')).main },
   cluster: { describe: 'start or stop the embedded local control plane', load: async () => (await import('./cluster.ts')).main },
+  'what-if': {
+    describe: 'what one pass of a policy would do on the live cluster now (read-only)',
+    load: async () => (await import('./what-if.ts')).main,
+  },
   demo: {
     describe: 'local cluster + operator + kod2-paper workload, with live progress',
     load: async () => (await import('./demo.ts')).main,

@@ -54,6 +54,15 @@ import { createQueueCaches, queueCrdsServed, queueLookups, type QueueCaches } fr
 import { queueDirectory, type QueueDirectorySnapshot } from './queue-directory.ts';
 import { QueueMetrics, QueueStatusWriter } from './queue-status.ts';
 
+/** How the snapshot stage reads jobs and nodes under this configuration (also `tfjob-operator what-if`). */
+export function snapshotOptionsOf(config: OperatorConfig): SnapshotOptions {
+  const defaults: DefaultRequests = {
+    cpu: canonicalAmount('cpu', config.defaultCpuRequest) ?? 100,
+    memory: canonicalAmount('memory', config.defaultMemoryRequest) ?? 256 * 2 ** 20,
+  };
+  return { defaults, managedNode: labelMatcher(config.nodeSelector), ...elasticOptions(config) };
+}
+
 /** The priority scheduler's lifecycle, as the manager drives it. */
 export interface SchedulingLoop extends SchedulingSource {
   /** Extra caches (nodes, all pods, priority classes): started on every replica. */
@@ -113,11 +122,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     this.#deps = deps;
     this.#log = deps.logger.child({ component: 'scheduler', policy: deps.policy });
     this.#schedulerConfig = schedulerConfigFrom(config);
-    const defaults: DefaultRequests = {
-      cpu: canonicalAmount('cpu', config.defaultCpuRequest) ?? 100,
-      memory: canonicalAmount('memory', config.defaultMemoryRequest) ?? 256 * 2 ** 20,
-    };
-    this.#snapshotOptions = { defaults, managedNode: labelMatcher(config.nodeSelector), ...elasticOptions(config) };
+    this.#snapshotOptions = snapshotOptionsOf(config);
     this.#caches = createSchedulerCaches({ kc: deps.kubeConfig, clients: deps.clients, logger: deps.logger, metrics: deps.metrics });
     this.#nodeHealth = new NodeHealth(config.nodeLostGrace / config.timeScale);
     this.#remover = deps.remover ?? new KubePodRemover(deps.clients, this.#log);

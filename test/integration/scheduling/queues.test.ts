@@ -2,6 +2,8 @@
 // node. Team a's elastic job borrows b's idle quota; when b's job arrives, a's borrowed workers are
 // scaled in for it (reclaim) and both queues' statuses say what each holds. A job naming a LocalQueue
 // that does not exist waits saying so, and runs once the LocalQueue is created.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,7 +15,8 @@ import {
   type ClusterQueue,
 } from '../../../src/api/queues/types.ts';
 import type { Operator } from '../../../src/operator/manager.ts';
-import { adminKubeConfig, createNamespace, deleteNamespace, eventually, uniqueName } from '../../support/kube.ts';
+import { REPO_ROOT } from '../../../src/local-cluster/index.ts';
+import { adminKubeConfig, clusterState, createNamespace, deleteNamespace, eventually, uniqueName } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
 import { createPool, onPool, type Pool } from '../../support/pool.ts';
 import { createTFJob, elasticJob, getTFJob, livePods, waitForCondition, waitForJobEvents, type TestTFJob } from '../../support/tfjob.ts';
@@ -30,6 +33,20 @@ const clusterQueue = async (name: string) =>
   (await api().getClusterCustomObject({ group: QUEUE_GROUP, version: QUEUE_VERSION, plural: CLUSTER_QUEUES, name })) as ClusterQueue;
 const scheduling = async (ns: string, name: string) =>
   (await getTFJob(ns, name)).status?.scheduling as { queue?: string; message?: string } | undefined;
+
+/** The kubectl plugin as a user runs it: the pinned kubectl on PATH, our kubeconfig. */
+function plugin(args: readonly string[]): { code: number; out: string } {
+  const { kubectl, kubeconfig } = clusterState();
+  const res = spawnSync('python3', [path.join(REPO_ROOT, 'plugins', 'kubectl-tfjob'), '--kubeconfig', kubeconfig, ...args], {
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      PATH: `${path.dirname(kubectl)}:${process.env.PATH ?? ''}`,
+      TFJOB_OPERATOR_CLI: `${process.execPath} ${path.join(REPO_ROOT, 'src', 'cli', 'main.ts')}`,
+    },
+  });
+  return { code: res.status ?? 1, out: `${res.stdout}${res.stderr}` };
+}
 
 describe('queues with quotas (ours)', () => {
   let ns: string;
@@ -120,5 +137,33 @@ describe('queues with quotas (ours)', () => {
       what: 'a no longer borrows',
       timeoutMs: 30_000,
     });
+  });
+
+  it("answers a user through the kubectl plugin: queues, a job's queue and history, what one pass would do", async () => {
+    await createTFJob(ns, onPool(inQueue(elasticJob('d1', { ps: one, worker: one, min: 4, max: 4 }), 'a'), pool));
+    await eventually(async () => (await clusterQueue(cqA)).status?.pendingJobs === 1, { what: 'd1 waits in a', timeoutMs: 30_000 });
+
+    const queues = plugin(['queues', '-n', ns]);
+    expect(queues.code, queues.out).toBe(0);
+    expect(queues.out).toMatch(new RegExp(`${cqA}\\s+${cohort}\\s+1\\s+1\\s+cpu 5/5`));
+    expect(queues.out).toMatch(new RegExp(`${ns}\\s+later\\s+${cqB}`));
+
+    const why = plugin(['why', 'd1', '-n', ns]);
+    expect(why.code, why.out).toBe(0);
+    expect(why.out).toContain(`queue: LocalQueue a -> ClusterQueue ${cqA}, position 1`);
+    expect(why.out).toContain('waiting for quota: queue');
+
+    const line = plugin(['line', cqA]);
+    expect(line.out).toMatch(new RegExp(`1\\s+${ns}/d1\\s+.*waiting for quota`));
+
+    const history = plugin(['history', 'a1', '-n', ns]);
+    expect(history.code, history.out).toBe(0);
+    expect(history.out).toContain('Preempted');
+    expect(history.out).toMatch(/now: Running, weight [0-9.]+, workers 4\/1\/8/);
+
+    const whatIf = plugin(['what-if', '--policy', 'ours', ...pool.operatorFlags]);
+    expect(whatIf.code, whatIf.out).toBe(0);
+    expect(whatIf.out).toContain('what-if: one ours pass');
+    expect(whatIf.out).toMatch(new RegExp(`waiting  ${ns}/d1 \\[queue ${cqA} #1\\]`));
   });
 });
