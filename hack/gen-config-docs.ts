@@ -10,6 +10,7 @@ import { Registry } from 'prom-client';
 import { JobMetrics } from '../src/operator/job-metrics.ts';
 import { OPTIONS } from '../src/operator/config.ts';
 import { SchedulerMetrics } from '../src/operator/scheduling/metrics.ts';
+import { QueueMetrics } from '../src/operator/scheduling/queue-status.ts';
 import { RuntimeMetrics } from '../src/runtime/metrics.ts';
 
 export const README_PATH = path.join(import.meta.dirname, '..', 'README.md');
@@ -57,6 +58,7 @@ export async function metricFamilies(): Promise<Family[]> {
   };
   await collect((r) => new JobMetrics(r));
   await collect((r) => new SchedulerMetrics(r));
+  await collect((r) => new QueueMetrics(r));
   await collect((r) => new RuntimeMetrics(r, { defaultMetrics: false }));
   return families;
 }
