@@ -69,12 +69,10 @@ export class QueueGate {
     return `needs ${q(demand[never.resource] ?? 0)} of ${never.resource}, more than queue ${spec.queue} can ever hold (${q(never.most)}: its quota plus what it may borrow); it cannot run in this queue`;
   }
 
-  /** Running jobs of queues within their nominal quota that may grow, lowest queue share first, then by rank. */
+  /** Running jobs of queues with quotas that may grow by reclaim (reclaim.ts), lowest queue share first, then by rank. */
   growthReceivers(running: readonly RunningJob[]): RunningJob[] {
     return running
-      .filter(
-        (r) => r.job.workers !== undefined && r.job.state.spec.queue !== undefined && !this.ledger.isBorrowing(r.job.state.spec.queue),
-      )
+      .filter((r) => r.job.workers !== undefined && r.job.state.spec.queue !== undefined && this.ledger.has(r.job.state.spec.queue))
       .sort((a, b) => this.ledger.share(a.job.state.spec.queue!) - this.ledger.share(b.job.state.spec.queue!) || compareRank(a.job, b.job));
   }
 

@@ -241,6 +241,14 @@ export class QuotaLedger {
     return s / Math.max(book.spec.weight, 1e-9);
   }
 
+  /** The queue's share were `delta` added to (sign 1) or taken from (sign −1) its use. */
+  shareWith(queue: string, delta: Resources, sign: 1 | -1): number {
+    this.charge(queue, delta, sign);
+    const s = this.share(queue);
+    this.charge(queue, delta, sign === 1 ? -1 : 1);
+    return s;
+  }
+
   /** Queues of the same cohort (the queue itself excluded). */
   cohortPeers(queue: string): string[] {
     const book = this.#books.get(queue);

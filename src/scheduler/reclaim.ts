@@ -13,6 +13,10 @@
 //
 // For growth, one borrowed worker makes room for one worker of the growing job on the same node, or
 // is left alone: quota taken back and then left idle would only be borrowed again by the next pass.
+// A queue within its nominal quota takes its quota back; a queue that borrows too takes a borrowed
+// worker of a queue whose fair share stays at least its own after the move (dominant-resource share
+// by weight, quota.ts): borrowed capacity ends up shared by weight, whoever borrowed first, and a
+// move that would only swap the two shares' order is never made (no ping-pong).
 //
 // Priority classes and ranks do not protect borrowed workers: the quota was lent, not given (as in
 // Kueue, where reclaim ignores priority by default). A job's minimum is never taken.
@@ -141,10 +145,10 @@ export interface GrowthReclaimEffects {
 }
 
 /**
- * Grows each of `receivers` (jobs of queues within their nominal quota, best first) towards
- * `limitFor(job)` workers with the quota its queue lent: a borrowed worker of another queue of the
- * cohort is removed where one of the receiver's workers then fits on its node, as long as the
- * receiver's queue stays within its nominal quota.
+ * Grows each of `receivers` (jobs of queues with quotas, lowest queue share first) towards
+ * `limitFor(job)` workers with borrowed workers of other queues of the cohort: one is removed where
+ * one of the receiver's workers then fits on its node, while the receiver's queue stays within its
+ * nominal quota, or its fair share stays at most the lender's (module comment).
  */
 export function reclaimForGrowth(
   state: ClusterState,
@@ -159,7 +163,7 @@ export function reclaimForGrowth(
     const wg = r.job.workers;
     if (q === undefined || wg === undefined) continue;
     let want = limitFor(r) - r.workers.length;
-    if (want <= 0 || !ledger.fitsNominal(q, wg.requests)) continue;
+    if (want <= 0) continue;
     const feasible = state.masks.get(wg.maskId).feasible;
     const placed: number[] = [];
     for (const victim of borrowersOf(ledger, q, running, r.job.key)) {
@@ -169,8 +173,11 @@ export function reclaimForGrowth(
       const taken: LiveReplica[] = [];
       let left = victim.workers.length - victim.grownIndices.size - vg.min;
       const removable = victim.workers.filter((w) => w.node >= 0 && !victim.grownIndices.has(w.index)).sort((a, b) => b.index - a.index);
+      // Its quota back, or a fairer split of what the cohort lends.
+      const mayTake = (): boolean =>
+        ledger.fitsNominal(q, wg.requests) || ledger.shareWith(q, wg.requests, 1) <= ledger.shareWith(vq, vg.requests, -1) + 1e-12;
       for (const w of removable) {
-        if (want <= 0 || left <= 0 || !stillBorrowsFor(ledger, vq, vg.requests) || !ledger.fitsNominal(q, wg.requests)) break;
+        if (want <= 0 || left <= 0 || !stillBorrowsFor(ledger, vq, vg.requests) || !mayTake()) break;
         const n = w.node;
         if (feasible[n] !== 1 || state.ready[n] !== 1) continue;
         state.adjust(n, vg.vec, 1);

@@ -46,7 +46,7 @@ export function reclaimed(
   workers: number,
   min: number,
 ): string {
-  return `Scaled in by ${workersText(count, removed)}: queue ${victimQueue ?? '(none)'} had borrowed them from its cohort, and queue ${by} takes its quota back for ${forJob}; now ${workers} worker(s), minimum ${min}`;
+  return `Scaled in by ${workersText(count, removed)}: queue ${victimQueue ?? '(none)'} had borrowed them from its cohort, and queue ${by} takes them back for ${forJob} (its quota, or its fair share of what the cohort lends); now ${workers} worker(s), minimum ${min}`;
 }
 
 /** Workers moved to a job behind its performance target from this one, ahead of its own (DQoES). */

@@ -114,7 +114,7 @@ describe('queues with quotas (ours)', () => {
     await waitForCondition(ns, 'b1', 'Running', { timeoutMs: 60_000 });
     const events = await waitForJobEvents(ns, 'a1', (es) => es.some((e) => e.reason === 'Preempted'), 'a1 scaled in', 30_000);
     expect(events.find((e) => e.reason === 'Preempted')?.message).toContain(
-      `queue ${cqA} had borrowed them from its cohort, and queue ${cqB} takes its quota back for ${ns}/b1`,
+      `queue ${cqA} had borrowed them from its cohort, and queue ${cqB} takes them back for ${ns}/b1`,
     );
     await eventually(async () => (await runningWorkers(ns, 'a1')) === 6, { what: 'a1 back to 6 workers', timeoutMs: 30_000 });
     await eventually(async () => (await clusterQueue(cqB)).status?.usage?.cpu === '3', { what: 'b holds 3 cpu', timeoutMs: 30_000 });
@@ -165,5 +165,77 @@ describe('queues with quotas (ours)', () => {
     expect(whatIf.code, whatIf.out).toBe(0);
     expect(whatIf.out).toContain('what-if: one ours pass');
     expect(whatIf.out).toMatch(new RegExp(`waiting  ${ns}/d1 \\[queue ${cqA} #1\\]`));
+  });
+});
+
+describe('fair share among borrowing queues (ours)', () => {
+  let ns: string;
+  let pool: Pool;
+  let operator: Operator;
+  const names = ['x', 'y', 'z'].map((q) => uniqueName(`fair-${q}`));
+  const cohort = uniqueName('fair');
+
+  beforeAll(async () => {
+    ns = await createNamespace('queues-fair');
+    // 6 cpu; three queues of 2 cpu in one cohort; z stays idle.
+    pool = await createPool('fair', 1, { cpu: '6', memory: '24Gi' });
+    for (const name of names) {
+      await api().createClusterCustomObject({
+        group: QUEUE_GROUP,
+        version: QUEUE_VERSION,
+        plural: CLUSTER_QUEUES,
+        body: {
+          apiVersion: `${QUEUE_GROUP}/${QUEUE_VERSION}`,
+          kind: 'ClusterQueue',
+          metadata: { name },
+          spec: { cohort, nominalQuota: { cpu: '2' } },
+        },
+      });
+    }
+    for (const [lq, cq] of [
+      ['x', names[0]!],
+      ['y', names[1]!],
+    ] as const) {
+      await api().createNamespacedCustomObject({
+        group: QUEUE_GROUP,
+        version: QUEUE_VERSION,
+        plural: LOCAL_QUEUES,
+        namespace: ns,
+        body: { apiVersion: `${QUEUE_GROUP}/${QUEUE_VERSION}`, kind: 'LocalQueue', metadata: { name: lq }, spec: { clusterQueue: cq } },
+      });
+    }
+    operator = await startOperator(ns, [
+      '--policy',
+      'ours',
+      '--scheduling-interval',
+      '1s',
+      '--scale-out-cooldown',
+      '1s',
+      ...pool.operatorFlags,
+    ]);
+  });
+  afterAll(async () => {
+    await operator.stop();
+    await deleteNamespace(ns);
+    await pool.delete();
+    for (const name of names)
+      await api().deleteClusterCustomObject({ group: QUEUE_GROUP, version: QUEUE_VERSION, plural: CLUSTER_QUEUES, name });
+  });
+
+  it('shares what the idle queue lends between the two that borrow, whoever came first', async () => {
+    // x alone: PS + 5 workers, all 6 cpu (z's 2 and y's 2 borrowed).
+    await createTFJob(ns, onPool(inQueue(elasticJob('x1', { ps: one, worker: one, min: 1, max: 8 }), 'x'), pool));
+    await eventually(async () => (await runningWorkers(ns, 'x1')) === 5, { what: 'x1 at 5 workers', timeoutMs: 60_000 });
+    // y arrives and wants as much: its own 2 cpu back, then half of z's 2 from x.
+    await createTFJob(ns, onPool(inQueue(elasticJob('y1', { ps: one, worker: one, min: 1, max: 8 }), 'y'), pool));
+    await eventually(async () => (await runningWorkers(ns, 'y1')) === 2 && (await runningWorkers(ns, 'x1')) === 2, {
+      what: 'x1 and y1 at 2 workers each (3 cpu each)',
+      timeoutMs: 60_000,
+    });
+    await eventually(async () => (await clusterQueue(names[1]!)).status?.borrowed?.cpu === '1', {
+      what: 'y borrows 1 cpu',
+      timeoutMs: 30_000,
+    });
+    expect((await clusterQueue(names[0]!)).status).toMatchObject({ usage: { cpu: '3' }, borrowed: { cpu: '1' } });
   });
 });

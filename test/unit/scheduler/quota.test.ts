@@ -226,6 +226,44 @@ describe('reclaim and preemption across queues', () => {
   });
 });
 
+describe('fair share among borrowers', () => {
+  it("a queue that borrowed all of an idle queue's quota shares it with a second borrower by weight", () => {
+    // a, b, c: 10 cpu each, c idle. a's job (1-cpu PS and workers) holds 20 cpu: all of c's quota.
+    // b's job holds 10 and wants more: borrowed capacity moves from a to b until both borrow 5.
+    const small = { ps: { cpu: cpu(1) }, worker: { cpu: cpu(1) }, max: 30 };
+    const a1 = inQueue(
+      running('ns/a1', ['PS:0@node-1', ...Array.from({ length: 19 }, (_, i) => `Worker:${i}@node-${1 + Math.floor((i + 1) / 10)}`)], {
+        ...small,
+        createdAt: 0,
+      }),
+      'a',
+    );
+    const b1 = inQueue(
+      running('ns/b1', ['PS:0@node-3', ...Array.from({ length: 9 }, (_, i) => `Worker:${i}@node-3`)], { ...small, createdAt: 0 }),
+      'b',
+    );
+    const queues = (wa: number) => [
+      queue('a', 10, { cohort: 'c', weight: wa }),
+      queue('b', 10, { cohort: 'c' }),
+      queue('c', 10, { cohort: 'c' }),
+    ];
+    let snap = withQueues(snapshot(paperTestbed(), [a1, b1], { now: NOW }), queues(1));
+    expect(usage(snap)).toEqual({ a: 20, b: 10 });
+    const plan = schedule('ours', snap);
+    expect(plan.scaleIn.every((s) => s.job === 'ns/a1' && s.forJob === 'ns/b1' && s.reclaimedBy === 'b')).toBe(true);
+    snap = applyPlan(snap, plan);
+    expect(usage(snap)).toEqual({ a: 15, b: 15 });
+    // A second pass changes nothing: the split is stable (no ping-pong).
+    const again = schedule('ours', { ...snap, now: NOW + 120_000 });
+    expect(again.scaleIn).toEqual([]);
+    expect(again.scaleOut).toEqual([]);
+    // With a's weight 3 (shares: a's borrowed / 30 / 3, b's / 30): a worker moves while a's share after
+    // stays at least b's: 9/90 ≥ 1/30, 8/90 ≥ 2/30, but not 7/90 ≥ 3/30. a borrows 8, b 2.
+    const heavy = withQueues(snapshot(paperTestbed(), [a1, b1], { now: NOW }), queues(3));
+    expect(usage(applyPlan(heavy, schedule('ours', heavy)))).toEqual({ a: 18, b: 12 });
+  });
+});
+
 describe('queue invariants over many passes', () => {
   it('no queue ever holds more than its nominal quota plus what it may borrow, and the cohort never more than its pool', () => {
     const queues = [
