@@ -205,6 +205,7 @@ export const SCHEDULING_STATUS_SCHEMA: Json = {
   properties: {
     queue: { type: 'string', enum: [...QUEUE_STATES], description: 'Waiting, Running or Finished.' },
     weight: { type: 'string', description: 'Effective scheduling weight in (0, 1), as a decimal string.' },
+    clusterQueue: { type: 'string', description: 'The ClusterQueue whose quota the job is charged to (queues with quotas; absent: none).' },
     enqueueTime: dateTime('First time the job entered the waiting queue; never reset.'),
     workers: {
       type: 'object',

@@ -124,6 +124,8 @@ export const SchedulingStatusSchema = z.object({
   queue: opt(z.enum(QUEUE_STATES)),
   /** Effective weight in (0, 1), as a decimal string (Kubernetes API conventions avoid floats). */
   weight: opt(z.union([z.string(), z.number()])),
+  /** The ClusterQueue whose quota the job is charged to (docs/queues.md). */
+  clusterQueue: opt(z.string()),
   /** First time the job entered the waiting queue; never reset (the paper's t_j). */
   enqueueTime: opt(z.string()),
   workers: opt(WorkerCountsSchema),

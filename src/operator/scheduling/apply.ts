@@ -278,6 +278,15 @@ async function apply(input: ApplyInput, touched: Set<string>, outcomes: Outcome[
     outcomes.push({ job: w.job, reason, message: w.reason, news });
   }
 
+  // The job's ClusterQueue, for its status (it changes only when its queue labels or LocalQueue do).
+  for (const f of facts) {
+    const d = book.get(f.key);
+    if (d === undefined || d.clusterQueue === f.state.spec.queue) continue;
+    if (f.state.spec.queue === undefined) delete d.clusterQueue;
+    else d.clusterQueue = f.state.spec.queue;
+    touched.add(f.key);
+  }
+
   // Attained service reaches the status in steps (a restart restores it from there).
   for (const f of facts) {
     const d = book.get(f.key);

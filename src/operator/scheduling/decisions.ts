@@ -34,6 +34,8 @@ export interface Decision {
   readonly heldOnNodes: Set<string>;
   readonly enqueueTime: number;
   weight?: number;
+  /** The ClusterQueue whose quota the job is charged to (queues, docs/queues.md); absent: none. */
+  clusterQueue?: string;
   starving: boolean;
   reason?: string;
   message?: string;

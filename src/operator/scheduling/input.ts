@@ -70,6 +70,7 @@ export function schedulingStatus(d: Decision, facts: Pick<InputFacts, 'bounds' |
   return {
     queue,
     ...(d.weight === undefined ? {} : { weight: d.weight.toFixed(3) }),
+    ...(d.clusterQueue === undefined ? {} : { clusterQueue: d.clusterQueue }),
     // Milliseconds kept: the queue orders by it, and a restart must not reorder jobs of one second.
     enqueueTime: new Date(d.enqueueTime).toISOString(),
     workers: { current, min, max },

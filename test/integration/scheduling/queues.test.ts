@@ -108,6 +108,7 @@ describe('queues with quotas (ours)', () => {
     await eventually(async () => (await runningWorkers(ns, 'a1')) === 8, { what: 'a1 at 8 workers', timeoutMs: 60_000 });
     await eventually(async () => (await clusterQueue(cqA)).status?.borrowed?.cpu === '4', { what: 'a borrows 4 cpu', timeoutMs: 30_000 });
     expect((await clusterQueue(cqA)).status).toMatchObject({ admittedJobs: 1, pendingJobs: 0, usage: { cpu: '9' } });
+    expect((await getTFJob(ns, 'a1')).status?.scheduling).toMatchObject({ clusterQueue: cqA });
 
     // b1: PS + 2 workers = 3 cpu, within b's quota: two of a1's borrowed workers are reclaimed for it.
     await createTFJob(ns, onPool(inQueue(elasticJob('b1', { ps: one, worker: one, min: 2, max: 2 }), 'b'), pool));
