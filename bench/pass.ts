@@ -17,7 +17,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type * as SchedulerModule from '../src/scheduler/index.ts';
-import type { PolicyName } from '../src/scheduler/types.ts';
+import type { ClusterSnapshot, PolicyName } from '../src/scheduler/types.ts';
 import { lineChart, type Series } from '../src/simulator/svg.ts';
 import type * as RandomClusterModule from './random-cluster.ts';
 import type { ClusterSize, Scenario } from './random-cluster.ts';
@@ -55,6 +55,9 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '20261121' },
     out: { type: 'string' },
     rev: { type: 'string', default: 'HEAD' },
+    // Queues with quotas (docs/queues.md): jobs spread round-robin over N ClusterQueues of one cohort,
+    // each with 1/N of the cluster's cpu and memory as nominal quota. 0: no queues.
+    queues: { type: 'string', default: '0' },
   },
 });
 
@@ -76,8 +79,17 @@ function runsFor(nodes: number, waiting: number): number {
   return work >= 10_000 ? 25 : work >= 1_500 ? 60 : 200;
 }
 
+/** The snapshot with `n` queues in one cohort sharing the cluster's cpu and memory, jobs round-robin. */
+function withQueues(snap: ClusterSnapshot, n: number): ClusterSnapshot {
+  if (n <= 0) return snap;
+  const total = (r: string) => snap.nodes.reduce((s, node) => s + (node.allocatable[r] ?? 0), 0);
+  const nominalQuota = { cpu: Math.floor(total('cpu') / n), memory: Math.floor(total('memory') / n) };
+  const queues = Array.from({ length: n }, (_, i) => ({ name: `q${i}`, cohort: 'all', nominalQuota, weight: 1 }));
+  return { ...snap, queues, jobs: snap.jobs.map((j, i) => ({ ...j, spec: { ...j.spec, queue: `q${i % n}` } })) };
+}
+
 function measure(sweep: Row['sweep'], scenario: Scenario, size: ClusterSize): Row[] {
-  const snap = randomSnapshot(size, seed, scenario);
+  const snap = withQueues(randomSnapshot(size, seed, scenario), Number(values.queues));
   const running = snap.jobs.filter((j) => j.phase === 'running').length;
   const runs = runsFor(size.nodes, size.waiting);
   return policies.map((policy) => {
