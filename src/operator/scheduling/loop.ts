@@ -50,6 +50,7 @@ import { SchedulingReporter } from './report.ts';
 import { JobShapes, jobView, takeSnapshot, type JobFacts, type SnapshotOptions, type SnapshotSources } from './snapshot.ts';
 import { PassTrigger } from './trigger.ts';
 import { summarizeQueues, type ClusterSnapshot, type Plan } from '../../scheduler/index.ts';
+import { checkQueueAccess, selfSubjectReviewer } from './queue-access.ts';
 import { createQueueCaches, queueCrdsServed, queueLookups, type QueueCaches } from './queue-caches.ts';
 import { queueDirectory, type QueueDirectorySnapshot } from './queue-directory.ts';
 import { QueueMetrics, QueueStatusWriter } from './queue-status.ts';
@@ -144,12 +145,26 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
 
   async waitForCaches(): Promise<void> {
     if (this.#queues === undefined) {
-      if (await queueCrdsServed(this.#deps.clients)) {
+      const access = (await queueCrdsServed(this.#deps.clients))
+        ? await checkQueueAccess(selfSubjectReviewer(this.#deps.clients), this.#deps.config.namespace)
+        : undefined;
+      if (access !== undefined && access.missingReads.length > 0) {
+        this.#log.warn(
+          { missing: access.missingReads },
+          `Queue CRDs installed but not readable by this operator (missing: ${access.missingReads.join(', ')}): ` +
+            'one global queue, no quotas. Grant get/list/watch on clusterqueues cluster-wide and on localqueues ' +
+            'in the managed namespaces to use queues (docs/operations.md)',
+        );
+      } else if (access !== undefined) {
+        if (!access.writeClusterQueueStatus) {
+          this.#log.warn('May not update clusterqueues/status: ClusterQueue statuses are left to another writer (docs/operations.md)');
+        }
         const caches = createQueueCaches({
           kc: this.#deps.kubeConfig,
           clients: this.#deps.clients,
           logger: this.#deps.logger,
           metrics: this.#deps.metrics,
+          namespaces: this.#deps.config.namespace,
         });
         const writer = new QueueStatusWriter({
           clients: this.#deps.clients,
@@ -157,6 +172,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
           metrics: this.#queueMetrics,
           logger: this.#log,
           namespaces: this.#deps.config.namespace,
+          writeClusterQueueStatus: access.writeClusterQueueStatus,
         });
         this.#queues = { caches, writer };
         // Only a spec change (or a queue coming or going) changes scheduling; status writes do not.

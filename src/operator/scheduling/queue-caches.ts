@@ -7,14 +7,15 @@ import type { KubeClients } from '../../runtime/kube-client.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { RuntimeMetrics } from '../../runtime/metrics.ts';
 import { objectKey } from '../../runtime/store.ts';
+import { NamespacedInformers } from '../informers.ts';
 import type { QueueLookups } from './queue-directory.ts';
 
 export interface QueueCaches {
   readonly clusterQueues: Informer<ClusterQueue>;
-  readonly localQueues: Informer<LocalQueue>;
+  /** Cluster-wide, or per managed namespace under `--namespace` (no cluster-wide grant needed then). */
+  readonly localQueues: NamespacedInformers<LocalQueue>;
 }
 
-/** Whether the API server serves the queue CRDs (discovery needs no RBAC beyond authentication). */
 export async function queueCrdsServed(clients: KubeClients): Promise<boolean> {
   try {
     await clients.request('GET', `/apis/${QUEUE_GROUP}/${QUEUE_VERSION}`);
@@ -25,31 +26,48 @@ export async function queueCrdsServed(clients: KubeClients): Promise<boolean> {
   }
 }
 
-export function createQueueCaches(deps: { kc: KubeConfig; clients: KubeClients; logger: Logger; metrics?: RuntimeMetrics }): QueueCaches {
+export function createQueueCaches(deps: {
+  kc: KubeConfig;
+  clients: KubeClients;
+  logger: Logger;
+  metrics?: RuntimeMetrics;
+  namespaces: readonly string[];
+}): QueueCaches {
   const custom = deps.clients.api(CustomObjectsApi);
   const onWatchEvent = (informer: string) => (event: string) => deps.metrics?.informerEvents.inc({ informer, event });
-  const informer = <T extends ClusterQueue | LocalQueue>(plural: string): Informer<T> =>
-    new Informer<T>(
+  const informer = <T extends ClusterQueue | LocalQueue>(plural: string, namespace: string | undefined): Informer<T> => {
+    const name = namespace === undefined ? plural : `${plural}/${namespace}`;
+    return new Informer<T>(
       deps.kc,
       {
         list: ({ limit, continueToken }) =>
-          custom.listClusterCustomObject({
-            group: QUEUE_GROUP,
-            version: QUEUE_VERSION,
-            plural,
-            limit,
-            _continue: continueToken,
-          }) as Promise<ListPage<T>>,
-        watchPath: `/apis/${QUEUE_GROUP}/${QUEUE_VERSION}/${plural}`,
+          (namespace === undefined
+            ? custom.listClusterCustomObject({ group: QUEUE_GROUP, version: QUEUE_VERSION, plural, limit, _continue: continueToken })
+            : custom.listNamespacedCustomObject({
+                group: QUEUE_GROUP,
+                version: QUEUE_VERSION,
+                plural,
+                namespace,
+                limit,
+                _continue: continueToken,
+              })) as Promise<ListPage<T>>,
+        watchPath:
+          namespace === undefined
+            ? `/apis/${QUEUE_GROUP}/${QUEUE_VERSION}/${plural}`
+            : `/apis/${QUEUE_GROUP}/${QUEUE_VERSION}/namespaces/${namespace}/${plural}`,
       },
-      { name: plural, logger: deps.logger, transform: stripForCache, onWatchEvent: onWatchEvent(plural) },
+      { name, logger: deps.logger, transform: stripForCache, onWatchEvent: onWatchEvent(name) },
     );
-  return { clusterQueues: informer<ClusterQueue>(CLUSTER_QUEUES), localQueues: informer<LocalQueue>(LOCAL_QUEUES) };
+  };
+  return {
+    clusterQueues: informer<ClusterQueue>(CLUSTER_QUEUES, undefined),
+    localQueues: new NamespacedInformers<LocalQueue>(deps.namespaces, (ns) => informer<LocalQueue>(LOCAL_QUEUES, ns)),
+  };
 }
 
 export function queueLookups(c: QueueCaches): QueueLookups {
   return {
     clusterQueues: () => c.clusterQueues.store.list(),
-    localQueue: (namespace, name) => c.localQueues.store.get(objectKey({ metadata: { namespace, name } })),
+    localQueue: (namespace, name) => c.localQueues.get(objectKey({ metadata: { namespace, name } })),
   };
 }

@@ -154,8 +154,19 @@ export class QueueStatusWriter {
   /** --namespace: an operator that manages some namespaces writes only their LocalQueues and the ClusterQueues they use. */
   readonly #namespaces: ReadonlySet<string>;
 
-  constructor(deps: { clients: KubeClients; caches: QueueCaches; metrics: QueueMetrics; logger: Logger; namespaces: readonly string[] }) {
+  /** False when RBAC denies `update clusterqueues/status` (checked once at start): only LocalQueues are written. */
+  readonly #writeClusterQueues: boolean;
+
+  constructor(deps: {
+    clients: KubeClients;
+    caches: QueueCaches;
+    metrics: QueueMetrics;
+    logger: Logger;
+    namespaces: readonly string[];
+    writeClusterQueueStatus?: boolean;
+  }) {
     this.#namespaces = new Set(deps.namespaces);
+    this.#writeClusterQueues = deps.writeClusterQueueStatus ?? true;
     this.#clients = deps.clients;
     this.#caches = deps.caches;
     this.#metrics = deps.metrics;
@@ -173,9 +184,9 @@ export class QueueStatusWriter {
     this.#metrics.set(summaries, new Map(directory.specs.map((s) => [s.name, s.nominalQuota] as const)));
     const writes: Promise<void>[] = [];
     const mine = (ns: string | undefined): boolean => this.#namespaces.size === 0 || this.#namespaces.has(ns ?? '');
-    const localQueues = this.#caches.localQueues.store.list().filter((lq) => mine(lq.metadata?.namespace));
+    const localQueues = this.#caches.localQueues.list().filter((lq) => mine(lq.metadata?.namespace));
     const used = new Set(localQueues.map((lq) => lq.spec?.clusterQueue ?? ''));
-    for (const cq of this.#caches.clusterQueues.store.list()) {
+    for (const cq of this.#writeClusterQueues ? this.#caches.clusterQueues.store.list() : []) {
       const name = cq.metadata?.name ?? '';
       if (this.#namespaces.size > 0 && !used.has(name)) continue;
       const status = clusterQueueStatus(cq, byName.get(name), directory.invalid.get(name), now);
