@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Registry } from 'prom-client';
 import { JobMetrics } from '../src/operator/job-metrics.ts';
 import { OPTIONS } from '../src/operator/config.ts';
+import { ProgressMetrics } from '../src/operator/progress/metrics.ts';
 import { SchedulerMetrics } from '../src/operator/scheduling/metrics.ts';
 import { QueueMetrics } from '../src/operator/scheduling/queue-status.ts';
 import { RuntimeMetrics } from '../src/runtime/metrics.ts';
@@ -59,6 +60,7 @@ export async function metricFamilies(): Promise<Family[]> {
   await collect((r) => new JobMetrics(r));
   await collect((r) => new SchedulerMetrics(r));
   await collect((r) => new QueueMetrics(r));
+  await collect((r) => new ProgressMetrics(r));
   await collect((r) => new RuntimeMetrics(r, { defaultMetrics: false }));
   return families;
 }

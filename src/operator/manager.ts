@@ -27,6 +27,7 @@ import { BY_JOB, createOperatorCaches, type OperatorCaches } from './informers.t
 import { JobMetrics } from './job-metrics.ts';
 import { KubeLogSource } from './progress/kube-log-source.ts';
 import { ProgressLoop } from './progress/loop.ts';
+import { ProgressMetrics } from './progress/metrics.ts';
 import { ProgressReader } from './progress/reader.ts';
 import { PrioritySchedulingLoop, type SchedulingLoop } from './scheduling/loop.ts';
 import { TFJobController } from './tfjob-controller.ts';
@@ -108,6 +109,7 @@ export class Operator {
         podsOf: (key) => this.caches.pods.byIndex(BY_JOB, key),
         followAll: config.progressPeriod > 0,
         qoeClassOf: (key) => this.#scheduling?.qoeClassOf(key),
+        metrics: new ProgressMetrics(this.registry),
         reader: new ProgressReader({
           logs: new KubeLogSource(this.clients),
           maxReadsPerRound: Math.max(1, Math.floor(config.progressReadsPerSecond * (periodMs / 1000))),

@@ -24,6 +24,7 @@ import {
 } from '../../progress/index.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { JobProgress, StepRate } from '../../scheduler/types.ts';
+import type { ProgressMetrics } from './metrics.ts';
 import type { ProgressTarget, RoundReport } from './reader.ts';
 
 export const EVENT_PROGRESS_PHASE = 'ProgressPhaseChanged';
@@ -52,6 +53,8 @@ export interface ProgressLoopDeps {
   /** The job's class against its target after the last scheduling pass (DQoES Algorithm 2's |S|). */
   readonly qoeClassOf?: (key: string) => string | undefined;
   readonly reader: ProgressRounds;
+  /** Reads, rounds and the budget (absent in unit tests that do not look). */
+  readonly metrics?: ProgressMetrics;
   readonly event: (job: TFJobEntry, type: 'Normal' | 'Warning', reason: string, message: string) => void;
   /** The job's `status.progress` changed: reconcile it so the status is written. */
   readonly changed: (key: string) => void;
@@ -202,12 +205,14 @@ export class ProgressLoop {
     if (!due && !jobSetChanged(this.#period, signatures)) return false;
     this.#lastRound = this.#now();
     let report: RoundReport;
+    const startedAt = performance.now();
     try {
       report = await this.#deps.reader.round(targets);
     } catch (err) {
       this.#deps.log.warn({ err }, 'Progress round failed');
       return false;
     }
+    this.#deps.metrics?.round(report, (performance.now() - startedAt) / 1000, periodMs);
     this.#publish(entries, report);
     // Quiet: nothing to learn soon. A job with a rate target is quiet while it meets it (DQoES
     // Algorithm 2: a job dropping out of its target, |S| falling, is then not quiet and the period

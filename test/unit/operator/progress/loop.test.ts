@@ -4,7 +4,10 @@ import { toTFJobEntry, type TFJobEntry } from '../../../../src/api/v1/parse.ts';
 import { ProgressLoop, progressStatus, progressTarget, type ProgressRounds } from '../../../../src/operator/progress/loop.ts';
 import type { ProgressTarget, RoundReport } from '../../../../src/operator/progress/reader.ts';
 import type { MeasuredRate, ProgressView } from '../../../../src/progress/index.ts';
+import { Registry } from 'prom-client';
+import { ProgressMetrics } from '../../../../src/operator/progress/metrics.ts';
 import { silentLogger } from '../../../../src/runtime/logger.ts';
+import { parseMetrics, sumOf } from '../../../support/prometheus.ts';
 
 const T0 = Date.UTC(2026, 10, 25);
 
@@ -311,5 +314,37 @@ describe('ProgressLoop: spec.qoe.targetMetric', () => {
     // A loss goes the other way.
     reader.views.set('ns/a', { ...view('Progressing', 0.95), name: 'loss', higherIsBetter: false });
     expect(loop.targetReachedOf('ns/a')).toBeUndefined();
+  });
+});
+
+describe('ProgressMetrics', () => {
+  it('counts reads by result and shows what the budget left unread and the period', async () => {
+    const registry = new Registry();
+    const reader = new FakeReader();
+    const jobs = [job('a'), job('b'), job('c')];
+    const pods = new Map<string, Pod>(['a', 'b', 'c'].map((n) => [`ns/${n}-worker-0`, pod(`${n}-worker-0`, n)]));
+    const loop = new ProgressLoop({
+      jobs: () => jobs,
+      pod: (ns, name) => pods.get(`${ns}/${name}`),
+      podsOf: () => [],
+      followAll: true,
+      reader,
+      metrics: new ProgressMetrics(registry),
+      event: () => undefined,
+      changed: () => undefined,
+      log: silentLogger(),
+      period: { initialMs: 30_000, maxMs: 120_000 },
+      now: () => T0,
+    });
+    // A budget of two reads: c waits for the next round; b's log held bad lines.
+    reader.next = { read: ['ns/a', 'ns/b'], deferred: ['ns/c'], problems: new Map([['ns/b', 'bad lines']]) };
+    expect(await loop.tick()).toBe(true);
+    const samples = parseMetrics(await registry.metrics());
+    expect(sumOf(samples, 'tfjob_operator_progress_log_reads_total', { result: 'ok' })).toBe(1);
+    expect(sumOf(samples, 'tfjob_operator_progress_log_reads_total', { result: 'problem' })).toBe(1);
+    expect(sumOf(samples, 'tfjob_operator_progress_followed_jobs')).toBe(3);
+    expect(sumOf(samples, 'tfjob_operator_progress_deferred_jobs')).toBe(1);
+    expect(sumOf(samples, 'tfjob_operator_progress_period_seconds')).toBe(30);
+    expect(sumOf(samples, 'tfjob_operator_progress_round_duration_seconds_count')).toBe(1);
   });
 });
