@@ -17,7 +17,7 @@
 import { type CompiledJob, type RunningJob } from './job-model.ts';
 import { describeQuotaBlock, heldBy, QuotaLedger } from './quota.ts';
 import { formatQuantity } from './resources.ts';
-import type { Freed } from './scale-in.ts';
+import type { QuotaTrial } from './scale-in.ts';
 import type { ClusterSnapshot, Resources, WaitingReason } from './types.ts';
 import { compareRank } from './weight.ts';
 
@@ -76,14 +76,40 @@ export class QueueGate {
       .sort((a, b) => this.ledger.share(a.job.state.spec.queue!) - this.ledger.share(b.job.state.spec.queue!) || compareRank(a.job, b.job));
   }
 
-  /** Whether the job's queue would take its minimum once `freed` workers are gone (none of which is charged yet). */
-  admitsAfter(job: CompiledJob, freed: readonly Freed[]): boolean {
+  /**
+   * The quota side of a scale-in trial for `job` (scale-in.ts): workers freed from their queues one
+   * at a time, and whether the job's queue then takes its minimum. While a trial runs the ledger
+   * holds its credits; `scaleInFor` takes every one back before it returns.
+   */
+  quotaTrial(job: CompiledJob): QuotaTrial | undefined {
     const q = job.state.spec.queue;
-    if (q === undefined || !this.enabled) return true;
-    for (const f of freed) this.ledger.charge(queueKey(f.victim.job) || '\u0000', f.requests, -1);
-    const ok = this.ledger.check(q, job.minRequests) === undefined;
-    for (const f of freed) this.ledger.charge(queueKey(f.victim.job) || '\u0000', f.requests, 1);
-    return ok;
+    if (!this.enabled) return undefined;
+    return {
+      free: (victim, requests, sign) => {
+        this.ledger.charge(queueKey(victim.job) || '\u0000', requests, sign === 1 ? -1 : 1);
+      },
+      admits: () => q === undefined || this.ledger.check(q, job.minRequests) === undefined,
+    };
+  }
+
+  /**
+   * `mayReclaim` for one head and many victims, or undefined when no victim qualifies: the queues
+   * it may reclaim from (known ones of its cohort that borrow) are found once (the ledger must not
+   * change while the returned test is in use).
+   */
+  reclaimTest(head: CompiledJob): ((victim: RunningJob) => boolean) | undefined {
+    const hq = head.state.spec.queue;
+    if (hq === undefined || !this.withinNominal(head)) return undefined;
+    const cohort = this.ledger.cohortOf(hq);
+    // A queue the ledger does not know never borrows, so only known queues can qualify.
+    const from = new Set(
+      this.ledger.queueNames().filter((q) => q !== hq && this.ledger.cohortOf(q) === cohort && this.ledger.isBorrowing(q)),
+    );
+    if (from.size === 0) return undefined;
+    return (victim) => {
+      const vq = victim.job.state.spec.queue;
+      return vq !== undefined && from.has(vq);
+    };
   }
 
   /** Whether admitting the job's minimum keeps its queue within its nominal quota (unqueued jobs: yes). */

@@ -35,16 +35,23 @@ export interface ScaleInOptions {
    */
   readonly keepsWorker?: (victim: RunningJob, workers: number) => boolean;
   /**
-   * Queues with quotas: whether the workers removed so far free enough of j's queue's quota; j is
-   * admitted only once its placement fits and this holds. Undefined: no quotas.
+   * Queues with quotas: j is admitted only once its placement fits and its queue's quota takes it
+   * with what the removed workers free. Undefined: no quotas.
    */
-  readonly enoughFreed?: (freed: readonly Freed[]) => boolean;
+  readonly quota?: QuotaTrial;
 }
 
-/** A worker removed in a scale-in trial, with what it requested. */
-export interface Freed {
-  readonly victim: RunningJob;
-  readonly requests: Resources;
+/**
+ * The quota side of a scale-in trial, kept up to date one worker at a time (asking with the whole
+ * list of removed workers after each removal made a trial quadratic in its removals). Every worker
+ * `free`d is credited back by `scaleInFor` before it returns: the caller charges the removals it
+ * keeps, as without a trial.
+ */
+export interface QuotaTrial {
+  /** Counts a removed worker's requests as freed from its victim's queue (`sign` −1: no longer freed). */
+  free(victim: RunningJob, requests: Resources, sign: 1 | -1): void;
+  /** Whether j's queue takes j's minimum with what is freed now. */
+  admits(): boolean;
 }
 
 export interface ScaleInStats {
@@ -102,6 +109,7 @@ export function scaleInFor(
   opts: ScaleInOptions,
 ): ScaleInResult {
   const items = minimumItems(job);
+  const quota = opts.quota;
   const masks = [...new Set(items.map((it) => it.group.maskId))].map((id) => state.masks.get(id).feasible);
   const usable = (n: number): boolean => masks.some((m) => m[n] === 1);
   const log: Removal[] = [];
@@ -145,10 +153,10 @@ export function scaleInFor(
         log.push({ victim, worker: w, vec: wg.vec });
         count++;
         removable++;
+        quota?.free(victim, wgRequests(victim), 1);
         // Freeing a node j cannot use changes nothing j's placement looks at (but it may free quota).
-        if (!usable(n) && opts.enoughFreed === undefined) continue;
-        if (opts.enoughFreed !== undefined && !opts.enoughFreed(log.map((e) => ({ victim: e.victim, requests: wgRequests(e.victim) }))))
-          continue;
+        if (!usable(n) && quota === undefined) continue;
+        if (quota !== undefined && !quota.admits()) continue;
         const outcome = findPlacement(state, items);
         if (outcome.ok) {
           placement = outcome.placement;
@@ -162,6 +170,7 @@ export function scaleInFor(
     for (let i = log.length - 1; i >= 0; i--) {
       const e = log[i]!;
       state.adjust(e.worker.node, e.vec, -1);
+      quota?.free(e.victim, wgRequests(e.victim), -1);
     }
     return { ok: false, stats: { victimsConsidered, removableWorkers: removable, protectedWorkers: protectedCount, worthKeeping } };
   }
@@ -173,12 +182,11 @@ export function scaleInFor(
     // already committed, so what fits now was never needed.
     const needed: Removal[] = [];
     // Under quotas a worker goes back only if j's queue still takes j without it.
-    const rest = new Set(log);
     const quotaKeeps = (e: Removal): boolean => {
-      if (opts.enoughFreed === undefined) return true;
-      rest.delete(e);
-      const ok = opts.enoughFreed([...rest].map((x) => ({ victim: x.victim, requests: wgRequests(x.victim) })));
-      if (!ok) rest.add(e);
+      if (quota === undefined) return true;
+      quota.free(e.victim, wgRequests(e.victim), -1);
+      const ok = quota.admits();
+      if (!ok) quota.free(e.victim, wgRequests(e.victim), 1);
       return ok;
     };
     for (let i = log.length - 1; i >= 0; i--) {
@@ -188,6 +196,8 @@ export function scaleInFor(
     }
     kept = needed.reverse();
   }
+  // The caller charges what is kept.
+  if (quota !== undefined) for (const e of kept) quota.free(e.victim, wgRequests(e.victim), -1);
 
   const byVictim = new Map<RunningJob, LiveReplica[]>();
   for (const e of kept) {

@@ -36,7 +36,7 @@ import { rebalanceForTargets, shrinkAtTargets, shrinksAtTarget } from '../qoe-re
 import { QueueGate, queueKey } from '../queue-gate.ts';
 import { times } from '../quota.ts';
 import { reclaimForGrowth, reclaimQuota } from '../reclaim.ts';
-import { scaleInFor, type Freed } from '../scale-in.ts';
+import { scaleInFor } from '../scale-in.ts';
 import { kneeLimit, scaleOut, type ScaleOutOptions } from '../scale-out.ts';
 import { suspendFor } from '../suspend.ts';
 import type { ClusterSnapshot, Plan, WaitingReason } from '../types.ts';
@@ -217,9 +217,10 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     }
     // Under quotas: lower-ranked jobs of the head's own queue, after the borrowed workers of other
     // queues that the head may reclaim.
+    const reclaimable = gate.enabled ? gate.reclaimTest(head) : undefined;
     const ranked = gate.enabled
       ? [
-          ...ascendingRunning.filter((r) => gate.mayReclaim(head, r)),
+          ...(reclaimable === undefined ? [] : ascendingRunning.filter(reclaimable)),
           ...ascendingRunning.slice(0, below).filter((r) => gate.sameLine(head, r)),
         ]
       : ascendingRunning.slice(0, below);
@@ -227,7 +228,7 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     // ours: a same-class victim keeps a worker that adds at least what the head's admission buys.
     const headGain = toggles.preemptOnlyForGain && !head.starving ? admissionGainDensity(state, head) : undefined;
     const res = scaleInFor(state, head, candidates, now, {
-      ...(gate.enabled ? { enoughFreed: (freed: readonly Freed[]) => gate.admitsAfter(head, freed) } : {}),
+      ...(gate.enabled ? { quota: gate.quotaTrial(head) } : {}),
       cooldownMs,
       usableNodesFirst: toggles.preemptOnUsableNodesFirst,
       pruneNeedless: toggles.pruneNeedlessPreemption,
