@@ -4,6 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { resolveSchedulerConfig } from '../../../src/scheduler/config.ts';
 import { schedule } from '../../../src/scheduler/index.ts';
+import { buildPassModel } from '../../../src/scheduler/job-model.ts';
+import { scaleInFor, type QuotaTrial } from '../../../src/scheduler/scale-in.ts';
 import { cpu, describeReplicas, Gi, paperTestbed, running, snapshot, waiting } from './helpers/builders.ts';
 
 const LIGHT = { cpu: cpu(4), memory: 8 * Gi };
@@ -177,5 +179,43 @@ describe('Scale-In (Algorithm 2)', () => {
       ['H', 'L', ['Worker:1@node-2', 'Worker:2@node-2', 'Worker:3@node-3']],
     ]);
     expect(plan.admit.map((a) => [a.job, describeReplicas(a.replicas)])).toEqual([['L', ['PS:0@node-3', 'Worker:0@node-2']]]);
+  });
+});
+
+describe('Scale-In with a quota trial (queues)', () => {
+  /** A trial that admits once `need` workers are freed, recording every credit. */
+  function trial(need: number) {
+    let freed = 0;
+    let calls = 0;
+    const quota: QuotaTrial = {
+      free: (_victim, _requests, sign) => {
+        freed += sign;
+        calls++;
+      },
+      admits: () => freed >= need,
+    };
+    return { quota, freed: () => freed, calls: () => calls };
+  }
+  const model = () => buildPassModel(lightVersusHeavy(), resolveSchedulerConfig({}));
+  const opts = { cooldownMs: undefined, usableNodesFirst: false, pruneNeedless: true };
+
+  it('takes every credit back when it finds room, so the caller charges only what is kept', () => {
+    const m = model();
+    const t = trial(2);
+    const res = scaleInFor(m.state, m.waiting[0]!, m.running, m.now, { ...opts, quota: t.quota });
+    expect(res.ok).toBe(true);
+    // Room for H needs one worker gone, its queue two: two are removed, none put back.
+    expect(res.ok && res.removals.flatMap((r) => r.workers).length).toBe(2);
+    expect(t.freed()).toBe(0);
+    expect(t.calls()).toBeGreaterThan(0);
+  });
+
+  it('takes every credit back when it cannot make room', () => {
+    const m = model();
+    const t = trial(10);
+    const res = scaleInFor(m.state, m.waiting[0]!, m.running, m.now, { ...opts, quota: t.quota });
+    expect(res.ok).toBe(false);
+    expect(t.freed()).toBe(0);
+    expect(t.calls()).toBe(6); // three removable workers freed, then all three credited back
   });
 });
