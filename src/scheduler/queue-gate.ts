@@ -93,9 +93,10 @@ export class QueueGate {
   }
 
   /**
-   * `mayReclaim` for one head and many victims, or undefined when no victim qualifies: the queues
-   * it may reclaim from (known ones of its cohort that borrow) are found once (the ledger must not
-   * change while the returned test is in use).
+   * Whether a victim's workers may be reclaimed for `head`: it runs in another queue of the head's
+   * cohort that borrows, and the head's queue is within its nominal quota. Undefined when no victim
+   * qualifies. The queues it may reclaim from are found once per head, so the test is cheap over
+   * many victims (the ledger must not change while it is in use).
    */
   reclaimTest(head: CompiledJob): ((victim: RunningJob) => boolean) | undefined {
     const hq = head.state.spec.queue;
@@ -138,14 +139,6 @@ export class QueueGate {
   /** Whether `head` may preempt `victim` by rank: same queue (or no queues at all). */
   sameLine(head: CompiledJob, victim: RunningJob): boolean {
     return queueKey(head) === queueKey(victim.job);
-  }
-
-  /** Whether `victim`'s workers may be reclaimed for `head`: another queue of its cohort that borrows. */
-  mayReclaim(head: CompiledJob, victim: RunningJob): boolean {
-    const hq = head.state.spec.queue;
-    const vq = victim.job.state.spec.queue;
-    if (hq === undefined || vq === undefined || hq === vq || !this.withinNominal(head)) return false;
-    return this.ledger.cohortOf(hq) === this.ledger.cohortOf(vq) && this.ledger.isBorrowing(vq);
   }
 
   charge(job: CompiledJob, amount: Resources, sign: 1 | -1): void {

@@ -174,11 +174,12 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
   const trySuspend = (head: CompiledJob): boolean => {
     // Suspension frees nodes, not quota: a head over its queue's quota is not helped by it.
     if (!toggles.demoteByAttainedService || !toggles.suspendDemoted || gate.blockOf(head) !== undefined) return false;
+    const reclaimable = gate.reclaimTest(head);
     const candidates = runningAscending().filter(
       (r) =>
         r.job.state.spec.suspendable === true &&
         r.job.served > head.served &&
-        ((r.job.priority <= head.priority && compareRank(r.job, head) > 0 && gate.sameLine(head, r)) || gate.mayReclaim(head, r)),
+        ((r.job.priority <= head.priority && compareRank(r.job, head) > 0 && gate.sameLine(head, r)) || reclaimable?.(r) === true),
     );
     if (candidates.length === 0) return false;
     const res = suspendFor(state, head, candidates, now, config.scaleOutCooldownMs);
@@ -217,7 +218,7 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     }
     // Under quotas: lower-ranked jobs of the head's own queue, after the borrowed workers of other
     // queues that the head may reclaim.
-    const reclaimable = gate.enabled ? gate.reclaimTest(head) : undefined;
+    const reclaimable = gate.reclaimTest(head);
     const ranked = gate.enabled
       ? [
           ...(reclaimable === undefined ? [] : ascendingRunning.filter(reclaimable)),
@@ -228,7 +229,7 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     // ours: a same-class victim keeps a worker that adds at least what the head's admission buys.
     const headGain = toggles.preemptOnlyForGain && !head.starving ? admissionGainDensity(state, head) : undefined;
     const res = scaleInFor(state, head, candidates, now, {
-      ...(gate.enabled ? { quota: gate.quotaTrial(head) } : {}),
+      quota: gate.quotaTrial(head),
       cooldownMs,
       usableNodesFirst: toggles.preemptOnUsableNodesFirst,
       pruneNeedless: toggles.pruneNeedlessPreemption,
