@@ -16,15 +16,17 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import { GROUP, LABEL_NODE_POOL, PLURAL, VERSION } from '../src/api/v1/constants.ts';
+import { GROUP, PLURAL, VERSION } from '../src/api/v1/constants.ts';
 import { appendPodLog, servePodLogFile } from '../src/local-cluster/pod-logs.ts';
 import { PROGRESS_PREFIX } from '../src/progress/index.ts';
-import { KubeClients } from '../src/runtime/kube-client.ts';
 import { namespaceIn, poolIn, startDedicatedCluster } from '../test/support/dedicated-cluster.ts';
 import { OperatorChild } from '../test/support/operator-child.ts';
+import { onPool } from '../test/support/pool.ts';
 import { sumOf, type Sample } from '../test/support/prometheus.ts';
+import { tfjob } from '../test/support/tfjob.ts';
 import { cliArgs } from './lib/args.ts';
 import { header, resultDir, writeJson } from './lib/results.ts';
+import { driverClients, pool as inParallel, tfjobsPath } from './lib/workload.ts';
 
 const { values } = parseArgs({
   args: cliArgs(),
@@ -47,40 +49,6 @@ const startedAt = new Date();
 const log = (line: string): void => {
   process.stderr.write(`[progress-polling ${Math.round((Date.now() - startedAt.getTime()) / 1000)}s] ${line}\n`);
 };
-
-/** At most `limit` of `tasks` in flight at once. */
-async function inBatches<T>(items: readonly T[], limit: number, task: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: limit }, async () => {
-      while (next < items.length) await task(items[next++]!);
-    }),
-  );
-}
-
-function tfjob(name: string, pool: string): Record<string, unknown> {
-  return {
-    apiVersion: `${GROUP}/${VERSION}`,
-    kind: 'TFJob',
-    metadata: { name },
-    spec: {
-      tfReplicaSpecs: {
-        Worker: {
-          replicas: 1,
-          template: {
-            spec: {
-              containers: [
-                { name: 'tensorflow', image: 'example.invalid/tf:2.15', resources: { requests: { cpu: '500m', memory: '256Mi' } } },
-              ],
-              nodeSelector: { [LABEL_NODE_POOL]: pool },
-              tolerations: [{ key: LABEL_NODE_POOL, operator: 'Equal', value: pool, effect: 'NoSchedule' }],
-            },
-          },
-        },
-      },
-    },
-  };
-}
 
 interface Window {
   readonly progress: boolean;
@@ -168,10 +136,15 @@ try {
   const pool = await poolIn(cluster, 'poll', Number(values.nodes), { cpu: '4', memory: '16Gi' }, 900_000);
   const custom = kc.makeApiClient(CustomObjectsApi);
   const core = kc.makeApiClient(CoreV1Api);
+  const clients = driverClients(kc);
   const names = Array.from({ length: jobs }, (_, i) => `poll-${String(i).padStart(4, '0')}`);
   log(`creating ${jobs} TFJobs`);
-  await inBatches(names, 20, (name) =>
-    custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace, body: tfjob(name, pool.name) }),
+  await inParallel(names, 20, (name) =>
+    clients.request(
+      'POST',
+      tfjobsPath(namespace),
+      onPool(tfjob(name, { Worker: 1 }, { resources: { cpu: '500m', memory: '256Mi' } }), pool),
+    ),
   );
 
   // An operator without progress reading places the jobs; the pods then keep running between the
@@ -202,9 +175,8 @@ try {
 
   log('serving every worker 0 log');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'progress-polling-'));
-  const clients = new KubeClients(kc, { rateLimit: { qps: 0, burst: 1 } });
   const files = names.map((n) => path.join(dir, `${n}-worker-0.log`));
-  await inBatches(names, 20, (n) => servePodLogFile(clients, namespace, `${n}-worker-0`, path.join(dir, `${n}-worker-0.log`)));
+  await inParallel(names, 20, (n, i) => servePodLogFile(clients, namespace, `${n}-worker-0`, files[i]!));
   // Every job learns along its own curve: accuracy rises towards 0.9 with the step.
   let step = 0;
   const writeLines = (): void => {
