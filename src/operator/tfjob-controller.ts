@@ -229,6 +229,15 @@ export class TFJobController {
     const errors: unknown[] = [];
     const queue = new PQueue({ concurrency: WRITE_CONCURRENCY });
 
+    // Creates are expected before the deletes are sent: from here on the scheduler knows they are in
+    // flight (`creatingAny`) and keeps the room of the placements they use, even if those placements
+    // would otherwise lapse while the deletes take their time. Every expected create is attempted.
+    if (creates.length > 0) {
+      expectations.expectCreations(
+        key,
+        creates.map((a) => (a.kind === 'createPod' ? `pod/${a.pod.metadata?.name ?? ''}` : `service/${a.service.metadata?.name ?? ''}`)),
+      );
+    }
     if (deletes.length > 0) {
       expectations.expectDeletions(
         key,
@@ -279,10 +288,6 @@ export class TFJobController {
     }
 
     if (creates.length > 0) {
-      expectations.expectCreations(
-        key,
-        creates.map((a) => (a.kind === 'createPod' ? `pod/${a.pod.metadata?.name ?? ''}` : `service/${a.service.metadata?.name ?? ''}`)),
-      );
       for (const a of creates) {
         void queue.add(async () => {
           if (a.kind === 'createPod') {

@@ -36,7 +36,7 @@ export function admitPlaced(model: PassModel, job: CompiledJob, items: readonly 
     workers,
     anchorNodes,
     removedIndices: new Set(),
-    grownIndices: new Set(),
+    podlessIndices: new Set(),
     scaledInThisPass: false,
     admittedThisPass: true,
   };

@@ -61,6 +61,8 @@ export interface LiveReplica {
   readonly index: number;
   readonly node: number;
   readonly createdAt: number | undefined;
+  /** No pod yet (`ReplicaInstance.pending`): never removed. */
+  readonly pending?: boolean;
 }
 
 /** A running job and the changes this pass has made to it so far. */
@@ -73,8 +75,13 @@ export interface RunningJob {
   readonly anchorNodes: ReadonlySet<number>;
   /** Worker indices removed in this pass: never reused in the same pass (their pods are still being deleted). */
   readonly removedIndices: Set<number>;
-  /** Worker indices added by scale-out in this pass: never scaled in by the same pass (their pods do not exist yet). */
-  readonly grownIndices: Set<number>;
+  /**
+   * Worker indices whose pod does not exist yet: placed by an earlier pass and still being created,
+   * or added by scale-out in this pass. Never removed (a create cannot be recalled: the room it frees
+   * would be given twice), and not counted toward the minimum a victim keeps (the plan deletes
+   * before it creates, and a placement may still expire).
+   */
+  readonly podlessIndices: Set<number>;
   scaledInThisPass: boolean;
   readonly admittedThisPass: boolean;
 }
@@ -99,7 +106,7 @@ export function addWorkers(job: RunningJob, type: string, nodes: readonly number
     if (!taken.has(i)) added.push({ type, index: i, node: nodes[added.length]!, createdAt: now });
   }
   job.workers = [...job.workers, ...added].sort((a, b) => a.index - b.index);
-  for (const w of added) job.grownIndices.add(w.index);
+  for (const w of added) job.podlessIndices.add(w.index);
   return added;
 }
 
@@ -201,6 +208,7 @@ function liveReplicas(js: JobState, nodeIndex: ReadonlyMap<string, number>): Liv
       index: r.index,
       node: r.node === undefined ? -1 : (nodeIndex.get(r.node) ?? -1),
       createdAt: r.createdAt,
+      ...(r.pending === true ? { pending: true } : {}),
     }))
     .sort(compareReplicas);
 }
@@ -258,7 +266,7 @@ export function buildPassModel(snapshot: ClusterSnapshot, config: SchedulerConfi
       workers,
       anchorNodes: anchors,
       removedIndices: new Set(),
-      grownIndices: new Set(),
+      podlessIndices: new Set(workers.filter((w) => w.pending === true).map((w) => w.index)),
       scaledInThisPass: false,
       admittedThisPass: false,
     });

@@ -90,9 +90,9 @@ export function rebalanceForTargets(
   const budget = new Map<RunningJob, number>();
   for (const s of ahead) {
     const cut = Math.max(1, Math.round(step(s) * aheadWorkers * (s.reading.gap! / aheadGap)));
-    // Workers grown earlier in this pass have no pod yet: the plan deletes before it creates, so
-    // they cannot count towards the minimum the donor keeps (as in scale-in.ts).
-    const withPods = s.r.workers.length - s.r.grownIndices.size - s.r.job.workers!.min;
+    // Workers with no pod yet (grown in this pass, or still being created): the plan deletes before
+    // it creates, so they cannot count towards the minimum the donor keeps (as in scale-in.ts).
+    const withPods = s.r.workers.length - s.r.podlessIndices.size - s.r.job.workers!.min;
     budget.set(s.r, Math.min(cut, withPods, workersToSpare(s.reading, s.r.workers.length, s.r.job.workers!.min)));
   }
   const donors = ahead.sort((a, b) => b.reading.gap! - a.reading.gap! || compareKeys(a.r, b.r)).map((s) => s.r);
@@ -114,7 +114,7 @@ export function rebalanceForTargets(
         .filter(
           (w) =>
             w.node >= 0 &&
-            !donor.grownIndices.has(w.index) &&
+            !donor.podlessIndices.has(w.index) &&
             !(opts.cooldownMs !== undefined && w.createdAt !== undefined && opts.now - w.createdAt < opts.cooldownMs),
         )
         .sort((a, b) => b.index - a.index);
@@ -148,7 +148,7 @@ export function shrinksAtTarget(r: RunningJob): boolean {
 
 /**
  * Scales every job that reached its metric target (and asked to shrink) down to its minimum: the
- * room goes to others in the same pass. Workers grown earlier in this pass are kept (no pod yet).
+ * room goes to others in the same pass. Workers with no pod yet are kept.
  */
 export function shrinkAtTargets(
   state: ClusterState,
@@ -158,7 +158,7 @@ export function shrinkAtTargets(
   for (const r of running) {
     const wg = r.job.workers;
     if (wg === undefined || r.admittedThisPass || !shrinksAtTarget(r)) continue;
-    const removable = r.workers.filter((w) => !r.grownIndices.has(w.index)).sort((a, b) => b.index - a.index);
+    const removable = r.workers.filter((w) => !r.podlessIndices.has(w.index)).sort((a, b) => b.index - a.index);
     const removed = removable.slice(0, Math.max(0, r.workers.length - wg.min));
     if (removed.length === 0) continue;
     for (const w of removed) if (w.node >= 0) state.adjust(w.node, wg.vec, 1);

@@ -78,8 +78,8 @@ export function reclaimQuota(
   outer: for (const victim of victims) {
     const wg = victim.job.workers!;
     const q = victim.job.state.spec.queue!;
-    const removable = victim.workers.filter((w) => !victim.grownIndices.has(w.index)).sort((a, b) => b.index - a.index);
-    let left = victim.workers.length - victim.grownIndices.size - wg.min;
+    const removable = victim.workers.filter((w) => !victim.podlessIndices.has(w.index)).sort((a, b) => b.index - a.index);
+    let left = victim.workers.length - victim.podlessIndices.size - wg.min;
     for (const w of removable) {
       if (left <= 0 || !stillBorrowsFor(ledger, q, wg.requests)) break;
       ledger.charge(q, wg.requests, -1);
@@ -171,8 +171,8 @@ export function reclaimForGrowth(
       const vg = victim.job.workers!;
       const vq = victim.job.state.spec.queue!;
       const taken: LiveReplica[] = [];
-      let left = victim.workers.length - victim.grownIndices.size - vg.min;
-      const removable = victim.workers.filter((w) => w.node >= 0 && !victim.grownIndices.has(w.index)).sort((a, b) => b.index - a.index);
+      let left = victim.workers.length - victim.podlessIndices.size - vg.min;
+      const removable = victim.workers.filter((w) => w.node >= 0 && !victim.podlessIndices.has(w.index)).sort((a, b) => b.index - a.index);
       // Its quota back, or a fairer split of what the cohort lends.
       const mayTake = (): boolean =>
         ledger.fitsNominal(q, wg.requests) || ledger.shareWith(q, wg.requests, 1) <= ledger.shareWith(vq, vg.requests, -1) + 1e-12;

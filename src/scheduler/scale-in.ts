@@ -129,17 +129,18 @@ export function scaleInFor(
   outer: for (const victim of candidates) {
     const wg = victim.job.workers;
     if (wg === undefined) continue;
-    // Workers grown earlier in this pass have no pod yet and are never removed, so they cannot
-    // count towards the minimum the victim keeps either (the plan deletes before it creates).
-    const ldw = victim.workers.length - victim.grownIndices.size - wg.min;
+    // Workers with no pod yet (grown earlier in this pass, or placed earlier and still being created)
+    // are never removed, so they cannot count towards the minimum the victim keeps either (the plan
+    // deletes before it creates).
+    const ldw = victim.workers.length - victim.podlessIndices.size - wg.min;
     if (ldw <= 0) continue;
     victimsConsidered++;
     let count = 0;
     for (const n of victimNodes(state, victim, usable, opts.usableNodesFirst)) {
       const onNode = victim.workers.filter((w) => w.node === n).sort((a, b) => b.index - a.index);
       for (const w of onNode) {
-        // A worker grown earlier in this pass has no pod yet: it cannot be preempted.
-        if (victim.grownIndices.has(w.index)) continue;
+        // A worker with no pod yet cannot be preempted: its create may be in flight.
+        if (victim.podlessIndices.has(w.index)) continue;
         if (isProtected(victim, w)) {
           protectedCount++;
           continue;

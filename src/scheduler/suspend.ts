@@ -47,8 +47,10 @@ export function boundReplicas(victim: RunningJob): Freed[] {
 }
 
 function heldLongEnough(victim: RunningJob, now: number, minHeldMs: number): boolean {
-  // A job changed earlier in this pass has pods the plan still creates or deletes.
-  if (victim.admittedThisPass || victim.scaledInThisPass || victim.grownIndices.size > 0) return false;
+  // A job changed earlier in this pass has pods the plan still creates or deletes; one with replicas
+  // placed but not created yet (pods possibly being created) cannot give them back either.
+  if (victim.admittedThisPass || victim.scaledInThisPass || victim.podlessIndices.size > 0) return false;
+  if (victim.fixedReplicas.some((r) => r.pending === true)) return false;
   const replicas = [...victim.fixedReplicas, ...victim.workers];
   // The job's start-up is paid by its fixed replicas (the PS): it runs only once they are up.
   const anchor = victim.fixedReplicas.length > 0 ? victim.fixedReplicas : replicas;

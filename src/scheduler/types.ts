@@ -178,6 +178,12 @@ export interface ReplicaInstance {
   readonly node?: string;
   /** When this replica was created (ms); used by the scale-in cool-down after a scale-out. */
   readonly createdAt?: number;
+  /**
+   * Placed by an earlier pass, its pod not created yet (the operator's create may be in flight). It
+   * holds its room but is never removed: a create cannot be recalled, so the room it would free
+   * could end up holding two pods.
+   */
+  readonly pending?: boolean;
 }
 
 export type JobPhase = 'waiting' | 'running' | 'finished';

@@ -267,10 +267,12 @@ function jobFacts(
         ...(p.metadata?.creationTimestamp ? { createdAt: new Date(p.metadata.creationTimestamp).getTime() } : {}),
       });
     }
-    // Assumed: placements decided but not yet visible as pods.
+    // Assumed: placements decided but not yet visible as pods. Marked pending: the core never removes
+    // them (the controller may be creating the pod; scaling such a placement in once gave its room to
+    // another job while the pod still came: an over-commit under load).
     for (const [name, p] of pendingByName) {
       const replica = replicaOf(Object.keys(view.replicaSpecs), name, raw.metadata.name);
-      if (replica !== undefined) replicas.push({ type: replica[0], index: replica[1], node: p.node, createdAt: p.since });
+      if (replica !== undefined) replicas.push({ type: replica[0], index: replica[1], node: p.node, createdAt: p.since, pending: true });
     }
     const used = new Set<number>();
     for (const n of existing) {
@@ -281,7 +283,7 @@ function jobFacts(
     for (const p of pendingWorkers) {
       while (used.has(next)) next += 1;
       used.add(next);
-      replicas.push({ type: 'Worker', index: next, node: p.node, createdAt: p.since });
+      replicas.push({ type: 'Worker', index: next, node: p.node, createdAt: p.since, pending: true });
     }
     // Holes: fixed replicas with no pod and no pending placement; workers below target.
     const hole = (name: string) => !existing.has(name) && !pendingByName.has(name);

@@ -136,6 +136,15 @@ describe('suspension of whole demoted jobs (ours)', () => {
     expect(plan.admit).toEqual([]);
   });
 
+  it('spares a job with a replica placed but not created yet (its pod may be on its way)', () => {
+    const pendingPs = atMinimum({ attainedWorkerSeconds: 3 * HOUR });
+    const [a, w] = pendingPs.jobs;
+    const marked = { ...a!, replicas: a!.replicas.map((r) => (r.type === 'PS' ? { ...r, pending: true } : r)) };
+    const plan = schedule('ours', { ...pendingPs, jobs: [marked, w!] }, config());
+    expect(plan.suspend).toEqual([]);
+    expect(plan.admit).toEqual([]);
+  });
+
   it('a suspended job waits behind new jobs and is admitted again when room frees', () => {
     // After the suspension: A waits (old t_j, demoted) next to a new job N of the same shape; one slot.
     const nodes = paperTestbed();

@@ -56,6 +56,30 @@ describe('Scale-In (Algorithm 2)', () => {
     expect(plan.waiting).toEqual([]);
   });
 
+  it('never removes a worker placed but not created yet, nor counts it toward the minimum kept', () => {
+    // Worker:2 on node-2 was placed by an earlier pass and its pod may be being created: removing it
+    // would give its room to H while the pod still comes. Worker:1 on the same node goes instead.
+    const pending = (s: ReturnType<typeof lightVersusHeavy>) => ({
+      ...s,
+      jobs: s.jobs.map((j) =>
+        j.spec.key !== 'L'
+          ? j
+          : { ...j, replicas: j.replicas.map((r) => (r.type === 'Worker' && r.index === 2 ? { ...r, pending: true } : r)) },
+      ),
+    });
+    const plan = schedule('kod2', pending(lightVersusHeavy()));
+    expect(plan.scaleIn.map((s) => [s.job, describeReplicas(s.remove)])).toEqual([['L', ['Worker:1@node-2']]]);
+    expect(plan.admit.map((a) => a.job)).toEqual(['H']);
+    // With a minimum of 3, L's three workers with pods are all it must keep: nothing is removable.
+    const atMin = schedule('kod2', pending(lightVersusHeavy({ lightMin: 3 })));
+    expect(atMin.scaleIn).toEqual([]);
+    expect(atMin.waiting.map((w) => w.job)).toEqual(['H']);
+    // Without the mark the same minimum leaves Worker:2 to take.
+    expect(schedule('kod2', lightVersusHeavy({ lightMin: 3 })).scaleIn.map((s) => describeReplicas(s.remove))).toEqual([
+      ['Worker:2@node-2'],
+    ]);
+  });
+
   it('never takes a job below its minimum, and removes nothing when that is not enough', () => {
     // min 4 of 4: nothing removable. The failed trial leaves no trace in the plan.
     const plan = schedule('kod2', lightVersusHeavy({ lightMin: 4 }));

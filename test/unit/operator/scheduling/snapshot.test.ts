@@ -116,6 +116,9 @@ describe('snapshot stage', () => {
     expect([...(s.upkeep.settled.get(`${NS}/a`)?.names ?? [])].sort()).toEqual(['a-worker-0', 'a-worker-1']);
     const f = s.facts[0]!;
     expect(f.state.replicas.map((r) => `${r.type}-${r.index}@${r.node ?? ''}`).sort()).toEqual(['PS-0@n1', 'Worker-1@n2']);
+    // The assumed one is marked pending (the core never removes it: its pod may be being created);
+    // the pod that exists is not.
+    expect(f.state.replicas.map((r) => `${r.type}-${r.index}:${r.pending === true}`).sort()).toEqual(['PS-0:true', 'Worker-1:false']);
     expect(f.missing.map((m) => m.name)).toEqual(['a-worker-0']);
     // The book itself is unchanged until the pass applies the upkeep.
     expect(d.pendingByName.size).toBe(3);
