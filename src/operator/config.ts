@@ -216,6 +216,13 @@ export const OPTIONS = [
     help: 'pods on a node NotReady this long (or deleted) are removed and placed again elsewhere',
   },
   {
+    flag: 'replace-refused-after',
+    env: 'TFJOB_REPLACE_REFUSED_AFTER',
+    kind: 'duration',
+    default: '60s',
+    help: 'a pod kube-scheduler refuses this long on the node chosen for it is placed again on another node (0 = never)',
+  },
+  {
     flag: 'scheduling-interval',
     kind: 'duration',
     default: '10s',
@@ -291,6 +298,7 @@ const operatorConfigSchema = z
     defaultMemoryRequest: z.string().regex(quantityRe, 'must be a Kubernetes quantity such as 256Mi'),
     nodeSelector: z.string().regex(/^$|^[^,=]+=[^,=]*(,[^,=]+=[^,=]*)*$/, 'must be k=v[,k2=v2]'),
     nodeLostGrace: z.number().nonnegative(),
+    replaceRefusedAfter: z.number().nonnegative(),
     schedulingInterval: z.number().positive(),
     schedulingDebounce: z.number().nonnegative(),
     timeScale: z.number().positive(),

@@ -69,6 +69,11 @@ export const REMOVAL_PREEMPTION = 'preemption';
 export const REMOVAL_SCALE_IN = 'scale-in';
 /** The pod's node was deleted or stayed NotReady past the grace period: it is recreated elsewhere. */
 export const REMOVAL_NODE_LOST = 'node-lost';
+/**
+ * kube-scheduler kept refusing the pod on the node the operator chose for it (a constraint only it
+ * evaluates, e.g. pod anti-affinity or a volume's node affinity): it is recreated on another node.
+ */
+export const REMOVAL_REFUSED = 'refused-by-scheduler';
 
 /**
  * Optional scaling curve of a job: comma-separated throughputs with 1, 2, ... workers (any unit). The

@@ -9,7 +9,9 @@
 // not bound by us: the pod keeps the operator's choice as a required node affinity on that one node
 // and kube-scheduler binds it only if all its filters pass. Such a pod never runs where
 // kube-scheduler would refuse it; when it refuses, the pod stays Pending and its Unschedulable
-// condition (echoed on the TFJob as a warning) names the constraint.
+// condition (echoed on the TFJob as a warning) names the constraint. A refusal tied to the chosen
+// node that lasts (--replace-refused-after) makes the scheduling pass place the pod again elsewhere
+// (operator/scheduling/apply.ts).
 
 import type { Pod } from '../../api/v1/k8s-types.ts';
 

@@ -7,7 +7,7 @@
 //
 // What happened is returned as outcomes; turning them into events and metrics is the report stage's.
 import type { V1Pod } from '@kubernetes/client-node';
-import { REMOVAL_NODE_LOST, REMOVAL_PREEMPTION, REMOVAL_SCALE_IN } from '../../api/v1/constants.ts';
+import { REMOVAL_NODE_LOST, REMOVAL_PREEMPTION, REMOVAL_REFUSED, REMOVAL_SCALE_IN } from '../../api/v1/constants.ts';
 import { replicaName } from '../../controllers/tfjob/index.ts';
 import { objectKey } from '../../runtime/store.ts';
 import type { Decided } from './decide.ts';
@@ -19,7 +19,7 @@ import type { JobFacts } from './snapshot.ts';
 
 /** The Event reason of each kind of outcome; also `status.scheduling.reason` of the job. */
 export type OutcomeReason =
-  'NodeLost' | 'Suspended' | 'Preempted' | 'ScaledIn' | 'Admitted' | 'ScaledOut' | 'Placed' | 'Waiting' | 'Starving';
+  'NodeLost' | 'RefusedByScheduler' | 'Suspended' | 'Preempted' | 'ScaledIn' | 'Admitted' | 'ScaledOut' | 'Placed' | 'Waiting' | 'Starving';
 
 /** One thing a pass did to (or found about) a job, with the text users read about it. */
 export interface Outcome {
@@ -42,6 +42,8 @@ export interface ApplyOptions {
   readonly starveLimitMs: number;
   /** Simulated time runs this many times faster than real time (demo); waits are told in simulated seconds. */
   readonly timeScale: number;
+  /** How long a node kube-scheduler refused a job's pod on is avoided for that job (ms). */
+  readonly avoidRefusedNodeMs: number;
 }
 
 export interface Applied {
@@ -113,6 +115,26 @@ async function apply(input: ApplyInput, touched: Set<string>, outcomes: Outcome[
         job: f.key,
         reason: 'NodeLost',
         message: messages.nodeLost(pod.metadata?.name ?? '', podNode(pod) ?? '', why),
+      });
+    }
+  }
+  // Pods kube-scheduler keeps refusing on the node chosen for them: removed, and the node avoided for
+  // the job, so the next pass places them elsewhere (their replicas are missing once they are gone).
+  for (const f of facts) {
+    for (const { pod, refusal } of f.refused) {
+      await remover.remove(pod, REMOVAL_REFUSED);
+      book.avoid(f.key, refusal.node, now + options.avoidRefusedNodeMs);
+      touched.add(f.key);
+      outcomes.push({
+        job: f.key,
+        reason: 'RefusedByScheduler',
+        message: messages.refusedByScheduler(
+          pod.metadata?.name ?? '',
+          refusal.node,
+          refusal.message,
+          Math.round((now - refusal.since) / 1000),
+          Math.round(options.avoidRefusedNodeMs / 1000),
+        ),
       });
     }
   }

@@ -177,6 +177,29 @@ export function jobSpec(input: JobInput): JobSpec {
   };
 }
 
+/**
+ * The job with `nodes` taken out of every group's feasible nodes: a `metadata.name NotIn` field
+ * requirement per node, ANDed into each required node-affinity term (one term of its own when the
+ * template has none), so the core's feasibility masks leave those nodes out like any affinity.
+ */
+export function avoidingNodes(spec: JobSpec, nodes: readonly string[]): JobSpec {
+  if (nodes.length === 0) return spec;
+  const notIn = nodes.map((n) => ({ key: 'metadata.name', operator: 'NotIn' as const, values: [n] }));
+  const away = (c: PlacementConstraints): PlacementConstraints => {
+    const terms = c.requiredNodeAffinity;
+    return {
+      ...c,
+      requiredNodeAffinity:
+        terms === undefined ? [{ matchFields: notIn }] : terms.map((t) => ({ ...t, matchFields: [...(t.matchFields ?? []), ...notIn] })),
+    };
+  };
+  return {
+    ...spec,
+    fixed: spec.fixed.map((g) => ({ ...g, constraints: away(g.constraints) })),
+    ...(spec.workers === undefined ? {} : { workers: { ...spec.workers, constraints: away(spec.workers.constraints) } }),
+  };
+}
+
 /** Parses the scaling-curve annotation; anything malformed is ignored (it is only a hint). */
 export function parseScalingCurve(text: string | undefined): number[] | undefined {
   if (text === undefined || text.trim() === '') return undefined;

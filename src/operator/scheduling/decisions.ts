@@ -32,6 +32,11 @@ export interface Decision {
   readonly victims: Map<string, string | undefined>;
   /** Nodes where this job's placements wait for a pod preempted for another job to be gone. */
   readonly heldOnNodes: Set<string>;
+  /**
+   * Nodes kube-scheduler refused one of this job's pods on (node → until when, ms): the job's pods
+   * are not placed there meanwhile. Kept in memory only: after a restart a refusal is seen again.
+   */
+  readonly avoidNodes: Map<string, number>;
   readonly enqueueTime: number;
   weight?: number;
   /** The ClusterQueue whose quota the job is charged to (queues, docs/queues.md); absent: none. */
@@ -78,6 +83,7 @@ export function restoreDecision(raw: TFJob, pods: readonly V1Pod[], now: number)
     pendingWorkers: [],
     victims: new Map(),
     heldOnNodes: new Set(),
+    avoidNodes: new Map(),
     enqueueTime: Number.isFinite(enqueue) ? enqueue : created,
     starving: status?.starving ?? false,
     ...(status?.reason === undefined ? {} : { reason: status.reason }),
@@ -166,6 +172,11 @@ export class DecisionBook {
     const d = this.#byJob.get(key);
     if (d !== undefined) for (const victim of d.victims.keys()) this.#preempted.delete(victim);
     this.#byJob.delete(key);
+  }
+
+  /** The job's pods are not placed on `node` until `until` (ms): kube-scheduler refused one there. */
+  avoid(jobKey: string, node: string, until: number): void {
+    this.#byJob.get(jobKey)?.avoidNodes.set(node, until);
   }
 
   /** `pod` is about to be removed so that `forJob` fits: registered before the delete is sent. */

@@ -55,13 +55,25 @@ import { createQueueCaches, queueCrdsServed, queueLookups, type QueueCaches } fr
 import { queueDirectory, type QueueDirectorySnapshot } from './queue-directory.ts';
 import { QueueMetrics, QueueStatusWriter } from './queue-status.ts';
 
+/**
+ * How long a node kube-scheduler refused a job's pod on is left out of that job's placements: long
+ * enough for the pod to be placed elsewhere, short enough that a refusal that has gone (the
+ * conflicting pod finished) does not keep the node from the job for good.
+ */
+const AVOID_REFUSED_NODE_MS = 10 * 60_000;
+
 /** How the snapshot stage reads jobs and nodes under this configuration (also `tfjob-operator what-if`). */
 export function snapshotOptionsOf(config: OperatorConfig): SnapshotOptions {
   const defaults: DefaultRequests = {
     cpu: canonicalAmount('cpu', config.defaultCpuRequest) ?? 100,
     memory: canonicalAmount('memory', config.defaultMemoryRequest) ?? 256 * 2 ** 20,
   };
-  return { defaults, managedNode: labelMatcher(config.nodeSelector), ...elasticOptions(config) };
+  return {
+    defaults,
+    managedNode: labelMatcher(config.nodeSelector),
+    replaceRefusedAfterMs: config.replaceRefusedAfter / config.timeScale,
+    ...elasticOptions(config),
+  };
 }
 
 /** The priority scheduler's lifecycle, as the manager drives it. */
@@ -226,6 +238,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     const applied = await applyDecisions(this.#book, this.#remover, facts, decided, now, {
       starveLimitMs: this.#schedulerConfig.starveLimitMs,
       timeScale: this.#deps.config.timeScale,
+      avoidRefusedNodeMs: AVOID_REFUSED_NODE_MS / this.#deps.config.timeScale,
     });
     this.#reporter.outcomes(applied, facts, now);
     await this.#publishQueues(sources.queues, decided.plan, snapshot, facts, now);

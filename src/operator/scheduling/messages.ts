@@ -15,6 +15,13 @@ export function nodeLost(pod: string, node: string, why: string): string {
   return `Removed ${pod}: its node ${node} ${why}; it will be placed again`;
 }
 
+export function refusedByScheduler(pod: string, node: string, refusal: string, waitedSeconds: number, avoidSeconds: number): string {
+  return (
+    `Removed ${pod}: kube-scheduler refused it on ${node} for ${waitedSeconds}s (${refusal}); ` +
+    `it will be placed again on another node (${node} is avoided for this job for ${avoidSeconds}s)`
+  );
+}
+
 /** Why `preemptor` may take `victim`'s workers: a higher PriorityClass decides before any weight. */
 export function whatDecided(preemptor: Standing, victim: Standing): string {
   if (preemptor.priority !== victim.priority) {

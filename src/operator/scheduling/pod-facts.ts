@@ -27,6 +27,37 @@ export function isLiveWorker(p: V1Pod): boolean {
   return isLive(p) && p.metadata?.labels?.[LABEL_REPLICA_TYPE] === 'worker';
 }
 
+/** Why kube-scheduler refuses a pod the operator left it to bind, and since when. */
+export interface Refusal {
+  /** The node the operator chose (the pod is pinned to it). */
+  readonly node: string;
+  readonly message: string;
+  readonly since: number;
+}
+
+/**
+ * Refusals that hold wherever the pod goes (a claim that does not exist or is not bound yet): moving
+ * the pod would not help, so it waits where it is and its warning says why.
+ */
+const POD_WIDE_REFUSAL = [/persistentvolumeclaim "[^"]*" not found/i, /unbound immediate PersistentVolumeClaims/i, /is being deleted/i];
+
+/**
+ * The refusal of a live pod of ours that kube-scheduler has not bound to the node the operator chose
+ * (`PodScheduled=False`, reason `Unschedulable`), when it is about that node: the pod is pinned to
+ * it, so every other node fails on node affinity and what remains is the chosen node's own reason
+ * (pod anti-affinity, host ports, topology spread, a volume's node affinity...). Undefined otherwise.
+ */
+export function schedulerRefusal(p: V1Pod): Refusal | undefined {
+  const node = p.metadata?.annotations?.[ANNOTATION_PLACED_NODE];
+  if (node === undefined || p.spec?.nodeName !== undefined || !isLive(p) || p.status?.phase !== 'Pending') return undefined;
+  const c = p.status.conditions?.find((x) => x.type === 'PodScheduled');
+  if (c === undefined || c.status !== 'False' || c.reason !== 'Unschedulable') return undefined;
+  const message = c.message ?? '';
+  if (POD_WIDE_REFUSAL.some((re) => re.test(message))) return undefined;
+  const since = c.lastTransitionTime === undefined ? Number.NaN : new Date(c.lastTransitionTime).getTime();
+  return Number.isFinite(since) ? { node, message, since } : undefined;
+}
+
 /** A worker this operator preempted that is still terminating (its capacity is not free yet). */
 export function isTerminatingPreempted(p: V1Pod): boolean {
   return p.metadata?.deletionTimestamp !== undefined && p.metadata.annotations?.[ANNOTATION_REMOVAL] === REMOVAL_PREEMPTION;

@@ -12,10 +12,11 @@ import type { JobFacts } from './snapshot.ts';
 /** At most one Waiting/Starving event per job per this interval (the reason text changes often). */
 export const WAITING_EVENT_INTERVAL_MS = 60_000;
 
-const WARNINGS: ReadonlySet<OutcomeReason> = new Set(['NodeLost', 'Starving']);
+const WARNINGS: ReadonlySet<OutcomeReason> = new Set(['NodeLost', 'RefusedByScheduler', 'Starving']);
 /** The events.k8s.io `action` of each outcome. */
 const ACTIONS: Readonly<Record<OutcomeReason, string>> = {
   NodeLost: 'Schedule',
+  RefusedByScheduler: 'Schedule',
   Suspended: 'Preempt',
   Preempted: 'Preempt',
   ScaledIn: 'Scale',
@@ -65,6 +66,7 @@ export class SchedulingReporter {
           if (!this.#waitingEventDue(o, now)) continue;
           break;
         case 'NodeLost':
+        case 'RefusedByScheduler':
           break;
       }
       this.#recorder.event(object, WARNINGS.has(o.reason) ? 'Warning' : 'Normal', o.reason, o.message, ACTIONS[o.reason]);

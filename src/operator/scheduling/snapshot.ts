@@ -27,9 +27,19 @@ import {
 } from '../../scheduler/index.ts';
 import { objectKey } from '../../runtime/store.ts';
 import type { QueueDirectorySnapshot } from './queue-directory.ts';
-import { jobSpec, nodeInfo, parseScalingCurve, podRequests, type DefaultRequests } from './convert.ts';
+import { avoidingNodes, jobSpec, nodeInfo, parseScalingCurve, podRequests, type DefaultRequests } from './convert.ts';
 import { pendingAlive, restoreDecision, type Decision, type Pending, type Upkeep } from './decisions.ts';
-import { isFinished, isLive, isLiveWorker, isTerminatingPreempted, podNode, replicaIndexOf, replicaOf } from './pod-facts.ts';
+import {
+  isFinished,
+  isLive,
+  isLiveWorker,
+  isTerminatingPreempted,
+  podNode,
+  replicaIndexOf,
+  replicaOf,
+  schedulerRefusal,
+  type Refusal,
+} from './pod-facts.ts';
 
 /** Why a node counts as lost (see NodeHealth). */
 export interface NodeLoss {
@@ -63,6 +73,11 @@ export interface SnapshotOptions extends ElasticOptions {
   readonly defaults: DefaultRequests;
   /** Whether the operator may place pods on a node with these labels (--node-selector). */
   readonly managedNode: (labels: Readonly<Record<string, string>> | undefined) => boolean;
+  /**
+   * A pod kube-scheduler has refused this long on the node chosen for it is placed again elsewhere
+   * (ms; 0 = never, it waits there).
+   */
+  readonly replaceRefusedAfterMs: number;
 }
 
 /** Everything the later stages need to know about one job the scheduler manages. */
@@ -80,6 +95,8 @@ export interface JobFacts {
   readonly missing: readonly MissingReplica[];
   /** Live pods on a node that was deleted or stayed NotReady past the grace period. */
   readonly lost: readonly ({ readonly pod: V1Pod } & NodeLoss)[];
+  /** Live pods kube-scheduler has refused on their chosen node for longer than `replaceRefusedAfterMs`. */
+  readonly refused: readonly { readonly pod: V1Pod; readonly refusal: Refusal }[];
 }
 
 export interface PassSnapshot {
@@ -203,28 +220,36 @@ function jobFacts(
   const bounds = view.elastic ?? { min: view.replicas.Worker ?? 0, max: view.replicas.Worker ?? 0 };
   const scalingCurve = parseScalingCurve(raw.metadata.annotations?.[ANNOTATION_SCALING_CURVE]);
   const className = raw.spec?.runPolicy?.schedulingPolicy?.priorityClass;
-  const spec = jobSpec({
-    key,
-    // Only PriorityClasses the admin created count; a TFJob cannot set its own number.
-    priority: className === undefined || className === '' ? 0 : (sources.priorityClassValue(className) ?? 0),
-    submittedAt: decision.enqueueTime,
-    groups,
-    ...(view.replicaSpecs.Worker ? { workerBounds: bounds } : {}),
-    ...(scalingCurve === undefined ? {} : { scalingCurve }),
-    suspendable: raw.metadata.annotations?.[ANNOTATION_SUSPENDABLE] === 'true',
-    ...qoeOf(raw),
-    ...sources.queues.resolve(raw.metadata.namespace ?? '', raw.metadata.labels),
-    defaults: options.defaults,
-  });
+  // Nodes kube-scheduler refused one of the job's pods on are left out of its placements for a while.
+  const avoided = [...decision.avoidNodes].filter(([, until]) => until > now).map(([node]) => node);
+  const spec = avoidingNodes(
+    jobSpec({
+      key,
+      // Only PriorityClasses the admin created count; a TFJob cannot set its own number.
+      priority: className === undefined || className === '' ? 0 : (sources.priorityClassValue(className) ?? 0),
+      submittedAt: decision.enqueueTime,
+      groups,
+      ...(view.replicaSpecs.Worker ? { workerBounds: bounds } : {}),
+      ...(scalingCurve === undefined ? {} : { scalingCurve }),
+      suspendable: raw.metadata.annotations?.[ANNOTATION_SUSPENDABLE] === 'true',
+      ...qoeOf(raw),
+      ...sources.queues.resolve(raw.metadata.namespace ?? '', raw.metadata.labels),
+      defaults: options.defaults,
+    }),
+    avoided,
+  );
   const live = new Map<string, V1Pod>();
   const existing = new Set<string>();
   const lost: ({ pod: V1Pod } & NodeLoss)[] = [];
+  const refused: { pod: V1Pod; refusal: Refusal }[] = [];
   for (const p of pods) {
     const name = p.metadata?.name ?? '';
     existing.add(name);
     if (!isLive(p)) continue;
     const loss = sources.nodeLost(podNode(p), now);
+    const refusal = options.replaceRefusedAfterMs > 0 && decision.admitted ? schedulerRefusal(p) : undefined;
     if (loss !== undefined && decision.admitted) lost.push({ pod: p, ...loss });
+    else if (refusal !== undefined && now - refusal.since >= options.replaceRefusedAfterMs) refused.push({ pod: p, refusal });
     else live.set(name, p);
   }
   // Placements never observed expire (their create failed), and so do placements on a node that no
@@ -316,6 +341,7 @@ function jobFacts(
       existing,
       missing,
       lost,
+      refused,
       state: {
         spec,
         phase: decision.admitted ? 'running' : 'waiting',

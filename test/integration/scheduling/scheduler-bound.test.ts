@@ -3,7 +3,7 @@
 // the operator's node as a required node affinity and kube-scheduler binds them only if all its
 // filters pass. They used to be bound by nodeName and "ran" where kube-scheduler would have refused
 // them: a pod whose PVC does not exist, a second pod on a taken host port.
-import { CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANNOTATION_PLACED_NODE } from '../../../src/api/v1/constants.ts';
 import type { Operator } from '../../../src/operator/manager.ts';
@@ -112,4 +112,81 @@ describe('placement left to kube-scheduler for constraints the operator does not
     expect(refused.message).toContain('free ports');
     expect((await workerOf('port-b'))?.spec?.nodeName).toBeUndefined();
   }, 180_000);
+});
+
+describe('a pod kube-scheduler refuses on the node chosen for it (policy ours)', () => {
+  let ns: string;
+  let pool: Pool;
+  let operator: Operator;
+  const core = () => adminKubeConfig().makeApiClient(CoreV1Api);
+  const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+  beforeAll(async () => {
+    ns = await createNamespace('sched-refused');
+    // The second node starts cordoned, so the operator's first choice is the first one.
+    pool = await createPool('refused', 2, { cpu: '8', memory: '32Gi' });
+    await core().patchNode({ name: pool.nodes[1]!, body: { spec: { unschedulable: true } } }, merge);
+    operator = await startOperator(ns, [
+      '--policy',
+      'ours',
+      '--scheduling-interval',
+      '1s',
+      '--replace-refused-after',
+      '3s',
+      ...pool.operatorFlags,
+    ]);
+  });
+  afterAll(async () => {
+    await operator.stop();
+    await deleteNamespace(ns);
+    await pool.delete();
+  });
+
+  it('places it again on another node, says why, and it runs there', async () => {
+    const [first, second] = [pool.nodes[0]!, pool.nodes[1]!];
+    // A pod the worker must not share a node with, already on the first node.
+    await core().createNamespacedPod({
+      namespace: ns,
+      body: {
+        metadata: { name: 'guard', labels: { app: 'guard' } },
+        spec: {
+          nodeName: first,
+          tolerations: [{ operator: 'Exists' }],
+          containers: [{ name: 'c', image: 'busybox', resources: { requests: { cpu: '100m' } } }],
+        },
+      },
+    });
+    const job = onPool(tfjob('apart', { Worker: 1 }, { resources: { cpu: '1' } }), pool);
+    const worker = (job.spec.tfReplicaSpecs as Record<string, { template: { spec: Record<string, unknown> } }>).Worker!.template.spec;
+    worker.affinity = {
+      podAntiAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: [
+          { labelSelector: { matchLabels: { app: 'guard' } }, topologyKey: 'kubernetes.io/hostname' },
+        ],
+      },
+    };
+    await createTFJob(ns, job);
+    const workerPod = async () => (await jobPods(ns, 'apart')).find((p) => p.metadata?.name === 'apart-worker-0');
+
+    // The operator evaluates no pod anti-affinity: it chooses the first node; kube-scheduler refuses.
+    const refused = await eventually(
+      async () => {
+        const pod = await workerPod();
+        const c = pod?.status?.conditions?.find((x) => x.type === 'PodScheduled' && x.reason === 'Unschedulable');
+        return c === undefined ? false : { pod, c };
+      },
+      { timeoutMs: 60_000, what: 'the worker refused on the first node' },
+    );
+    expect(refused.pod?.metadata?.annotations?.[ANNOTATION_PLACED_NODE]).toBe(first);
+    expect(refused.c.message).toContain('anti-affinity');
+    await core().patchNode({ name: second, body: { spec: { unschedulable: false } } }, merge);
+
+    await waitForCondition(ns, 'apart', 'Running', { timeoutMs: 120_000 });
+    expect((await workerPod())?.spec?.nodeName).toBe(second);
+    const events = await jobEvents(ns, 'apart');
+    const moved = events.find((e) => e.reason === 'RefusedByScheduler');
+    expect(moved?.type).toBe('Warning');
+    expect(moved?.message).toContain(`kube-scheduler refused it on ${first}`);
+    expect(moved?.message).toContain('anti-affinity');
+  }, 240_000);
 });

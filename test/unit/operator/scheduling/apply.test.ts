@@ -8,7 +8,7 @@ import { NS, OPTIONS, RecordingRemover, T0, node, replicaPod, sources, tfjob } f
 
 const A = `${NS}/a`;
 const B = `${NS}/b`;
-const OPTS = { starveLimitMs: 60_000, timeScale: 1 };
+const OPTS = { starveLimitMs: 60_000, timeScale: 1, avoidRefusedNodeMs: 600_000 };
 const EMPTY: Plan = { suspend: [], admit: [], scaleIn: [], scaleOut: [], bind: [], waiting: [], weights: {} };
 
 /** Facts and a book as a pass has them after the snapshot stage. */
@@ -290,5 +290,24 @@ describe('apply stage', () => {
     expect(applied.outcomes[0]?.message).toBe(
       `Scaled in by 2 worker(s) (b-worker-2, b-worker-1) to admit ${A} (priority class urgent (1000) above priority class batch (10)); now 1 worker(s), minimum 1`,
     );
+  });
+
+  it('removes a pod kube-scheduler refused, avoids its node for the job, and says so in a warning', async () => {
+    const { book, facts } = cluster();
+    const b = facts.find((f) => f.key === B)!;
+    const pod = b.live.get('b-worker-2')!;
+    const refusal = { node: 'n2', message: "1 node(s) didn't match pod anti-affinity rules", since: T0 - 90_000 };
+    const withRefusal = facts.map((f) => (f.key === B ? { ...f, refused: [{ pod, refusal }] } : f));
+    const remover = new RecordingRemover();
+    const applied = await applyDecisions(book, remover, withRefusal, decided({}), T0, OPTS);
+    expect(remover.calls.map((c) => [c.pod, c.removal])).toEqual([['b-worker-2', 'refused-by-scheduler']]);
+    expect([...book.get(B)!.avoidNodes]).toEqual([['n2', T0 + 600_000]]);
+    expect(applied.touched.has(B)).toBe(true);
+    expect(applied.outcomes.map((o) => [o.reason, o.message])).toEqual([
+      [
+        'RefusedByScheduler',
+        "Removed b-worker-2: kube-scheduler refused it on n2 for 90s (1 node(s) didn't match pod anti-affinity rules); it will be placed again on another node (n2 is avoided for this job for 600s)",
+      ],
+    ]);
   });
 });

@@ -19,7 +19,11 @@ import type { JobProgress, StepRate } from '../../../../src/scheduler/types.ts';
 export const NS = 'team';
 export const T0 = Date.parse('2026-11-24T10:00:00Z');
 
-export const OPTIONS: SnapshotOptions = { defaults: { cpu: 100, memory: 256 * 2 ** 20 }, managedNode: () => true };
+export const OPTIONS: SnapshotOptions = {
+  defaults: { cpu: 100, memory: 256 * 2 ** 20 },
+  managedNode: () => true,
+  replaceRefusedAfterMs: 60_000,
+};
 
 function template(cpu: string) {
   return { spec: { containers: [{ name: 'tensorflow', image: 'tf', resources: { requests: { cpu, memory: '1Gi' } } }] } };

@@ -273,4 +273,70 @@ describe('snapshot stage', () => {
     // Fixed-size jobs are not bounded: their size is what they need to run at all.
     expect(new JobShapes().get(tfjob('fixed', { workers: 2000 }), { workerLimit: 1024 })?.view.replicas.Worker).toBe(2000);
   });
+
+  describe('pods kube-scheduler refuses on the chosen node', () => {
+    /** b-worker-1, pinned to n2 and refused there since `since` with `message`. */
+    const refusedPod = (since: number, message: string) => {
+      const p = replicaPod('a', 'worker', 1, undefined, { phase: 'Pending' });
+      return {
+        ...p,
+        metadata: { ...p.metadata, annotations: { [ANNOTATION_PLACED_NODE]: 'n2' } },
+        status: {
+          phase: 'Pending',
+          conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message, lastTransitionTime: new Date(since) }],
+        },
+      };
+    };
+    const antiAffinity =
+      "0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) didn't match pod anti-affinity rules.";
+    const take = (pod: ReturnType<typeof refusedPod>, book = new DecisionBook(), now = T0) =>
+      takeSnapshot(
+        sources({
+          tfjobs: [tfjob('a', { status: running })],
+          pods: [replicaPod('a', 'ps', 0, 'n1'), replicaPod('a', 'worker', 0, 'n1'), pod],
+          nodes: [node('n1'), node('n2'), node('n3')],
+        }),
+        book,
+        new JobShapes(),
+        OPTIONS,
+        now,
+      );
+
+    it('hands a pod refused for a node-specific reason longer than the threshold to removal, and keeps it live before', () => {
+      const long = take(refusedPod(T0 - 61_000, antiAffinity)).facts[0]!;
+      expect(long.refused.map((r) => [r.pod.metadata?.name, r.refusal.node, r.refusal.message])).toEqual([
+        ['a-worker-1', 'n2', antiAffinity],
+      ]);
+      expect([...long.live.keys()].sort()).toEqual(['a-ps-0', 'a-worker-0']);
+      const recent = take(refusedPod(T0 - 10_000, antiAffinity)).facts[0]!;
+      expect(recent.refused).toEqual([]);
+      expect([...recent.live.keys()].sort()).toEqual(['a-ps-0', 'a-worker-0', 'a-worker-1']);
+    });
+
+    it('leaves a pod whose refusal holds on every node (a missing or unbound claim) where it is, and never moves any with the option off', () => {
+      for (const message of [
+        '0/2 nodes are available: persistentvolumeclaim "data" not found.',
+        '0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims.',
+      ])
+        expect(take(refusedPod(T0 - 600_000, message)).facts[0]!.refused).toEqual([]);
+      const off = takeSnapshot(
+        sources({ tfjobs: [tfjob('a', { status: running })], pods: [refusedPod(T0 - 600_000, antiAffinity)], nodes: [node('n2')] }),
+        new DecisionBook(),
+        new JobShapes(),
+        { ...OPTIONS, replaceRefusedAfterMs: 0 },
+        T0,
+      );
+      expect(off.facts[0]!.refused).toEqual([]);
+    });
+
+    it('leaves a node the job was refused on out of its placements until the avoidance ends', () => {
+      const book = new DecisionBook();
+      book.ensure(`${NS}/a`, { metadata: { name: 'a' } }, [], T0).admitted = true;
+      book.avoid(`${NS}/a`, 'n2', T0 + 600_000);
+      const terms = (now: number) =>
+        take(refusedPod(T0, antiAffinity), book, now).facts[0]!.state.spec.workers?.constraints.requiredNodeAffinity;
+      expect(terms(T0)).toEqual([{ matchFields: [{ key: 'metadata.name', operator: 'NotIn', values: ['n2'] }] }]);
+      expect(terms(T0 + 600_001)).toBeUndefined();
+    });
+  });
 });
