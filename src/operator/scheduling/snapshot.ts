@@ -185,7 +185,9 @@ export function takeSnapshot(
       decision = restoreDecision(raw, pods, now);
       restored.set(key, decision);
     }
-    if (raw.spec?.runPolicy?.suspend === true) {
+    // A suspension gives the job's placements up, but not while the controller is creating pods from
+    // them: their room stays taken (the job is read as before) until those creates are seen or fail.
+    if (raw.spec?.runPolicy?.suspend === true && !sources.podCreatesInFlight(key)) {
       suspended.push(key);
       continue;
     }

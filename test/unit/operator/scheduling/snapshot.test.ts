@@ -205,6 +205,25 @@ describe('snapshot stage', () => {
     expect(s.upkeep.suspended).toEqual([`${NS}/paused`]);
   });
 
+  it('suspends a job only once the pod creates it has in flight are seen: its placements keep their room until then', () => {
+    const book = new DecisionBook();
+    const d = book.ensure(`${NS}/paused`, { metadata: { name: 'paused' } }, [], T0);
+    d.admitted = true;
+    d.pendingByName.set('paused-ps-0', { node: 'n1', since: T0 });
+    const take = (creating: readonly string[]) =>
+      takeSnapshot(
+        sources({ tfjobs: [tfjob('paused', { suspend: true, status: running })], nodes: [node('n1')], creating }),
+        book,
+        new JobShapes(),
+        OPTIONS,
+        T0 + 1,
+      );
+    const inFlight = take([`${NS}/paused`]);
+    expect(inFlight.upkeep.suspended).toEqual([]);
+    expect(inFlight.snapshot.jobs[0]!.replicas.map((r) => `${r.type}-${r.index}@${r.node ?? ''}`)).toEqual(['PS-0@n1']);
+    expect(take([]).upkeep.suspended).toEqual([`${NS}/paused`]);
+  });
+
   it('separates pods on lost nodes from live ones, for admitted jobs only', () => {
     const pods = [replicaPod('a', 'ps', 0, 'n1'), replicaPod('a', 'worker', 0, 'gone'), replicaPod('a', 'worker', 1, 'n1')];
     const lost = { gone: { why: 'no longer exists', nodeGone: true } };
