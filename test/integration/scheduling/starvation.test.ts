@@ -7,7 +7,7 @@ import type { Operator } from '../../../src/operator/manager.ts';
 import { adminKubeConfig, createNamespace, deleteNamespace, eventually, exitPod } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
 import { createPool, onPool, type Pool } from '../../support/pool.ts';
-import { createTFJob, elasticJob, getTFJob, waitForJobEvents, livePods, waitForCondition } from '../../support/tfjob.ts';
+import { createTFJob, deleteTFJob, elasticJob, getTFJob, waitForJobEvents, livePods, waitForCondition } from '../../support/tfjob.ts';
 
 const STARVE_LIMIT_S = 6;
 
@@ -108,12 +108,10 @@ describe('starvation bound (policy ours)', () => {
   });
 });
 
-// Room kept for a starving job: once a job starves, capacity that frees on the node it is reserved
-// is not handed to a job it outranks by scale-out (which its preemption would then take back the next
-// pass: the scale-out/preemption thrash of issue 16 §4); it waits for the starving job. On one node
-// the reservation alone keeps it; the rule that no job a starving job may preempt grows at all
-// (policies/preemptive.ts) is covered by the core's unit tests (algorithm1.test.ts).
-describe('no scale-out for what a starving job would take back (policy ours)', () => {
+// Scale-out/preemption thrash (issue 16 §4): a starving job preempts regardless of the scale-out
+// cool-down, so a worker given to a job it outranks would be taken back by the next pass. While a job
+// starves, no job it may preempt grows, not even on nodes its reservation leaves free.
+describe('no scale-out for a job a starving job outranks (policy ours)', () => {
   let ns: string;
   let pool: Pool;
   let operator: Operator;
@@ -121,7 +119,7 @@ describe('no scale-out for what a starving job would take back (policy ours)', (
 
   beforeAll(async () => {
     ns = await createNamespace('sched-thrash');
-    pool = await createPool('thrash', 1, { cpu: '8', memory: '32Gi' });
+    pool = await createPool('thrash', 2, { cpu: '8', memory: '32Gi' });
     operator = await startOperator(ns, [
       '--policy',
       'ours',
@@ -140,14 +138,14 @@ describe('no scale-out for what a starving job would take back (policy ours)', (
     await pool.delete();
   });
 
-  /** A pod of another workload on the pool's node, using `cpu`. */
-  const tenant = (name: string, cpu: string) =>
+  /** A pod of another workload on one of the pool's nodes, using `cpu`. */
+  const tenant = (name: string, node: string, cpu: string) =>
     core().createNamespacedPod({
       namespace: ns,
       body: {
         metadata: { name },
         spec: {
-          nodeName: pool.nodes[0]!,
+          nodeName: node,
           tolerations: [{ operator: 'Exists' }],
           containers: [{ name: 'c', image: 'example.invalid/other', resources: { requests: { cpu, memory: '1Gi' } } }],
         },
@@ -155,19 +153,24 @@ describe('no scale-out for what a starving job would take back (policy ours)', (
     });
   const workers = async (job: string) => (await livePods(ns, job)).filter((p) => p.metadata?.name?.includes('-worker-')).length;
 
-  it('keeps the room that frees for a starving job instead of growing a job it outranks', async () => {
-    await tenant('tenant-big', '3');
-    await tenant('tenant-small', '1500m');
-    // grower takes the rest of the node: its PS and 3 of its 4 workers (0.5 + 3 × 1 cpu of 3.5 left).
+  it('grows nothing a starving job may preempt while it waits, even where its reservation leaves room', async () => {
+    const [first, second] = [pool.nodes[0]!, pool.nodes[1]!];
+    // Other workloads leave 7 cpu on the first node and 3 on the second.
+    await tenant('tenant-a', first, '1');
+    await tenant('tenant-b', second, '4');
+    await tenant('tenant-c', second, '1');
+    // grower (min 5, max 10) takes 9.5 of the 10 cpu left: its PS and 9 workers of 1 cpu.
     await createTFJob(
       ns,
-      onPool(elasticJob('grower', { ps: { cpu: '500m', memory: '1Gi' }, worker: { cpu: '1', memory: '1Gi' }, min: 1, max: 4 }), pool),
+      onPool(elasticJob('grower', { ps: { cpu: '500m', memory: '1Gi' }, worker: { cpu: '1', memory: '1Gi' }, min: 5, max: 10 }), pool),
     );
-    await eventually(async () => (await workers('grower')) === 3, { what: 'grower at 3 workers' });
-    // wide needs 4.5 cpu: even with grower at its minimum (2 cpu freed) it does not fit. It starves.
+    await eventually(async () => (await workers('grower')) === 9, { what: 'grower at 9 workers' });
+    // wide needs 6.5 cpu, a 6-cpu worker on one node: the first node has room for it without TFJobs,
+    // but grower keeps 5 workers and at least 2 of them sit there (the second node holds 3): blocked
+    // even by preemption, it starves, and then outranks grower.
     await createTFJob(
       ns,
-      onPool(elasticJob('wide', { ps: { cpu: '500m', memory: '1Gi' }, worker: { cpu: '4', memory: '1Gi' }, min: 1, max: 1 }), pool),
+      onPool(elasticJob('wide', { ps: { cpu: '500m', memory: '1Gi' }, worker: { cpu: '6', memory: '1Gi' }, min: 1, max: 1 }), pool),
     );
     await eventually(async () => (await getTFJob(ns, 'wide')).status?.scheduling?.starving === true, {
       timeoutMs: 60_000,
@@ -175,24 +178,22 @@ describe('no scale-out for what a starving job would take back (policy ours)', (
     });
     const scaleOutsBefore = (await getTFJob(ns, 'grower')).status?.scheduling?.scaleOuts ?? 0;
 
-    // 1.5 cpu frees: room for one more grower worker, not for wide. grower must not take it.
-    await core().deleteNamespacedPod({ namespace: ns, name: 'tenant-small' });
-    await eventually(
-      async () => (await core().listNamespacedPod({ namespace: ns })).items.every((p) => p.metadata?.name !== 'tenant-small'),
-      {
-        what: 'tenant-small gone',
-      },
-    );
+    // 1 cpu frees on the second node (not the one reserved for wide): room for one more grower
+    // worker, none for wide.
+    await core().deleteNamespacedPod({ namespace: ns, name: 'tenant-c' });
+    await eventually(async () => (await core().listNamespacedPod({ namespace: ns })).items.every((p) => p.metadata?.name !== 'tenant-c'), {
+      what: 'tenant-c gone',
+    });
     const watchUntil = Date.now() + 6_000; // 12 passes at 500 ms
     while (Date.now() < watchUntil) {
-      expect(await workers('grower')).toBe(3);
+      expect(await workers('grower')).toBe(9);
       await new Promise((r) => setTimeout(r, 500));
     }
     expect((await getTFJob(ns, 'grower')).status?.scheduling?.scaleOuts ?? 0).toBe(scaleOutsBefore);
     expect((await getTFJob(ns, 'wide')).status?.scheduling?.queue).toBe('Waiting');
 
-    // The other tenant leaves: with the room kept, wide fits and runs.
-    await core().deleteNamespacedPod({ namespace: ns, name: 'tenant-big' });
-    await waitForCondition(ns, 'wide', 'Running', { timeoutMs: 60_000 });
+    // Once wide is gone, grower takes the room.
+    await deleteTFJob(ns, 'wide');
+    await eventually(async () => (await workers('grower')) === 10, { timeoutMs: 30_000, what: 'grower at 10 workers' });
   }, 180_000);
 });
