@@ -252,15 +252,27 @@ describe('leader election between operator processes', () => {
   });
 
   it('stops acting and exits 1 when the lease is taken away from it', async () => {
-    const current = await lease();
-    await leases().replaceNamespacedLease({
-      name: LEASE,
-      namespace: ns,
-      body: {
-        ...current,
-        spec: { ...current.spec, holderIdentity: 'someone-else', renewTime: new V1MicroTime(), leaseDurationSeconds: 60 },
+    // The leader renews every second: a replace based on an older read gets 409 Conflict; read again.
+    await eventually(
+      async () => {
+        const current = await lease();
+        try {
+          await leases().replaceNamespacedLease({
+            name: LEASE,
+            namespace: ns,
+            body: {
+              ...current,
+              spec: { ...current.spec, holderIdentity: 'someone-else', renewTime: new V1MicroTime(), leaseDurationSeconds: 60 },
+            },
+          });
+          return true;
+        } catch (err) {
+          if ((err as { code?: number }).code === 409) return false;
+          throw err;
+        }
       },
-    });
+      { timeoutMs: 30_000, intervalMs: 50, what: 'the lease taken away (no 409 from a renewal in between)' },
+    );
     const exit = await leader.exited;
     expect(exit.code, leader.tail()).toBe(1);
     expect(leader.messages().map((m) => m.msg)).toContain('Leadership lost; exiting so a restart rejoins as a standby');
