@@ -84,22 +84,29 @@ describe('TFJob cleanup, suspend and scaling', () => {
     // A user with rights on tfjobs/status replaces the conditions with a bare Succeeded.
     await createTFJob(ns, tfjob('faked', { Worker: 1 }));
     await waitForCondition(ns, 'faked', 'Running');
-    const job = await getTFJob(ns, 'faked');
-    const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    await customApi().replaceNamespacedCustomObjectStatus({
-      group: 'kubeflow.org',
-      version: 'v1',
-      plural: 'tfjobs',
-      namespace: ns,
-      name: 'faked',
-      body: {
-        ...job,
-        status: {
-          ...job.status,
-          conditions: [{ type: 'Succeeded', status: 'True', reason: 'Faked', lastUpdateTime: at, lastTransitionTime: at }],
-        },
+    // The operator may write the status meanwhile: a replace from an older read gets 409; read again.
+    await eventually(
+      async () => {
+        const job = await getTFJob(ns, 'faked');
+        const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+        await customApi().replaceNamespacedCustomObjectStatus({
+          group: 'kubeflow.org',
+          version: 'v1',
+          plural: 'tfjobs',
+          namespace: ns,
+          name: 'faked',
+          body: {
+            ...job,
+            status: {
+              ...job.status,
+              conditions: [{ type: 'Succeeded', status: 'True', reason: 'Faked', lastUpdateTime: at, lastTransitionTime: at }],
+            },
+          },
+        });
+        return true;
       },
-    });
+      { what: 'the status replaced by another writer' },
+    );
     await eventually(
       async () => JSON.stringify(conditionTypes(await getTFJob(ns, 'faked'))) === JSON.stringify(['Created=True', 'Succeeded=True']),
       {
