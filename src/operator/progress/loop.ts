@@ -118,8 +118,8 @@ export class ProgressLoop {
   readonly #deps: ProgressLoopDeps;
   readonly #now: () => number;
   readonly #published = new Map<string, ProgressStatus>();
-  /** When each job's `status.progress` last changed here (ms): see #publish. */
-  readonly #publishedAt = new Map<string, number>();
+  /** Reads of each job's log since its `status.progress` last changed here: see #publish. */
+  readonly #readsSincePublished = new Map<string, number>();
   readonly #warnedAt = new Map<string, number>();
   /** `spec.qoe.targetMetric` of the followed jobs that set one. */
   readonly #metricTargets = new Map<string, number>();
@@ -215,7 +215,7 @@ export class ProgressLoop {
       return false;
     }
     this.#deps.metrics?.round(report, (performance.now() - startedAt) / 1000, periodMs);
-    this.#publish(entries, report, periodMs);
+    this.#publish(entries, report);
     // Quiet: nothing to learn soon. A job with a rate target is quiet while it meets it (DQoES
     // Algorithm 2: a job dropping out of its target, |S| falling, is then not quiet and the period
     // starts over), any other while it has converged (FlowCon).
@@ -232,33 +232,31 @@ export class ProgressLoop {
 
   /**
    * Hands changed `status.progress` to the reconciler. A new phase (or a signal appearing or going)
-   * is written at once; a new metric value of the same phase at most every other period: each write
-   * is a status update of the TFJob, and one per read doubled the API load of following 1,000 jobs
-   * (docs/benchmarks.md §2.4). The scheduler reads the phase from the reader, never from here.
+   * is written at once; a new metric value of the same phase at every other read of the job's log:
+   * each write is a status update of the TFJob, and one per read doubled the API load of following
+   * 1,000 jobs (docs/benchmarks.md §2.4). The scheduler reads the phase from the reader, never from
+   * here, so it is not delayed by this.
    */
-  #publish(entries: ReadonlyMap<string, TFJobEntry>, report: RoundReport, periodMs: number): void {
-    const now = this.#now();
+  #publish(entries: ReadonlyMap<string, TFJobEntry>, report: RoundReport): void {
     for (const key of [...this.#metricTargets.keys()]) if (!entries.has(key)) this.#metricTargets.delete(key);
     for (const key of [...this.#published.keys()]) {
       if (entries.has(key)) continue;
       this.#published.delete(key);
-      this.#publishedAt.delete(key);
+      this.#readsSincePublished.delete(key);
       this.#deps.changed(key);
     }
+    for (const key of [...this.#readsSincePublished.keys()]) if (!entries.has(key)) this.#readsSincePublished.delete(key);
+    for (const key of report.read) this.#readsSincePublished.set(key, (this.#readsSincePublished.get(key) ?? 0) + 1);
     for (const key of entries.keys()) {
       const view = this.#deps.reader.view(key);
       const next = view === undefined ? undefined : progressStatus(view);
       const before = this.#published.get(key);
       if (JSON.stringify(next) === JSON.stringify(before)) continue;
       const samePhase = next !== undefined && before !== undefined && next.phase === before.phase && next.since === before.since;
-      if (samePhase && now - (this.#publishedAt.get(key) ?? Number.NEGATIVE_INFINITY) < 2 * periodMs) continue;
-      if (next === undefined) {
-        this.#published.delete(key);
-        this.#publishedAt.delete(key);
-      } else {
-        this.#published.set(key, next);
-        this.#publishedAt.set(key, now);
-      }
+      if (samePhase && (this.#readsSincePublished.get(key) ?? 0) < 2) continue;
+      if (next === undefined) this.#published.delete(key);
+      else this.#published.set(key, next);
+      this.#readsSincePublished.set(key, 0);
       this.#deps.changed(key);
     }
     for (const [key, [from, to]] of report.phaseChanges) {

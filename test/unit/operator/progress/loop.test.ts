@@ -172,7 +172,7 @@ describe('ProgressLoop', () => {
     expect(changed).toEqual(['ns/a', 'ns/a']);
   });
 
-  it('writes a new metric of the same phase at most every other period, and a new phase at once', async () => {
+  it('writes a new metric of the same phase at every other read of the log, and a new phase at once', async () => {
     let now = T0;
     const reader = new FakeReader();
     const pods = new Map([['ns/a-worker-0', pod('a-worker-0', 'a')]]);
@@ -196,15 +196,15 @@ describe('ProgressLoop', () => {
     };
     await round(view('Progressing', 0.5, T0));
     expect(changed).toEqual(['ns/a']);
-    // One period later, a better metric: not written yet (the status keeps the last one).
+    // The next read, a better metric: not written yet (the status keeps the last one).
     await round(view('Progressing', 0.6, T0 + 30_000));
     expect(changed).toEqual(['ns/a']);
     expect(loop.statusOf('ns/a')?.metric).toBe('0.5');
-    // Two periods after the last write: written.
+    // The second read since the last write: written.
     await round(view('Progressing', 0.7, T0 + 60_000));
     expect(changed).toEqual(['ns/a', 'ns/a']);
     expect(loop.statusOf('ns/a')?.metric).toBe('0.7');
-    // A phase change one period later: written at once.
+    // A phase change at the next read: written at once.
     await round({ ...view('Slowing', 0.71, T0 + 90_000), since: T0 + 90_000 });
     expect(changed).toEqual(['ns/a', 'ns/a', 'ns/a']);
     expect(loop.statusOf('ns/a')?.phase).toBe('Slowing');
