@@ -242,7 +242,6 @@ export class ProgressLoop {
     for (const key of [...this.#published.keys()]) {
       if (entries.has(key)) continue;
       this.#published.delete(key);
-      this.#readsSincePublished.delete(key);
       this.#deps.changed(key);
     }
     for (const key of [...this.#readsSincePublished.keys()]) if (!entries.has(key)) this.#readsSincePublished.delete(key);

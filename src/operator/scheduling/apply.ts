@@ -178,18 +178,15 @@ async function apply(input: ApplyInput, touched: Set<string>, outcomes: Outcome[
     const removed: string[] = [];
     for (const r of s.remove) {
       const name = replicaName(f.raw.metadata.name, r.type, r.index);
+      // The core removes only workers that have a pod (a placement may be being created: pending).
       const pod: V1Pod | undefined = f.live.get(name);
-      if (pod !== undefined) {
-        const victim = { key: objectKey(pod), uid: pod.metadata?.uid, node: podNode(pod) };
-        // Registered before the delete: its watch event may arrive before the call returns.
-        if (preemption) book.preempting(s.forJob, victim);
-        const result = await remover.remove(pod, preemption ? REMOVAL_PREEMPTION : REMOVAL_SCALE_IN);
-        if (result === 'gone') book.podGone(victim);
-        removed.push(name);
-      } else {
-        const i = d.pendingWorkers.findIndex((p) => p.node === r.node);
-        if (i >= 0) d.pendingWorkers.splice(i, 1);
-      }
+      if (pod === undefined) continue;
+      const victim = { key: objectKey(pod), uid: pod.metadata?.uid, node: podNode(pod) };
+      // Registered before the delete: its watch event may arrive before the call returns.
+      if (preemption) book.preempting(s.forJob, victim);
+      const result = await remover.remove(pod, preemption ? REMOVAL_PREEMPTION : REMOVAL_SCALE_IN);
+      if (result === 'gone') book.podGone(victim);
+      removed.push(name);
     }
     d.targetWorkers = Math.max(f.bounds.min, d.targetWorkers - s.remove.length);
     d.preemptions += s.remove.length;
