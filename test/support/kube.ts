@@ -89,6 +89,31 @@ export async function exitPod(namespace: string, name: string, exitCode: number,
 }
 
 /**
+ * A pod of some other workload, bound to `node` by `nodeName` (tolerating every taint): it uses the
+ * node's capacity, and the operator only counts it.
+ */
+export async function createForeignPod(
+  namespace: string,
+  name: string,
+  node: string,
+  opts: { readonly cpu: string; readonly labels?: Record<string, string> },
+): Promise<V1Pod> {
+  return adminKubeConfig()
+    .makeApiClient(CoreV1Api)
+    .createNamespacedPod({
+      namespace,
+      body: {
+        metadata: { name, ...(opts.labels === undefined ? {} : { labels: opts.labels }) },
+        spec: {
+          nodeName: node,
+          tolerations: [{ operator: 'Exists' }],
+          containers: [{ name: 'c', image: 'example.invalid/other', resources: { requests: { cpu: opts.cpu, memory: '1Gi' } } }],
+        },
+      },
+    });
+}
+
+/**
  * Compacts etcd up to its current revision, so every watch from an older resourceVersion ends with
  * 410 Gone (etcd's gRPC gateway, no etcdctl needed).
  */

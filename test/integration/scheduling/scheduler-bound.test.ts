@@ -7,7 +7,7 @@ import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-n
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANNOTATION_PLACED_NODE } from '../../../src/api/v1/constants.ts';
 import type { Operator } from '../../../src/operator/manager.ts';
-import { adminKubeConfig, createNamespace, deleteNamespace, eventually } from '../../support/kube.ts';
+import { adminKubeConfig, createForeignPod, createNamespace, deleteNamespace, eventually } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
 import { createPool, onPool, type Pool } from '../../support/pool.ts';
 import { createTFJob, jobEvents, jobPods, tfjob, waitForCondition, type TestTFJob } from '../../support/tfjob.ts';
@@ -145,17 +145,7 @@ describe('a pod kube-scheduler refuses on the node chosen for it (policy ours)',
   it('places it again on another node, says why, and it runs there', async () => {
     const [first, second] = [pool.nodes[0]!, pool.nodes[1]!];
     // A pod the worker must not share a node with, already on the first node.
-    await core().createNamespacedPod({
-      namespace: ns,
-      body: {
-        metadata: { name: 'guard', labels: { app: 'guard' } },
-        spec: {
-          nodeName: first,
-          tolerations: [{ operator: 'Exists' }],
-          containers: [{ name: 'c', image: 'busybox', resources: { requests: { cpu: '100m' } } }],
-        },
-      },
-    });
+    await createForeignPod(ns, 'guard', first, { cpu: '100m', labels: { app: 'guard' } });
     const job = onPool(tfjob('apart', { Worker: 1 }, { resources: { cpu: '1' } }), pool);
     const worker = (job.spec.tfReplicaSpecs as Record<string, { template: { spec: Record<string, unknown> } }>).Worker!.template.spec;
     worker.affinity = {

@@ -4,12 +4,23 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operator } from '../../../src/operator/manager.ts';
-import { adminKubeConfig, createNamespace, deleteNamespace, eventually, exitPod } from '../../support/kube.ts';
+import { adminKubeConfig, createForeignPod, createNamespace, deleteNamespace, eventually, exitPod } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
 import { createPool, onPool, type Pool } from '../../support/pool.ts';
 import { createTFJob, deleteTFJob, elasticJob, getTFJob, waitForJobEvents, livePods, waitForCondition } from '../../support/tfjob.ts';
 
 const STARVE_LIMIT_S = 6;
+/** Both suites: starvation after 6 s, no scale-out cool-down, a pass every 500 ms. */
+const OPERATOR_FLAGS = [
+  '--policy',
+  'ours',
+  '--starve-limit',
+  `${STARVE_LIMIT_S}s`,
+  '--scale-out-cooldown',
+  '0s',
+  '--scheduling-interval',
+  '500ms',
+];
 
 describe('starvation bound (policy ours)', () => {
   let ns: string;
@@ -19,17 +30,7 @@ describe('starvation bound (policy ours)', () => {
   beforeAll(async () => {
     ns = await createNamespace('sched-starve');
     pool = await createPool('starve', 1, { cpu: '4', memory: '16Gi' });
-    operator = await startOperator(ns, [
-      '--policy',
-      'ours',
-      '--starve-limit',
-      `${STARVE_LIMIT_S}s`,
-      '--scale-out-cooldown',
-      '0s',
-      '--scheduling-interval',
-      '500ms',
-      ...pool.operatorFlags,
-    ]);
+    operator = await startOperator(ns, [...OPERATOR_FLAGS, ...pool.operatorFlags]);
   });
   afterAll(async () => {
     await operator.stop();
@@ -120,17 +121,7 @@ describe('no scale-out for a job a starving job outranks (policy ours)', () => {
   beforeAll(async () => {
     ns = await createNamespace('sched-thrash');
     pool = await createPool('thrash', 2, { cpu: '8', memory: '32Gi' });
-    operator = await startOperator(ns, [
-      '--policy',
-      'ours',
-      '--starve-limit',
-      `${STARVE_LIMIT_S}s`,
-      '--scale-out-cooldown',
-      '0s',
-      '--scheduling-interval',
-      '500ms',
-      ...pool.operatorFlags,
-    ]);
+    operator = await startOperator(ns, [...OPERATOR_FLAGS, ...pool.operatorFlags]);
   });
   afterAll(async () => {
     await operator.stop();
@@ -138,19 +129,7 @@ describe('no scale-out for a job a starving job outranks (policy ours)', () => {
     await pool.delete();
   });
 
-  /** A pod of another workload on one of the pool's nodes, using `cpu`. */
-  const tenant = (name: string, node: string, cpu: string) =>
-    core().createNamespacedPod({
-      namespace: ns,
-      body: {
-        metadata: { name },
-        spec: {
-          nodeName: node,
-          tolerations: [{ operator: 'Exists' }],
-          containers: [{ name: 'c', image: 'example.invalid/other', resources: { requests: { cpu, memory: '1Gi' } } }],
-        },
-      },
-    });
+  const tenant = (name: string, node: string, cpu: string) => createForeignPod(ns, name, node, { cpu });
   const workers = async (job: string) => (await livePods(ns, job)).filter((p) => p.metadata?.name?.includes('-worker-')).length;
 
   it('grows nothing a starving job may preempt while it waits, even where its reservation leaves room', async () => {
