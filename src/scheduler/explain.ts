@@ -129,18 +129,64 @@ export interface ExplainContext {
   readonly aging: boolean;
   /** The job's configuration as the policy needs it (minimum, or maximum for gangs). */
   readonly items: readonly PlacementItem[];
+  /**
+   * Texts already written in this pass, for a pass that explains many jobs: their key says what
+   * determines them (`itemsKey`: the placement cache key of `items`, e.g. `job.minimumKey`).
+   */
+  readonly texts?: ExplainTexts;
+  readonly itemsKey?: string;
+}
+
+/**
+ * The parts of reasons that many waiting jobs share, written once per pass: a configuration
+ * depends only on its groups' types, requests and counts (what a placement cache key names), and
+ * a placement failure only on the cluster state, its kind, group shape, and counts.
+ */
+export class ExplainTexts {
+  readonly #configurations = new Map<string, string>();
+  readonly #failures = new WeakMap<ClusterState, Map<string, string>>();
+
+  configuration(key: string | undefined, items: readonly PlacementItem[]): string {
+    if (key === undefined) return describeConfiguration(items);
+    let text = this.#configurations.get(key);
+    if (text === undefined) {
+      text = describeConfiguration(items);
+      this.#configurations.set(key, text);
+    }
+    return text;
+  }
+
+  failure(state: ClusterState, failure: PlacementFailure): string {
+    let memo = this.#failures.get(state);
+    if (memo === undefined) {
+      memo = new Map();
+      this.#failures.set(state, memo);
+    }
+    const g = failure.group;
+    const key =
+      failure.kind === 'no-feasible-node' ? `-|${g.type}|${g.shapeKey}` : `${g.type}|${g.shapeKey}|${failure.placed}|${failure.count}`;
+    let text = memo.get(key);
+    if (text === undefined) {
+      text = describeFailure(state, failure);
+      memo.set(key, text);
+    }
+    return text;
+  }
 }
 
 /** The human-readable reason for a job left waiting. */
 export function explainWaiting(job: CompiledJob, outcome: WaitOutcome, ctx: ExplainContext): string {
-  const needs = `needs ${describeConfiguration(ctx.items)}`;
+  const texts = ctx.texts;
+  const failureText = (state: ClusterState, failure: PlacementFailure): string =>
+    texts === undefined ? describeFailure(state, failure) : texts.failure(state, failure);
+  const needs = `needs ${texts === undefined ? describeConfiguration(ctx.items) : texts.configuration(ctx.itemsKey, ctx.items)}`;
   const starving =
     ctx.aging && job.starving
       ? `starving (waited ${formatDuration(ctx.now - job.submittedAt)}, limit ${formatDuration(ctx.starveLimitMs)}); `
       : '';
   switch (outcome.kind) {
     case 'never-fits':
-      return `${starving}${needs}; cannot be placed even with no other TFJob running: ${describeFailure(outcome.emptyCluster, outcome.failure)}`;
+      return `${starving}${needs}; cannot be placed even with no other TFJob running: ${failureText(outcome.emptyCluster, outcome.failure)}`;
     case 'head-blocked': {
       const s = outcome.scaleIn;
       const kept =
@@ -149,7 +195,7 @@ export function explainWaiting(job: CompiledJob, outcome: WaitOutcome, ctx: Expl
         s.victimsConsidered === 0
           ? `no running job ranked below it${job.priority !== 0 ? ` in priority ≤ ${job.priority}` : ''} has workers above its minimum${s.protectedWorkers > 0 ? ` (${s.protectedWorkers} workers within the scale-out cool-down)` : ''}`
           : `removing ${s.removableWorkers} worker(s) of ${s.victimsConsidered} lower-ranked job(s) would not make room${s.protectedWorkers > 0 ? ` (${s.protectedWorkers} more within the scale-out cool-down)` : ''}`;
-      return `${starving}${needs}; ${describeFailure(ctx.state, outcome.failure)}; weight ${weightWithClass(job, ctx.aging)} is the highest waiting, but ${preempt}${kept}`;
+      return `${starving}${needs}; ${failureText(ctx.state, outcome.failure)}; weight ${weightWithClass(job, ctx.aging)} is the highest waiting, but ${preempt}${kept}`;
     }
     case 'behind-head': {
       const why = outcome.reservation
@@ -164,14 +210,14 @@ export function explainWaiting(job: CompiledJob, outcome: WaitOutcome, ctx: Expl
         : rm === undefined
           ? `weight ${weightWithClass(job, ctx.aging)}`
           : `weight ${weightWithClass(job, ctx.aging)} below running max ${weightWithClass(rm.job, ctx.aging)} (${rm.job.key}), so it may not preempt`;
-      return `${starving}${needs}; ${describeFailure(ctx.state, outcome.failure)}; ${rank}`;
+      return `${starving}${needs}; ${failureText(ctx.state, outcome.failure)}; ${rank}`;
     }
     case 'gang-blocked':
-      return `${needs} (all replicas at maximum size, at once); ${describeFailure(ctx.state, outcome.failure)}; head of the FIFO queue`;
+      return `${needs} (all replicas at maximum size, at once); ${failureText(ctx.state, outcome.failure)}; head of the FIFO queue`;
     case 'gang-behind':
       return `${needs} (all replicas at maximum size, at once); waiting behind ${outcome.head.key} in strict FIFO order`;
     case 'ordered-blocked':
-      return `${needs} (all replicas at maximum size, at once); ${describeFailure(ctx.state, outcome.failure)}, even with every job after it in ${outcome.order} order suspended`;
+      return `${needs} (all replicas at maximum size, at once); ${failureText(ctx.state, outcome.failure)}, even with every job after it in ${outcome.order} order suspended`;
     case 'quota':
       return `${starving}${needs}; ${outcome.why}`;
   }

@@ -61,7 +61,7 @@ export class FitTree {
       this.#leafOf[n] = i;
       this.#loadLeaf(i);
     }
-    for (let i = leaves - 1; i >= 1; i--) this.#pull(i);
+    this.#build();
     this.#stack = new Int32Array(2 * (Math.log2(leaves) + 2));
     this.#heap = new Int32Array(64);
   }
@@ -77,7 +77,29 @@ export class FitTree {
     const i = this.#leaves + leaf;
     this.#score[i] = this.#src.score[n]!;
     this.#best[i] = leaf;
-    this.#dimMax.set(this.#src.idle.subarray(n * R, n * R + R), i * R);
+    // A copy loop, not `set(subarray(…))`: a subarray is an allocation per leaf, and a pass builds
+    // trees over thousands of leaves.
+    const idle = this.#src.idle;
+    const dm = this.#dimMax;
+    for (let d = 0; d < R; d++) dm[i * R + d] = idle[n * R + d]!;
+  }
+
+  /** Fills every inner node from its children, bottom up (what `#pull` does, without change tracking). */
+  #build(): void {
+    const R = this.#src.R;
+    const score = this.#score;
+    const best = this.#best;
+    const dm = this.#dimMax;
+    for (let i = this.#leaves - 1; i >= 1; i--) {
+      const l = 2 * i;
+      const r = l + 1;
+      const win = this.#better(l, r);
+      score[i] = score[win]!;
+      best[i] = best[win]!;
+      for (let d = 0; d < R; d++) {
+        dm[i * R + d] = Math.max(dm[l * R + d]!, dm[r * R + d]!);
+      }
+    }
   }
 
   /** Whether tree node a's best member comes before b's in the walk order. */

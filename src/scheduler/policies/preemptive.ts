@@ -23,13 +23,13 @@
 import { admitPlaced, toInstance } from '../admission.ts';
 import type { ClusterState } from '../cluster-state.ts';
 import type { ImprovementToggles, SchedulerConfig } from '../config.ts';
-import { explainWaiting } from '../explain.ts';
+import { ExplainTexts, explainWaiting } from '../explain.ts';
 import type { WaitOutcome } from '../explain.ts';
 import { admissionGainDensity, growBeforeAdmitLimit, workerGainDensity } from '../gain.ts';
 import { addWorkers, buildPassModel } from '../job-model.ts';
 import type { CompiledJob, LiveReplica, RunningJob } from '../job-model.ts';
 import { sortedWeights, PlanBuilder } from '../plan-builder.ts';
-import { commitPlacement, findPlacement, minimumItems, minimumKey, nodesOf } from '../placement.ts';
+import { commitPlacement, findPlacement, minimumItems, minimumKey, nodesOf, onOneNode } from '../placement.ts';
 import type { PlacementFailure } from '../placement.ts';
 import { byRankAscending, byRankDescending, outranksRunning, runningMaxWithin } from '../queues.ts';
 import { rebalanceForTargets, shrinkAtTargets, shrinksAtTarget } from '../qoe-rebalance.ts';
@@ -86,8 +86,16 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
   const neverFits = (job: CompiledJob): PlacementFailure | undefined => {
     let failure = neverFitsMemo.get(job);
     if (failure === undefined) {
-      const out = findPlacement(model.emptyCluster(), minimumItems(job), minimumKey(job));
-      failure = out.ok ? null : out.failure;
+      // Most jobs are asked just before they are placed, and the search on the current cluster is
+      // then kept for that placement (same key, nothing changed). If it puts the whole job on one
+      // node, that node holds it on the empty cluster too (idle there is never less), so the empty
+      // cluster's rule 1 succeeds: the answer, without a search there.
+      const now = findPlacement(state, minimumItems(job), minimumKey(job));
+      if (now.ok && onOneNode(now.placement)) failure = null;
+      else {
+        const out = findPlacement(model.emptyCluster(), minimumItems(job), minimumKey(job));
+        failure = out.ok ? null : out.failure;
+      }
       neverFitsMemo.set(job, failure);
     }
     return failure ?? undefined;
@@ -552,6 +560,7 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
   });
 
   const waiting: WaitingReason[] = [];
+  const texts = new ExplainTexts();
   for (const job of waitingOrder) {
     if (plan.isAdmitted(job.key)) continue;
     const last = lastHeads.get(queueKey(job));
@@ -560,7 +569,15 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
       head: last?.head ?? job,
       reservation: last?.reservation ?? false,
     };
-    const reason = explainWaiting(job, outcome, { state, now, starveLimitMs: config.starveLimitMs, aging: true, items: minimumItems(job) });
+    const reason = explainWaiting(job, outcome, {
+      state,
+      now,
+      starveLimitMs: config.starveLimitMs,
+      aging: true,
+      items: minimumItems(job),
+      texts,
+      itemsKey: minimumKey(job),
+    });
     waiting.push({ job: job.key, weight: job.weight, starving: job.starving, reason });
   }
   return plan.build(

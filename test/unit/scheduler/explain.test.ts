@@ -1,10 +1,10 @@
 // Reasons for waiting jobs: what the job needs, what the cluster offers, and which rule applies.
 import { describe, expect, it } from 'vitest';
-import { describeConfiguration, formatDuration, formatWeight } from '../../../src/scheduler/explain.ts';
+import { describeConfiguration, describeFailure, ExplainTexts, formatDuration, formatWeight } from '../../../src/scheduler/explain.ts';
 import { schedule } from '../../../src/scheduler/index.ts';
 import { resolveSchedulerConfig } from '../../../src/scheduler/config.ts';
 import { buildPassModel } from '../../../src/scheduler/job-model.ts';
-import { minimumItems } from '../../../src/scheduler/placement.ts';
+import { findPlacement, minimumItems, minimumKey } from '../../../src/scheduler/placement.ts';
 import { DEFAULT_SCHEDULER_CONFIG } from '../../../src/scheduler/config.ts';
 import { cpu, Gi, node, paperTestbed, running, snapshot, waiting } from './helpers/builders.ts';
 
@@ -106,5 +106,36 @@ describe('waiting reasons', () => {
     expect(gang.waiting[0]!.starving).toBe(false);
     expect(gang.waiting[0]!.weight).toBeLessThan(1);
     expect(gang.waiting[0]!.reason).not.toContain('starving');
+  });
+
+  it('writes the parts many jobs share once per pass, and the same words as writing each alone', () => {
+    // Three nodes of 3.9 cpu: a and b ask for the same 4-cpu workers, c for more of them; d and e
+    // (no PS) for 2-cpu ones, one per node: room for only 3 of 4, 3 of 5 (the counts are words too).
+    const nodes = ['n1', 'n2', 'n3'].map((n) => node(n, { cpu: 3900, memory: 64 * Gi }));
+    const jobs = [
+      waiting('a', { min: 1, worker: { cpu: cpu(4), memory: Gi } }),
+      waiting('b', { min: 1, worker: { cpu: cpu(4), memory: Gi } }),
+      waiting('c', { min: 2, worker: { cpu: cpu(4), memory: Gi } }),
+      waiting('d', { psCount: 0, min: 4, worker: { cpu: cpu(2), memory: Gi } }),
+      waiting('e', { psCount: 0, min: 5, worker: { cpu: cpu(2), memory: Gi } }),
+    ];
+    const m = buildPassModel(snapshot(nodes, jobs), DEFAULT_SCHEDULER_CONFIG);
+    const texts = new ExplainTexts();
+    const written = new Map<string, { configuration: string; failure: string }>();
+    for (const key of ['a', 'b', 'c', 'd', 'e']) {
+      const job = m.jobs.get(key)!;
+      const out = findPlacement(m.state, minimumItems(job));
+      expect(out.ok).toBe(false);
+      if (out.ok) return;
+      const configuration = texts.configuration(minimumKey(job), minimumItems(job));
+      const failure = texts.failure(m.state, out.failure);
+      expect(configuration).toBe(describeConfiguration(minimumItems(job)));
+      expect(failure).toBe(describeFailure(m.state, out.failure));
+      written.set(key, { configuration, failure });
+    }
+    expect(written.get('a')).toEqual(written.get('b'));
+    expect(written.get('c')!.configuration).not.toBe(written.get('a')!.configuration);
+    expect(written.get('d')!.failure).toContain('room for only 3 of 4 Worker');
+    expect(written.get('e')!.failure).toContain('room for only 3 of 5 Worker');
   });
 });
