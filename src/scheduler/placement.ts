@@ -91,18 +91,6 @@ export function findPlacement(
   return outcome;
 }
 
-/** Whether every replica of a placement is on one node (what rule 1 finds). */
-export function onOneNode(placement: Placement): boolean {
-  let node = -1;
-  for (const nodes of placement) {
-    for (const n of nodes) {
-      if (node < 0) node = n;
-      else if (n !== node) return false;
-    }
-  }
-  return true;
-}
-
 /** The distinct nodes a placement uses, as a node mask. */
 export function nodesOf(state: ClusterState, placement: Placement): Uint8Array {
   const mask = new Uint8Array(state.nodes.length);

@@ -29,7 +29,7 @@ import { admissionGainDensity, growBeforeAdmitLimit, workerGainDensity } from '.
 import { addWorkers, buildPassModel } from '../job-model.ts';
 import type { CompiledJob, LiveReplica, RunningJob } from '../job-model.ts';
 import { sortedWeights, PlanBuilder } from '../plan-builder.ts';
-import { commitPlacement, findPlacement, minimumItems, minimumKey, nodesOf, onOneNode } from '../placement.ts';
+import { commitPlacement, findPlacement, minimumItems, minimumKey, nodesOf } from '../placement.ts';
 import type { PlacementFailure } from '../placement.ts';
 import { byRankAscending, byRankDescending, outranksRunning, runningMaxWithin } from '../queues.ts';
 import { rebalanceForTargets, shrinkAtTargets, shrinksAtTarget } from '../qoe-rebalance.ts';
@@ -87,11 +87,11 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     let failure = neverFitsMemo.get(job);
     if (failure === undefined) {
       // Most jobs are asked just before they are placed, and the search on the current cluster is
-      // then kept for that placement (same key, nothing changed). If it puts the whole job on one
-      // node, that node holds it on the empty cluster too (idle there is never less), so the empty
-      // cluster's rule 1 succeeds: the answer, without a search there.
+      // then kept for that placement (same key, nothing changed). A job that fits now fits with no
+      // other job running (idle there is never less on any node, so the same placement is valid):
+      // the answer, without a search on the empty cluster.
       const now = findPlacement(state, minimumItems(job), minimumKey(job));
-      if (now.ok && onOneNode(now.placement)) failure = null;
+      if (now.ok) failure = null;
       else {
         const out = findPlacement(model.emptyCluster(), minimumItems(job), minimumKey(job));
         failure = out.ok ? null : out.failure;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCHEDULER_CONFIG } from '../../../src/scheduler/config.ts';
 import { buildPassModel } from '../../../src/scheduler/job-model.ts';
-import { findPlacement, maximumItems, minimumItems, onOneNode } from '../../../src/scheduler/placement.ts';
+import { findPlacement, maximumItems, minimumItems } from '../../../src/scheduler/placement.ts';
 import type { ClusterSnapshot } from '../../../src/scheduler/types.ts';
 import { cpu, Gi, node, paperTestbed, snapshot, waiting } from './helpers/builders.ts';
 
@@ -115,15 +115,5 @@ describe('placement rule (§4.1)', () => {
   it('uses the maximum configuration for gangs', () => {
     const snap = snapshot(paperTestbed(), [waiting('j', { min: 1, max: 4 })]);
     expect(place(snap, 'j', 'max')).toEqual(['PS:0@node-1', 'Worker:0@node-1', 'Worker:1@node-1', 'Worker:2@node-1', 'Worker:3@node-1']);
-  });
-});
-
-describe('onOneNode', () => {
-  it('holds for a placement on one node (or none) and not for one spread over two', () => {
-    expect(onOneNode([[2], [2, 2]])).toBe(true);
-    expect(onOneNode([[], []])).toBe(true);
-    expect(onOneNode([[2], [2, 3]])).toBe(false);
-    expect(onOneNode([[1], []])).toBe(true);
-    expect(onOneNode([[1], [], [0]])).toBe(false);
   });
 });
