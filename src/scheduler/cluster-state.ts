@@ -146,19 +146,38 @@ export function clusterBase(
   const idle = alloc.slice();
   // Each node's pods are subtracted in key order, as after sorting all pods by key (only the order
   // on one node can change a sum), so input order never changes a result, not even in the last bit.
-  const nodeOf = otherPods.map((p) => nodeIndex.get(p.node) ?? -1);
+  const P = otherPods.length;
+  const nodeOf = new Int32Array(P);
+  for (let i = 0; i < P; i++) nodeOf[i] = nodeIndex.get(otherPods[i]!.node) ?? -1;
   const start = new Int32Array(N + 1);
-  for (const n of nodeOf) if (n >= 0) start[n + 1]!++;
+  for (let i = 0; i < P; i++) if (nodeOf[i]! >= 0) start[nodeOf[i]! + 1]!++;
   for (let n = 0; n < N; n++) start[n + 1]! += start[n]!;
   const fill = start.slice(0, N);
   const byNode = new Int32Array(start[N]!);
-  nodeOf.forEach((n, i) => {
-    if (n >= 0) byNode[fill[n]!++] = i;
-  });
+  for (let i = 0; i < P; i++) if (nodeOf[i]! >= 0) byNode[fill[nodeOf[i]!]!++] = i;
+  const before = (a: number, b: number): boolean => {
+    const c = compareKeys(otherPods[a]!.key, otherPods[b]!.key);
+    return c < 0 || (c === 0 && a < b);
+  };
   for (let n = 0; n < N; n++) {
-    const slice = byNode.subarray(start[n], start[n + 1]);
-    if (slice.length > 1) slice.sort((a, b) => compareKeys(otherPods[a]!.key, otherPods[b]!.key) || a - b);
-    for (const i of slice) dims.subtractPodRequests(otherPods[i]!.requests, idle, n * R);
+    const from = start[n]!;
+    const to = start[n + 1]!;
+    // Most nodes hold a few pods: an insertion sort in place, no array per node (the order is
+    // total, so any sort gives the same one).
+    if (to - from > 16) {
+      byNode.subarray(from, to).sort((a, b) => (a === b ? 0 : before(a, b) ? -1 : 1));
+    } else {
+      for (let k = from + 1; k < to; k++) {
+        const x = byNode[k]!;
+        let j = k - 1;
+        while (j >= from && before(x, byNode[j]!)) {
+          byNode[j + 1] = byNode[j]!;
+          j--;
+        }
+        byNode[j + 1] = x;
+      }
+    }
+    for (let k = from; k < to; k++) dims.subtractPodRequests(otherPods[byNode[k]!]!.requests, idle, n * R);
   }
   return { alloc, idle };
 }

@@ -136,7 +136,7 @@ export function nodeSelectorMatches(
   labels: Readonly<Record<string, string>>,
 ): boolean {
   if (selector === undefined) return true;
-  for (const key of Object.keys(selector)) {
+  for (const key in selector) {
     if (!Object.hasOwn(labels, key) || labels[key] !== selector[key]) return false;
   }
   return true;

@@ -5,7 +5,7 @@
 import type { SchedulerConfig } from './config.ts';
 import { ClusterState, canonicalNodes, clusterBase, collectResourceNames, FeasibilityMasks } from './cluster-state.ts';
 import type { BoundLoad } from './cluster-state.ts';
-import { ResourceIndex, vectorKey } from './resource-vector.ts';
+import { ResourceIndex, VectorTable } from './resource-vector.ts';
 import { effectiveLogit, isStarving } from './starvation.ts';
 import type { ClusterSnapshot, JobState, ReplicaInstance, Resources } from './types.ts';
 import { clusterAllocatable, compareRank, jobWeightFrom, minimumRequests, sigmoid } from './weight.ts';
@@ -19,7 +19,7 @@ export interface CompiledGroup {
   readonly maskId: number;
   /** Fixed groups: their replica count. Worker group: the minimum. */
   readonly count: number;
-  /** Cache key of (requests, constraints). */
+  /** Cache key of (requests, constraints): the request vector's id in the pass's `VectorTable` and the mask id. */
   readonly shapeKey: string;
 }
 
@@ -140,7 +140,7 @@ export function serviceBand(attained: number, config: SchedulerConfig): number {
 
 function compileJob(
   js: JobState,
-  dims: ResourceIndex,
+  vectors: VectorTable,
   masks: FeasibilityMasks,
   clusterTotal: Resources,
   now: number,
@@ -154,9 +154,9 @@ function compileJob(
     constraints: Parameters<FeasibilityMasks['idFor']>[0],
     count: number,
   ): CompiledGroup => {
-    const vec = dims.podRequests(requests);
+    const vecId = vectors.idOf(requests);
     const maskId = masks.idFor(constraints);
-    return { type, requests, vec, maskId, count, shapeKey: `${vectorKey(vec)}@${maskId}` };
+    return { type, requests, vec: vectors.vector(vecId), maskId, count, shapeKey: `${vecId}@${maskId}` };
   };
   const live = spec.fixed.filter((g) => g.count > 0);
   if (live.length > 1) live.sort((a, b) => Number(isPsType(b.type)) - Number(isPsType(a.type)) || compareStrings(a.type, b.type));
@@ -166,9 +166,10 @@ function compileJob(
     const w = spec.workers;
     const min = Math.max(0, w.min);
     const max = Math.max(min, w.max);
-    const vec = dims.podRequests(w.requests);
+    const vecId = vectors.idOf(w.requests);
+    const vec = vectors.vector(vecId);
     const maskId = masks.idFor(w.constraints);
-    const shapeKey = `${vectorKey(vec)}@${maskId}`;
+    const shapeKey = `${vecId}@${maskId}`;
     workers = { type: w.type, requests: w.requests, vec, maskId, count: min, shapeKey, min, max, scalingCurve: w.scalingCurve };
   }
   const minRequests = minimumRequests(spec);
@@ -234,7 +235,8 @@ export function buildPassModel(snapshot: ClusterSnapshot, config: SchedulerConfi
 
   const unfinished = snapshot.jobs.filter((j) => j.phase !== 'finished').sort((a, b) => compareStrings(a.spec.key, b.spec.key));
   const jobs = new Map<string, CompiledJob>();
-  for (const js of unfinished) jobs.set(js.spec.key, compileJob(js, dims, masks, clusterTotal, snapshot.now, config, ranking));
+  const vectors = new VectorTable(dims);
+  for (const js of unfinished) jobs.set(js.spec.key, compileJob(js, vectors, masks, clusterTotal, snapshot.now, config, ranking));
 
   const base = clusterBase(dims, nodes, nodeIndex, snapshot.otherPods);
   const loads: BoundLoad[] = [];

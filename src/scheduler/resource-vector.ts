@@ -6,6 +6,8 @@
 import { PODS } from './resources.ts';
 import type { Resources } from './types.ts';
 
+// Records are walked with `for…in` rather than `Object.keys`: the same keys in the same order for the
+// plain records a snapshot holds, without an array per record (a pass reads tens of thousands).
 export class ResourceIndex {
   readonly names: readonly string[];
   readonly size: number;
@@ -31,17 +33,22 @@ export class ResourceIndex {
    */
   podRequests(r: Resources): Float64Array {
     const v = new Float64Array(this.size);
-    for (const k of Object.keys(r)) {
-      const i = this.#position.get(k);
-      if (i !== undefined) v[i] = r[k] ?? 0;
-    }
-    if (this.podsDim >= 0 && r[PODS] === undefined) v[this.podsDim] = 1;
+    this.writePodRequests(r, v);
     return v;
+  }
+
+  /** Writes one pod's requests (see `podRequests`) into a zeroed `out`. */
+  writePodRequests(r: Resources, out: Float64Array): void {
+    for (const k in r) {
+      const i = this.#position.get(k);
+      if (i !== undefined) out[i] = r[k] ?? 0;
+    }
+    if (this.podsDim >= 0 && r[PODS] === undefined) out[this.podsDim] = 1;
   }
 
   /** Subtracts one pod's requests (see `podRequests`) from `out[offset..]`, without a vector for it. */
   subtractPodRequests(r: Resources, out: Float64Array, offset: number): void {
-    for (const k of Object.keys(r)) {
+    for (const k in r) {
       const i = this.#position.get(k);
       if (i !== undefined) out[offset + i]! -= r[k] ?? 0;
     }
@@ -57,7 +64,7 @@ export class ResourceIndex {
 
   /** Writes one node's allocatable into `out[offset..]`. A node that declares no pod capacity is not limited by pod count. */
   writeNodeAllocatable(r: Resources, out: Float64Array, offset: number): void {
-    for (const k of Object.keys(r)) {
+    for (const k in r) {
       const i = this.#position.get(k);
       if (i !== undefined) out[offset + i] = r[k] ?? 0;
     }
@@ -88,10 +95,59 @@ export function addScaled(target: Float64Array, source: Float64Array, factor: nu
   for (let r = 0; r < source.length; r++) target[r]! += source[r]! * factor;
 }
 
-/** A stable cache key for a vector (exact: values are integers in canonical units). */
-export function vectorKey(v: Float64Array): string {
-  // What `join(',')` gives (the same ToString of each element), without its generic slow path.
-  let key = v.length > 0 ? String(v[0]) : '';
-  for (let r = 1; r < v.length; r++) key += `,${v[r]}`;
-  return key;
+/**
+ * One pass's request vectors, each distinct vector stored once with a small id: thousands of jobs
+ * ask for a few shapes, and a shape's cache keys (placement.ts) then name it by id instead of a
+ * string of every amount. Interned vectors are shared: read them, never write them.
+ */
+export class VectorTable {
+  readonly #dims: ResourceIndex;
+  readonly #scratch: Float64Array;
+  /** Buckets by a hash of the amounts; a bucket lists the ids of its vectors. */
+  readonly #buckets = new Map<number, number[]>();
+  readonly #vectors: Float64Array[] = [];
+
+  constructor(dims: ResourceIndex) {
+    this.#dims = dims;
+    this.#scratch = new Float64Array(dims.size);
+  }
+
+  /** The id of `podRequests(r)`, interning it on first sight. */
+  idOf(r: Resources): number {
+    const v = this.#scratch;
+    v.fill(0);
+    this.#dims.writePodRequests(r, v);
+    let h = 0;
+    for (let i = 0; i < v.length; i++) h = (Math.imul(h, 31) + hashNumber(v[i]!)) | 0;
+    let bucket = this.#buckets.get(h);
+    if (bucket === undefined) {
+      bucket = [];
+      this.#buckets.set(h, bucket);
+    }
+    for (const id of bucket) if (sameVector(this.#vectors[id]!, v)) return id;
+    const id = this.#vectors.length;
+    this.#vectors.push(v.slice());
+    bucket.push(id);
+    return id;
+  }
+
+  vector(id: number): Float64Array {
+    return this.#vectors[id]!;
+  }
+}
+
+function hashNumber(x: number): number {
+  // Amounts are integers in canonical units (millicores, bytes) or ∞; fold the high part in.
+  if (!Number.isFinite(x)) return x > 0 ? 0x7f800000 : x < 0 ? -0x800000 : 0x7fc00000;
+  return (x | 0) ^ ((x / 4294967296) | 0);
+}
+
+/** Equal entries, NaN equal to NaN: one shape however its amounts were written. */
+function sameVector(a: Float64Array, b: Float64Array): boolean {
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x !== y && !(Number.isNaN(x) && Number.isNaN(y))) return false;
+  }
+  return true;
 }

@@ -45,7 +45,8 @@ export function sigmoid(x: number): number {
 export function clusterAllocatable(nodes: readonly NodeInfo[]): Resources {
   const total: Record<string, number> = {};
   for (const n of nodes) {
-    for (const k of Object.keys(n.allocatable)) total[k] = (total[k] ?? 0) + (n.allocatable[k] ?? 0);
+    // `for…in`: Object.keys' order without its array (see resource-vector.ts).
+    for (const k in n.allocatable) total[k] = (total[k] ?? 0) + (n.allocatable[k] ?? 0);
   }
   return total;
 }
@@ -58,7 +59,7 @@ export function minimumWorkers(spec: JobSpec): number {
 export function minimumRequests(spec: JobSpec): Resources {
   const total: Record<string, number> = {};
   const add = (r: Resources, times: number): void => {
-    for (const k of Object.keys(r)) total[k] = (total[k] ?? 0) + (r[k] ?? 0) * times;
+    for (const k in r) total[k] = (total[k] ?? 0) + (r[k] ?? 0) * times;
   };
   for (const g of spec.fixed) add(g.requests, g.count);
   if (spec.workers !== undefined) add(spec.workers.requests, minimumWorkers(spec));
@@ -68,7 +69,7 @@ export function minimumRequests(spec: JobSpec): Resources {
 /** share_j: the job's minimum configuration as a sum of cluster fractions, one per resource. */
 export function clusterShare(minRequests: Resources, clusterTotal: Resources): number {
   let share = 0;
-  for (const k of Object.keys(minRequests)) {
+  for (const k in minRequests) {
     if (k === PODS) continue;
     const cap = clusterTotal[k] ?? 0;
     // A resource the cluster does not have makes the job unplaceable; that is reported elsewhere

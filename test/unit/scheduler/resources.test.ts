@@ -13,7 +13,7 @@ import {
   subtractResources,
   sumResources,
 } from '../../../src/scheduler/resources.ts';
-import { fitsAt, ResourceIndex } from '../../../src/scheduler/resource-vector.ts';
+import { fitsAt, ResourceIndex, VectorTable } from '../../../src/scheduler/resource-vector.ts';
 import { Gi, Mi } from './helpers/builders.ts';
 
 describe('resource arithmetic over maps', () => {
@@ -89,5 +89,26 @@ describe('dense resource vectors', () => {
     expect(fitsAt(Float64Array.from([0, 3]), have, 2)).toBe(true);
     expect(fitsAt(Float64Array.from([0, 5]), have, 0)).toBe(true);
     expect(fitsAt(Float64Array.from([0, 6]), have, 0)).toBe(false);
+  });
+});
+
+describe("a pass's table of request vectors", () => {
+  it('gives equal requests one id and one shared vector, however the record is written', () => {
+    const dims = new ResourceIndex(['cpu', 'memory', 'pods', 'nvidia.com/gpu']);
+    const table = new VectorTable(dims);
+    const a = table.idOf({ cpu: 2000, memory: 4 * Gi });
+    const b = table.idOf({ memory: 4 * Gi, cpu: 2000, 'nvidia.com/gpu': 0 });
+    const unknownName = table.idOf({ cpu: 2000, memory: 4 * Gi, 'example.com/other': 3 });
+    expect(b).toBe(a);
+    expect(unknownName).toBe(a);
+    expect(table.vector(a)).toBe(table.vector(b));
+    expect([...table.vector(a)]).toEqual([...dims.podRequests({ cpu: 2000, memory: 4 * Gi })]);
+    // Any amount apart, or an explicit pod count, is another shape.
+    expect(table.idOf({ cpu: 2001, memory: 4 * Gi })).not.toBe(a);
+    expect(table.idOf({ cpu: 2000, memory: 4 * Gi, pods: 2 })).not.toBe(a);
+    expect(table.idOf({ cpu: 2000, memory: 4 * Gi + 2 ** 32 })).not.toBe(a);
+    expect(table.idOf({ cpu: -0, memory: 0 })).toBe(table.idOf({}));
+    expect(table.idOf({ cpu: Number.NaN })).toBe(table.idOf({ cpu: Number.NaN }));
+    expect(table.idOf({ cpu: Number.POSITIVE_INFINITY })).not.toBe(table.idOf({ cpu: Number.NaN }));
   });
 });
