@@ -246,7 +246,7 @@ function greedy(
     return left > 0;
   });
   if (left > 0)
-    return { ok: false, placed: live.map((it, i) => it.count - remaining[i]!), capacity: capacities(state, tree, live, feasible, allowed) };
+    return { ok: false, placed: live.map((it, i) => it.count - remaining[i]!), capacity: capacities(state, live, feasible, allowed) };
   return { ok: true, nodes: placedNodes };
 }
 
@@ -257,22 +257,19 @@ function greedy(
  */
 function capacities(
   state: ClusterState,
-  tree: FitTree,
   live: readonly PlacementItem[],
   feasible: readonly FeasibilityMask[],
   allowed: Uint8Array | undefined,
 ): number[] {
-  const R = state.R;
-  const members = tree.members;
   return live.map((it, i) => {
-    const vec = it.group.vec;
     const ok = feasible[i]!.feasible;
-    if (allowed === undefined) return shapeCapacity(state, it.group, ok);
+    const c = shapeCapacity(state, it.group, ok);
+    if (allowed === undefined) return c.infinite > 0 ? Number.POSITIVE_INFINITY : c.finite;
+    // The same per-node counts, over the allowed nodes only (the members of any walk's tree that
+    // the group's constraints allow are exactly the ready nodes they allow, which the counts cover).
     let sum = 0;
-    for (let k = 0; k < members.length; k++) {
-      const n = members[k]!;
-      if (ok[n] === 1 && allowed[n] === 1) sum += fitCount(vec, state.idle, n * R);
-    }
+    const counts = c.counts;
+    for (let n = 0; n < counts.length; n++) if (allowed[n] === 1) sum += counts[n]!;
     return sum;
   });
 }
@@ -292,7 +289,8 @@ interface ShapeCapacity {
 
 const shapeCapacitiesFor = perState<ShapeCapacity>();
 
-function shapeCapacity(state: ClusterState, group: CompiledGroup, ok: Uint8Array): number {
+/** The shape's per-node counts, caught up with every change so far. */
+function shapeCapacity(state: ClusterState, group: CompiledGroup, ok: Uint8Array): ShapeCapacity {
   const R = state.R;
   const vec = group.vec;
   const memo = shapeCapacitiesFor(state);
@@ -316,7 +314,7 @@ function shapeCapacity(state: ClusterState, group: CompiledGroup, ok: Uint8Array
     for (let k = c.seen; k < changed.length; k++) set(changed[k]!);
     c.seen = changed.length;
   }
-  return c.infinite > 0 ? Number.POSITIVE_INFINITY : c.finite;
+  return c;
 }
 
 function insufficient(live: readonly PlacementItem[], placed: readonly number[]): PlacementOutcome {
