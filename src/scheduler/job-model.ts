@@ -7,7 +7,7 @@ import { ClusterState, canonicalNodes, clusterBase, collectResourceNames, Feasib
 import type { BoundLoad } from './cluster-state.ts';
 import { ResourceIndex, VectorTable } from './resource-vector.ts';
 import { effectiveLogit, isStarving } from './starvation.ts';
-import type { ClusterSnapshot, JobState, ReplicaInstance, Resources } from './types.ts';
+import type { ClusterSnapshot, JobState, PlacementConstraints, Resources } from './types.ts';
 import { clusterAllocatable, compareRank, jobWeightFrom, minimumRequests, sigmoid } from './weight.ts';
 import type { RankKey } from './weight.ts';
 
@@ -138,6 +138,19 @@ export function serviceBand(attained: number, config: SchedulerConfig): number {
   return attained > config.demoteAfterWorkerSeconds ? 1 : 0;
 }
 
+function compileGroup(
+  vectors: VectorTable,
+  masks: FeasibilityMasks,
+  type: string,
+  requests: Resources,
+  constraints: PlacementConstraints,
+  count: number,
+): CompiledGroup {
+  const vecId = vectors.idOf(requests);
+  const maskId = masks.idFor(constraints);
+  return { type, requests, vec: vectors.vector(vecId), maskId, count, shapeKey: `${vecId}@${maskId}` };
+}
+
 function compileJob(
   js: JobState,
   vectors: VectorTable,
@@ -148,29 +161,16 @@ function compileJob(
   ranking: BandRanking,
 ): CompiledJob {
   const spec = js.spec;
-  const compileGroup = (
-    type: string,
-    requests: Resources,
-    constraints: Parameters<FeasibilityMasks['idFor']>[0],
-    count: number,
-  ): CompiledGroup => {
-    const vecId = vectors.idOf(requests);
-    const maskId = masks.idFor(constraints);
-    return { type, requests, vec: vectors.vector(vecId), maskId, count, shapeKey: `${vecId}@${maskId}` };
-  };
   const live = spec.fixed.filter((g) => g.count > 0);
   if (live.length > 1) live.sort((a, b) => Number(isPsType(b.type)) - Number(isPsType(a.type)) || compareStrings(a.type, b.type));
-  const fixed = live.map((g) => compileGroup(g.type, g.requests, g.constraints, g.count));
+  const fixed = live.map((g) => compileGroup(vectors, masks, g.type, g.requests, g.constraints, g.count));
   let workers: CompiledWorkers | undefined;
   if (spec.workers !== undefined) {
     const w = spec.workers;
     const min = Math.max(0, w.min);
     const max = Math.max(min, w.max);
-    const vecId = vectors.idOf(w.requests);
-    const vec = vectors.vector(vecId);
-    const maskId = masks.idFor(w.constraints);
-    const shapeKey = `${vecId}@${maskId}`;
-    workers = { type: w.type, requests: w.requests, vec, maskId, count: min, shapeKey, min, max, scalingCurve: w.scalingCurve };
+    const g = compileGroup(vectors, masks, w.type, w.requests, w.constraints, min);
+    workers = { ...g, min, max, scalingCurve: w.scalingCurve };
   }
   const minRequests = minimumRequests(spec);
   const weight = jobWeightFrom(spec, minRequests, clusterTotal, config.weight);
@@ -203,15 +203,19 @@ function compileJob(
 }
 
 function liveReplicas(js: JobState, nodeIndex: ReadonlyMap<string, number>): LiveReplica[] {
-  return [...js.replicas]
-    .map((r: ReplicaInstance) => ({
-      type: r.type,
-      index: r.index,
-      node: r.node === undefined ? -1 : (nodeIndex.get(r.node) ?? -1),
-      createdAt: r.createdAt,
-      ...(r.pending === true ? { pending: true } : {}),
-    }))
-    .sort(compareReplicas);
+  const out: LiveReplica[] = [];
+  let sorted = true;
+  for (const r of js.replicas) {
+    const node = r.node === undefined ? -1 : (nodeIndex.get(r.node) ?? -1);
+    const live: LiveReplica =
+      r.pending === true
+        ? { type: r.type, index: r.index, node, createdAt: r.createdAt, pending: true }
+        : { type: r.type, index: r.index, node, createdAt: r.createdAt };
+    if (sorted && out.length > 0 && compareReplicas(out[out.length - 1]!, live) > 0) sorted = false;
+    out.push(live);
+  }
+  // Snapshots usually list replicas in this order already.
+  return sorted ? out : out.sort(compareReplicas);
 }
 
 /** Which demotions rank a job below the others of its class (`ours`' toggles; none for the other policies). */
