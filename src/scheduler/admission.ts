@@ -8,9 +8,15 @@ import type { Placement, PlacementItem } from './placement.ts';
 import type { ReplicaInstance } from './types.ts';
 
 export function toInstance(state: ClusterState, r: LiveReplica): ReplicaInstance {
-  const base = { type: r.type, index: r.index };
-  const withNode = r.node >= 0 ? { ...base, node: state.nodes[r.node]!.name } : base;
-  return r.createdAt === undefined ? withNode : { ...withNode, createdAt: r.createdAt };
+  // One object per replica (plans list thousands), with the same keys in the same order as
+  // building it up would give: type, index, then node and createdAt when known.
+  if (r.node >= 0) {
+    const node = state.nodes[r.node]!.name;
+    return r.createdAt === undefined
+      ? { type: r.type, index: r.index, node }
+      : { type: r.type, index: r.index, node, createdAt: r.createdAt };
+  }
+  return r.createdAt === undefined ? { type: r.type, index: r.index } : { type: r.type, index: r.index, createdAt: r.createdAt };
 }
 
 /**
@@ -21,15 +27,23 @@ export function admitPlaced(model: PassModel, job: CompiledJob, items: readonly 
   const fixedReplicas: LiveReplica[] = [];
   const workers: LiveReplica[] = [];
   const workerType = job.workers?.type;
-  items.forEach((it, i) => {
-    (placement[i] ?? []).forEach((node, index) => {
-      const r: LiveReplica = { type: it.group.type, index, node, createdAt: model.now };
-      if (it.group === job.workers || it.group.type === workerType) workers.push(r);
-      else fixedReplicas.push(r);
-    });
-  });
-  const ps = fixedReplicas.filter((r) => isPsType(r.type));
-  const anchorNodes = new Set((ps.length > 0 ? ps : fixedReplicas).map((r) => r.node));
+  let hasPs = false;
+  for (let i = 0; i < items.length; i++) {
+    const group = items[i]!.group;
+    const isWorker = group === job.workers || group.type === workerType;
+    const nodes = placement[i] ?? [];
+    for (let index = 0; index < nodes.length; index++) {
+      const r: LiveReplica = { type: group.type, index, node: nodes[index]!, createdAt: model.now };
+      if (isWorker) workers.push(r);
+      else {
+        fixedReplicas.push(r);
+        if (isPsType(r.type)) hasPs = true;
+      }
+    }
+  }
+  // The PS replicas' nodes, or every fixed replica's when the job has no PS.
+  const anchorNodes = new Set<number>();
+  for (const r of fixedReplicas) if (!hasPs || isPsType(r.type)) anchorNodes.add(r.node);
   const running: RunningJob = {
     job,
     fixedReplicas,
@@ -42,5 +56,8 @@ export function admitPlaced(model: PassModel, job: CompiledJob, items: readonly 
   };
   model.running.push(running);
   model.runningByKey.set(job.key, running);
-  return [...fixedReplicas, ...workers].map((r) => toInstance(model.state, r));
+  const out: ReplicaInstance[] = [];
+  for (const r of fixedReplicas) out.push(toInstance(model.state, r));
+  for (const r of workers) out.push(toInstance(model.state, r));
+  return out;
 }

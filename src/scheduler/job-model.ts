@@ -148,7 +148,7 @@ function compileGroup(
 ): CompiledGroup {
   const vecId = vectors.idOf(requests);
   const maskId = masks.idFor(constraints);
-  return { type, requests, vec: vectors.vector(vecId), maskId, count, shapeKey: `${vecId}@${maskId}` };
+  return { type, requests, vec: vectors.vector(vecId), maskId, count, shapeKey: vectors.shapeKey(vecId, maskId) };
 }
 
 function compileJob(

@@ -106,6 +106,7 @@ export class VectorTable {
   /** Buckets by a hash of the amounts; a bucket lists the ids of its vectors. */
   readonly #buckets = new Map<number, number[]>();
   readonly #vectors: Float64Array[] = [];
+  readonly #shapeKeys: string[][] = [];
 
   constructor(dims: ResourceIndex) {
     this.#dims = dims;
@@ -133,6 +134,16 @@ export class VectorTable {
 
   vector(id: number): Float64Array {
     return this.#vectors[id]!;
+  }
+
+  /** `${id}@${maskId}`, one string per shape for the whole pass (thousands of groups share a few). */
+  shapeKey(id: number, maskId: number): string {
+    let byMask = this.#shapeKeys[id];
+    if (byMask === undefined) {
+      byMask = [];
+      this.#shapeKeys[id] = byMask;
+    }
+    return (byMask[maskId] ??= `${id}@${maskId}`);
   }
 }
 

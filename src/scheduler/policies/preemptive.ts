@@ -47,19 +47,21 @@ import { compareRank } from '../weight.ts';
  * then by what their next worker adds per unit of share, least first (unknown last), then rank.
  */
 function cheapestFirst(state: ClusterState, ranked: readonly RunningJob[]): RunningJob[] {
-  const keyed = ranked.map((r, i) => {
-    const loss = r.job.workers === undefined ? undefined : workerGainDensity(state, r.job.workers, r.workers.length);
-    return { r, i, loss: loss ?? Number.POSITIVE_INFINITY };
-  });
-  const order = (a: (typeof keyed)[number], b: (typeof keyed)[number]): number =>
-    a.r.job.priority - b.r.job.priority || a.loss - b.loss || a.i - b.i;
+  const loss = new Float64Array(ranked.length);
+  for (let i = 0; i < ranked.length; i++) {
+    const r = ranked[i]!;
+    loss[i] =
+      (r.job.workers === undefined ? undefined : workerGainDensity(state, r.job.workers, r.workers.length)) ?? Number.POSITIVE_INFINITY;
+  }
+  const order = (a: number, b: number): number => ranked[a]!.job.priority - ranked[b]!.job.priority || loss[a]! - loss[b]! || a - b;
   // Rank order is already by class, lowest first; without scaling curves every loss is unknown,
-  // so the list is usually in order already and needs no sort.
+  // so the list is usually in order already and needs no sort (nor an object per job to sort by).
   let sorted = true;
-  for (let k = 1; k < keyed.length && sorted; k++) sorted = order(keyed[k - 1]!, keyed[k]!) <= 0;
+  for (let k = 1; k < ranked.length && sorted; k++) sorted = order(k - 1, k) <= 0;
   if (sorted) return [...ranked];
-  keyed.sort(order);
-  return keyed.map((k) => k.r);
+  return Array.from(ranked.keys())
+    .sort(order)
+    .map((i) => ranked[i]!);
 }
 
 export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerConfig, toggles: ImprovementToggles): Plan {

@@ -110,5 +110,8 @@ describe("a pass's table of request vectors", () => {
     expect(table.idOf({ cpu: -0, memory: 0 })).toBe(table.idOf({}));
     expect(table.idOf({ cpu: Number.NaN })).toBe(table.idOf({ cpu: Number.NaN }));
     expect(table.idOf({ cpu: Number.POSITIVE_INFINITY })).not.toBe(table.idOf({ cpu: Number.NaN }));
+    expect(table.shapeKey(a, 3)).toBe(`${a}@3`);
+    expect(table.shapeKey(a, 3)).toBe(table.shapeKey(b, 3));
+    expect(table.shapeKey(a, 4)).not.toBe(table.shapeKey(a, 3));
   });
 });
