@@ -207,6 +207,9 @@ export class ClusterState {
   readonly #sortedByMask = new Map<number, SortedNodes>();
   /** Search trees over every ready node (key −1) or a mask's ready feasible nodes (built on first use). */
   readonly #trees = new Map<number, FitTree>();
+  /** The values of `#sortedByMask` and `#trees` as arrays: `adjust` walks them at every change, without iterators. */
+  readonly #sortedList: SortedNodes[] = [];
+  readonly #treeList: FitTree[] = [];
   /** Exact per-resource maximum idle over ready nodes. */
   readonly #max: MaxTree;
   readonly #maxBuffer: Float64Array;
@@ -320,9 +323,9 @@ export class ClusterState {
     this.changed.push(n);
     // The sorted orders remember the score each node is still sorted by, so they hear first.
     this.#sorted?.invalidate(n);
-    for (const sorted of this.#sortedByMask.values()) sorted.invalidate(n);
+    for (let k = 0; k < this.#sortedList.length; k++) this.#sortedList[k]!.invalidate(n);
     this.#score[n] = this.#computeScore(n);
-    for (const tree of this.#trees.values()) tree.invalidate(n);
+    for (let k = 0; k < this.#treeList.length; k++) this.#treeList[k]!.invalidate(n);
   }
 
   /**
@@ -334,6 +337,7 @@ export class ClusterState {
     if (sorted === undefined) {
       sorted = new SortedNodes(this.#score, this.#members(maskId));
       this.#sortedByMask.set(maskId, sorted);
+      this.#sortedList.push(sorted);
     }
     return sorted.order;
   }
@@ -356,6 +360,7 @@ export class ClusterState {
     if (tree === undefined) {
       tree = new FitTree(this, this.nodes.length, this.#members(maskId));
       this.#trees.set(key, tree);
+      this.#treeList.push(tree);
     }
     return tree;
   }

@@ -23,6 +23,12 @@ export interface CompiledGroup {
   readonly shapeKey: string;
 }
 
+/** Some replicas of one group: a job's configuration is a list of these (placement.ts). */
+export interface ConfigurationItem {
+  readonly group: CompiledGroup;
+  readonly count: number;
+}
+
 export interface CompiledWorkers extends CompiledGroup {
   readonly min: number;
   readonly max: number;
@@ -49,6 +55,8 @@ export interface CompiledJob extends RankKey {
   readonly signature: string;
   /** The placement cache key of its minimum configuration (placement.ts). */
   readonly minimumKey: string;
+  /** Its minimum configuration: every fixed replica and the minimum workers (built once per pass, shared). */
+  readonly minimum: readonly ConfigurationItem[];
 }
 
 export function isPsType(type: string): boolean {
@@ -172,6 +180,8 @@ function compileJob(
     const g = compileGroup(vectors, masks, w.type, w.requests, w.constraints, min);
     workers = { ...g, min, max, scalingCurve: w.scalingCurve };
   }
+  const minimum: ConfigurationItem[] = fixed.map((g) => ({ group: g, count: g.count }));
+  if (workers !== undefined && workers.min > 0) minimum.push({ group: workers, count: workers.min });
   const minRequests = minimumRequests(spec);
   const weight = jobWeightFrom(spec, minRequests, clusterTotal, config.weight);
   const starving = js.phase === 'waiting' && isStarving(spec, now, config);
@@ -199,6 +209,7 @@ function compileJob(
     weight: sigmoid(logit),
     signature,
     minimumKey: `${signature}#min`,
+    minimum,
   };
 }
 
@@ -216,6 +227,13 @@ function liveReplicas(js: JobState, nodeIndex: ReadonlyMap<string, number>): Liv
   }
   // Snapshots usually list replicas in this order already.
   return sorted ? out : out.sort(compareReplicas);
+}
+
+/** A replica's requests by its type: the worker group's, else the last fixed group's of that type. */
+function groupVec(job: CompiledJob, type: string): Float64Array | undefined {
+  if (job.workers?.type === type) return job.workers.vec;
+  for (let i = job.fixed.length - 1; i >= 0; i--) if (job.fixed[i]!.type === type) return job.fixed[i]!.vec;
+  return undefined;
 }
 
 /** Which demotions rank a job below the others of its class (`ours`' toggles; none for the other policies). */
@@ -247,32 +265,33 @@ export function buildPassModel(snapshot: ClusterSnapshot, config: SchedulerConfi
   const running: RunningJob[] = [];
   for (const job of jobs.values()) {
     if (job.state.phase !== 'running') continue;
-    // A replica's requests by its type: the worker group's, else the last fixed group's of that type.
-    const groupVec = (type: string): Float64Array | undefined => {
-      if (job.workers?.type === type) return job.workers.vec;
-      for (let i = job.fixed.length - 1; i >= 0; i--) if (job.fixed[i]!.type === type) return job.fixed[i]!.vec;
-      return undefined;
-    };
     const replicas = liveReplicas(job.state, nodeIndex);
     const workerType = job.workers?.type;
     const fixedReplicas: LiveReplica[] = [];
     const workers: LiveReplica[] = [];
+    let psPlaced = false;
     for (const r of replicas) {
-      const vec = groupVec(r.type);
+      const vec = groupVec(job, r.type);
       // A replica of a type the spec no longer has holds resources we cannot know: count nothing.
       if (r.node >= 0 && vec !== undefined) loads.push({ node: r.node, vec });
       if (r.type === workerType) workers.push(r);
-      else fixedReplicas.push(r);
+      else {
+        fixedReplicas.push(r);
+        if (r.node >= 0 && isPsType(r.type)) psPlaced = true;
+      }
     }
-    const ps = fixedReplicas.filter((r) => isPsType(r.type) && r.node >= 0);
-    const anchors = new Set((ps.length > 0 ? ps : fixedReplicas.filter((r) => r.node >= 0)).map((r) => r.node));
+    // The nodes of its placed PS replicas, or of all its placed fixed replicas when no PS is placed.
+    const anchors = new Set<number>();
+    for (const r of fixedReplicas) if (r.node >= 0 && (!psPlaced || isPsType(r.type))) anchors.add(r.node);
+    const podless = new Set<number>();
+    for (const w of workers) if (w.pending === true) podless.add(w.index);
     running.push({
       job,
       fixedReplicas,
       workers,
       anchorNodes: anchors,
       removedIndices: new Set(),
-      podlessIndices: new Set(workers.filter((w) => w.pending === true).map((w) => w.index)),
+      podlessIndices: podless,
       scaledInThisPass: false,
       admittedThisPass: false,
     });

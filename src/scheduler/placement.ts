@@ -12,14 +12,11 @@
 // test everywhere (admission, scale-in, explanations) keeps every decision consistent with it.
 
 import type { ClusterState, FeasibilityMask } from './cluster-state.ts';
-import type { CompiledGroup, CompiledJob } from './job-model.ts';
+import type { CompiledGroup, CompiledJob, ConfigurationItem } from './job-model.ts';
 import type { FitTree } from './fit-tree.ts';
 import { fitsAt } from './resource-vector.ts';
 
-export interface PlacementItem {
-  readonly group: CompiledGroup;
-  readonly count: number;
-}
+export type PlacementItem = ConfigurationItem;
 
 /** Node index of every replica, per item, in item order. */
 export type Placement = readonly (readonly number[])[];
@@ -33,11 +30,9 @@ export type PlacementFailure =
 export type PlacementOutcome =
   { readonly ok: true; readonly placement: Placement } | { readonly ok: false; readonly failure: PlacementFailure };
 
-/** The minimum configuration: every fixed replica and the minimum workers. */
-export function minimumItems(job: CompiledJob): PlacementItem[] {
-  const items: PlacementItem[] = job.fixed.map((g) => ({ group: g, count: g.count }));
-  if (job.workers !== undefined && job.workers.min > 0) items.push({ group: job.workers, count: job.workers.min });
-  return items;
+/** The minimum configuration: every fixed replica and the minimum workers (one shared list per job and pass). */
+export function minimumItems(job: CompiledJob): readonly PlacementItem[] {
+  return job.minimum;
 }
 
 /** The maximum configuration (gang admission, tf-operator): every fixed replica and the maximum workers. */
@@ -108,7 +103,11 @@ function computePlacement(state: ClusterState, items: readonly PlacementItem[], 
   if (live.length === 0) return { ok: true, placement: items.map(() => []) };
   const R = state.R;
   const total = new Float64Array(R);
-  for (const it of live) for (let r = 0; r < R; r++) total[r]! += it.group.vec[r]! * it.count;
+  // Index loops throughout: this runs thousands of times per pass, and an iterator per loop adds up.
+  for (let i = 0; i < live.length; i++) {
+    const it = live[i]!;
+    for (let r = 0; r < R; r++) total[r]! += it.group.vec[r]! * it.count;
+  }
   const feasible = live.map((it) => state.masks.get(it.group.maskId));
   for (let i = 0; i < live.length; i++) {
     if (feasible[i]!.feasibleCount === 0) return { ok: false, failure: { kind: 'no-feasible-node', group: live[i]!.group } };
@@ -117,13 +116,15 @@ function computePlacement(state: ClusterState, items: readonly PlacementItem[], 
   // Cheap necessary conditions first: each replica must fit the largest idle amounts, and all of
   // them the summed free capacity.
   const maxIdle = state.maxIdle();
-  for (const it of live) {
+  for (let i = 0; i < live.length; i++) {
+    const it = live[i]!;
     if (!fitsAt(it.group.vec, maxIdle, 0))
       return { ok: false, failure: { kind: 'insufficient', group: it.group, placed: 0, count: it.count } };
   }
   // Remembered capacities describe the whole cluster; a restricted search neither uses nor teaches them.
   const capacities = allowed === undefined ? capacitiesFor(state) : undefined;
-  for (const it of live) {
+  for (let i = 0; i < live.length; i++) {
+    const it = live[i]!;
     const known = capacities?.get(it.group.shapeKey);
     if (known !== undefined && known.epoch >= state.lastFreedEpoch && known.capacity < it.count) {
       return { ok: false, failure: { kind: 'insufficient', group: it.group, placed: known.capacity, count: it.count } };
@@ -136,7 +137,7 @@ function computePlacement(state: ClusterState, items: readonly PlacementItem[], 
   if (fitsTotalSomewhere) {
     const n = walkTree(state, live).first(total, (n) => {
       if (allowed !== undefined && allowed[n] === 0) return false;
-      for (const m of feasible) if (m.feasible[n] === 0) return false;
+      for (let i = 0; i < feasible.length; i++) if (feasible[i]!.feasible[n] === 0) return false;
       return true;
     });
     if (n >= 0) return { ok: true, placement: items.map((it) => new Array<number>(it.count).fill(n)) };
@@ -332,6 +333,7 @@ function insufficient(live: readonly PlacementItem[], placed: readonly number[])
 export function commitPlacement(state: ClusterState, items: readonly PlacementItem[], placement: Placement): void {
   for (let i = 0; i < items.length; i++) {
     const vec = items[i]!.group.vec;
-    for (const n of placement[i] ?? []) state.adjust(n, vec, -1);
+    const nodes = placement[i] ?? [];
+    for (let k = 0; k < nodes.length; k++) state.adjust(nodes[k]!, vec, -1);
   }
 }
