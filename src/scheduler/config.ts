@@ -112,6 +112,12 @@ export interface ImprovementToggles {
    */
   readonly suspendDemoted: boolean;
   /**
+   * With `suspendDemoted`: one waiting job per pass that backfill cannot place (not demoted, waiting
+   * at least `scaleOutCooldownMs`, not confined off a starving job's reservation) may have demoted
+   * jobs ranked below it suspended for it, as the head may.
+   */
+  readonly suspendForBackfill: boolean;
+  /**
    * FlowCon/SpeCon (related-papers §6 F2): a job whose own progress signal says Converged ranks
    * like a demoted one (first scale-in victim down to its minimum, last to grow), never lower;
    * it is not suspended for it. Jobs without a signal are ranked as without this toggle.
@@ -174,6 +180,7 @@ export const DEFAULT_IMPROVEMENTS: ImprovementToggles = {
   growBeforeAdmit: true,
   demoteByAttainedService: true,
   suspendDemoted: true,
+  suspendForBackfill: true,
   demoteConverged: true,
   qoeTargets: true,
 };
@@ -193,6 +200,7 @@ export const NO_IMPROVEMENTS: ImprovementToggles = {
   growBeforeAdmit: false,
   demoteByAttainedService: false,
   suspendDemoted: false,
+  suspendForBackfill: false,
   demoteConverged: false,
   qoeTargets: false,
 };
@@ -229,6 +237,7 @@ const improvementsSchema = z
     growBeforeAdmit: z.boolean().default(DEFAULT_IMPROVEMENTS.growBeforeAdmit),
     demoteByAttainedService: z.boolean().default(DEFAULT_IMPROVEMENTS.demoteByAttainedService),
     suspendDemoted: z.boolean().default(DEFAULT_IMPROVEMENTS.suspendDemoted),
+    suspendForBackfill: z.boolean().default(DEFAULT_IMPROVEMENTS.suspendForBackfill),
     demoteConverged: z.boolean().default(DEFAULT_IMPROVEMENTS.demoteConverged),
     qoeTargets: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeTargets),
   })

@@ -284,6 +284,21 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
    * Lines 18–26 (and `ours`' backfill): every remaining waiting job by rank, no preemption; when
    * backfilling around a starving head, only off its reserved nodes.
    */
+  /**
+   * ours (`suspendForBackfill`): one backfill job per pass that does not fit may also have demoted
+   * jobs suspended for it, as the head may (Tiresias lets any job of a higher queue preempt): the
+   * first, in rank order, that is not demoted itself, has waited at least the scale-out cool-down
+   * (one that just arrived often gets room from the normal flow) and is not confined off a starving
+   * job's reservation. One try per pass bounds the work in a large cluster.
+   */
+  let backfillSuspensionTried = false;
+  const mayTrySuspendFor = (job: CompiledJob, around: { readonly head: CompiledJob } | undefined): boolean => {
+    if (!toggles.suspendForBackfill || backfillSuspensionTried || around !== undefined || job.served !== 0) return false;
+    if (now - job.submittedAt < config.scaleOutCooldownMs) return false;
+    backfillSuspensionTried = true;
+    return true;
+  };
+
   const admitThoseThatFit = (
     backfill: boolean,
     line: readonly CompiledJob[],
@@ -299,6 +314,7 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
       }
       if (blocked(job)) continue;
       const failure = tryDirect(job, allowed);
+      if (failure !== undefined && mayTrySuspendFor(job, around) && trySuspend(job)) continue;
       if (failure !== undefined) {
         outcomes.set(job.key, { kind: 'no-room', failure, runningMax: runningMax(job), backfill, reservedFor: around?.head.key });
       }

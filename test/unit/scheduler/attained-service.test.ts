@@ -7,7 +7,7 @@ import { resolveSchedulerConfig } from '../../../src/scheduler/config.ts';
 import type { SchedulerConfigOverrides } from '../../../src/scheduler/config.ts';
 import { schedule } from '../../../src/scheduler/index.ts';
 import type { JobState } from '../../../src/scheduler/types.ts';
-import { cpu, describeReplicas, paperTestbed, running, snapshot, waiting } from './helpers/builders.ts';
+import { cpu, describeReplicas, node, paperTestbed, running, snapshot, waiting } from './helpers/builders.ts';
 
 const PS = { cpu: cpu(1) };
 const TWO = { cpu: cpu(2) };
@@ -166,5 +166,62 @@ describe('suspension of whole demoted jobs (ours)', () => {
       config(),
     );
     expect(alone.admit.map((x) => x.job)).toEqual(['A']);
+  });
+});
+
+/**
+ * The head H (1 cpu PS and worker, zone b only) is blocked: node-2, the only zone-b node, is held by
+ * B at its minimum, which did not opt in to suspension. W (5 cpu, ranked below H: lighter) waits
+ * behind it for backfill; node-1 is held by A (demoted, suspendable), node-3 by other pods.
+ */
+function blockedHead(waitedMs: number): ReturnType<typeof snapshot> {
+  const now = 4 * HOUR * 1000;
+  const a = running('A', ['PS:0@node-1', 'Worker:0@node-1', 'Worker:1@node-1'], {
+    ps: PS,
+    worker: { cpu: cpu(4) },
+    min: 2,
+    max: 2,
+    submittedAt: 0,
+    createdAt: 0,
+  });
+  const zoneB = { nodeSelector: { zone: 'b' } };
+  const b = running('B', ['PS:0@node-2', 'Worker:0@node-2', 'Worker:1@node-2', 'Worker:2@node-2'], {
+    ps: PS,
+    worker: THREE,
+    min: 3,
+    max: 3,
+    constraints: zoneB,
+    submittedAt: 0,
+    createdAt: 0,
+  });
+  return snapshot(
+    [node('node-1', { cpu: cpu(10) }), node('node-2', { cpu: cpu(10) }, { labels: { zone: 'b' } }), node('node-3', { cpu: cpu(10) })],
+    [
+      { ...a, spec: { ...a.spec, suspendable: true }, attainedWorkerSeconds: 3 * HOUR },
+      b,
+      waiting('H', { ps: PS, worker: { cpu: cpu(1) }, constraints: zoneB, submittedAt: now - 10 * 60_000 }),
+      waiting('W', { ps: PS, worker: { cpu: cpu(4) }, submittedAt: now - waitedMs }),
+    ],
+    { now, otherPods: busy({ 'node-3': 10 }) },
+  );
+}
+
+describe('suspension for a backfill job (ours, suspendForBackfill)', () => {
+  it('a job that backfill cannot place, waiting past the cool-down, has the demoted job suspended for it', () => {
+    const plan = schedule('ours', blockedHead(5 * 60_000), config());
+    expect(plan.suspend).toEqual([{ job: 'A', forJob: 'W' }]);
+    expect(plan.admit.map((a) => a.job)).toEqual(['W']);
+    expect(plan.waiting.map((w) => w.job)).toEqual(['H']);
+  });
+
+  it('not for a job that has just arrived, nor with the toggle off', () => {
+    for (const plan of [
+      schedule('ours', blockedHead(30_000), config()),
+      schedule('ours', blockedHead(5 * 60_000), config({ suspendForBackfill: false })),
+    ]) {
+      expect(plan.suspend).toEqual([]);
+      expect(plan.admit).toEqual([]);
+      expect(plan.waiting.map((w) => w.job)).toEqual(['H', 'W']);
+    }
   });
 });
