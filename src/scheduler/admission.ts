@@ -2,7 +2,7 @@
 // state for the rest of the pass (a job admitted now can be scaled out in the same pass).
 
 import type { ClusterState } from './cluster-state.ts';
-import { isPsType } from './job-model.ts';
+import { anchorNodesOf } from './job-model.ts';
 import type { CompiledJob, LiveReplica, PassModel, RunningJob } from './job-model.ts';
 import type { Placement, PlacementItem } from './placement.ts';
 import type { ReplicaInstance } from './types.ts';
@@ -27,7 +27,6 @@ export function admitPlaced(model: PassModel, job: CompiledJob, items: readonly 
   const fixedReplicas: LiveReplica[] = [];
   const workers: LiveReplica[] = [];
   const workerType = job.workers?.type;
-  let hasPs = false;
   for (let i = 0; i < items.length; i++) {
     const group = items[i]!.group;
     const isWorker = group === job.workers || group.type === workerType;
@@ -35,15 +34,10 @@ export function admitPlaced(model: PassModel, job: CompiledJob, items: readonly 
     for (let index = 0; index < nodes.length; index++) {
       const r: LiveReplica = { type: group.type, index, node: nodes[index]!, createdAt: model.now };
       if (isWorker) workers.push(r);
-      else {
-        fixedReplicas.push(r);
-        if (isPsType(r.type)) hasPs = true;
-      }
+      else fixedReplicas.push(r);
     }
   }
-  // The PS replicas' nodes, or every fixed replica's when the job has no PS.
-  const anchorNodes = new Set<number>();
-  for (const r of fixedReplicas) if (!hasPs || isPsType(r.type)) anchorNodes.add(r.node);
+  const anchorNodes = anchorNodesOf(fixedReplicas);
   const running: RunningJob = {
     job,
     fixedReplicas,

@@ -229,6 +229,15 @@ function liveReplicas(js: JobState, nodeIndex: ReadonlyMap<string, number>): Liv
   return sorted ? out : out.sort(compareReplicas);
 }
 
+/** Nodes hosting the job's placed PS replicas, or all its placed fixed replicas' nodes when none is a PS. */
+export function anchorNodesOf(fixedReplicas: readonly LiveReplica[]): Set<number> {
+  let psPlaced = false;
+  for (const r of fixedReplicas) if (r.node >= 0 && isPsType(r.type)) psPlaced = true;
+  const anchors = new Set<number>();
+  for (const r of fixedReplicas) if (r.node >= 0 && (!psPlaced || isPsType(r.type))) anchors.add(r.node);
+  return anchors;
+}
+
 /** A replica's requests by its type: the worker group's, else the last fixed group's of that type. */
 function groupVec(job: CompiledJob, type: string): Float64Array | undefined {
   if (job.workers?.type === type) return job.workers.vec;
@@ -269,27 +278,20 @@ export function buildPassModel(snapshot: ClusterSnapshot, config: SchedulerConfi
     const workerType = job.workers?.type;
     const fixedReplicas: LiveReplica[] = [];
     const workers: LiveReplica[] = [];
-    let psPlaced = false;
     for (const r of replicas) {
       const vec = groupVec(job, r.type);
       // A replica of a type the spec no longer has holds resources we cannot know: count nothing.
       if (r.node >= 0 && vec !== undefined) loads.push({ node: r.node, vec });
       if (r.type === workerType) workers.push(r);
-      else {
-        fixedReplicas.push(r);
-        if (r.node >= 0 && isPsType(r.type)) psPlaced = true;
-      }
+      else fixedReplicas.push(r);
     }
-    // The nodes of its placed PS replicas, or of all its placed fixed replicas when no PS is placed.
-    const anchors = new Set<number>();
-    for (const r of fixedReplicas) if (r.node >= 0 && (!psPlaced || isPsType(r.type))) anchors.add(r.node);
     const podless = new Set<number>();
     for (const w of workers) if (w.pending === true) podless.add(w.index);
     running.push({
       job,
       fixedReplicas,
       workers,
-      anchorNodes: anchors,
+      anchorNodes: anchorNodesOf(fixedReplicas),
       removedIndices: new Set(),
       podlessIndices: podless,
       scaledInThisPass: false,

@@ -281,10 +281,6 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
   };
 
   /**
-   * Lines 18–26 (and `ours`' backfill): every remaining waiting job by rank, no preemption; when
-   * backfilling around a starving head, only off its reserved nodes.
-   */
-  /**
    * ours (`suspendForBackfill`): one backfill job per pass that does not fit may also have demoted
    * jobs suspended for it, as the head may (Tiresias lets any job of a higher queue preempt): the
    * first, in rank order, that is not demoted itself, has waited at least the scale-out cool-down
@@ -299,6 +295,10 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     return true;
   };
 
+  /**
+   * Lines 18–26 (and `ours`' backfill): every remaining waiting job by rank, no preemption; when
+   * backfilling around a starving head, only off its reserved nodes.
+   */
   const admitThoseThatFit = (
     backfill: boolean,
     line: readonly CompiledJob[],

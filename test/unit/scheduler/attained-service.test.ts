@@ -80,19 +80,23 @@ describe('attained-service demotion (ours)', () => {
   });
 });
 
-/**
- * A holds node-1 at its minimum (PS + 2 workers of 4 cpu = 9 cpu, min 2); other pods fill node-2 and
- * node-3; W needs 5 cpu on one node. Scale-in cannot help: only suspending A can.
- */
-function atMinimum(a: Partial<JobState>, o: { suspendable?: boolean; createdAt?: number } = {}): ReturnType<typeof snapshot> {
-  const spec = running('A', ['PS:0@node-1', 'Worker:0@node-1', 'Worker:1@node-1'], {
+/** A on node-1 at its minimum: PS + 2 workers of 4 cpu = 9 cpu, min = max = 2. */
+const aOnNode1 = (createdAt: number): JobState =>
+  running('A', ['PS:0@node-1', 'Worker:0@node-1', 'Worker:1@node-1'], {
     ps: PS,
     worker: { cpu: cpu(4) },
     min: 2,
     max: 2,
     submittedAt: 0,
-    createdAt: o.createdAt ?? 0,
+    createdAt,
   });
+
+/**
+ * A holds node-1 at its minimum (PS + 2 workers of 4 cpu = 9 cpu, min 2); other pods fill node-2 and
+ * node-3; W needs 5 cpu on one node. Scale-in cannot help: only suspending A can.
+ */
+function atMinimum(a: Partial<JobState>, o: { suspendable?: boolean; createdAt?: number } = {}): ReturnType<typeof snapshot> {
+  const spec = aOnNode1(o.createdAt ?? 0);
   return snapshot(
     paperTestbed(),
     [
@@ -176,14 +180,7 @@ describe('suspension of whole demoted jobs (ours)', () => {
  */
 function blockedHead(waitedMs: number): ReturnType<typeof snapshot> {
   const now = 4 * HOUR * 1000;
-  const a = running('A', ['PS:0@node-1', 'Worker:0@node-1', 'Worker:1@node-1'], {
-    ps: PS,
-    worker: { cpu: cpu(4) },
-    min: 2,
-    max: 2,
-    submittedAt: 0,
-    createdAt: 0,
-  });
+  const a = aOnNode1(0);
   const zoneB = { nodeSelector: { zone: 'b' } };
   const b = running('B', ['PS:0@node-2', 'Worker:0@node-2', 'Worker:1@node-2', 'Worker:2@node-2'], {
     ps: PS,
