@@ -170,8 +170,8 @@ export const OPTIONS = [
     flag: 'progress-period',
     env: 'TFJOB_PROGRESS_PERIOD',
     kind: 'duration',
-    default: '0s',
-    help: "first period of reading each running job's progress from its log (status.progress, events); doubles while every job has converged; 0 = off (jobs with spec.qoe are still read, every 30s)",
+    default: '30s',
+    help: "first period of reading each running job's progress from its log (status.progress, events, and policy ours schedules with the phase); doubles while every job has converged; 0 = off (jobs with spec.qoe are still read, every 30s)",
   },
   {
     flag: 'qoe-rate-window',
