@@ -124,6 +124,13 @@ export interface ImprovementToggles {
    */
   readonly demoteConverged: boolean;
   /**
+   * FlowCon Algorithm 1 at worker granularity (growth-share.ts): before plain scale-out, idle room
+   * goes one worker at a time to the Progressing jobs of the top rank band in proportion to their
+   * growth per unit of resource held (from their own progress signal). Jobs without a signal are
+   * grown as without this toggle.
+   */
+  readonly growByEfficiency: boolean;
+  /**
    * DQoES (qoe-rebalance.ts): running jobs behind their stated performance target receive workers
    * after admissions and before plain scale-out, from idle capacity first, then from jobs ahead of
    * their own target (same class or lower). Only jobs with a target take part.
@@ -182,6 +189,7 @@ export const DEFAULT_IMPROVEMENTS: ImprovementToggles = {
   suspendDemoted: true,
   suspendForBackfill: true,
   demoteConverged: true,
+  growByEfficiency: false,
   qoeTargets: true,
 };
 
@@ -202,6 +210,7 @@ export const NO_IMPROVEMENTS: ImprovementToggles = {
   suspendDemoted: false,
   suspendForBackfill: false,
   demoteConverged: false,
+  growByEfficiency: false,
   qoeTargets: false,
 };
 
@@ -239,6 +248,7 @@ const improvementsSchema = z
     suspendDemoted: z.boolean().default(DEFAULT_IMPROVEMENTS.suspendDemoted),
     suspendForBackfill: z.boolean().default(DEFAULT_IMPROVEMENTS.suspendForBackfill),
     demoteConverged: z.boolean().default(DEFAULT_IMPROVEMENTS.demoteConverged),
+    growByEfficiency: z.boolean().default(DEFAULT_IMPROVEMENTS.growByEfficiency),
     qoeTargets: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeTargets),
   })
   .strict();

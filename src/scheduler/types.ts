@@ -197,6 +197,11 @@ export interface JobProgress {
   readonly since: number;
   /** The smoothed metric has reached the job's `QoeTarget.metric` (absent: no such target, or not yet). */
   readonly targetReached?: boolean;
+  /**
+   * Relative improvement of the smoothed metric per relative progress over the recent window
+   * (src/progress/phase.ts); absent until the job has reported twice.
+   */
+  readonly growth?: number;
 }
 
 export interface JobState {

@@ -55,6 +55,6 @@ export class JobSignal {
   /** What the core may see now; undefined while the job has printed nothing recent. */
   view(now: number): JobProgress | undefined {
     const v = progressView(this.#state, now * 1000, DEFAULT_PHASE_CONFIG);
-    return v === undefined ? undefined : { phase: v.phase, since: v.since };
+    return v === undefined ? undefined : { phase: v.phase, since: v.since, ...(v.growth === undefined ? {} : { growth: v.growth }) };
   }
 }

@@ -147,7 +147,12 @@ export class ProgressLoop {
   phaseOf(key: string): JobProgress | undefined {
     const v = this.#deps.reader.view(key);
     if (v === undefined) return undefined;
-    return { phase: v.phase, since: v.since, ...(this.targetReachedOf(key) === undefined ? {} : { targetReached: true }) };
+    return {
+      phase: v.phase,
+      since: v.since,
+      ...(v.growth === undefined ? {} : { growth: v.growth }),
+      ...(this.targetReachedOf(key) === undefined ? {} : { targetReached: true }),
+    };
   }
 
   /**

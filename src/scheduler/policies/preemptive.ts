@@ -36,6 +36,7 @@ import { rebalanceForTargets, shrinkAtTargets, shrinksAtTarget } from '../qoe-re
 import { QueueGate, queueKey } from '../queue-gate.ts';
 import { times } from '../quota.ts';
 import { reclaimForGrowth, reclaimQuota } from '../reclaim.ts';
+import { growByEfficiency } from '../growth-share.ts';
 import { scaleInFor } from '../scale-in.ts';
 import { kneeLimit, scaleOut, type ScaleOutOptions } from '../scale-out.ts';
 import { suspendFor } from '../suspend.ts';
@@ -338,24 +339,22 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     readonly reserved?: Uint8Array;
   }): void => {
     for (const round of gate.growthRounds()) {
-      scaleOut(
-        state,
-        round.order(byRankDescending(model.running)),
-        now,
-        {
-          psNodesFirst: toggles.scaleOutPrefersPsNodes,
-          packNodes: toggles.scaleOutPacksNodes,
-          kneeMinMarginalGain: toggles.scalingKnee && opts.knee ? config.kneeMinMarginalGain : undefined,
-          skipJobsScaledInThisPass: opts.skipJobsScaledInThisPass,
-          limitFor: (job, limit) => {
-            // A job that reached its metric target and asked to shrink stays at its minimum.
-            if (toggles.qoeTargets && shrinksAtTarget(job)) return job.workers.length;
-            return round.limitFor(job, opts.limitFor === undefined ? limit : opts.limitFor(job, limit));
-          },
-          ...(opts.reserved === undefined ? {} : { reserved: opts.reserved }),
+      const jobs = round.order(byRankDescending(model.running));
+      const scaleOutOptions: ScaleOutOptions = {
+        psNodesFirst: toggles.scaleOutPrefersPsNodes,
+        packNodes: toggles.scaleOutPacksNodes,
+        kneeMinMarginalGain: toggles.scalingKnee && opts.knee ? config.kneeMinMarginalGain : undefined,
+        skipJobsScaledInThisPass: opts.skipJobsScaledInThisPass,
+        limitFor: (job, limit) => {
+          // A job that reached its metric target and asked to shrink stays at its minimum.
+          if (toggles.qoeTargets && shrinksAtTarget(job)) return job.workers.length;
+          return round.limitFor(job, opts.limitFor === undefined ? limit : opts.limitFor(job, limit));
         },
-        onGrow,
-      );
+        ...(opts.reserved === undefined ? {} : { reserved: opts.reserved }),
+      };
+      // ours (growByEfficiency): jobs still learning fast first, in proportion to how fast.
+      if (toggles.growByEfficiency) growByEfficiency(state, jobs, now, scaleOutOptions, onGrow);
+      scaleOut(state, jobs, now, scaleOutOptions, onGrow);
     }
   };
 

@@ -149,8 +149,8 @@ describe('ProgressLoop', () => {
       since: '2026-11-25T00:00:00Z',
     });
     expect(loop.statusOf('ns/b')).toBeUndefined(); // no signal: nothing written
-    // What the scheduler reads: the phase and since, or nothing without a signal.
-    expect(loop.phaseOf('ns/a')).toEqual({ phase: 'Progressing', since: view('Progressing', 0.5).since });
+    // What the scheduler reads: the phase, since and growth, or nothing without a signal.
+    expect(loop.phaseOf('ns/a')).toEqual({ phase: 'Progressing', since: view('Progressing', 0.5).since, growth: 0.5 });
     expect(loop.phaseOf('ns/b')).toBeUndefined();
     expect(changed).toEqual(['ns/a']);
     expect(events).toEqual(['Normal ProgressPhaseChanged: Progress phase Progressing: accuracy 0.5, growth 0.5']);
@@ -345,10 +345,10 @@ describe('ProgressLoop: spec.qoe.targetMetric', () => {
     reader.views.set('ns/a', view('Progressing', 0.85));
     await loop.tick();
     expect(loop.targetReachedOf('ns/a')).toBeUndefined();
-    expect(loop.phaseOf('ns/a')).toEqual({ phase: 'Progressing', since: T0 });
+    expect(loop.phaseOf('ns/a')).toEqual({ phase: 'Progressing', since: T0, growth: 0.5 });
     reader.views.set('ns/a', view('Progressing', 0.91));
     expect(loop.targetReachedOf('ns/a')).toBe('accuracy 0.91 reached the target 0.9');
-    expect(loop.phaseOf('ns/a')).toEqual({ phase: 'Progressing', since: T0, targetReached: true });
+    expect(loop.phaseOf('ns/a')).toEqual({ phase: 'Progressing', since: T0, growth: 0.5, targetReached: true });
     // A loss goes the other way.
     reader.views.set('ns/a', { ...view('Progressing', 0.95), name: 'loss', higherIsBetter: false });
     expect(loop.targetReachedOf('ns/a')).toBeUndefined();
