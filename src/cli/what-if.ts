@@ -34,9 +34,11 @@ export function describePlan(policy: string, plan: Plan): string {
     const why =
       s.reclaimedBy !== undefined
         ? `queue ${s.reclaimedBy} reclaims for ${s.forJob}`
-        : s.toMeetTarget === true
-          ? `for ${s.forJob}'s target`
-          : `for ${s.forJob}`;
+        : s.relocated === true
+          ? `moves next to its PS for ${s.forJob}`
+          : s.toMeetTarget === true
+            ? `for ${s.forJob}'s target`
+            : `for ${s.forJob}`;
     lines.push(`  scale in ${s.job} -${s.remove.length} (${why}): ${replicas(s.remove)}`);
   }
   for (const a of plan.admit) lines.push(`  admit    ${a.job}: ${replicas(a.replicas)}`);

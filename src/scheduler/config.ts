@@ -131,6 +131,12 @@ export interface ImprovementToggles {
    */
   readonly growByEfficiency: boolean;
   /**
+   * SpeCon Algorithm 4 as related-papers §6 F5 maps it (relocate.ts): when scale-in cannot admit the
+   * head, workers of Converged jobs ranked below it that sit away from their PS move onto the PS's
+   * nodes if the room they leave admits the head. Tried before suspension.
+   */
+  readonly relocateConverged: boolean;
+  /**
    * DQoES (qoe-rebalance.ts): running jobs behind their stated performance target receive workers
    * after admissions and before plain scale-out, from idle capacity first, then from jobs ahead of
    * their own target (same class or lower). Only jobs with a target take part.
@@ -190,6 +196,7 @@ export const DEFAULT_IMPROVEMENTS: ImprovementToggles = {
   suspendForBackfill: true,
   demoteConverged: true,
   growByEfficiency: false,
+  relocateConverged: false,
   qoeTargets: true,
 };
 
@@ -211,6 +218,7 @@ export const NO_IMPROVEMENTS: ImprovementToggles = {
   suspendForBackfill: false,
   demoteConverged: false,
   growByEfficiency: false,
+  relocateConverged: false,
   qoeTargets: false,
 };
 
@@ -249,6 +257,7 @@ const improvementsSchema = z
     suspendForBackfill: z.boolean().default(DEFAULT_IMPROVEMENTS.suspendForBackfill),
     demoteConverged: z.boolean().default(DEFAULT_IMPROVEMENTS.demoteConverged),
     growByEfficiency: z.boolean().default(DEFAULT_IMPROVEMENTS.growByEfficiency),
+    relocateConverged: z.boolean().default(DEFAULT_IMPROVEMENTS.relocateConverged),
     qoeTargets: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeTargets),
   })
   .strict();

@@ -31,7 +31,7 @@ export class PlanBuilder {
     job: string,
     remove: readonly ReplicaInstance[],
     forJob: string,
-    why: { toMeetTarget?: boolean; reclaimedBy?: string } = {},
+    why: { toMeetTarget?: boolean; reclaimedBy?: string; relocated?: boolean } = {},
   ): void {
     if (remove.length === 0) return;
     this.#scaleIn.push({
@@ -40,6 +40,7 @@ export class PlanBuilder {
       forJob,
       ...(why.toMeetTarget === true ? { toMeetTarget: true } : {}),
       ...(why.reclaimedBy === undefined ? {} : { reclaimedBy: why.reclaimedBy }),
+      ...(why.relocated === true ? { relocated: true } : {}),
     });
   }
 

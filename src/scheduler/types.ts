@@ -254,6 +254,11 @@ export interface ScaleIn {
   readonly toMeetTarget?: boolean;
   /** Queues: the workers were borrowed quota, taken back by this queue (reclaim.ts) for `forJob`. */
   readonly reclaimedBy?: string;
+  /**
+   * The workers move (relocate.ts): the same job gets as many new ones on its PS's nodes in this
+   * plan's scale-out, and `forJob` is admitted into the room they leave.
+   */
+  readonly relocated?: boolean;
 }
 
 /**

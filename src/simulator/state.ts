@@ -212,6 +212,7 @@ export class ClusterState {
       job.rate = 0;
       job.suspensions += 1;
     }
+    const moved = new Set<SimJob>();
     for (const scaleIn of plan.scaleIn) {
       const job = this.runningJob(scaleIn.job, 'scale in');
       for (const r of scaleIn.remove) {
@@ -222,10 +223,9 @@ export class ClusterState {
         job.preemptedWorkers += 1;
         this.pods.deleted += 1;
       }
-      const workers = this.workerCount(job);
-      if (workers < job.workload.workers.min) {
-        throw new PlanViolation(`scale-in leaves ${scaleIn.job} with ${workers} workers, below its minimum ${job.workload.workers.min}`);
-      }
+      // A move (relocated) is given back by the plan's scale-out: checked once that is applied.
+      if (scaleIn.relocated === true) moved.add(job);
+      else this.checkMinimum(job, 'scale-in');
     }
     for (const admission of plan.admit) {
       const job = this.byKey.get(admission.job);
@@ -252,6 +252,7 @@ export class ClusterState {
         throw new PlanViolation(`scale-out takes ${scaleOut.job} above its maximum ${job.workload.workers.max} workers`);
       }
     }
+    for (const job of moved) this.checkMinimum(job, 'relocation');
     for (const binding of plan.bind) {
       const job = this.runningJob(binding.job, 'bind');
       const replica = job.replicas.get(replicaKey(binding.replica.type, binding.replica.index));
@@ -313,6 +314,13 @@ export class ClusterState {
     let held: Resources = {};
     for (const r of job.replicas.values()) if (r.node !== undefined) held = addResources(held, r.requests);
     return held;
+  }
+
+  private checkMinimum(job: SimJob, what: string): void {
+    const workers = this.workerCount(job);
+    if (workers < job.workload.workers.min) {
+      throw new PlanViolation(`${what} leaves ${job.spec.key} with ${workers} workers, below its minimum ${job.workload.workers.min}`);
+    }
   }
 
   private runningJob(key: string, what: string): SimJob {

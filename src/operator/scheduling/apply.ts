@@ -96,6 +96,8 @@ async function apply(input: ApplyInput, touched: Set<string>, outcomes: Outcome[
   const { plan, repairs } = decided;
   const byKey = new Map(facts.map((f) => [f.key, f]));
   const stamp = new Date(now).toISOString();
+  /** Workers of each job that this plan moves (relocated scale-in, given back by its scale-out). */
+  const relocated = new Map<string, number>();
   const standing = (job: string): messages.Standing => {
     const f = byKey.get(job);
     return {
@@ -188,19 +190,23 @@ async function apply(input: ApplyInput, touched: Set<string>, outcomes: Outcome[
       if (result === 'gone') book.podGone(victim);
       removed.push(name);
     }
-    d.targetWorkers = Math.max(f.bounds.min, d.targetWorkers - s.remove.length);
+    // A move (relocated) is given back by this plan's scale-out of the same job: no floor in between.
+    d.targetWorkers = s.relocated === true ? d.targetWorkers - s.remove.length : Math.max(f.bounds.min, d.targetWorkers - s.remove.length);
+    if (s.relocated === true) relocated.set(s.job, (relocated.get(s.job) ?? 0) + s.remove.length);
     d.preemptions += s.remove.length;
     d.lastScaleTime = stamp;
     touched.add(s.job);
     const message =
-      s.toMeetTarget === true
-        ? messages.gaveForTarget(s.remove.length, removed, s.forJob, d.targetWorkers)
-        : s.reclaimedBy !== undefined
-          ? messages.reclaimed(s.remove.length, removed, s.forJob, f.state.spec.queue, s.reclaimedBy, d.targetWorkers, f.bounds.min)
-          : preemption
-            ? messages.preempted(s.remove.length, removed, standing(s.forJob), standing(s.job), d.targetWorkers, f.bounds.min)
-            : messages.scaledIn(s.remove.length, removed, d.targetWorkers);
-    const reason = preemption && s.toMeetTarget !== true ? 'Preempted' : 'ScaledIn';
+      s.relocated === true
+        ? messages.relocatedFrom(s.remove.length, removed, s.forJob)
+        : s.toMeetTarget === true
+          ? messages.gaveForTarget(s.remove.length, removed, s.forJob, d.targetWorkers)
+          : s.reclaimedBy !== undefined
+            ? messages.reclaimed(s.remove.length, removed, s.forJob, f.state.spec.queue, s.reclaimedBy, d.targetWorkers, f.bounds.min)
+            : preemption
+              ? messages.preempted(s.remove.length, removed, standing(s.forJob), standing(s.job), d.targetWorkers, f.bounds.min)
+              : messages.scaledIn(s.remove.length, removed, d.targetWorkers);
+    const reason = preemption && s.toMeetTarget !== true && s.relocated !== true ? 'Preempted' : 'ScaledIn';
     note(d, { job: s.job, reason, message, workers: s.remove.length }, outcomes);
   }
 
@@ -254,11 +260,10 @@ async function apply(input: ApplyInput, touched: Set<string>, outcomes: Outcome[
     d.scaleOuts += s.add.length;
     d.lastScaleTime = stamp;
     touched.add(s.job);
-    note(
-      d,
-      { job: s.job, reason: 'ScaledOut', message: messages.scaledOut(s.add, d.targetWorkers, f.bounds.max, false), workers: s.add.length },
-      outcomes,
-    );
+    const moved = relocated.get(s.job) ?? 0;
+    const message =
+      moved > 0 ? messages.relocatedTo(s.add, d.targetWorkers) : messages.scaledOut(s.add, d.targetWorkers, f.bounds.max, false);
+    note(d, { job: s.job, reason: 'ScaledOut', message, workers: s.add.length }, outcomes);
   }
 
   for (const r of repairs) {

@@ -74,6 +74,16 @@ export function suspended(pods: number, preemptor: Standing, victim: Standing, a
   );
 }
 
+/** Workers of a converged job moved off their nodes so that `forJob` fits there (ours, relocateConverged). */
+export function relocatedFrom(count: number, removed: readonly string[], forJob: string): string {
+  return `Moving ${workersText(count, removed)} onto this job's PS node(s) so that ${forJob} fits in the room they leave (this job has converged; its worker count stays)`;
+}
+
+/** Their replacements, created on the job's PS's nodes. */
+export function relocatedTo(added: readonly ReplicaInstance[], workers: number): string {
+  return `Moved ${added.length} worker(s) next to its PS on ${summarizeNodes(added)}; now ${workers} worker(s)`;
+}
+
 export function scaledIn(count: number, removed: readonly string[], workers: number): string {
   return `Scaled in by ${workersText(count, removed)}; now ${workers} worker(s)`;
 }

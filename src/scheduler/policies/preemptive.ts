@@ -26,7 +26,7 @@ import type { ImprovementToggles, SchedulerConfig } from '../config.ts';
 import { ExplainTexts, explainWaiting } from '../explain.ts';
 import type { WaitOutcome } from '../explain.ts';
 import { admissionGainDensity, growBeforeAdmitLimit, workerGainDensity } from '../gain.ts';
-import { addWorkers, buildPassModel } from '../job-model.ts';
+import { addWorkers, buildPassModel, removeWorkers } from '../job-model.ts';
 import type { CompiledJob, LiveReplica, RunningJob } from '../job-model.ts';
 import { sortedWeights, PlanBuilder } from '../plan-builder.ts';
 import { commitPlacement, findPlacement, minimumItems, minimumKey, nodesOf } from '../placement.ts';
@@ -37,6 +37,7 @@ import { QueueGate, queueKey } from '../queue-gate.ts';
 import { times } from '../quota.ts';
 import { reclaimForGrowth, reclaimQuota } from '../reclaim.ts';
 import { growByEfficiency } from '../growth-share.ts';
+import { relocateFor } from '../relocate.ts';
 import { scaleInFor } from '../scale-in.ts';
 import { kneeLimit, scaleOut, type ScaleOutOptions } from '../scale-out.ts';
 import { suspendFor } from '../suspend.ts';
@@ -206,6 +207,41 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     return true;
   };
 
+  /**
+   * ours (`relocateConverged`): remote workers of Converged jobs ranked below the head move onto
+   * their PS's nodes when the room they leave admits the head (relocate.ts). Tried before suspension:
+   * it stops no job.
+   */
+  const tryRelocate = (head: CompiledJob): boolean => {
+    if (!toggles.relocateConverged || gate.blockOf(head) !== undefined) return false;
+    const candidates = runningAscending().filter(
+      (r) =>
+        r.job.state.progress?.phase === 'Converged' &&
+        r.job.priority <= head.priority &&
+        compareRank(r.job, head) > 0 &&
+        gate.sameLine(head, r),
+    );
+    if (candidates.length === 0) return false;
+    const res = relocateFor(state, head, candidates, now, cooldownMs);
+    if (!res.ok) return false;
+    for (const m of res.moves) {
+      plan.scaleIn(
+        m.job.job.key,
+        m.removed.map((w) => toInstance(state, w)),
+        head.key,
+        { relocated: true },
+      );
+      removeWorkers(m.job, m.removed);
+      onGrow(m.job, addWorkers(m.job, m.job.job.workers!.type, m.to, now));
+      // The job holds as much as before: take back what onGrow charged its queue.
+      gate.charge(m.job.job, times(m.job.job.workers!.requests, m.to.length), -1);
+    }
+    plan.admit(head.key, admitPlaced(model, head, res.items, res.placement));
+    gate.charge(head, head.minRequests, 1);
+    noteAdmitted(head);
+    return true;
+  };
+
   /** Where the job's minimum configuration would not fit now (undefined: it would), without placing it. */
   const probe = (job: CompiledJob): PlacementFailure | undefined => {
     const out = findPlacement(state, minimumItems(job), minimumKey(job));
@@ -255,7 +291,7 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
           }),
     });
     if (!res.ok) {
-      if (trySuspend(head)) return true;
+      if (tryRelocate(head) || trySuspend(head)) return true;
       outcomes.set(
         head.key,
         overQuota !== undefined

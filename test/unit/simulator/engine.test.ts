@@ -230,6 +230,39 @@ describe('refusing impossible plans', () => {
       }),
     ).toThrow(/below its minimum/);
   });
+
+  it('accepts a worker moved at the minimum (relocated: given back by the same plan), and only with its replacement', () => {
+    const admitA: Plan = {
+      ...EMPTY,
+      admit: [
+        {
+          job: 'sim/a',
+          replicas: [
+            { type: 'PS', index: 0, node: 'node-0' },
+            { type: 'Worker', index: 0, node: 'node-0' },
+          ],
+        },
+      ],
+    };
+    const move: Plan['scaleIn'][number] = { job: 'sim/a', remove: [{ type: 'Worker', index: 0 }], forJob: 'sim/b', relocated: true };
+    const run = (second: Plan) =>
+      simulate({
+        cluster: ONE_NODE,
+        jobs: [job('a', 0, 1000)],
+        schedule: scripted(
+          new Map([
+            [0, admitA],
+            [10, second],
+          ]),
+        ),
+        startupSeconds: 0,
+        tickSeconds: 10,
+        horizonSeconds: 1000,
+      });
+    const moved = run({ ...EMPTY, scaleIn: [move], scaleOut: [{ job: 'sim/a', add: [{ type: 'Worker', index: 1, node: 'node-0' }] }] });
+    expect(moved.jobs[0]).toMatchObject({ preemptedWorkers: 1, scaleOuts: 1 });
+    expect(() => run({ ...EMPTY, scaleIn: [move] })).toThrow(/relocation leaves sim\/a with 0 workers, below its minimum/);
+  });
 });
 
 describe('with the real scheduling core', () => {

@@ -12,9 +12,9 @@ const OPTS = { starveLimitMs: 60_000, timeScale: 1, avoidRefusedNodeMs: 600_000 
 const EMPTY: Plan = { suspend: [], admit: [], scaleIn: [], scaleOut: [], bind: [], waiting: [], weights: {} };
 
 /** Facts and a book as a pass has them after the snapshot stage. */
-function cluster() {
+function cluster(elastic = { min: 1, max: 4 }) {
   const book = new DecisionBook();
-  const running = { scheduling: { queue: 'Running', enqueueTime: '2026-11-24T09:00:00Z', workers: { current: 3, min: 1, max: 4 } } };
+  const running = { scheduling: { queue: 'Running', enqueueTime: '2026-11-24T09:00:00Z', workers: { current: 3, ...elastic } } };
   const pods = [
     replicaPod('b', 'ps', 0, 'n1'),
     replicaPod('b', 'worker', 0, 'n1'),
@@ -22,7 +22,7 @@ function cluster() {
     replicaPod('b', 'worker', 2, 'n2'),
   ];
   const s = takeSnapshot(
-    sources({ tfjobs: [tfjob('a'), tfjob('b', { elastic: { min: 1, max: 4 }, status: running })], pods, nodes: [node('n1'), node('n2')] }),
+    sources({ tfjobs: [tfjob('a'), tfjob('b', { elastic, status: running })], pods, nodes: [node('n1'), node('n2')] }),
     book,
     new JobShapes(),
     OPTIONS,
@@ -163,6 +163,36 @@ describe('apply stage', () => {
       },
     ]);
     expect(d).toMatchObject({ reason: 'Admitted', starving: false });
+  });
+
+  it("relocates: a converged job at its minimum moves a worker next to its PS and keeps its size; the room is the preemptor's", async () => {
+    const { book, facts } = cluster({ min: 3, max: 4 });
+    const remover = new RecordingRemover();
+    const applied = await applyDecisions(
+      book,
+      remover,
+      facts,
+      decided({
+        scaleIn: [{ job: B, forJob: A, remove: [{ type: 'Worker', index: 2, node: 'n2' }], relocated: true }],
+        scaleOut: [{ job: B, add: [{ type: 'Worker', index: 3, node: 'n1' }] }],
+      }),
+      T0,
+      OPTS,
+    );
+    // The preemptor waits for the moved worker's pod to be gone, as for any preemption.
+    expect(remover.calls).toEqual([{ pod: 'b-worker-2', removal: 'preemption', force: false }]);
+    expect([...book.get(A)!.victims.keys()]).toEqual([`${NS}/b-worker-2`]);
+    // Not floored at the minimum in between: 3 − 1 + 1, not max(3, 2) + 1.
+    expect(book.get(B)).toMatchObject({ targetWorkers: 3 });
+    expect(applied.outcomes).toEqual([
+      {
+        job: B,
+        reason: 'ScaledIn',
+        message: `Moving 1 worker(s) (b-worker-2) onto this job's PS node(s) so that ${A} fits in the room they leave (this job has converged; its worker count stays)`,
+        workers: 1,
+      },
+      { job: B, reason: 'ScaledOut', message: 'Moved 1 worker(s) next to its PS on n1 (worker-3); now 3 worker(s)', workers: 1 },
+    ]);
   });
 
   it('scales out an elastic job by nodes (the controller picks the indices), never past its maximum', async () => {
