@@ -31,7 +31,7 @@ export interface ScenarioRunOptions {
   /** Run the operator in this process (default). `false`: something else runs it (real tf-operator). */
   readonly inProcessOperator?: boolean;
   readonly extraOperatorFlags?: readonly string[];
-  /** Jobs print their progress into worker 0's log and the operator reads it (--progress-period 30s). */
+  /** Jobs print their progress into worker 0's log and the operator reads it (--progress-period 30s; else 0s: no reads). */
   readonly progress?: boolean;
   readonly logger: Logger;
   /** Stop waiting after this many scenario seconds (default 4 × the latest ideal finish). */
@@ -146,7 +146,9 @@ export async function runScenarioOnCluster(opts: ScenarioRunOptions): Promise<Sc
         '0',
         '--health-probe-bind-address',
         '0',
-        ...(opts.progress === true ? ['--progress-period', '30s'] : []),
+        // The jobs print progress only with `progress`; otherwise the operator reads no logs (the default is 30s).
+        '--progress-period',
+        opts.progress === true ? '30s' : '0s',
         ...(opts.extraOperatorFlags ?? []),
       ],
       env: {},

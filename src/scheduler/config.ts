@@ -125,9 +125,10 @@ export interface ImprovementToggles {
   readonly demoteConverged: boolean;
   /**
    * FlowCon Algorithm 1 at worker granularity (growth-share.ts): before plain scale-out, idle room
-   * goes one worker at a time to the Progressing jobs of the top rank band in proportion to their
-   * growth per unit of resource held (from their own progress signal). Jobs without a signal are
-   * grown as without this toggle.
+   * goes one worker at a time to the Progressing jobs among those that rank highest (top priority
+   * class, then best band, of the jobs that may grow) in proportion to their growth per unit of
+   * resource held (from their own progress signal). No job is passed by one that ranks below it;
+   * without a Progressing job at the top, growth is as without this toggle.
    */
   readonly growByEfficiency: boolean;
   /**

@@ -2,21 +2,25 @@
 // related-papers §6 F3; `growByEfficiency`, ours). Before plain scale-out hands idle room out by
 // rank, the jobs that are still learning fast get it in proportion to how fast:
 //
-//   candidates: running jobs whose own progress signal says Progressing with a growth > 0 (relative
-//               improvement per relative progress, src/progress/phase.ts), in the rank band the
-//               highest such job is in (a demoted job never goes before one that is not);
+//   candidates: among the running jobs that may still grow, those of the highest priority class and,
+//               within it, the best rank band (rank is class first, then band: a job of a lower
+//               class or a demoted one never goes before one that ranks above it), whose own
+//               progress signal says Progressing with a growth > 0 (relative improvement per
+//               relative progress, src/progress/phase.ts);
 //   efficiency: E_j = growth_j / R_j, R_j = w_j · r_j (workers × one worker's normalised size):
 //               FlowCon's growth per unit of resource held;
 //   shares:     one worker at a time to the job with the largest E_j / (a_j + 1), a_j the workers
 //               it already received here (highest-averages apportionment: the workers handed out
 //               end up about proportional to E_j), each within the limit plain scale-out would
 //               give it (knee, quotas, a starving job's room).
-// Jobs without a signal, Slowing or Converged ones and whatever is left go to plain scale-out after
-// this, in rank order, as before. Uses only the progress lines the jobs print.
+// Jobs of that class and band without a signal (or Slowing) therefore grow after them; every other
+// job, and whatever room is left, goes to plain scale-out after this, in rank order, as before.
+// When the top class and band hold no Progressing job, this does nothing. Uses only the progress
+// lines the jobs print.
 
 import type { ClusterState } from './cluster-state.ts';
 import type { LiveReplica, RunningJob } from './job-model.ts';
-import { scaleOut, type ScaleOutOptions } from './scale-out.ts';
+import { scaleOut, scaleOutLimit, type ScaleOutOptions } from './scale-out.ts';
 
 interface Candidate {
   readonly r: RunningJob;
@@ -40,16 +44,21 @@ export function growByEfficiency(
   opts: ScaleOutOptions,
   onGrow: (job: RunningJob, added: readonly LiveReplica[]) => void,
 ): void {
-  const all: Candidate[] = [];
-  for (const r of running) {
-    if (opts.skipJobsScaledInThisPass && r.scaledInThisPass) continue;
+  const growable = running.filter(
+    (r) =>
+      r.job.workers !== undefined && !(opts.skipJobsScaledInThisPass && r.scaledInThisPass) && scaleOutLimit(r, opts) > r.workers.length,
+  );
+  if (growable.length === 0) return;
+  let topPriority = Number.NEGATIVE_INFINITY;
+  for (const r of growable) topPriority = Math.max(topPriority, r.job.priority);
+  let topBand = Number.POSITIVE_INFINITY;
+  for (const r of growable) if (r.job.priority === topPriority) topBand = Math.min(topBand, r.job.band);
+  const open: Candidate[] = [];
+  for (const r of growable) {
+    if (r.job.priority !== topPriority || r.job.band !== topBand) continue;
     const efficiency = growthEfficiency(state, r);
-    if (efficiency !== undefined) all.push({ r, efficiency, granted: 0 });
+    if (efficiency !== undefined) open.push({ r, efficiency, granted: 0 });
   }
-  if (all.length === 0) return;
-  const topBand = Math.min(...all.map((c) => c.r.job.band));
-  const topPriority = Math.max(...all.map((c) => c.r.job.priority));
-  const open = all.filter((c) => c.r.job.band === topBand && c.r.job.priority === topPriority);
   while (open.length > 0) {
     let best = 0;
     for (let i = 1; i < open.length; i++) {

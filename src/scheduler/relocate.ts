@@ -9,8 +9,10 @@
 // without a checkpoint (workers are stateless; the PS holds the parameters).
 //
 // Guard rails: only the jobs the caller passes (Converged, ranked below the head, of its class or
-// lower); workers younger than the cool-down and workers with no pod yet stay; the PS never moves;
-// lowest rank first, and moves are kept only when the head then fits (else the state is unchanged).
+// lower), and only elastic ones (a fixed-size job's workers keep their names and places); workers
+// younger than the cool-down and workers with no pod yet stay; the PS never moves; lowest rank
+// first. Once the head fits, every move it did not need is undone (latest first, as suspension puts
+// back its needless victims); when it does not fit, the state is unchanged.
 
 import type { ClusterState } from './cluster-state.ts';
 import type { CompiledJob, LiveReplica, RunningJob } from './job-model.ts';
@@ -58,7 +60,7 @@ export function relocateFor(
   let placement: Placement | undefined;
   for (const r of candidates) {
     const wg = r.job.workers;
-    if (wg === undefined || r.admittedThisPass || r.scaledInThisPass) continue;
+    if (wg === undefined || wg.min === wg.max || r.admittedThisPass || r.scaledInThisPass) continue;
     const remote = remoteWorkers(r, now, minHeldMs);
     if (remote.length === 0) continue;
     const anchors = [...r.anchorNodes]
@@ -95,5 +97,25 @@ export function relocateFor(
     return { ok: false };
   }
   commitPlacement(state, items, placement);
-  return { ok: true, moves: log, items, placement };
+  // Put back, latest first, every moved worker whose old node still has room for it: the head's
+  // placement did not need that room.
+  const moves: Relocation[] = [];
+  for (let i = log.length - 1; i >= 0; i--) {
+    const m = log[i]!;
+    const vec = m.job.job.workers!.vec;
+    const removed: LiveReplica[] = [];
+    const to: number[] = [];
+    for (let k = m.removed.length - 1; k >= 0; k--) {
+      const from = m.removed[k]!.node;
+      if (state.fits(from, vec)) {
+        state.adjust(from, vec, -1);
+        state.adjust(m.to[k]!, vec, 1);
+        continue;
+      }
+      removed.unshift(m.removed[k]!);
+      to.unshift(m.to[k]!);
+    }
+    if (removed.length > 0) moves.unshift({ job: m.job, removed, to });
+  }
+  return { ok: true, moves, items, placement };
 }

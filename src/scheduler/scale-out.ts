@@ -51,6 +51,14 @@ export function kneeLimit(curve: readonly number[] | undefined, min: number, max
   return max;
 }
 
+/** The worker count scale-out may take `job` to with `opts` (the knee, then the caller's cap). */
+export function scaleOutLimit(job: RunningJob, opts: ScaleOutOptions): number {
+  const wg = job.job.workers;
+  if (wg === undefined) return job.workers.length;
+  const knee = kneeLimit(wg.scalingCurve, wg.min, wg.max, opts.kneeMinMarginalGain);
+  return opts.limitFor === undefined ? knee : Math.min(knee, opts.limitFor(job, knee));
+}
+
 const NO_NODES: ReadonlySet<number> = new Set();
 
 /** The last position in `order` (scores descending) whose node scores at least `size`; −1 if none. */
@@ -83,9 +91,7 @@ export function scaleOut(
     const wg = job.job.workers;
     if (wg === undefined) continue;
     if (opts.skipJobsScaledInThisPass && job.scaledInThisPass) continue;
-    const knee = kneeLimit(wg.scalingCurve, wg.min, wg.max, opts.kneeMinMarginalGain);
-    const limit = opts.limitFor === undefined ? knee : Math.min(knee, opts.limitFor(job, knee));
-    const liw = limit - job.workers.length;
+    const liw = scaleOutLimit(job, opts) - job.workers.length;
     if (liw <= 0) continue;
     if (noRoom.has(wg.shapeKey) || !state.fitsSomewhereBound(wg.vec)) {
       noRoom.add(wg.shapeKey);

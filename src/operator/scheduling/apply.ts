@@ -190,9 +190,10 @@ async function apply(input: ApplyInput, touched: Set<string>, outcomes: Outcome[
       if (result === 'gone') book.podGone(victim);
       removed.push(name);
     }
-    // A move (relocated) is given back by this plan's scale-out of the same job: no floor in between.
-    d.targetWorkers = s.relocated === true ? d.targetWorkers - s.remove.length : Math.max(f.bounds.min, d.targetWorkers - s.remove.length);
+    // A move (relocated) keeps the job's size: its replacements come in this plan's scale-out, which
+    // then adds only what is more. Should the stage stop before that, the next pass repairs the gap.
     if (s.relocated === true) relocated.set(s.job, (relocated.get(s.job) ?? 0) + s.remove.length);
+    else d.targetWorkers = Math.max(f.bounds.min, d.targetWorkers - s.remove.length);
     d.preemptions += s.remove.length;
     d.lastScaleTime = stamp;
     touched.add(s.job);
@@ -256,13 +257,13 @@ async function apply(input: ApplyInput, touched: Set<string>, outcomes: Outcome[
     const d = book.get(s.job);
     if (f === undefined || d === undefined || !f.elastic) continue;
     for (const r of s.add) if (r.node !== undefined) d.pendingWorkers.push({ node: r.node, since: now });
-    d.targetWorkers = Math.min(f.bounds.max, d.targetWorkers + s.add.length);
+    const moved = Math.min(relocated.get(s.job) ?? 0, s.add.length);
+    d.targetWorkers = Math.min(f.bounds.max, d.targetWorkers + s.add.length - moved);
     d.scaleOuts += s.add.length;
     d.lastScaleTime = stamp;
     touched.add(s.job);
-    const moved = relocated.get(s.job) ?? 0;
     const message =
-      moved > 0 ? messages.relocatedTo(s.add, d.targetWorkers) : messages.scaledOut(s.add, d.targetWorkers, f.bounds.max, false);
+      moved > 0 ? messages.relocatedTo(s.add, moved, d.targetWorkers) : messages.scaledOut(s.add, d.targetWorkers, f.bounds.max, false);
     note(d, { job: s.job, reason: 'ScaledOut', message, workers: s.add.length }, outcomes);
   }
 

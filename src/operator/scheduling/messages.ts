@@ -79,9 +79,11 @@ export function relocatedFrom(count: number, removed: readonly string[], forJob:
   return `Moving ${workersText(count, removed)} onto this job's PS node(s) so that ${forJob} fits in the room they leave (this job has converged; its worker count stays)`;
 }
 
-/** Their replacements, created on the job's PS's nodes. */
-export function relocatedTo(added: readonly ReplicaInstance[], workers: number): string {
-  return `Moved ${added.length} worker(s) next to its PS on ${summarizeNodes(added)}; now ${workers} worker(s)`;
+/** Their replacements, created on the job's PS's nodes (with any growth of the same pass). */
+export function relocatedTo(added: readonly ReplicaInstance[], moved: number, workers: number): string {
+  const grown = added.length - moved;
+  const more = grown > 0 ? ` and scaled out by ${grown}` : '';
+  return `Moved ${moved} worker(s) next to its PS${more} on ${summarizeNodes(added)}; now ${workers} worker(s)`;
 }
 
 export function scaledIn(count: number, removed: readonly string[], workers: number): string {

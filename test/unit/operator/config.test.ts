@@ -21,3 +21,11 @@ describe('operator configuration: elastic sizing', () => {
     expect(() => config(['--max-workers-per-job', '1.5'])).toThrow(/--max-workers-per-job/);
   });
 });
+
+describe('operator configuration: training progress', () => {
+  it('reads progress every 30 s unless told otherwise; 0 turns it off', () => {
+    expect(config([]).progressPeriod).toBe(30_000);
+    expect(config(['--progress-period', '0']).progressPeriod).toBe(0);
+    expect(config([], { TFJOB_PROGRESS_PERIOD: '1m' }).progressPeriod).toBe(60_000);
+  });
+});

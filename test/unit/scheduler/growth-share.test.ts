@@ -57,6 +57,43 @@ describe('growth-efficiency proportional scale-out (ours, growByEfficiency)', ()
     expect(grown(schedule('ours', { ...snap, jobs }, withToggle))).toEqual({ X: 3, Y: 2 });
   });
 
+  it('never lets a job pass one that ranks above it: a higher class, or a band that is not demoted', () => {
+    const three = (jobs: { key: string; node: string; priority: number; submittedAt: number } & Partial<JobState>) => jobs;
+    const snap = (...js: ReturnType<typeof three>[]) =>
+      snapshot(
+        paperTestbed(),
+        js.map(({ key, node, priority, submittedAt, ...state }) => ({
+          ...running(key, [`PS:0@${node}`, `Worker:0@${node}`], {
+            ps: PS,
+            worker: WORKER,
+            min: 1,
+            max: 20,
+            priority,
+            submittedAt,
+            createdAt: 0,
+          }),
+          ...state,
+        })),
+        { now: 10 * 3_600_000, otherPods: busy({ 'node-1': 6, 'node-2': 6, 'node-3': 6 }) },
+      );
+    // H (priority 10, no signal) ranks above L (priority 0, learning fast): H keeps the room.
+    const classes = snap(
+      three({ key: 'H', node: 'node-1', priority: 10, submittedAt: 1000 }),
+      three({ key: 'L', node: 'node-2', priority: 0, submittedAt: 0, progress: progressing(0.9) }),
+    );
+    expect(grown(schedule('ours', classes, withToggle))).toEqual({ H: 8 }); // node-3 hosts no job here: 4 cpu free
+    // X and Z (priority 10, demoted by attained service) outrank Y (priority 0): the room is shared
+    // between X and Z by growth (Z: 0.9 against 0.1, all six), not handed to X by rank as without it.
+    const demoted = { attainedWorkerSeconds: 3 * 3600 };
+    const bands = snap(
+      three({ key: 'X', node: 'node-1', priority: 10, submittedAt: 0, ...demoted, progress: progressing(0.1) }),
+      three({ key: 'Y', node: 'node-2', priority: 0, submittedAt: 0, progress: progressing(0.9) }),
+      three({ key: 'Z', node: 'node-3', priority: 10, submittedAt: 1000, ...demoted, progress: progressing(0.9) }),
+    );
+    expect(grown(schedule('ours', bands, resolveSchedulerConfig()))).toEqual({ X: 6 });
+    expect(grown(schedule('ours', bands, withToggle))).toEqual({ Z: 6 });
+  });
+
   it('leaves out jobs that are not Progressing or have no signal: they grow by rank after the others', () => {
     const slowing = { progress: { phase: 'Slowing' as const, since: 0, growth: 0.9 } };
     expect(grown(schedule('ours', twoGrowing({ progress: progressing(0.1) }, slowing), withToggle))).toEqual({ X: 6 });

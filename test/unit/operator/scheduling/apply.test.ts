@@ -182,7 +182,7 @@ describe('apply stage', () => {
     // The preemptor waits for the moved worker's pod to be gone, as for any preemption.
     expect(remover.calls).toEqual([{ pod: 'b-worker-2', removal: 'preemption', force: false }]);
     expect([...book.get(A)!.victims.keys()]).toEqual([`${NS}/b-worker-2`]);
-    // Not floored at the minimum in between: 3 − 1 + 1, not max(3, 2) + 1.
+    // The size stays: not floored at the minimum in between (max(3, 2) + 1 would be 4).
     expect(book.get(B)).toMatchObject({ targetWorkers: 3 });
     expect(applied.outcomes).toEqual([
       {
@@ -193,6 +193,28 @@ describe('apply stage', () => {
       },
       { job: B, reason: 'ScaledOut', message: 'Moved 1 worker(s) next to its PS on n1 (worker-3); now 3 worker(s)', workers: 1 },
     ]);
+  });
+
+  it('relocates: a stage that stops before the replacements leaves the job at its size, for the next pass to repair', async () => {
+    const { book, facts } = cluster({ min: 3, max: 4 });
+    const remover = new RecordingRemover();
+    remover.failOn = 'b-worker-1';
+    const applied = await applyDecisions(
+      book,
+      remover,
+      facts,
+      decided({
+        scaleIn: [
+          { job: B, forJob: A, remove: [{ type: 'Worker', index: 2, node: 'n2' }], relocated: true },
+          { job: B, forJob: A, remove: [{ type: 'Worker', index: 1, node: 'n2' }] },
+        ],
+        scaleOut: [{ job: B, add: [{ type: 'Worker', index: 3, node: 'n1' }] }],
+      }),
+      T0,
+      OPTS,
+    );
+    expect(applied.error).toBeDefined();
+    expect(book.get(B)).toMatchObject({ targetWorkers: 3 });
   });
 
   it('scales out an elastic job by nodes (the controller picks the indices), never past its maximum', async () => {
