@@ -188,6 +188,13 @@ export const OPTIONS = [
     help: 'budget of pods/log reads for progress, per second of the period, over all jobs',
   },
   {
+    flag: 'resize-converged-cpu',
+    env: 'TFJOB_RESIZE_CONVERGED_CPU',
+    kind: 'number',
+    default: 0,
+    help: "fraction (0 < F < 1) of its CPU limit a Converged job's worker keeps, lowered in place through pods/resize (Kubernetes >= 1.33; never below the request; only containers with a CPU limit above it); 0 = off",
+  },
+  {
     flag: 'default-cpu-request',
     env: 'TFJOB_DEFAULT_CPU_REQUEST',
     kind: 'string',
@@ -294,6 +301,7 @@ const operatorConfigSchema = z
     progressPeriod: z.number().nonnegative(),
     qoeRateWindow: z.number().positive(),
     progressReadsPerSecond: z.number().positive(),
+    resizeConvergedCpu: z.number().min(0).lt(1),
     defaultCpuRequest: z.string().regex(quantityRe, 'must be a Kubernetes quantity such as 100m or 1'),
     defaultMemoryRequest: z.string().regex(quantityRe, 'must be a Kubernetes quantity such as 256Mi'),
     nodeSelector: z.string().regex(/^$|^[^,=]+=[^,=]*(,[^,=]+=[^,=]*)*$/, 'must be k=v[,k2=v2]'),

@@ -25,6 +25,7 @@ import { RuntimeMetrics } from '../runtime/metrics.ts';
 import { elasticOptions, type OperatorConfig } from './config.ts';
 import { BY_JOB, createOperatorCaches, type OperatorCaches } from './informers.ts';
 import { JobMetrics } from './job-metrics.ts';
+import { KubePodResizer } from './progress/cpu-resize.ts';
 import { KubeLogSource } from './progress/kube-log-source.ts';
 import { ProgressLoop } from './progress/loop.ts';
 import { ProgressMetrics } from './progress/metrics.ts';
@@ -123,6 +124,9 @@ export class Operator {
         },
         log: this.logger.child({ component: 'progress' }),
         period: { initialMs: periodMs, maxMs: 8 * periodMs },
+        ...(config.resizeConvergedCpu > 0
+          ? { resize: { fraction: config.resizeConvergedCpu, resizer: new KubePodResizer(this.clients) } }
+          : {}),
       });
     }
     this.#scheduling = !isPlacingPolicy(policy)

@@ -36,7 +36,7 @@ import {
 import type { Controller, ReconcileContext, ReconcileResult } from '../runtime/controller.ts';
 import type { EventRecorder } from '../runtime/events.ts';
 import type { Expectations } from '../runtime/expectations.ts';
-import type { KubeClients } from '../runtime/kube-client.ts';
+import { apiErrorMessage, type KubeClients } from '../runtime/kube-client.ts';
 import { splitKey } from '../runtime/store.ts';
 import { BY_JOB, controllingJobKey, type OperatorCaches } from './informers.ts';
 import type { JobMetrics } from './job-metrics.ts';
@@ -263,7 +263,7 @@ export class TFJobController {
               // 404: already gone. 409: the UID precondition failed, so the pod reasoned about is gone and
               // the name belongs to a newer pod, which the next reconcile judges on its own.
               if (statusOf(err) === 404 || statusOf(err) === 409) return;
-              recorder.event(job, 'Warning', EVENT_FAILED_DELETE_POD, `Error deleting: ${errorMessage(err)}`, 'Delete');
+              recorder.event(job, 'Warning', EVENT_FAILED_DELETE_POD, `Error deleting: ${apiErrorMessage(err)}`, 'Delete');
               errors.push(err);
             }
           } else {
@@ -278,7 +278,7 @@ export class TFJobController {
             } catch (err) {
               expectations.deletionFailed(key, `service/${a.name}`);
               if (statusOf(err) === 404) return;
-              recorder.event(job, 'Warning', EVENT_FAILED_DELETE_SERVICE, `Error deleting: ${errorMessage(err)}`, 'Delete');
+              recorder.event(job, 'Warning', EVENT_FAILED_DELETE_SERVICE, `Error deleting: ${apiErrorMessage(err)}`, 'Delete');
               errors.push(err);
             }
           }
@@ -300,10 +300,10 @@ export class TFJobController {
             } catch (err) {
               expectations.creationFailed(key, `pod/${name}`);
               if (statusOf(err) === 409) return; // already exists: the cache will show it
-              recorder.event(job, 'Warning', EVENT_FAILED_CREATE_POD, `Error creating: ${errorMessage(err)}`, 'Create');
-              if (statusOf(err) === 422) invalid.push(errorMessage(err));
+              recorder.event(job, 'Warning', EVENT_FAILED_CREATE_POD, `Error creating: ${apiErrorMessage(err)}`, 'Create');
+              if (statusOf(err) === 422) invalid.push(apiErrorMessage(err));
               else {
-                if (isRefusal(err)) refused.push(errorMessage(err));
+                if (isRefusal(err)) refused.push(apiErrorMessage(err));
                 errors.push(err);
               }
             }
@@ -315,10 +315,10 @@ export class TFJobController {
             } catch (err) {
               expectations.creationFailed(key, `service/${name}`);
               if (statusOf(err) === 409) return;
-              recorder.event(job, 'Warning', EVENT_FAILED_CREATE_SERVICE, `Error creating: ${errorMessage(err)}`, 'Create');
-              if (statusOf(err) === 422) invalid.push(errorMessage(err));
+              recorder.event(job, 'Warning', EVENT_FAILED_CREATE_SERVICE, `Error creating: ${apiErrorMessage(err)}`, 'Create');
+              if (statusOf(err) === 422) invalid.push(apiErrorMessage(err));
               else {
-                if (isRefusal(err)) refused.push(errorMessage(err));
+                if (isRefusal(err)) refused.push(apiErrorMessage(err));
                 errors.push(err);
               }
             }
@@ -346,7 +346,7 @@ export class TFJobController {
         ctx.log.info('Deleted TFJob after ttlSecondsAfterFinished');
       } catch (err) {
         if (statusOf(err) === 404) return true;
-        recorder.event(job, 'Warning', EVENT_FAILED_DELETE_JOB, `Error deleting: ${errorMessage(err)}`, 'Delete');
+        recorder.event(job, 'Warning', EVENT_FAILED_DELETE_JOB, `Error deleting: ${apiErrorMessage(err)}`, 'Delete');
         throw err;
       }
       return true;
@@ -418,16 +418,4 @@ function isRefusal(err: unknown): boolean {
 
 function statusOf(err: unknown): number | undefined {
   return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'number' ? err.code : undefined;
-}
-
-function errorMessage(err: unknown): string {
-  if (typeof err === 'object' && err !== null && 'body' in err && typeof err.body === 'string') {
-    try {
-      const parsed = JSON.parse(err.body) as { message?: string };
-      if (parsed.message !== undefined) return parsed.message;
-    } catch {
-      // not JSON
-    }
-  }
-  return err instanceof Error ? err.message : String(err);
 }

@@ -202,3 +202,16 @@ export class KubeClients {
     this.#metrics?.restClientLatency.observe({ verb: method, host }, (performance.now() - started) / 1000);
   }
 }
+
+/** The API server's own message of a refused request (its Status body), else the error's text. */
+export function apiErrorMessage(err: unknown): string {
+  if (typeof err === 'object' && err !== null && 'body' in err && typeof err.body === 'string') {
+    try {
+      const parsed = JSON.parse(err.body) as { message?: string };
+      if (parsed.message !== undefined) return parsed.message;
+    } catch {
+      // not JSON
+    }
+  }
+  return err instanceof Error ? err.message : String(err);
+}

@@ -22,13 +22,17 @@ import {
   type PeriodState,
   type ProgressView,
 } from '../../progress/index.ts';
+import { apiErrorMessage } from '../../runtime/kube-client.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { JobProgress, StepRate } from '../../scheduler/types.ts';
+import { planCpuResizes, type CpuResize, type PodResizer } from './cpu-resize.ts';
 import type { ProgressMetrics } from './metrics.ts';
 import type { ProgressTarget, RoundReport } from './reader.ts';
 
 export const EVENT_PROGRESS_PHASE = 'ProgressPhaseChanged';
 export const EVENT_PROGRESS_UNREADABLE = 'ProgressUnreadable';
+export const EVENT_CPU_RESIZED = 'CpuResized';
+export const EVENT_CPU_RESIZE_FAILED = 'CpuResizeFailed';
 const WARNING_EVERY_MS = 10 * 60_000;
 /** How often the loop looks whether a round is due (a changed job set starts one at once). */
 const CHECK_MS = 2_000;
@@ -61,6 +65,11 @@ export interface ProgressLoopDeps {
   readonly log: Logger;
   readonly period?: PeriodConfig;
   readonly now?: () => number;
+  /**
+   * --resize-converged-cpu: after each round, converged jobs' workers get their CPU limit lowered
+   * in place to this fraction of the template's (cpu-resize.ts), others get it back. Absent: off.
+   */
+  readonly resize?: { readonly fraction: number; readonly resizer: PodResizer };
 }
 
 /** `status.progress` from what the reader knows (decimal strings, whole-second times). */
@@ -121,6 +130,8 @@ export class ProgressLoop {
   /** Reads of each job's log since its `status.progress` last changed here: see #publish. */
   readonly #readsSincePublished = new Map<string, number>();
   readonly #warnedAt = new Map<string, number>();
+  /** Pods whose in-place resize the API server refused, and when: not asked again for ten minutes. */
+  readonly #resizeRefusedAt = new Map<string, number>();
   /** `spec.qoe.targetMetric` of the followed jobs that set one. */
   readonly #metricTargets = new Map<string, number>();
   #period: PeriodState | undefined;
@@ -221,6 +232,7 @@ export class ProgressLoop {
     }
     this.#deps.metrics?.round(report, (performance.now() - startedAt) / 1000, periodMs);
     this.#publish(entries, report);
+    await this.#resize(entries);
     // Quiet: nothing to learn soon. A job with a rate target is quiet while it meets it (DQoES
     // Algorithm 2: a job dropping out of its target, |S| falling, is then not quiet and the period
     // starts over), any other while it has converged (FlowCon).
@@ -281,11 +293,53 @@ export class ProgressLoop {
     }
   }
 
-  #warn(entry: TFJobEntry, key: string, message: string): void {
+  /** --resize-converged-cpu: each followed job's workers' CPU limits as its phase asks. */
+  async #resize(entries: ReadonlyMap<string, TFJobEntry>): Promise<void> {
+    const resize = this.#deps.resize;
+    if (resize === undefined) return;
+    for (const [key, entry] of entries) {
+      if (!entry.ok) continue;
+      const refused = (r: CpuResize): boolean => {
+        const at = this.#resizeRefusedAt.get(`${r.namespace}/${r.pod}`);
+        return at !== undefined && this.#now() - at < WARNING_EVERY_MS;
+      };
+      const plans = planCpuResizes(entry, this.#deps.reader.view(key)?.phase, this.#deps.podsOf(key), resize.fraction).filter(
+        (r) => !refused(r),
+      );
+      if (plans.length === 0) continue;
+      const done: string[] = [];
+      for (const r of plans) {
+        try {
+          await resize.resizer.resize(r);
+          this.#resizeRefusedAt.delete(`${r.namespace}/${r.pod}`);
+          done.push(r.pod);
+        } catch (err) {
+          // Not asked again for a while: a node whose kubelet does not support resize refuses every time.
+          this.#resizeRefusedAt.set(`${r.namespace}/${r.pod}`, this.#now());
+          // A refusal (an API server before 1.33 or with the feature off, a node whose kubelet does
+          // not support resize, a webhook, RBAC) is said on the job, at most every ten minutes; the
+          // job runs on as it was.
+          const code = (err as { code?: unknown }).code;
+          const message = `In-place CPU resize of ${r.pod} to ${r.limitMillis}m refused${typeof code === 'number' ? ` (HTTP ${code})` : ''}: ${apiErrorMessage(err)}`;
+          this.#warn(entry, `${key}#resize`, message, EVENT_CPU_RESIZE_FAILED);
+          break;
+        }
+      }
+      if (done.length === 0) continue;
+      const limit = `${plans[0]!.limitMillis}m`;
+      const message = plans[0]!.lower
+        ? `Lowered the CPU limit of ${done.join(', ')} to ${limit} in place: the job has converged (--resize-converged-cpu)`
+        : `Restored the CPU limit of ${done.join(', ')} to ${limit} in place: the job is no longer converged`;
+      this.#deps.log.info({ tfjob: key, pods: done, cpuLimit: limit }, 'Resized CPU limits in place');
+      this.#deps.event(entry, 'Normal', EVENT_CPU_RESIZED, message);
+    }
+  }
+
+  #warn(entry: TFJobEntry, key: string, message: string, reason = EVENT_PROGRESS_UNREADABLE): void {
     const last = this.#warnedAt.get(key);
     if (last !== undefined && this.#now() - last < WARNING_EVERY_MS) return;
     this.#warnedAt.set(key, this.#now());
     this.#deps.log.warn({ tfjob: key }, message);
-    this.#deps.event(entry, 'Warning', EVENT_PROGRESS_UNREADABLE, message);
+    this.#deps.event(entry, 'Warning', reason, message);
   }
 }

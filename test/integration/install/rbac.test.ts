@@ -40,6 +40,7 @@ const CLUSTER_WIDE: readonly { group: string; resource: string; subresource?: st
   { group: 'kubeflow.org', resource: 'tfjobs', subresource: 'finalizers', namespaced: true, verbs: ['update'] },
   { group: '', resource: 'pods', namespaced: true, verbs: ['get', 'list', 'watch', 'create', 'delete', 'patch'] },
   { group: '', resource: 'pods', subresource: 'log', namespaced: true, verbs: ['get'] },
+  { group: '', resource: 'pods', subresource: 'resize', namespaced: true, verbs: ['patch'] },
   { group: '', resource: 'services', namespaced: true, verbs: ['get', 'list', 'watch', 'create', 'delete'] },
   { group: 'events.k8s.io', resource: 'events', namespaced: true, verbs: ['create', 'patch'] },
   { group: '', resource: 'nodes', namespaced: false, verbs: ['get', 'list', 'watch'] },
