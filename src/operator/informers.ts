@@ -87,6 +87,11 @@ export class NamespacedInformers<T extends KubernetesObject> {
   async waitForSync(): Promise<void> {
     await Promise.all(this.informers.map((i) => i.waitForSync()));
   }
+
+  /** Lists every namespace again now (Informer.resync). */
+  async resync(): Promise<void> {
+    await Promise.all(this.informers.map((i) => i.resync()));
+  }
 }
 
 /** A TFJob as the API returns it, before the cache parses it. */

@@ -181,7 +181,7 @@ export class Operator {
         },
         {
           onStartedLeading: () => {
-            this.#startLeading();
+            void this.#takeOver();
           },
           onStoppedLeading: (reason) => {
             this.#leading = false;
@@ -230,6 +230,21 @@ export class Operator {
     this.logger.info({ tfjobs: this.caches.tfjobs.size, pods: this.caches.pods.size }, 'Caches synced');
     if (this.#elector === undefined) this.#startLeading();
     else void this.#elector.run();
+  }
+
+  /**
+   * Taking the lead from another replica: every pod is listed again before the first pass. The
+   * standby's watch may lag behind pods the previous leader created just before it handed over, and
+   * a pass on such a cache would count their room as free (pods placed by nodeName on a full node).
+   */
+  async #takeOver(): Promise<void> {
+    this.#leading = true;
+    const started = performance.now();
+    await Promise.all([this.caches.pods.resync(), this.#scheduling?.resyncCaches()]);
+    // Leadership may have been lost, or a stop begun, while listing.
+    if (!this.isLeader || this.#stopping) return;
+    this.logger.info({ pods: this.caches.pods.size, ms: Math.round(performance.now() - started) }, 'Pods listed again on taking the lead');
+    this.#startLeading();
   }
 
   #startLeading(): void {

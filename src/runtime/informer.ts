@@ -77,6 +77,8 @@ export interface CacheInformer<T extends KubernetesObject> {
   start(): void;
   stop(): void;
   waitForSync(): Promise<void>;
+  /** Lists again now and watches on from there; resolves once that list is in the store. */
+  resync(): Promise<void>;
 }
 
 /** Handlers always see cached (transformed) values, the object of a delete event included. */
@@ -90,6 +92,13 @@ export class Informer<T extends KubernetesObject, Raw extends KubernetesObject =
   readonly #log: Logger;
   readonly #handlers: InformerHandler<T>[] = [];
   readonly #syncWaiters: (() => void)[] = [];
+  /** Waiting for the next complete list (`resync`). */
+  readonly #listWaiters: (() => void)[] = [];
+  /**
+   * Bumped by `resync`: a watch, retry or list of an earlier generation is abandoned and changes
+   * nothing (its callbacks may still arrive after the new list started).
+   */
+  #generation = 0;
   #resourceVersion: string | undefined;
   #synced = false;
   #stopped = true;
@@ -138,6 +147,27 @@ export class Informer<T extends KubernetesObject, Raw extends KubernetesObject =
     if (this.#retryTimer !== undefined) clearTimeout(this.#retryTimer);
     this.#abort?.abort();
     this.#abort = undefined;
+    for (const w of this.#listWaiters.splice(0)) w();
+  }
+
+  /**
+   * Lists again now (a consistent read: no resourceVersion) and watches on from that list; resolves
+   * once the list is in the store (or the informer stopped). For a replica that just became the
+   * leader: its watch may lag behind writes the previous leader made just before handing over, and
+   * a scheduler acting on such a cache would count their room as free.
+   */
+  resync(): Promise<void> {
+    if (this.#stopped) return Promise.resolve();
+    this.#generation += 1;
+    if (this.#retryTimer !== undefined) clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    this.#abort?.abort();
+    this.#abort = undefined;
+    this.#resourceVersion = undefined;
+    this.#failures = 0;
+    const listed = new Promise<void>((resolve) => this.#listWaiters.push(resolve));
+    void this.#run();
+    return listed;
   }
 
   waitForSync(): Promise<void> {
@@ -146,16 +176,17 @@ export class Informer<T extends KubernetesObject, Raw extends KubernetesObject =
   }
 
   async #run(): Promise<void> {
+    const generation = this.#generation;
     try {
-      if (this.#resourceVersion === undefined) await this.#relist();
-      if (this.#stopped) return;
-      await this.#watch();
+      if (this.#resourceVersion === undefined) await this.#relist(generation);
+      if (this.#stopped || generation !== this.#generation) return;
+      await this.#watch(generation);
     } catch (err) {
-      this.#retry(err as WatchError);
+      if (generation === this.#generation) this.#retry(err as WatchError);
     }
   }
 
-  async #relist(): Promise<void> {
+  async #relist(generation: number): Promise<void> {
     const pageSize = this.#opts.pageSize ?? 500;
     const seen = new Set<string>();
     let continueToken: string | undefined;
@@ -164,7 +195,7 @@ export class Informer<T extends KubernetesObject, Raw extends KubernetesObject =
     const transform = this.#transform;
     do {
       const page = await this.#lw.list({ limit: pageSize, continueToken });
-      if (this.#stopped) return;
+      if (this.#stopped || generation !== this.#generation) return;
       resourceVersion ??= page.metadata?.resourceVersion;
       // Transformed page by page: holding every full object of a large list until the last page
       // would make the start-up peak (and the RSS V8 keeps afterwards) as big as an untransformed cache.
@@ -191,14 +222,17 @@ export class Informer<T extends KubernetesObject, Raw extends KubernetesObject =
       this.#synced = true;
       for (const w of this.#syncWaiters.splice(0)) w();
     }
+    for (const w of this.#listWaiters.splice(0)) w();
   }
 
-  async #watch(): Promise<void> {
+  async #watch(generation: number): Promise<void> {
     const [lo, hi] = this.#opts.watchTimeoutSeconds ?? [240, 300];
     const timeoutSeconds = Math.round(lo + Math.random() * (hi - lo));
     const watch = new Watch(this.#kc);
     let gone = false;
     const done = (err: unknown) => {
+      // A watch of an earlier generation (aborted by resync) says nothing about the current one.
+      if (generation !== this.#generation) return;
       this.#abort = undefined;
       if (this.#stopped) return;
       if (gone) {
@@ -216,7 +250,7 @@ export class Informer<T extends KubernetesObject, Raw extends KubernetesObject =
       }
       this.#retry(err);
     };
-    this.#abort = await watch.watch(
+    const abort = await watch.watch(
       this.#lw.watchPath,
       {
         allowWatchBookmarks: true,
@@ -226,6 +260,7 @@ export class Informer<T extends KubernetesObject, Raw extends KubernetesObject =
         fieldSelector: this.#lw.fieldSelector,
       },
       (type: string, obj: unknown) => {
+        if (generation !== this.#generation) return;
         this.#lastActivity = Date.now();
         this.#failures = 0;
         if (type === 'ERROR') {
@@ -239,7 +274,11 @@ export class Informer<T extends KubernetesObject, Raw extends KubernetesObject =
       done,
     );
     this.#opts.onWatchEvent?.('watch');
-    if (this.#stopped) this.#abort.abort();
+    if (this.#stopped || generation !== this.#generation) {
+      abort.abort();
+      return;
+    }
+    this.#abort = abort;
   }
 
   #apply(type: string, raw: Raw): void {
@@ -293,9 +332,10 @@ export class Informer<T extends KubernetesObject, Raw extends KubernetesObject =
       { err: { message: err.message, statusCode: err.statusCode ?? err.code }, retryInMs: Math.round(delay) },
       'Watch failed; retrying',
     );
+    const generation = this.#generation;
     this.#retryTimer = setTimeout(() => {
       this.#retryTimer = undefined;
-      void this.#run();
+      if (generation === this.#generation) void this.#run();
     }, delay);
     this.#retryTimer.unref();
   }

@@ -81,6 +81,8 @@ export interface SchedulingLoop extends SchedulingSource {
   /** Extra caches (nodes, all pods, priority classes): started on every replica. */
   startCaches(): void;
   waitForCaches(): Promise<void>;
+  /** Lists every pod again (on taking the lead: the room of pods a previous leader just created). */
+  resyncCaches(): Promise<void>;
   /** Scheduling passes: only on the leader. */
   start(): void;
   stop(): Promise<void>;
@@ -153,6 +155,10 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
 
   startCaches(): void {
     startSchedulerCaches(this.#caches);
+  }
+
+  async resyncCaches(): Promise<void> {
+    await this.#caches.pods.resync();
   }
 
   async waitForCaches(): Promise<void> {

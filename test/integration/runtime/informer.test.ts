@@ -114,4 +114,36 @@ describe('Informer', () => {
     expect(informer.store.get(`${ns}/ghost`)).toBeDefined();
     informer.stop();
   });
+  it('resync lists again (a cache that missed an object gets it) and watches on from there', async () => {
+    const clients = new KubeClients(kc());
+    const real = configMapLister(clients, ns);
+    await core().createNamespacedConfigMap({ namespace: ns, body: cm('missed') });
+    // The first list leaves out an object that exists, as a cache behind the API server would be:
+    // no watch event will bring it, since it is older than the list's resourceVersion.
+    let lists = 0;
+    const lw: ListerWatcher<V1ConfigMap> = {
+      ...real,
+      list: async (opts) => {
+        lists += 1;
+        const page = await real.list(opts);
+        return lists > 1 ? page : { ...page, items: page.items.filter((c) => c.metadata?.name !== 'missed') };
+      },
+    };
+    const informer = new Informer(kc(), lw, { name: 'cm-resync', logger: silentLogger() });
+    const adds: string[] = [];
+    informer.on((type, obj) => {
+      if (type === 'add') adds.push(obj.metadata?.name ?? '');
+    });
+    informer.start();
+    await informer.waitForSync();
+    expect(informer.store.get(`${ns}/missed`)).toBeUndefined();
+    await informer.resync();
+    expect(lists).toBe(2);
+    expect(informer.store.get(`${ns}/missed`)).toBeDefined();
+    expect(adds).toContain('missed');
+    // It watches on from the new list: live events flow.
+    await core().createNamespacedConfigMap({ namespace: ns, body: cm('after-resync') });
+    await eventually(async () => adds.includes('after-resync'), { what: 'event after resync' });
+    informer.stop();
+  });
 });
