@@ -239,7 +239,7 @@ export function anchorNodesOf(fixedReplicas: readonly LiveReplica[]): Set<number
 }
 
 /** A replica's requests by its type: the worker group's, else the last fixed group's of that type. */
-function groupVec(job: CompiledJob, type: string): Float64Array | undefined {
+export function groupVec(job: CompiledJob, type: string): Float64Array | undefined {
   if (job.workers?.type === type) return job.workers.vec;
   for (let i = job.fixed.length - 1; i >= 0; i--) if (job.fixed[i]!.type === type) return job.fixed[i]!.vec;
   return undefined;

@@ -11,7 +11,7 @@
 // victims whose every replica still fits where it was are put back (not needed after all).
 
 import type { ClusterState } from './cluster-state.ts';
-import type { CompiledJob, LiveReplica, RunningJob } from './job-model.ts';
+import { groupVec, type CompiledJob, type RunningJob } from './job-model.ts';
 import { commitPlacement, findPlacement, minimumItems } from './placement.ts';
 import type { Placement, PlacementItem } from './placement.ts';
 
@@ -32,15 +32,9 @@ interface Freed {
 
 /** Requests of each bound replica of a running job. */
 export function boundReplicas(victim: RunningJob): Freed[] {
-  const job = victim.job;
-  const vecOf = (r: LiveReplica): Float64Array | undefined => {
-    if (job.workers?.type === r.type) return job.workers.vec;
-    for (let i = job.fixed.length - 1; i >= 0; i--) if (job.fixed[i]!.type === r.type) return job.fixed[i]!.vec;
-    return undefined;
-  };
   const out: Freed[] = [];
   for (const r of [...victim.fixedReplicas, ...victim.workers]) {
-    const vec = vecOf(r);
+    const vec = groupVec(victim.job, r.type);
     if (r.node >= 0 && vec !== undefined) out.push({ node: r.node, vec });
   }
   return out;

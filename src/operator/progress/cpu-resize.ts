@@ -11,7 +11,7 @@
 // its place and only yields the CPU it would burst into. Containers without a CPU limit above their
 // request (Guaranteed or unlimited ones) are left alone: a limit added or removed could change the
 // pod's QoS class, which a resize may not. Uses only the phase the job's own log gives.
-import { LABEL_REPLICA_TYPE } from '../../api/v1/constants.ts';
+import { DEFAULT_CONTAINER_NAME, LABEL_REPLICA_TYPE } from '../../api/v1/constants.ts';
 import type { Pod } from '../../api/v1/k8s-types.ts';
 import type { ParsedTFJobEntry } from '../../api/v1/parse.ts';
 import { parseQuantity } from '../../api/v1/quantity.ts';
@@ -19,8 +19,6 @@ import { isControlledBy } from '../../controllers/tfjob/owner.ts';
 import { isTerminating } from '../../controllers/tfjob/pod-state.ts';
 import type { Phase } from '../../progress/index.ts';
 import type { KubeClients } from '../../runtime/kube-client.ts';
-
-export const RESIZED_CONTAINER = 'tensorflow';
 
 /** One container's CPU limit to set in place. */
 export interface CpuResize {
@@ -44,7 +42,7 @@ function millis(q: string | number | undefined): number | undefined {
  * there already). `fraction` is F; the template is the job's own `Worker` replica template.
  */
 export function planCpuResizes(entry: ParsedTFJobEntry, phase: Phase | undefined, pods: readonly Pod[], fraction: number): CpuResize[] {
-  const template = entry.defaulted.spec.tfReplicaSpecs['Worker']?.template.spec?.containers.find((c) => c.name === RESIZED_CONTAINER);
+  const template = entry.defaulted.spec.tfReplicaSpecs['Worker']?.template.spec?.containers.find((c) => c.name === DEFAULT_CONTAINER_NAME);
   const limit = millis(template?.resources?.limits?.['cpu']);
   const request = millis(template?.resources?.requests?.['cpu']) ?? limit;
   if (limit === undefined || request === undefined || limit <= request) return [];
@@ -55,12 +53,12 @@ export function planCpuResizes(entry: ParsedTFJobEntry, phase: Phase | undefined
   for (const p of pods) {
     if (p.metadata?.labels?.[LABEL_REPLICA_TYPE] !== 'worker' || p.status?.phase !== 'Running' || isTerminating(p)) continue;
     if (uid !== undefined && !isControlledBy(p, uid)) continue;
-    const c = p.spec?.containers.find((x) => x.name === RESIZED_CONTAINER);
+    const c = p.spec?.containers.find((x) => x.name === DEFAULT_CONTAINER_NAME);
     const now = millis(c?.resources?.limits?.['cpu']);
     // A container whose limit is not the template's or ours was changed by someone else: not ours to touch.
     if (c === undefined || now === undefined || now === want || (now !== limit && now !== Math.max(request, Math.round(fraction * limit))))
       continue;
-    out.push({ namespace, pod: p.metadata.name ?? '', container: RESIZED_CONTAINER, limitMillis: want, lower: want < limit });
+    out.push({ namespace, pod: p.metadata.name ?? '', container: DEFAULT_CONTAINER_NAME, limitMillis: want, lower: want < limit });
   }
   return out;
 }

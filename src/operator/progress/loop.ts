@@ -3,7 +3,7 @@
 // followed jobs changes. After a round: `status.progress` of each job whose view changed is handed
 // to the reconciler (which writes it), a phase change is an event, and a log that cannot be read
 // or holds bad lines is a warning event at most every ten minutes per job.
-import { ANNOTATION_PROGRESS_REPLICA, LABEL_REPLICA_TYPE } from '../../api/v1/constants.ts';
+import { ANNOTATION_PROGRESS_REPLICA, DEFAULT_CONTAINER_NAME, LABEL_REPLICA_TYPE } from '../../api/v1/constants.ts';
 import type { Pod } from '../../api/v1/k8s-types.ts';
 import type { ParsedTFJobEntry, TFJobEntry } from '../../api/v1/parse.ts';
 import { canonicalReplicaType, type ReplicaType } from '../../api/v1/replica-types.ts';
@@ -120,7 +120,7 @@ export function progressTarget(
       !isTerminating(w) &&
       (uid === undefined || isControlledBy(w, uid)),
   ).length;
-  return { key, namespace, pod: name, podUid: p.metadata?.uid ?? '', container: 'tensorflow', workers };
+  return { key, namespace, pod: name, podUid: p.metadata?.uid ?? '', container: DEFAULT_CONTAINER_NAME, workers };
 }
 
 export class ProgressLoop {
@@ -297,12 +297,13 @@ export class ProgressLoop {
   async #resize(entries: ReadonlyMap<string, TFJobEntry>): Promise<void> {
     const resize = this.#deps.resize;
     if (resize === undefined) return;
+    const podKey = (r: CpuResize): string => `${r.namespace}/${r.pod}`;
+    const refused = (r: CpuResize): boolean => {
+      const at = this.#resizeRefusedAt.get(podKey(r));
+      return at !== undefined && this.#now() - at < WARNING_EVERY_MS;
+    };
     for (const [key, entry] of entries) {
       if (!entry.ok) continue;
-      const refused = (r: CpuResize): boolean => {
-        const at = this.#resizeRefusedAt.get(`${r.namespace}/${r.pod}`);
-        return at !== undefined && this.#now() - at < WARNING_EVERY_MS;
-      };
       const plans = planCpuResizes(entry, this.#deps.reader.view(key)?.phase, this.#deps.podsOf(key), resize.fraction).filter(
         (r) => !refused(r),
       );
@@ -311,11 +312,11 @@ export class ProgressLoop {
       for (const r of plans) {
         try {
           await resize.resizer.resize(r);
-          this.#resizeRefusedAt.delete(`${r.namespace}/${r.pod}`);
+          this.#resizeRefusedAt.delete(podKey(r));
           done.push(r.pod);
         } catch (err) {
           // Not asked again for a while: a node whose kubelet does not support resize refuses every time.
-          this.#resizeRefusedAt.set(`${r.namespace}/${r.pod}`, this.#now());
+          this.#resizeRefusedAt.set(podKey(r), this.#now());
           // A refusal (an API server before 1.33 or with the feature off, a node whose kubelet does
           // not support resize, a webhook, RBAC) is said on the job, at most every ten minutes; the
           // job runs on as it was.

@@ -232,9 +232,12 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
         { relocated: true },
       );
       removeWorkers(m.job, m.removed);
-      onGrow(m.job, addWorkers(m.job, m.job.job.workers!.type, m.to, now));
-      // The job holds as much as before: take back what onGrow charged its queue.
-      gate.charge(m.job.job, times(m.job.job.workers!.requests, m.to.length), -1);
+      // Not onGrow: the job holds as much as before, so its queue is charged nothing.
+      const added = addWorkers(m.job, m.job.job.workers!.type, m.to, now);
+      plan.addWorkers(
+        m.job.job.key,
+        added.map((w) => toInstance(state, w)),
+      );
     }
     plan.admit(head.key, admitPlaced(model, head, res.items, res.placement));
     gate.charge(head, head.minRequests, 1);

@@ -28,6 +28,19 @@ function job(name: string, submitSeconds: number, work: number, max = 2): Worklo
 }
 
 const EMPTY: Plan = { suspend: [], admit: [], scaleIn: [], scaleOut: [], bind: [], waiting: [], weights: {} };
+/** Job a admitted with its PS and one worker on node-0. */
+const ADMIT_A: Plan = {
+  ...EMPTY,
+  admit: [
+    {
+      job: 'sim/a',
+      replicas: [
+        { type: 'PS', index: 0, node: 'node-0' },
+        { type: 'Worker', index: 0, node: 'node-0' },
+      ],
+    },
+  ],
+};
 
 describe('event loop on a hand-computed scenario', () => {
   // A (t=0, 1000 images) is admitted with PS + 2 workers = 3 of 4 cpu; ready at 5 s (start-up),
@@ -90,21 +103,7 @@ function scripted(steps: ReadonlyMap<number, Plan>): SchedulePass {
 describe('applying scale-out, scale-in and late binding', () => {
   it('credits progress per segment and counts every pod', () => {
     const steps = new Map<number, Plan>([
-      [
-        0,
-        {
-          ...EMPTY,
-          admit: [
-            {
-              job: 'sim/a',
-              replicas: [
-                { type: 'PS', index: 0, node: 'node-0' },
-                { type: 'Worker', index: 0, node: 'node-0' },
-              ],
-            },
-          ],
-        },
-      ],
+      [0, ADMIT_A],
       [20, { ...EMPTY, scaleOut: [{ job: 'sim/a', add: [{ type: 'Worker', index: 1, node: 'node-0' }] }] }],
       [40, { ...EMPTY, scaleIn: [{ job: 'sim/a', remove: [{ type: 'Worker', index: 1 }], forJob: 'sim/x' }] }],
     ]);
@@ -202,21 +201,7 @@ describe('refusing impossible plans', () => {
 
   it('throws when a scale-in goes below the minimum', () => {
     const steps = new Map<number, Plan>([
-      [
-        0,
-        {
-          ...EMPTY,
-          admit: [
-            {
-              job: 'sim/a',
-              replicas: [
-                { type: 'PS', index: 0, node: 'node-0' },
-                { type: 'Worker', index: 0, node: 'node-0' },
-              ],
-            },
-          ],
-        },
-      ],
+      [0, ADMIT_A],
       [10, { ...EMPTY, scaleIn: [{ job: 'sim/a', remove: [{ type: 'Worker', index: 0 }], forJob: 'sim/b' }] }],
     ]);
     expect(() =>
@@ -232,18 +217,6 @@ describe('refusing impossible plans', () => {
   });
 
   it('accepts a worker moved at the minimum (relocated: given back by the same plan), and only with its replacement', () => {
-    const admitA: Plan = {
-      ...EMPTY,
-      admit: [
-        {
-          job: 'sim/a',
-          replicas: [
-            { type: 'PS', index: 0, node: 'node-0' },
-            { type: 'Worker', index: 0, node: 'node-0' },
-          ],
-        },
-      ],
-    };
     const move: Plan['scaleIn'][number] = { job: 'sim/a', remove: [{ type: 'Worker', index: 0 }], forJob: 'sim/b', relocated: true };
     const run = (second: Plan) =>
       simulate({
@@ -251,7 +224,7 @@ describe('refusing impossible plans', () => {
         jobs: [job('a', 0, 1000)],
         schedule: scripted(
           new Map([
-            [0, admitA],
+            [0, ADMIT_A],
             [10, second],
           ]),
         ),

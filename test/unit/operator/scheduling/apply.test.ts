@@ -46,6 +46,11 @@ const PREEMPT_TWO_OF_B: Plan['scaleIn'][number] = {
   ],
 };
 
+/** B moves worker 2 off n2 (next to its PS) for A; its replacement is worker 3 on n1. */
+const MOVE_B_WORKER_2: Plan['scaleIn'][number] = { job: B, forJob: A, remove: [{ type: 'Worker', index: 2, node: 'n2' }], relocated: true };
+/** B gets worker 3 on n1. */
+const B_WORKER_3_ON_N1: Plan['scaleOut'][number] = { job: B, add: [{ type: 'Worker', index: 3, node: 'n1' }] };
+
 describe('apply stage', () => {
   it('suspends: every pod of the victim is marked and deleted for the preemptor, and the job is back in the queue', async () => {
     const { book, facts } = cluster();
@@ -173,8 +178,8 @@ describe('apply stage', () => {
       remover,
       facts,
       decided({
-        scaleIn: [{ job: B, forJob: A, remove: [{ type: 'Worker', index: 2, node: 'n2' }], relocated: true }],
-        scaleOut: [{ job: B, add: [{ type: 'Worker', index: 3, node: 'n1' }] }],
+        scaleIn: [MOVE_B_WORKER_2],
+        scaleOut: [B_WORKER_3_ON_N1],
       }),
       T0,
       OPTS,
@@ -204,11 +209,8 @@ describe('apply stage', () => {
       remover,
       facts,
       decided({
-        scaleIn: [
-          { job: B, forJob: A, remove: [{ type: 'Worker', index: 2, node: 'n2' }], relocated: true },
-          { job: B, forJob: A, remove: [{ type: 'Worker', index: 1, node: 'n2' }] },
-        ],
-        scaleOut: [{ job: B, add: [{ type: 'Worker', index: 3, node: 'n1' }] }],
+        scaleIn: [MOVE_B_WORKER_2, { job: B, forJob: A, remove: [{ type: 'Worker', index: 1, node: 'n2' }] }],
+        scaleOut: [B_WORKER_3_ON_N1],
       }),
       T0,
       OPTS,
@@ -219,14 +221,7 @@ describe('apply stage', () => {
 
   it('scales out an elastic job by nodes (the controller picks the indices), never past its maximum', async () => {
     const { book, facts } = cluster();
-    const applied = await applyDecisions(
-      book,
-      new RecordingRemover(),
-      facts,
-      decided({ scaleOut: [{ job: B, add: [{ type: 'Worker', index: 3, node: 'n1' }] }] }),
-      T0,
-      OPTS,
-    );
+    const applied = await applyDecisions(book, new RecordingRemover(), facts, decided({ scaleOut: [B_WORKER_3_ON_N1] }), T0, OPTS);
     expect(book.get(B)).toMatchObject({ targetWorkers: 4, scaleOuts: 1, pendingWorkers: [{ node: 'n1', since: T0 }] });
     expect(applied.outcomes).toEqual([
       {
