@@ -200,6 +200,33 @@ export class FitTree {
   }
 
   /**
+   * Visits, in no particular order, every member whose idle amounts may hold `need` (each positive
+   * entry): every member that does, and possibly others of a subtree whose maxima do.
+   */
+  forEachHolding(need: Float64Array, visit: (node: number) => void): void {
+    this.#sync();
+    const R = this.#src.R;
+    const bestOf = this.#best;
+    const dm = this.#dimMax;
+    const stack = this.#stack;
+    let top = 0;
+    stack[top++] = 1;
+    outer: while (top > 0) {
+      const i = stack[--top]!;
+      if (bestOf[i]! < 0) continue;
+      for (let d = 0; d < R; d++) {
+        const x = need[d]!;
+        if (x > 0 && x > dm[i * R + d]!) continue outer;
+      }
+      if (i >= this.#leaves) visit(this.#nodeAt[i - this.#leaves]!);
+      else {
+        stack[top++] = 2 * i + 1;
+        stack[top++] = 2 * i;
+      }
+    }
+  }
+
+  /**
    * Visits members in walk order, skipping every subtree for which `useless(dimMax, offset)` says
    * that none of its nodes (whose idle amounts are at most those maxima) can matter, until `visit`
    * returns false. The tree must not change during the walk.

@@ -130,6 +130,17 @@ function computePlacement(state: ClusterState, items: readonly PlacementItem[], 
       return { ok: false, failure: { kind: 'insufficient', group: it.group, placed: known.capacity, count: it.count } };
     }
   }
+  // A restricted search (backfill off a starving job's reservation) is never cached and in a busy
+  // cluster almost always fails, after a walk over every allowed node with room for some replica.
+  // An item with fewer places on the allowed nodes than it has replicas fails it for certain, so
+  // its kept per-node counts answer first.
+  if (allowed !== undefined) {
+    const room = restrictedCapacities(state, live, allowed);
+    for (let i = 0; i < live.length; i++) {
+      const it = live[i]!;
+      if (room[i]! < it.count) return { ok: false, failure: { kind: 'insufficient', group: it.group, placed: room[i]!, count: it.count } };
+    }
+  }
   const fitsTotalSomewhere = fitsAt(total, maxIdle, 0);
 
   // Rule 1: one node for everything, the most idle that can. The tree skips every subtree without
@@ -246,8 +257,7 @@ function greedy(
     }
     return left > 0;
   });
-  if (left > 0)
-    return { ok: false, placed: live.map((it, i) => it.count - remaining[i]!), capacity: capacities(state, live, feasible, allowed) };
+  if (left > 0) return { ok: false, placed: live.map((it, i) => it.count - remaining[i]!), capacity: capacities(state, live, allowed) };
   return { ok: true, nodes: placedNodes };
 }
 
@@ -256,20 +266,22 @@ function greedy(
  * the nodes of the walk that allow it could hold on their own (the ready nodes its constraints
  * allow). A sum, so node order is irrelevant.
  */
-function capacities(
-  state: ClusterState,
-  live: readonly PlacementItem[],
-  feasible: readonly FeasibilityMask[],
-  allowed: Uint8Array | undefined,
-): number[] {
-  return live.map((it, i) => {
-    const ok = feasible[i]!.feasible;
-    const c = shapeCapacity(state, it.group, ok);
-    if (allowed === undefined) return c.infinite > 0 ? Number.POSITIVE_INFINITY : c.finite;
-    // The same per-node counts, over the allowed nodes only (the members of any walk's tree that
-    // the group's constraints allow are exactly the ready nodes they allow, which the counts cover).
+function capacities(state: ClusterState, live: readonly PlacementItem[], allowed: Uint8Array | undefined): number[] {
+  if (allowed !== undefined) return restrictedCapacities(state, live, allowed);
+  return live.map((it) => {
+    const c = shapeCapacity(state, it.group);
+    return c.infinite > 0 ? Number.POSITIVE_INFINITY : c.finite;
+  });
+}
+
+/**
+ * The same per-node counts, over the allowed nodes only (the members of any walk's tree that the
+ * group's constraints allow are exactly the ready nodes they allow, which the counts cover).
+ */
+function restrictedCapacities(state: ClusterState, live: readonly PlacementItem[], allowed: Uint8Array): number[] {
+  return live.map((it) => {
+    const counts = shapeCapacity(state, it.group).counts;
     let sum = 0;
-    const counts = c.counts;
     for (let n = 0; n < counts.length; n++) if (allowed[n] === 1) sum += counts[n]!;
     return sum;
   });
@@ -291,7 +303,8 @@ interface ShapeCapacity {
 const shapeCapacitiesFor = perState<ShapeCapacity>();
 
 /** The shape's per-node counts, caught up with every change so far. */
-function shapeCapacity(state: ClusterState, group: CompiledGroup, ok: Uint8Array): ShapeCapacity {
+function shapeCapacity(state: ClusterState, group: CompiledGroup): ShapeCapacity {
+  const ok = state.masks.get(group.maskId).feasible;
   const R = state.R;
   const vec = group.vec;
   const memo = shapeCapacitiesFor(state);
@@ -309,7 +322,9 @@ function shapeCapacity(state: ClusterState, group: CompiledGroup, ok: Uint8Array
   if (c === undefined) {
     c = { counts: new Float64Array(state.nodes.length), finite: 0, infinite: 0, seen: state.changed.length };
     memo.set(group.shapeKey, c);
-    for (let n = 0; n < state.nodes.length; n++) set(n);
+    // A node without room for one replica counts 0: only the nodes the mask's search tree does
+    // not rule out are counted (in a busy cluster, few).
+    state.treeFor(group.maskId).forEachHolding(vec, set);
   } else {
     const changed = state.changed;
     for (let k = c.seen; k < changed.length; k++) set(changed[k]!);

@@ -6,7 +6,8 @@ import { fitsAt } from '../../../src/scheduler/resource-vector.ts';
 import { cpu, Gi, node, snapshot } from './helpers/builders.ts';
 
 // The tree must find exactly what a walk of `order` finds: the same first node with room, and the
-// same sequence of nodes with room, after any changes, searched between changes or not.
+// same sequence of nodes with room, after any changes, searched between changes or not; and
+// `forEachHolding` every node with room, in any order.
 describe('fit tree', () => {
   it('visits the nodes with room in the order of a linear walk, after any changes', () => {
     fc.assert(
@@ -48,6 +49,14 @@ describe('fit tree', () => {
               },
             );
             expect(walked).toEqual(linear);
+            // Every node with room is visited (in any order); any other visited node is one of
+            // the tree's members.
+            const holding: number[] = [];
+            tree.forEachHolding(need, (n) => holding.push(n));
+            const members = new Set(tree.members);
+            expect(holding.filter((n) => s.fits(n, need)).sort((a, b) => a - b)).toEqual([...linear].sort((a, b) => a - b));
+            for (const n of holding) expect(members.has(n)).toBe(true);
+            expect(new Set(holding).size).toBe(holding.length);
           };
           check();
           for (const ch of changes) {

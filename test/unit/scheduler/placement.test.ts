@@ -112,6 +112,28 @@ describe('placement rule (§4.1)', () => {
     expect(findPlacement(s, minimumItems(m.jobs.get('again')!)).ok).toBe(true);
   });
 
+  it('restricted to some nodes, counts the room on those nodes only', () => {
+    // Idle cpu 4 / 4 / 2 as above; node-1 is off limits: room for one 3-cpu worker (on node-2).
+    const worker = { cpu: cpu(3), memory: Gi };
+    const snap = snapshot(
+      paperTestbed(),
+      [waiting('two', { psCount: 0, min: 2, worker }), waiting('one', { psCount: 0, min: 1, worker })],
+      {
+        otherPods: load({ 'node-1': 6, 'node-2': 6, 'node-3': 8 }),
+      },
+    );
+    const m = buildPassModel(snap, DEFAULT_SCHEDULER_CONFIG);
+    const s = m.state;
+    const allowed = new Uint8Array(s.nodes.length).fill(1);
+    allowed[s.nodeIndex.get('node-1')!] = 0;
+    const two = findPlacement(s, minimumItems(m.jobs.get('two')!), undefined, allowed);
+    expect(two.ok ? 'ok' : two.failure).toMatchObject({ kind: 'insufficient', placed: 1, count: 2 });
+    const one = findPlacement(s, minimumItems(m.jobs.get('one')!), undefined, allowed);
+    expect(one.ok ? one.placement : 'failed').toEqual([[s.nodeIndex.get('node-2')]]);
+    // The whole cluster has room for both.
+    expect(findPlacement(s, minimumItems(m.jobs.get('two')!)).ok).toBe(true);
+  });
+
   it('uses the maximum configuration for gangs', () => {
     const snap = snapshot(paperTestbed(), [waiting('j', { min: 1, max: 4 })]);
     expect(place(snap, 'j', 'max')).toEqual(['PS:0@node-1', 'Worker:0@node-1', 'Worker:1@node-1', 'Worker:2@node-1', 'Worker:3@node-1']);
