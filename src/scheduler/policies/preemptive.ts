@@ -87,15 +87,19 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
 
   // Asked up to three times per job (growth, head search, backfill); the answer never changes.
   const neverFitsMemo = new Map<CompiledJob, PlacementFailure | null>();
+  // Minimum configurations (by key) that found a placement on the pass's cluster at some point.
+  const fittedKeys = new Set<string>();
   const neverFits = (job: CompiledJob): PlacementFailure | undefined => {
     let failure = neverFitsMemo.get(job);
     if (failure === undefined) {
       // Most jobs are asked just before they are placed, and the search on the current cluster is
-      // then kept for that placement (same key, nothing changed). A job that fits now fits with no
-      // other job running (idle there is never less on any node, so the same placement is valid):
-      // the answer, without a search on the empty cluster.
+      // then kept for that placement (same key, nothing changed). A job that fits now, or whose
+      // shape fitted earlier in the pass, fits with no other job running (idle there is never
+      // less on any node than at any point of the pass, so the same placement is valid): the
+      // answer, without a search on the empty cluster.
       const now = findPlacement(state, minimumItems(job), minimumKey(job));
-      if (now.ok) failure = null;
+      if (now.ok) fittedKeys.add(minimumKey(job));
+      if (now.ok || fittedKeys.has(minimumKey(job))) failure = null;
       else {
         const out = findPlacement(model.emptyCluster(), minimumItems(job), minimumKey(job));
         failure = out.ok ? null : out.failure;
@@ -146,6 +150,7 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     const items = minimumItems(job);
     const out = findPlacement(state, items, minimumKey(job), allowed);
     if (!out.ok) return out.failure;
+    fittedKeys.add(minimumKey(job));
     commitPlacement(state, items, out.placement);
     plan.admit(job.key, admitPlaced(model, job, items, out.placement));
     gate.charge(job, job.minRequests, 1);
