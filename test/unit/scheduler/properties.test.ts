@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { resolveSchedulerConfig } from '../../../src/scheduler/config.ts';
 import { schedule } from '../../../src/scheduler/index.ts';
-import type { ClusterSnapshot, JobSpec, Plan, PolicyName } from '../../../src/scheduler/types.ts';
+import type { SchedulerConfig } from '../../../src/scheduler/config.ts';
+import type { ClusterSnapshot, JobSpec, JobState, Plan, PolicyName } from '../../../src/scheduler/types.ts';
 import { applyPlan, overcommittedNodes, placedByPlan, placementAllowed } from './helpers/apply-plan.ts';
 import { shuffled, snapshotArb } from './helpers/arbitraries.ts';
 
@@ -19,11 +20,20 @@ const togglesArb = fc.record({
   backfillWhenHeadBlocked: fc.boolean(),
   admitUntilBlocked: fc.boolean(),
   preemptOnlyForGain: fc.boolean(),
+  preemptCheapestFirst: fc.boolean(),
   growBeforeAdmit: fc.boolean(),
+  demoteByAttainedService: fc.boolean(),
+  suspendDemoted: fc.boolean(),
+  suspendForBackfill: fc.boolean(),
+  demoteConverged: fc.boolean(),
+  growByEfficiency: fc.boolean(),
+  relocateConverged: fc.boolean(),
 });
 const configArb = fc.record({
   starveLimitMs: fc.constantFrom(20_000, 100_000, 10_000_000),
   scaleOutCooldownMs: fc.constantFrom(0, 60_000),
+  // Low enough that the generated attained service (0 to 50,000 worker-seconds) demotes some jobs.
+  demoteAfterWorkerSeconds: fc.constantFrom(1_000, 10_000),
   improvements: fc.option(togglesArb, { nil: undefined }),
 });
 const RUNS = { numRuns: 150, seed: 20261121 } as const;
@@ -33,9 +43,21 @@ const workersOf = (snap: ClusterSnapshot, key: string): number =>
     .find((j) => j.spec.key === key)!
     .replicas.filter((r) => r.type === snap.jobs.find((j) => j.spec.key === key)!.spec.workers?.type).length;
 
-/** "a ranks strictly above b" from first principles: class, reported weight, then t_j, then key. */
-function outranks(a: JobSpec, wa: number, b: JobSpec, wb: number): boolean {
+/**
+ * `ours`' demotion band from first principles: 1 once past the attained-service threshold, or
+ * reporting Converged, when the matching toggle is on; 0 otherwise (always 0 for `kod2`).
+ */
+function bandOf(policy: PolicyName, job: JobState, config: SchedulerConfig): number {
+  if (policy !== 'ours') return 0;
+  const served = config.improvements.demoteByAttainedService && (job.attainedWorkerSeconds ?? 0) > config.demoteAfterWorkerSeconds;
+  const converged = config.improvements.demoteConverged && job.progress?.phase === 'Converged';
+  return served || converged ? 1 : 0;
+}
+
+/** "a ranks strictly above b" from first principles: class, demotion band, reported weight, then t_j, then key. */
+function outranks(a: JobSpec, wa: number, b: JobSpec, wb: number, bands: { a: number; b: number } = { a: 0, b: 0 }): boolean {
   if (a.priority !== b.priority) return a.priority > b.priority;
+  if (bands.a !== bands.b) return bands.a < bands.b;
   if (wa !== wb) return wa > wb;
   if (a.submittedAt !== b.submittedAt) return a.submittedAt < b.submittedAt;
   return a.key < b.key;
@@ -162,12 +184,14 @@ describe('scheduling invariants (property-based)', () => {
           const config = resolveSchedulerConfig(c);
           const plan = schedule(policy, snap, config);
           const spec = new Map(snap.jobs.map((j) => [j.spec.key, j.spec]));
+          const state = new Map(snap.jobs.map((j) => [j.spec.key, j]));
           for (const s of plan.scaleIn) {
             const victim = spec.get(s.job)!;
             const forJob = spec.get(s.forJob)!;
             expect(plan.admit.map((a) => a.job)).toContain(s.forJob);
             expect(victim.priority).toBeLessThanOrEqual(forJob.priority);
-            expect(outranks(forJob, plan.weights[forJob.key]!, victim, plan.weights[victim.key]!)).toBe(true);
+            const bands = { a: bandOf(policy, state.get(forJob.key)!, config), b: bandOf(policy, state.get(victim.key)!, config) };
+            expect(outranks(forJob, plan.weights[forJob.key]!, victim, plan.weights[victim.key]!, bands)).toBe(true);
             const starving = snap.now - forJob.submittedAt >= config.starveLimitMs;
             if (policy === 'ours' && config.improvements.cooldown && forJob.priority === victim.priority && !starving) {
               for (const r of s.remove) expect(r.createdAt === undefined || snap.now - r.createdAt >= config.scaleOutCooldownMs).toBe(true);
@@ -178,6 +202,40 @@ describe('scheduling invariants (property-based)', () => {
       );
     });
   }
+
+  it('ours suspends only whole, suspendable, running jobs past the attained-service threshold, for an admitted job that is not', () => {
+    let suspensions = 0;
+    fc.assert(
+      fc.property(snapshotArb, configArb, (snap, c) => {
+        const config = resolveSchedulerConfig(c);
+        const plan = schedule('ours', snap, config);
+        const state = new Map(snap.jobs.map((j) => [j.spec.key, j]));
+        const served = (j: JobState): boolean => (j.attainedWorkerSeconds ?? 0) > config.demoteAfterWorkerSeconds;
+        const suspended = new Set(plan.suspend.map((x) => x.job));
+        expect(suspended.size).toBe(plan.suspend.length);
+        for (const x of plan.suspend) {
+          suspensions++;
+          const victim = state.get(x.job)!;
+          const forJob = state.get(x.forJob)!;
+          expect(config.improvements.demoteByAttainedService && config.improvements.suspendDemoted).toBe(true);
+          expect(victim.phase).toBe('running');
+          expect(victim.spec.suspendable).toBe(true);
+          expect(served(victim)).toBe(true);
+          expect(served(forJob)).toBe(false);
+          expect(victim.spec.priority).toBeLessThanOrEqual(forJob.spec.priority);
+          expect(forJob.phase).toBe('waiting');
+          expect(plan.admit.map((a) => a.job)).toContain(x.forJob);
+          // A suspended job is neither shrunk nor grown nor re-admitted in the same plan.
+          expect(plan.scaleIn.some((s) => s.job === x.job)).toBe(false);
+          expect(plan.scaleOut.some((s) => s.job === x.job)).toBe(false);
+          expect(plan.admit.some((a) => a.job === x.job)).toBe(false);
+        }
+      }),
+      { numRuns: 500, seed: 20261121 },
+    );
+    // The generators must reach the rule at all, or this property says nothing.
+    expect(suspensions).toBeGreaterThan(0);
+  });
 
   it('ours with preemptOnlyForGain: a same-class, non-starving job takes only workers that add less than its admission gains', () => {
     // From first principles: share = Σ request / cluster allocatable (pods aside); s(k) = curve[k−1] / curve[min(max, len) − 1].

@@ -20,6 +20,8 @@ const sameReplica = (a: ReplicaInstance, b: ReplicaInstance): boolean => a.type 
 export function applyPlan(snap: ClusterSnapshot, plan: Plan): ClusterSnapshot {
   const jobs = snap.jobs.map((j): JobState => {
     const key = j.spec.key;
+    // Suspensions first: the job goes back to the queue without pods.
+    if (plan.suspend.some((x) => x.job === key)) return { spec: j.spec, phase: 'waiting', replicas: [] };
     const admission = plan.admit.find((a) => a.job === key);
     let replicas = admission === undefined ? [...j.replicas] : [...admission.replicas];
     const phase = admission === undefined ? j.phase : 'running';

@@ -12,6 +12,7 @@ import type {
   PlacementConstraints,
   ReplicaInstance,
   Resources,
+  TrainingPhase,
 } from '../../../../src/scheduler/types.ts';
 import { placementAllowed } from './apply-plan.ts';
 import { Gi } from './builders.ts';
@@ -94,6 +95,13 @@ const jobArb = fc.record({
   runningWorkers: fc.nat(),
   createdAgo: fc.integer({ min: 0, max: 200_000 }),
   scalingCurve: fc.option(fc.array(fc.integer({ min: 1, max: 100 }), { minLength: 1, maxLength: 6 }), { nil: undefined }),
+  // What `ours` ranks and suspends by: attained service (worker-seconds; the property tests set the
+  // demotion threshold to 1,000 or 10,000), the phase of the job's own progress signal, and whether
+  // it may be suspended whole.
+  attained: fc.option(fc.constantFrom(0, 500, 5_000, 50_000), { nil: undefined }),
+  phase: fc.constantFrom(undefined, undefined, 'Progressing', 'Slowing', 'Converged'),
+  growth: fc.option(fc.constantFrom(0, 0.01, 0.2, 1), { nil: undefined }),
+  suspendable: fc.boolean(),
 });
 
 export interface GeneratedCluster {
@@ -195,8 +203,22 @@ function clusterArb(crowded: boolean): fc.Arbitrary<ClusterSnapshot> {
                 },
               }
             : {}),
+          ...(j.suspendable ? { suspendable: true } : {}),
         };
-        if (!j.wantRunning) return { spec, phase: 'waiting', replicas: [] };
+        // Waiting jobs may have run before (a suspended job keeps its attained service).
+        const signals: Pick<JobState, 'attainedWorkerSeconds' | 'progress'> = {
+          ...(j.attained === undefined ? {} : { attainedWorkerSeconds: j.attained }),
+          ...(j.phase === undefined
+            ? {}
+            : {
+                progress: {
+                  phase: j.phase as TrainingPhase,
+                  since: now - j.createdAgo,
+                  ...(j.growth === undefined ? {} : { growth: j.growth }),
+                },
+              }),
+        };
+        if (!j.wantRunning) return { spec, phase: 'waiting', replicas: [], ...signals };
         const workerCount = j.hasWorkers ? (crowded ? max : min + (j.runningWorkers % (j.extra + 1))) : 0;
         const wanted: { type: string; index: number }[] = [];
         for (const g of fixed) for (let k = 0; k < g.count; k++) wanted.push({ type: g.type, index: k });
@@ -204,14 +226,14 @@ function clusterArb(crowded: boolean): fc.Arbitrary<ClusterSnapshot> {
         const gap = workerCount > 1 && j.runningWorkers % 3 === 0 ? 1 : 0;
         for (let k = 0; k < workerCount; k++) wanted.push({ type: 'Worker', index: k >= 1 ? k + gap : k });
         const placed = placeAll(spec, wanted, nodes, used, i);
-        if (placed === undefined) return { spec, phase: 'waiting', replicas: [] };
+        if (placed === undefined) return { spec, phase: 'waiting', replicas: [], ...signals };
         const replicas: ReplicaInstance[] = wanted.map((r) => ({
           type: r.type,
           index: r.index,
           node: placed.get(`${r.type}:${r.index}`)!,
           createdAt: now - j.createdAgo,
         }));
-        return { spec, phase: 'running', replicas };
+        return { spec, phase: 'running', replicas, ...signals };
       });
       if (crowded) {
         // Leave under half a cpu idle per node: small waiting jobs fit only by preempting.
