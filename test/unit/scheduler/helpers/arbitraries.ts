@@ -12,7 +12,6 @@ import type {
   PlacementConstraints,
   ReplicaInstance,
   Resources,
-  TrainingPhase,
 } from '../../../../src/scheduler/types.ts';
 import { placementAllowed } from './apply-plan.ts';
 import { Gi } from './builders.ts';
@@ -212,7 +211,7 @@ function clusterArb(crowded: boolean): fc.Arbitrary<ClusterSnapshot> {
             ? {}
             : {
                 progress: {
-                  phase: j.phase as TrainingPhase,
+                  phase: j.phase,
                   since: now - j.createdAgo,
                   ...(j.growth === undefined ? {} : { growth: j.growth }),
                 },
