@@ -250,7 +250,9 @@ export class FitTree {
         const r = l + 1;
         const first = this.#better(l, r);
         const second = first === l ? r : l;
-        if (best[second]! >= 0 && !useless(dm, second * R)) this.#push(second);
+        // Queued unchecked: most queued siblings are never popped (a walk usually ends after a
+        // few nodes), and one that is gets its `useless` check then.
+        if (best[second]! >= 0) this.#push(second);
         i = best[first]! >= 0 && !useless(dm, first * R) ? first : -1;
         if (i < 0) break;
       }
