@@ -164,7 +164,10 @@ function computePlacement(state: ClusterState, items: readonly PlacementItem[], 
   // that accident of order.
   const first = greedy(state, live, feasible, allowed);
   if (first.ok) return expand(items, first.nodes);
-  live.forEach((it, i) => capacities?.set(it.group.shapeKey, { epoch: state.epoch, capacity: first.capacity[i]! }));
+  // Only an item the walk could not place has its capacity counted exactly (see `greedy`).
+  live.forEach((it, i) => {
+    if (first.placed[i]! < it.count) capacities?.set(it.group.shapeKey, { epoch: state.epoch, capacity: first.capacity[i]! });
+  });
   // No order can help when some item lacks room even with the job's other replicas absent.
   const retryCanHelp = live.every((it, i) => first.capacity[i]! >= it.count);
   const bySize = live.map((it, i) => ({ it, i, size: state.normalizedSize(it.group.vec) })).sort((a, b) => b.size - a.size || a.i - b.i);
@@ -190,8 +193,10 @@ function expand(items: readonly PlacementItem[], liveNodes: readonly (readonly n
 }
 
 /**
- * On failure, `capacity[i]`: how many replicas of item i the walked nodes could hold on their own
- * (before any replica of this job), summed over every usable node (a failed walk visits them all).
+ * On failure, `capacity[i]`: how many replicas of item i the usable nodes could hold on their own
+ * (before any replica of this job), summed over every node. Exact for an item the walk could not
+ * place (a failed walk visits every node where one of its replicas fits); for an item it placed in
+ * full, only known to be at least its count (∞ stands for that) on an unrestricted walk.
  */
 type GreedyResult =
   { readonly ok: true; readonly nodes: number[][] } | { readonly ok: false; readonly placed: number[]; readonly capacity: number[] };
@@ -238,12 +243,17 @@ function greedy(
     for (let i = 0; i < live.length; i++) if (remaining[i]! > 0 && fitsAt(live[i]!.group.vec, have, offset)) return false;
     return true;
   };
+  // Per item, what the visited nodes could hold of it on their own while it still had replicas to
+  // place: every node where one fits is visited until then, so for an item never placed in full this
+  // is its capacity on the whole cluster, counted by the walk itself.
+  const standalone = live.map(() => 0);
   tree.walk(useless, (n) => {
     if (allowed !== undefined && allowed[n] === 0) return true;
     let loaded = false;
     for (let i = 0; i < live.length; i++) {
       if (feasible[i]!.feasible[n] === 0 || remaining[i] === 0) continue;
       const vec = live[i]!.group.vec;
+      standalone[i]! += fitCount(vec, state.idle, n * R);
       if (!loaded) {
         scratch.set(state.idle.subarray(n * R, n * R + R));
         loaded = true;
@@ -257,26 +267,20 @@ function greedy(
     }
     return left > 0;
   });
-  if (left > 0) return { ok: false, placed: live.map((it, i) => it.count - remaining[i]!), capacity: capacities(state, live, allowed) };
+  if (left > 0) {
+    const placed = live.map((it, i) => it.count - remaining[i]!);
+    const capacity =
+      allowed === undefined
+        ? standalone.map((c, i) => (remaining[i]! > 0 ? c : Number.POSITIVE_INFINITY))
+        : restrictedCapacities(state, live, allowed);
+    return { ok: false, placed, capacity };
+  }
   return { ok: true, nodes: placedNodes };
 }
 
 /**
- * What a failed walk would have summed over every node it visited: per item, how many replicas
- * the nodes of the walk that allow it could hold on their own (the ready nodes its constraints
- * allow). A sum, so node order is irrelevant.
- */
-function capacities(state: ClusterState, live: readonly PlacementItem[], allowed: Uint8Array | undefined): number[] {
-  if (allowed !== undefined) return restrictedCapacities(state, live, allowed);
-  return live.map((it) => {
-    const c = shapeCapacity(state, it.group);
-    return c.infinite > 0 ? Number.POSITIVE_INFINITY : c.finite;
-  });
-}
-
-/**
- * The same per-node counts, over the allowed nodes only (the members of any walk's tree that the
- * group's constraints allow are exactly the ready nodes they allow, which the counts cover).
+ * Per item, how many replicas the allowed nodes could hold on their own: the shape's per-node
+ * counts (kept up to date incrementally) summed over the allowed nodes.
  */
 function restrictedCapacities(state: ClusterState, live: readonly PlacementItem[], allowed: Uint8Array): number[] {
   return live.map((it) => {
@@ -288,14 +292,12 @@ function restrictedCapacities(state: ClusterState, live: readonly PlacementItem[
 }
 
 /**
- * One shape's capacity, kept per node, so that asking again costs only the nodes changed since.
- * Counts are whole numbers (or ∞ for a replica that requests nothing, counted apart), so the sum
- * kept by additions and subtractions equals a fresh sum exactly.
+ * One shape's room per node (how many replicas fit on each on their own; ∞ for a replica that
+ * requests nothing), kept up to date with the nodes changed since, so that asking again costs only
+ * those. Only restricted searches read it (placement.ts's unrestricted walks count for themselves).
  */
 interface ShapeCapacity {
   readonly counts: Float64Array;
-  finite: number;
-  infinite: number;
   /** How much of `state.changed` is accounted for. */
   seen: number;
 }
@@ -309,25 +311,19 @@ function shapeCapacity(state: ClusterState, group: CompiledGroup): ShapeCapacity
   const vec = group.vec;
   const memo = shapeCapacitiesFor(state);
   let c = memo.get(group.shapeKey);
-  const set = (n: number): void => {
-    const x = state.ready[n] === 1 && ok[n] === 1 ? fitCount(vec, state.idle, n * R) : 0;
-    const old = c!.counts[n]!;
-    if (x === old) return;
-    if (old === Number.POSITIVE_INFINITY) c!.infinite--;
-    else c!.finite -= old;
-    if (x === Number.POSITIVE_INFINITY) c!.infinite++;
-    else c!.finite += x;
-    c!.counts[n] = x;
-  };
   if (c === undefined) {
-    c = { counts: new Float64Array(state.nodes.length), finite: 0, infinite: 0, seen: state.changed.length };
+    const counts = new Float64Array(state.nodes.length);
+    c = { counts, seen: state.changed.length };
     memo.set(group.shapeKey, c);
     // A node without room for one replica counts 0: only the nodes the mask's search tree does
     // not rule out are counted (in a busy cluster, few).
-    state.treeFor(group.maskId).forEachHolding(vec, set);
+    state.treeFor(group.maskId).forEachHolding(vec, (n) => (counts[n] = fitCount(vec, state.idle, n * R)));
   } else {
     const changed = state.changed;
-    for (let k = c.seen; k < changed.length; k++) set(changed[k]!);
+    for (let k = c.seen; k < changed.length; k++) {
+      const n = changed[k]!;
+      c.counts[n] = state.ready[n] === 1 && ok[n] === 1 ? fitCount(vec, state.idle, n * R) : 0;
+    }
     c.seen = changed.length;
   }
   return c;
