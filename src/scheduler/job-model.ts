@@ -159,10 +159,51 @@ function compileGroup(
   return { type, requests, vec: vectors.vector(vecId), maskId, count, shapeKey: vectors.shapeKey(vecId, maskId) };
 }
 
+/**
+ * A job's signature (its groups' types, shapes and counts) and minimum configuration key, one string
+ * each per distinct signature in the pass: thousands of jobs share a few shapes, and a shared string
+ * is built once and hashed once by the placement caches that key on it, not once per job. A trie by
+ * group, whose nodes hold the strings.
+ */
+class Signature {
+  readonly signature: string;
+  readonly minimumKey: string;
+  /** Next group: type, then shape key, then count. */
+  #next: Map<string, Map<string, Map<number, Signature>>> | undefined;
+
+  constructor(signature: string) {
+    this.signature = signature;
+    this.minimumKey = `${signature}#min`;
+  }
+
+  /** This signature followed by one more group. */
+  then(group: CompiledGroup): Signature {
+    this.#next ??= new Map();
+    let byShape = this.#next.get(group.type);
+    if (byShape === undefined) {
+      byShape = new Map();
+      this.#next.set(group.type, byShape);
+    }
+    let byCount = byShape.get(group.shapeKey);
+    if (byCount === undefined) {
+      byCount = new Map();
+      byShape.set(group.shapeKey, byCount);
+    }
+    let next = byCount.get(group.count);
+    if (next === undefined) {
+      const part = `${group.type}:${group.shapeKey}x${group.count}`;
+      next = new Signature(this.signature === '' ? part : `${this.signature}|${part}`);
+      byCount.set(group.count, next);
+    }
+    return next;
+  }
+}
+
 function compileJob(
   js: JobState,
   vectors: VectorTable,
   masks: FeasibilityMasks,
+  signatures: Signature,
   clusterTotal: Resources,
   now: number,
   config: SchedulerConfig,
@@ -198,9 +239,9 @@ function compileJob(
   const weight = jobWeightFrom(spec, minRequests, clusterTotal, config.weight);
   const starving = js.phase === 'waiting' && isStarving(spec, now, config);
   const logit = effectiveLogit(weight.logit, starving);
-  let signature = '';
-  for (const g of fixed) signature += `${signature === '' ? '' : '|'}${g.type}:${g.shapeKey}x${g.count}`;
-  if (workers !== undefined) signature += `${signature === '' ? '' : '|'}${workers.type}:${workers.shapeKey}x${workers.count}`;
+  let signature = signatures;
+  for (const g of fixed) signature = signature.then(g);
+  if (workers !== undefined) signature = signature.then(workers);
   const served = ranking.byAttainedService ? serviceBand(js.attainedWorkerSeconds ?? 0, config) : 0;
   const converged = ranking.byPhase && js.progress?.phase === 'Converged' ? 1 : 0;
   const band = Math.max(served, converged);
@@ -219,8 +260,8 @@ function compileJob(
     baseWeight: weight.weight,
     starving,
     weight: sigmoid(logit),
-    signature,
-    minimumKey: `${signature}#min`,
+    signature: signature.signature,
+    minimumKey: signature.minimumKey,
     minimum,
   };
 }
@@ -279,7 +320,9 @@ export function buildPassModel(snapshot: ClusterSnapshot, config: SchedulerConfi
   const unfinished = snapshot.jobs.filter((j) => j.phase !== 'finished').sort((a, b) => compareStrings(a.spec.key, b.spec.key));
   const jobs = new Map<string, CompiledJob>();
   const vectors = new VectorTable(dims);
-  for (const js of unfinished) jobs.set(js.spec.key, compileJob(js, vectors, masks, clusterTotal, snapshot.now, config, ranking));
+  const signatures = new Signature('');
+  for (const js of unfinished)
+    jobs.set(js.spec.key, compileJob(js, vectors, masks, signatures, clusterTotal, snapshot.now, config, ranking));
 
   const base = clusterBase(dims, nodes, nodeIndex, snapshot.otherPods);
   const loads: BoundLoad[] = [];
