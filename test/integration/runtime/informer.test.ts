@@ -1,7 +1,7 @@
 // The informer against a real kube-apiserver: sync, events, 410 Gone recovery, list failures.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
-import { Informer, type InformerEvent, type ListerWatcher } from '../../../src/runtime/informer.ts';
+import { Informer, type InformerEvent, type ListerWatcher, type ListPage } from '../../../src/runtime/informer.ts';
 import { KubeClients } from '../../../src/runtime/kube-client.ts';
 import { silentLogger } from '../../../src/runtime/logger.ts';
 import { adminKubeConfig, compactEtcd, createNamespace, deleteNamespace, eventually } from '../../support/kube.ts';
@@ -14,6 +14,26 @@ function configMapLister(clients: KubeClients, namespace: string): ListerWatcher
     watchPath: `/api/v1/namespaces/${namespace}/configmaps`,
     labelSelector: 'app=informer-test',
   };
+}
+
+/**
+ * `real`, except that its first list answers `firstPage(page)` instead of the API server's page;
+ * `lists()` says how many lists were made.
+ */
+function firstListTampered(
+  real: ListerWatcher<V1ConfigMap>,
+  firstPage: (page: ListPage<V1ConfigMap>) => ListPage<V1ConfigMap>,
+): { lw: ListerWatcher<V1ConfigMap>; lists: () => number } {
+  let lists = 0;
+  const lw: ListerWatcher<V1ConfigMap> = {
+    ...real,
+    list: async (opts) => {
+      lists += 1;
+      const page = await real.list(opts);
+      return lists > 1 ? page : firstPage(page);
+    },
+  };
+  return { lw, lists: () => lists };
 }
 
 describe('Informer', () => {
@@ -58,19 +78,10 @@ describe('Informer', () => {
     await compactEtcd();
     // The first list claims a resourceVersion far in the past and includes an object that no longer
     // exists: the watch from that RV fails with 410 Gone and the informer must relist.
-    let lists = 0;
-    const lw: ListerWatcher<V1ConfigMap> = {
-      ...real,
-      list: async (opts) => {
-        lists += 1;
-        const page = await real.list(opts);
-        if (lists > 1) return page;
-        return {
-          items: [...page.items, { ...cm('vanished'), metadata: { ...cm('vanished').metadata, namespace: ns, resourceVersion: '2' } }],
-          metadata: { resourceVersion: '2' },
-        };
-      },
-    };
+    const { lw, lists } = firstListTampered(real, (page) => ({
+      items: [...page.items, { ...cm('vanished'), metadata: { ...cm('vanished').metadata, namespace: ns, resourceVersion: '2' } }],
+      metadata: { resourceVersion: '2' },
+    }));
     const watchEvents: string[] = [];
     const informer = new Informer(kc(), lw, {
       name: 'cm-gone',
@@ -86,7 +97,7 @@ describe('Informer', () => {
     await informer.waitForSync();
     await eventually(async () => deleted.includes('vanished'), { what: 'synthetic delete after relist', timeoutMs: 20_000 });
     expect(watchEvents).toContain('gone');
-    expect(lists).toBeGreaterThanOrEqual(2);
+    expect(lists()).toBeGreaterThanOrEqual(2);
     expect(informer.store.get(`${ns}/ghost`)).toBeDefined();
     // After recovering, live events flow again.
     await core().createNamespacedConfigMap({ namespace: ns, body: cm('after-gone') });
@@ -120,15 +131,10 @@ describe('Informer', () => {
     await core().createNamespacedConfigMap({ namespace: ns, body: cm('missed') });
     // The first list leaves out an object that exists, as a cache behind the API server would be:
     // no watch event will bring it, since it is older than the list's resourceVersion.
-    let lists = 0;
-    const lw: ListerWatcher<V1ConfigMap> = {
-      ...real,
-      list: async (opts) => {
-        lists += 1;
-        const page = await real.list(opts);
-        return lists > 1 ? page : { ...page, items: page.items.filter((c) => c.metadata?.name !== 'missed') };
-      },
-    };
+    const { lw, lists } = firstListTampered(real, (page) => ({
+      ...page,
+      items: page.items.filter((c) => c.metadata?.name !== 'missed'),
+    }));
     const informer = new Informer(kc(), lw, { name: 'cm-resync', logger: silentLogger() });
     const adds: string[] = [];
     informer.on((type, obj) => {
@@ -138,7 +144,7 @@ describe('Informer', () => {
     await informer.waitForSync();
     expect(informer.store.get(`${ns}/missed`)).toBeUndefined();
     await informer.resync();
-    expect(lists).toBe(2);
+    expect(lists()).toBe(2);
     expect(informer.store.get(`${ns}/missed`)).toBeDefined();
     expect(adds).toContain('missed');
     // It watches on from the new list: live events flow.
