@@ -1,12 +1,20 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCHEDULER_CONFIG } from '../../../src/scheduler/config.ts';
-import { buildPassModel } from '../../../src/scheduler/job-model.ts';
+import { buildPassModel, isPsType } from '../../../src/scheduler/job-model.ts';
 import { cpu, Gi, node, paperTestbed, running, snapshot, waiting } from './helpers/builders.ts';
 
 const model = (...args: Parameters<typeof snapshot>) => buildPassModel(snapshot(...args), DEFAULT_SCHEDULER_CONFIG);
 
 describe('cluster model', () => {
+  it('recognises the PS replica type case-insensitively, as tf-operator does, and nothing else', () => {
+    for (const t of ['PS', 'ps', 'Ps', 'pS']) expect(isPsType(t)).toBe(true);
+    for (const t of ['', 'P', 'S', 'PSX', 'Worker', 'Chief', 'pſ', 'P S', 'ps ']) expect(isPsType(t)).toBe(false);
+    // Every string of up to two characters from a mixed alphabet: the same answer as lower-casing.
+    const alphabet = ['p', 'P', 's', 'S', 'ſ', 'İ', 'x', ' '];
+    for (const a of alphabet) for (const b of ['', ...alphabet]) expect(isPsType(a + b)).toBe((a + b).toLowerCase() === 'ps');
+  });
+
   it('idle = allocatable − bound replicas of running jobs − other pods', () => {
     const m = model(
       paperTestbed(),
