@@ -130,15 +130,17 @@ function computePlacement(state: ClusterState, items: readonly PlacementItem[], 
       return { ok: false, failure: { kind: 'insufficient', group: it.group, placed: known.capacity, count: it.count } };
     }
   }
-  // A restricted search (backfill off a starving job's reservation) is never cached and in a busy
-  // cluster almost always fails, after a walk over every allowed node with room for some replica.
-  // An item with fewer places on the allowed nodes than it has replicas fails it for certain, so
-  // its kept per-node counts answer first.
+  // A restricted search (backfill off a starving job's reservation, or a starving job on its
+  // reservation alone) is never cached and in a busy cluster almost always fails, after a walk over
+  // every allowed node with room for some replica. An item with fewer places on the allowed nodes
+  // than it has replicas fails it for certain, so counting them answers first (item by item, up to
+  // the first that fails: the same first failure as counting all).
   if (allowed !== undefined) {
-    const room = restrictedCapacities(state, live, allowed);
+    const few = fewAllowed(allowed);
     for (let i = 0; i < live.length; i++) {
       const it = live[i]!;
-      if (room[i]! < it.count) return { ok: false, failure: { kind: 'insufficient', group: it.group, placed: room[i]!, count: it.count } };
+      const room = restrictedRoom(state, it.group, allowed, few);
+      if (room < it.count) return { ok: false, failure: { kind: 'insufficient', group: it.group, placed: room, count: it.count } };
     }
   }
   const fitsTotalSomewhere = fitsAt(total, maxIdle, 0);
@@ -278,23 +280,52 @@ function greedy(
   return { ok: true, nodes: placedNodes };
 }
 
-/**
- * Per item, how many replicas the allowed nodes could hold on their own: the shape's per-node
- * counts (kept up to date incrementally) summed over the allowed nodes.
- */
+/** Per item, how many replicas the allowed nodes could hold on their own (`restrictedRoom`). */
 function restrictedCapacities(state: ClusterState, live: readonly PlacementItem[], allowed: Uint8Array): number[] {
-  return live.map((it) => {
-    const counts = shapeCapacity(state, it.group).counts;
-    let sum = 0;
-    for (let n = 0; n < counts.length; n++) if (allowed[n] === 1) sum += counts[n]!;
+  const few = fewAllowed(allowed);
+  return live.map((it) => restrictedRoom(state, it.group, allowed, few));
+}
+
+/**
+ * The allowed nodes, when they are few enough that visiting each beats the shape's per-node counts
+ * (a starving job's reservation: a handful of nodes, where those counts would first have to catch
+ * up with every change of the pass); undefined otherwise (backfill around that reservation:
+ * nearly every node).
+ */
+function fewAllowed(allowed: Uint8Array): number[] | undefined {
+  const limit = Math.max(8, allowed.length >> 4);
+  const nodes: number[] = [];
+  for (let n = 0; n < allowed.length; n++) {
+    if (allowed[n] === 1) {
+      if (nodes.length === limit) return undefined;
+      nodes.push(n);
+    }
+  }
+  return nodes;
+}
+
+/**
+ * How many replicas of the group the allowed nodes could hold on their own: counted on the allowed
+ * nodes themselves when they are few, else from the shape's per-node counts.
+ */
+function restrictedRoom(state: ClusterState, group: CompiledGroup, allowed: Uint8Array, few: readonly number[] | undefined): number {
+  let sum = 0;
+  if (few !== undefined) {
+    const R = state.R;
+    const ok = state.masks.get(group.maskId).feasible;
+    for (const n of few) if (state.ready[n] === 1 && ok[n] === 1) sum += fitCount(group.vec, state.idle, n * R);
     return sum;
-  });
+  }
+  const counts = shapeCapacity(state, group).counts;
+  for (let n = 0; n < counts.length; n++) if (allowed[n] === 1) sum += counts[n]!;
+  return sum;
 }
 
 /**
  * One shape's room per node (how many replicas fit on each on their own; ∞ for a replica that
  * requests nothing), kept up to date with the nodes changed since, so that asking again costs only
- * those. Only restricted searches read it (placement.ts's unrestricted walks count for themselves).
+ * those. Only restricted searches over many nodes read it (placement.ts's unrestricted walks count
+ * for themselves).
  */
 interface ShapeCapacity {
   readonly counts: Float64Array;

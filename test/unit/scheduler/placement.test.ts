@@ -1,8 +1,12 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCHEDULER_CONFIG } from '../../../src/scheduler/config.ts';
 import { buildPassModel } from '../../../src/scheduler/job-model.ts';
-import { findPlacement, maximumItems, minimumItems } from '../../../src/scheduler/placement.ts';
+import type { CompiledJob } from '../../../src/scheduler/job-model.ts';
+import { commitPlacement, findPlacement, maximumItems, minimumItems } from '../../../src/scheduler/placement.ts';
+import type { Placement } from '../../../src/scheduler/placement.ts';
 import type { ClusterSnapshot } from '../../../src/scheduler/types.ts';
+import { snapshotArb } from './helpers/arbitraries.ts';
 import { cpu, Gi, node, paperTestbed, snapshot, waiting } from './helpers/builders.ts';
 
 /** Places job `key`'s minimum configuration on the snapshot; returns `type:index@node` or the failure. */
@@ -137,5 +141,60 @@ describe('placement rule (§4.1)', () => {
   it('uses the maximum configuration for gangs', () => {
     const snap = snapshot(paperTestbed(), [waiting('j', { min: 1, max: 4 })]);
     expect(place(snap, 'j', 'max')).toEqual(['PS:0@node-1', 'Worker:0@node-1', 'Worker:1@node-1', 'Worker:2@node-1', 'Worker:3@node-1']);
+  });
+
+  it('restricted to some nodes, places exactly as on a cluster where only those nodes are ready, as nodes fill', () => {
+    // Restricted searches count each item's room on the allowed nodes before walking (node by node
+    // when they are few, else from kept per-node counts): a count too low would fail a job the
+    // walk would place. The reference: the same cluster with every other node NotReady.
+    const limitOf = (nodes: number): number => Math.max(8, nodes >> 4);
+    let few = 0;
+    let many = 0;
+    let placed = 0;
+    fc.assert(
+      fc.property(snapshotArb, fc.boolean(), fc.integer({ min: 0, max: 2 ** 31 - 1 }), (small, copies, seed) => {
+        // Up to 8 nodes, or 40 copies of each, so that both ways of counting are taken.
+        const snap: ClusterSnapshot = copies
+          ? { ...small, nodes: small.nodes.flatMap((n) => Array.from({ length: 40 }, (_, k) => ({ ...n, name: `${n.name}-${k}` }))) }
+          : small;
+        const m = buildPassModel(snap, DEFAULT_SCHEDULER_CONFIG);
+        const committed: { key: string; max: boolean; placement: Placement }[] = [];
+        const itemsOf = (job: CompiledJob, max: boolean) => (max ? maximumItems(job) : minimumItems(job));
+        let rnd = seed;
+        const next = (): number => (rnd = (Math.imul(rnd, 1103515245) + 12345) >>> 0);
+        for (const job of m.jobs.values()) {
+          for (const max of [true, false]) {
+            const items = itemsOf(job, max);
+            const density = [2, 5, 60][next() % 3]!;
+            const allowed = Uint8Array.from(m.state.nodes, () => (next() % density === 0 ? 1 : 0));
+            const count = allowed.reduce((a, b) => a + b, 0);
+            if (count <= limitOf(allowed.length)) few++;
+            else many++;
+            const restricted = findPlacement(m.state, items, undefined, allowed);
+            // The reference cluster: what was committed so far, on the allowed nodes alone.
+            const onlyAllowed: ClusterSnapshot = {
+              ...snap,
+              nodes: m.state.nodes.map((n, i) => ({ ...n, ready: n.ready && allowed[i] === 1 })),
+            };
+            const ref = buildPassModel(onlyAllowed, DEFAULT_SCHEDULER_CONFIG);
+            for (const c of committed) commitPlacement(ref.state, itemsOf(ref.jobs.get(c.key)!, c.max), c.placement);
+            const expected = findPlacement(ref.state, itemsOf(ref.jobs.get(job.key)!, max));
+            expect(restricted.ok).toBe(expected.ok);
+            if (restricted.ok && expected.ok) expect(restricted.placement).toEqual(expected.placement);
+            // Fill the cluster as a pass would (unrestricted), so counts must follow changes.
+            const anywhere = findPlacement(m.state, items);
+            if (anywhere.ok && next() % 2 === 0) {
+              commitPlacement(m.state, items, anywhere.placement);
+              committed.push({ key: job.key, max, placement: anywhere.placement });
+              placed++;
+            }
+          }
+        }
+      }),
+      { numRuns: 150, seed: 20261126 },
+    );
+    expect(few).toBeGreaterThan(200);
+    expect(many).toBeGreaterThan(200);
+    expect(placed).toBeGreaterThan(200);
   });
 });
