@@ -343,10 +343,16 @@ export class ClusterState {
   }
 
   /** The ready nodes `maskId` allows, or every ready node for `undefined`, ascending. */
-  #members(maskId: number | undefined): number[] {
+  #members(maskId: number | undefined): Int32Array {
     const feasible = maskId === undefined ? undefined : this.masks.get(maskId).feasible;
-    const members: number[] = [];
-    for (let n = 0; n < this.ready.length; n++) if (this.ready[n] === 1 && (feasible === undefined || feasible[n] === 1)) members.push(n);
+    const ready = this.ready;
+    // Counted first, then written: one exact array, not one grown push by push (thousands of
+    // nodes, a dozen times per pass).
+    let count = 0;
+    for (let n = 0; n < ready.length; n++) if (ready[n] === 1 && (feasible === undefined || feasible[n] === 1)) count++;
+    const members = new Int32Array(count);
+    let k = 0;
+    for (let n = 0; n < ready.length; n++) if (ready[n] === 1 && (feasible === undefined || feasible[n] === 1)) members[k++] = n;
     return members;
   }
 

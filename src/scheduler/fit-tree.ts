@@ -42,7 +42,7 @@ export class FitTree {
   #size = 0;
 
   /** `members`: ascending node indices. */
-  constructor(src: FitTreeSource, nodeCount: number, members: readonly number[]) {
+  constructor(src: FitTreeSource, nodeCount: number, members: ArrayLike<number>) {
     this.#src = src;
     const R = src.R;
     let leaves = 1;

@@ -7,7 +7,7 @@ import { ClusterState, canonicalNodes, clusterBase, collectResourceNames, Feasib
 import type { BoundLoad } from './cluster-state.ts';
 import { ResourceIndex, VectorTable } from './resource-vector.ts';
 import { effectiveLogit, isStarving } from './starvation.ts';
-import type { ClusterSnapshot, JobState, PlacementConstraints, Resources } from './types.ts';
+import type { ClusterSnapshot, FixedReplicaGroup, JobState, PlacementConstraints, Resources } from './types.ts';
 import { clusterAllocatable, compareRank, jobWeightFrom, minimumRequests, sigmoid } from './weight.ts';
 import type { RankKey } from './weight.ts';
 
@@ -208,6 +208,35 @@ class Signature {
   }
 }
 
+/** Fixed groups in placement order: PS first (so workers join it), then by type. */
+function compareFixedGroups(a: FixedReplicaGroup, b: FixedReplicaGroup): number {
+  return Number(isPsType(b.type)) - Number(isPsType(a.type)) || compareStrings(a.type, b.type);
+}
+
+/**
+ * The fixed groups with replicas, in placement order. Usually the spec's own array (already in
+ * that order, every count positive); otherwise sorted by hand, as jobs have a group or three and
+ * `Array.prototype.sort` allocates its working state on every call (3,000 jobs per pass).
+ */
+function liveFixedGroups(groups: readonly FixedReplicaGroup[]): readonly FixedReplicaGroup[] {
+  let ready = true;
+  for (let i = 0; i < groups.length && ready; i++) {
+    ready = groups[i]!.count > 0 && (i === 0 || compareFixedGroups(groups[i - 1]!, groups[i]!) <= 0);
+  }
+  if (ready) return groups;
+  const live: FixedReplicaGroup[] = [];
+  for (const g of groups) {
+    if (g.count <= 0) continue;
+    let k = live.length;
+    while (k > 0 && compareFixedGroups(live[k - 1]!, g) > 0) {
+      live[k] = live[k - 1]!;
+      k--;
+    }
+    live[k] = g;
+  }
+  return live;
+}
+
 function compileJob(
   js: JobState,
   vectors: VectorTable,
@@ -219,9 +248,7 @@ function compileJob(
   ranking: BandRanking,
 ): CompiledJob {
   const spec = js.spec;
-  const live = spec.fixed.filter((g) => g.count > 0);
-  if (live.length > 1) live.sort((a, b) => Number(isPsType(b.type)) - Number(isPsType(a.type)) || compareStrings(a.type, b.type));
-  const fixed = live.map((g) => compileGroup(vectors, masks, g.type, g.requests, g.constraints, g.count));
+  const fixed = liveFixedGroups(spec.fixed).map((g) => compileGroup(vectors, masks, g.type, g.requests, g.constraints, g.count));
   let workers: CompiledWorkers | undefined;
   if (spec.workers !== undefined) {
     const w = spec.workers;

@@ -28,7 +28,14 @@ export class SortedNodes {
     this.#marked = new Uint8Array(scores.length);
     this.#old = new Float64Array(scores.length);
     const all = members === undefined ? Int32Array.from({ length: scores.length }, (_, i) => i) : Int32Array.from(members);
-    this.#order = all.sort((a, b) => this.#compare(a, b));
+    // `#compare` with nothing pending yet: the scores as they are (a sort of thousands of nodes
+    // per mask and pass, so without the pending-change lookup per comparison).
+    this.#order = all.sort((a, b) => {
+      const sa = scores[a]!;
+      const sb = scores[b]!;
+      if (sa !== sb) return sa > sb ? -1 : 1;
+      return a - b;
+    });
     this.#pos = new Int32Array(scores.length).fill(-1);
     for (let i = 0; i < this.#order.length; i++) this.#pos[this.#order[i]!] = i;
   }

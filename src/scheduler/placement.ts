@@ -98,11 +98,25 @@ export function nodesOf(state: ClusterState, placement: Placement): Uint8Array {
 // value is an upper bound, and a job needing more replicas of that shape fails without a walk.
 const capacitiesFor = perState<{ epoch: number; capacity: number }>();
 
+// Scratch vectors of one search (0: the job's total, 1: a node's room during a walk), reused:
+// a search runs thousands of times per pass and never keeps them, nor calls itself.
+const scratchVectors: Float64Array[] = [new Float64Array(0), new Float64Array(0)];
+
+/** Scratch vector `which`, R zeros. */
+function scratch(which: 0 | 1, R: number): Float64Array {
+  let v = scratchVectors[which]!;
+  if (v.length !== R) {
+    v = new Float64Array(R);
+    scratchVectors[which] = v;
+  } else v.fill(0);
+  return v;
+}
+
 function computePlacement(state: ClusterState, items: readonly PlacementItem[], allowed: Uint8Array | undefined): PlacementOutcome {
   const live = items.every((it) => it.count > 0) ? items : items.filter((it) => it.count > 0);
   if (live.length === 0) return { ok: true, placement: items.map(() => []) };
   const R = state.R;
-  const total = new Float64Array(R);
+  const total = scratch(0, R);
   // Index loops throughout: this runs thousands of times per pass, and an iterator per loop adds up.
   for (let i = 0; i < live.length; i++) {
     const it = live[i]!;
@@ -237,7 +251,7 @@ function greedy(
   const remaining = live.map((it) => it.count);
   const placedNodes: number[][] = live.map(() => []);
   let left = live.reduce((s, it) => s + it.count, 0);
-  const scratch = new Float64Array(R);
+  const room = scratch(1, R);
   const tree = walkTree(state, live);
   // A node where no replica still to place fits takes nothing: the tree skips such nodes (and
   // whole subtrees of them), which in a busy cluster are most of them.
@@ -257,11 +271,11 @@ function greedy(
       const vec = live[i]!.group.vec;
       standalone[i]! += fitCount(vec, state.idle, n * R);
       if (!loaded) {
-        scratch.set(state.idle.subarray(n * R, n * R + R));
+        for (let r = 0; r < R; r++) room[r] = state.idle[n * R + r]!;
         loaded = true;
       }
-      while (remaining[i]! > 0 && fitsAt(vec, scratch, 0)) {
-        for (let r = 0; r < R; r++) scratch[r]! -= vec[r]!;
+      while (remaining[i]! > 0 && fitsAt(vec, room, 0)) {
+        for (let r = 0; r < R; r++) room[r]! -= vec[r]!;
         placedNodes[i]!.push(n);
         remaining[i]!--;
         left--;
