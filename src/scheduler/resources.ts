@@ -143,9 +143,26 @@ export function formatQuantity(name: string, amount: number): string {
  * out unless asked for: a pod count is rarely the reason anything waits.
  */
 export function formatResources(r: Resources, only?: readonly string[]): string {
-  const names = (only ?? Object.keys(r)).filter((k) => only !== undefined || k !== PODS);
+  // Distinct names in display order, by insertion: records have a few resources, and reasons for
+  // hundreds of waiting jobs are written every pass (no Set, filter or sort state per call).
+  const sorted: string[] = [];
+  const add = (k: string): void => {
+    if (only === undefined && k === PODS) return;
+    let i = sorted.length;
+    while (i > 0 && compareDisplayOrder(sorted[i - 1]!, k) > 0) i--;
+    if (i > 0 && sorted[i - 1] === k) return;
+    sorted.splice(i, 0, k);
+  };
+  if (only !== undefined) for (const k of only) add(k);
+  else for (const k in r) add(k);
+  if (sorted.length === 0) return 'nothing';
+  let out = formatQuantity(sorted[0]!, r[sorted[0]!] ?? 0);
+  for (let i = 1; i < sorted.length; i++) out += ` / ${formatQuantity(sorted[i]!, r[sorted[i]!] ?? 0)}`;
+  return out;
+}
+
+/** cpu, then memory, then the rest by name. */
+function compareDisplayOrder(a: string, b: string): number {
   const rank = (k: string): number => (k === CPU ? 0 : k === MEMORY ? 1 : 2);
-  const sorted = [...new Set(names)].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
-  const parts = sorted.map((k) => formatQuantity(k, r[k] ?? 0));
-  return parts.length === 0 ? 'nothing' : parts.join(' / ');
+  return rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0);
 }

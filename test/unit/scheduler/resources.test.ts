@@ -65,6 +65,11 @@ describe('resource arithmetic over maps', () => {
     expect(formatResources({ memory: 8 * Gi, cpu: 1000, 'nvidia.com/gpu': 1, pods: 3 })).toBe('1 cpu / 8Gi / 1 nvidia.com/gpu');
     expect(formatResources({ cpu: 1000, memory: 8 * Gi }, ['cpu'])).toBe('1 cpu');
     expect(formatResources({})).toBe('nothing');
+    // Names asked for twice are shown once; pods only when asked for; the rest by name.
+    expect(
+      formatResources({ z: 2, 'a.io/x': 1, memory: Gi, cpu: 250, pods: 1 }, ['z', 'memory', 'pods', 'cpu', 'memory', 'a.io/x', 'z']),
+    ).toBe('250m cpu / 1Gi / 1 a.io/x / 1 pods / 2 z');
+    expect(formatResources({ z: 2, 'a.io/x': 1, pods: 4 })).toBe('1 a.io/x / 2 z');
   });
 });
 
