@@ -185,13 +185,14 @@ export class Operator {
           },
           onStoppedLeading: (reason) => {
             this.#leading = false;
-            if (reason === 'lost' && !this.#stopping) {
-              // Another replica may be acting already: stop at once, never act on.
-              this.controller.queue.shutdown();
-              void this.#scheduling?.stop();
-              void this.#progress?.stop();
-              this.#opts.onLeadershipLost?.();
-            }
+            if (reason !== 'lost') return;
+            // Another replica may be acting already: no new work from here on, also when the lease
+            // is lost in the middle of a graceful stop (which would otherwise go on taking work
+            // while in-flight reconciles drain).
+            this.controller.queue.shutdown();
+            void this.#scheduling?.stop();
+            void this.#progress?.stop();
+            if (!this.#stopping) this.#opts.onLeadershipLost?.();
           },
           onNewLeader: (id) => {
             this.logger.info({ leader: id }, 'New leader observed');
@@ -281,9 +282,8 @@ export class Operator {
     if (this.#stopping) return;
     this.#stopping = true;
     this.logger.info('Shutting down');
-    await this.controller.stop();
-    await this.#scheduling?.stop();
-    await this.#progress?.stop();
+    // Together: no scheduling pass or progress round may start while reconciles drain.
+    await Promise.all([this.controller.stop(), this.#scheduling?.stop(), this.#progress?.stop()]);
     await this.#recorder.flush(EVENT_FLUSH_DEADLINE_MS);
     await this.#elector?.stop();
     this.caches.tfjobs.stop();
