@@ -13,6 +13,12 @@
 /** Up to this many changed nodes are moved one by one when the order is read; more are merged. */
 const FEW = 8;
 
+/** Most idle first: higher score first, ties by lower node index. */
+function compareScored(sa: number, sb: number, a: number, b: number): number {
+  if (sa !== sb) return sa > sb ? -1 : 1;
+  return a - b;
+}
+
 export class SortedNodes {
   readonly score: Float64Array;
   readonly #order: Int32Array;
@@ -28,14 +34,9 @@ export class SortedNodes {
     this.#marked = new Uint8Array(scores.length);
     this.#old = new Float64Array(scores.length);
     const all = members === undefined ? Int32Array.from({ length: scores.length }, (_, i) => i) : Int32Array.from(members);
-    // `#compare` with nothing pending yet: the scores as they are (a sort of thousands of nodes
-    // per mask and pass, so without the pending-change lookup per comparison).
-    this.#order = all.sort((a, b) => {
-      const sa = scores[a]!;
-      const sb = scores[b]!;
-      if (sa !== sb) return sa > sb ? -1 : 1;
-      return a - b;
-    });
+    // Nothing is pending yet: the scores as they are, without `#key`'s pending-change lookup per
+    // comparison (a sort of thousands of nodes per mask and pass).
+    this.#order = all.sort((a, b) => compareScored(scores[a]!, scores[b]!, a, b));
     this.#pos = new Int32Array(scores.length).fill(-1);
     for (let i = 0; i < this.#order.length; i++) this.#pos[this.#order[i]!] = i;
   }
@@ -46,10 +47,7 @@ export class SortedNodes {
   }
 
   #compare(a: number, b: number): number {
-    const sa = this.#key(a);
-    const sb = this.#key(b);
-    if (sa !== sb) return sa > sb ? -1 : 1;
-    return a - b;
+    return compareScored(this.#key(a), this.#key(b), a, b);
   }
 
   has(n: number): boolean {

@@ -161,8 +161,11 @@ export function formatResources(r: Resources, only?: readonly string[]): string 
   return out;
 }
 
+function displayRank(k: string): number {
+  return k === CPU ? 0 : k === MEMORY ? 1 : 2;
+}
+
 /** cpu, then memory, then the rest by name. */
 function compareDisplayOrder(a: string, b: string): number {
-  const rank = (k: string): number => (k === CPU ? 0 : k === MEMORY ? 1 : 2);
-  return rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0);
+  return displayRank(a) - displayRank(b) || (a < b ? -1 : a > b ? 1 : 0);
 }
