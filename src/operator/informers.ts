@@ -123,7 +123,8 @@ type Status = NonNullable<V1Pod['status']>;
 type ContainerStatus = NonNullable<Status['containerStatuses']>[number];
 type Container = NonNullable<V1Pod['spec']>['containers'][number];
 
-function reduceContainer(c: Container): Container {
+/** A container as the caches keep it: its name, requests/limits and restart policy (sidecars). */
+export function reduceContainer(c: Container): Container {
   return {
     name: c.name,
     ...(c.resources === undefined

@@ -2,15 +2,7 @@
 // every non-terminated pod in the cluster (other workloads use capacity too), and PriorityClasses
 // (a job's priority comes only from classes the admin created). Pods are cached in a reduced form:
 // the scheduler reads only their node, requests and owner, and 50,000 full pods would dominate memory.
-import {
-  CoreV1Api,
-  SchedulingV1Api,
-  type KubeConfig,
-  type V1Container,
-  type V1Node,
-  type V1Pod,
-  type V1PriorityClass,
-} from '@kubernetes/client-node';
+import { CoreV1Api, SchedulingV1Api, type KubeConfig, type V1Node, type V1Pod, type V1PriorityClass } from '@kubernetes/client-node';
 import { Informer, stripForCache, type InformerHandler } from '../../runtime/informer.ts';
 import type { KubeClients } from '../../runtime/kube-client.ts';
 import type { Logger } from '../../runtime/logger.ts';
@@ -23,6 +15,7 @@ import {
   LABEL_REPLICA_TYPE,
   LABEL_JOB_NAME,
 } from '../../api/v1/constants.ts';
+import { reduceContainer } from '../informers.ts';
 import { podNode } from './pod-facts.ts';
 
 /** Pods that still use capacity: bound or not, but not Succeeded/Failed (those free their node). */
@@ -45,18 +38,6 @@ export function reducePod(pod: V1Pod): V1Pod {
     if (v !== undefined) annotations[k] = v;
   }
   const controller = m.ownerReferences?.filter((r) => r.controller === true);
-  const resources = (c: V1Container): V1Container => ({
-    name: c.name,
-    ...(c.resources === undefined
-      ? {}
-      : {
-          resources: {
-            ...(c.resources.requests ? { requests: c.resources.requests } : {}),
-            ...(c.resources.limits ? { limits: c.resources.limits } : {}),
-          },
-        }),
-    ...(c.restartPolicy === undefined ? {} : { restartPolicy: c.restartPolicy }),
-  });
   return {
     metadata: {
       name: m.name,
@@ -71,8 +52,8 @@ export function reducePod(pod: V1Pod): V1Pod {
     },
     spec: {
       ...(pod.spec?.nodeName === undefined ? {} : { nodeName: pod.spec.nodeName }),
-      containers: (pod.spec?.containers ?? []).map(resources),
-      ...(pod.spec?.initContainers ? { initContainers: pod.spec.initContainers.map(resources) } : {}),
+      containers: (pod.spec?.containers ?? []).map(reduceContainer),
+      ...(pod.spec?.initContainers ? { initContainers: pod.spec.initContainers.map(reduceContainer) } : {}),
       ...(pod.spec?.overhead ? { overhead: pod.spec.overhead } : {}),
     },
     status: { phase: pod.status?.phase },
