@@ -3,7 +3,9 @@
 # module proxy) and caches them under .cache/bin/<key>/, where <key> is derived from the tools
 # module's go.mod and go.sum. A second run with the same pins builds nothing.
 #
-#   hack/build-upstream.sh [k8s] [etcd] [kwok] [training-operator] [helm]   (default: k8s etcd kwok)
+#   hack/build-upstream.sh [k8s] [etcd] [kwok] [training-operator] [helm] [kubelet] [coredns]
+#                                                                       (default: k8s etcd kwok)
+# kubelet and coredns are the real node's (src/local-cluster/real-node): built only when asked for.
 #
 # Prints the directory of each component's binaries on stdout as `<component>=<dir>`; progress goes
 # to stderr. Environment: TFJOB_CACHE_DIR (default <repo>/.cache), BUILD_PARALLELISM (go build -p).
@@ -42,6 +44,7 @@ build() { # component version output-dir ldflags packages...
       local name=${pkg##*/}
       [[ $name == v3 ]] && name=etcd                      # go.etcd.io/etcd/server/v3 is the etcd main
       [[ $name == training-operator.v1 ]] && name=training-operator
+      [[ $name == . ]] && name=$component                  # a tools module that is itself a main package
       log "  $name ..."
       local t0=$SECONDS
       $timer go build -p "$parallel" -trimpath -ldflags "$ldflags" -o "$tmp/$name" "$pkg" 2>&1 \
@@ -83,6 +86,21 @@ for component in "${components[@]}"; do
       v=$(modversion kwok sigs.k8s.io/kwok)
       out=$cache/bin/$(key_for kwok "$v")
       build kwok "$v" "$out" "-s -w" sigs.k8s.io/kwok/cmd/kwok
+      ;;
+    kubelet)
+      # Same module pin and ldflags as the control plane, so the node's version matches the apiserver's.
+      v=$(modversion k8s k8s.io/kubernetes)
+      minor=$(echo "$v" | cut -d. -f2)
+      p=k8s.io/component-base/version
+      ldf="-s -w -X $p.gitVersion=$v -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean -X $p.buildDate=1970-01-01T00:00:00Z"
+      ldf+=" -X k8s.io/client-go/pkg/version.gitVersion=$v -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=$minor"
+      out=$cache/bin/$(key_for k8s "$v" | sed 's/^k8s-/kubelet-/')
+      build k8s "$v" "$out" "$ldf" k8s.io/kubernetes/cmd/kubelet
+      ;;
+    coredns)
+      v=$(modversion coredns github.com/coredns/coredns)
+      out=$cache/bin/$(key_for coredns "$v")-$(sha256sum "$tools/coredns/main.go" | cut -c1-8)
+      build coredns "$v" "$out" "-s -w" .
       ;;
     helm)
       v=$(modversion helm helm.sh/helm/v3)

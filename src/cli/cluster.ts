@@ -1,8 +1,9 @@
 // `tfjob-operator cluster up|down|status`: the embedded local control plane, by hand.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { LocalCluster, REPO_ROOT, fakeNodes } from '../local-cluster/index.ts';
+import { RealNode, readRealNodeState, stopRealNode } from '../local-cluster/real-node/index.ts';
 
 const HELP = `usage: tfjob-operator cluster <up|down|status> [options]
 
@@ -18,6 +19,10 @@ options (up):
   --memory Q         memory per node (default 32Gi)
   --gpu N            nvidia.com/gpu per node (default 0)
   --scheduler        also start kube-scheduler
+  --real-node        also start one real node (containerd, kubelet, cluster DNS, local images incl.
+                     TensorFlow) next to the fake ones; needs root, installs Debian packages it lacks,
+                     ~6 min the first time (builds), ~1 min after
+  --no-tensorflow    with --real-node: skip the TensorFlow image (pause and busybox only)
   --dir DIR          state directory (default .cache/clusters/default)
 `;
 
@@ -31,6 +36,8 @@ export async function main(argv: string[]): Promise<number> {
       memory: { type: 'string', default: '32Gi' },
       gpu: { type: 'string', default: '0' },
       scheduler: { type: 'boolean', default: false },
+      'real-node': { type: 'boolean', default: false },
+      'no-tensorflow': { type: 'boolean', default: false },
       dir: { type: 'string', default: path.join(REPO_ROOT, '.cache', 'clusters', 'default') },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -56,6 +63,27 @@ export async function main(argv: string[]): Promise<number> {
       const capacity: Record<string, string> = { cpu: values.cpu, memory: values.memory };
       if (gpu > 0) capacity['nvidia.com/gpu'] = String(gpu);
       await cluster.createNodes(fakeNodes('kwok-node', nodes, { capacity }));
+      if (values['real-node']) {
+        const problem = await RealNode.unavailable();
+        if (problem !== undefined) {
+          await LocalCluster.stopDetached(dir);
+          console.error(`cannot start a real node here: ${problem}`);
+          return 1;
+        }
+        try {
+          const node = await RealNode.start({
+            kubeconfig: cluster.kubeconfigPath,
+            tiedToProcess: false,
+            tensorflow: !values['no-tensorflow'],
+          });
+          writeFileSync(path.join(dir, REAL_NODE_POINTER), node.state.workDir);
+          console.log(`Real node ${node.nodeName} is Ready (images: ${node.images.map((i) => i.reference).join(', ')}).`);
+        } catch (err) {
+          await LocalCluster.stopDetached(dir);
+          console.error((err as Error).message);
+          return 1;
+        }
+      }
       console.log(
         `Local cluster is up (${nodes} fake nodes, ${values.cpu} cpu / ${values.memory} each), started in ${(cluster.state.startupMs / 1000).toFixed(1)} s.`,
       );
@@ -70,6 +98,7 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'down': {
+      await stopRealNodeOf(dir);
       if (!existsSync(dir) || !(await LocalCluster.stopDetached(dir))) {
         console.error(`no cluster state in ${dir}`);
         return 1;
@@ -89,6 +118,20 @@ export async function main(argv: string[]): Promise<number> {
     default:
       return usageError(`unknown action "${action}"`);
   }
+}
+
+const REAL_NODE_POINTER = 'real-node-dir';
+
+/** Stops the real node `cluster up --real-node` started in `dir`, before the control plane goes. */
+async function stopRealNodeOf(dir: string): Promise<void> {
+  const pointer = path.join(dir, REAL_NODE_POINTER);
+  if (!existsSync(pointer)) return;
+  const state = readRealNodeState(readFileSync(pointer, 'utf8').trim());
+  if (state !== undefined) {
+    const problems = await stopRealNode(state, (line) => console.error(line));
+    for (const p of problems) console.error(`real node cleanup: ${p}`);
+  }
+  rmSync(pointer, { force: true });
 }
 
 function usageError(message: string): number {

@@ -13,7 +13,7 @@ export interface UpstreamBinaries {
   readonly kwok: string;
 }
 
-export type UpstreamComponent = 'k8s' | 'etcd' | 'kwok' | 'training-operator' | 'helm';
+export type UpstreamComponent = 'k8s' | 'etcd' | 'kwok' | 'training-operator' | 'helm' | 'kubelet' | 'coredns';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..');
 const BUILD_SCRIPT = path.join(REPO_ROOT, 'hack', 'build-upstream.sh');

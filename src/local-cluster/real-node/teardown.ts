@@ -1,0 +1,130 @@
+// Taking a real node down completely, from its state file alone (so `cluster down` in another process
+// and a test's afterAll do the same): pods first (the kubelet tears down their sandboxes, network
+// namespaces and addresses), then the processes by PID, leftover shims, mounts under the node's
+// directory, new network namespaces, the bridge, ip_forward, the cgroup root, and the directory.
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isAlive, signalGroup } from '../process.ts';
+import { run } from './exec.ts';
+import { removeCgroupRoot } from './kubelet.ts';
+import { removePodNetwork, type PodNetwork } from './network.ts';
+
+/** What a running real node left on the host, written to `<workDir>/real-node.json`. */
+export interface RealNodeState {
+  readonly nodeName: string;
+  readonly workDir: string;
+  readonly containerdSocket: string;
+  readonly network: PodNetwork;
+  readonly ipForward: string;
+  /** Network namespaces present before the node started (the others are its pods'). */
+  readonly netnsBefore: readonly string[];
+  readonly processes: Readonly<Record<string, { pid: number; log: string }>>;
+  readonly kubeconfig: string;
+}
+
+export const NETNS_DIR = '/run/netns';
+export const REAL_NODE_STATE = 'real-node.json';
+
+export function readRealNodeState(workDir: string): RealNodeState | undefined {
+  const f = path.join(workDir, REAL_NODE_STATE);
+  return existsSync(f) ? (JSON.parse(readFileSync(f, 'utf8')) as RealNodeState) : undefined;
+}
+
+async function stopPid(pid: number, graceMs: number): Promise<void> {
+  if (!isAlive(pid)) return;
+  signalGroup(pid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (isAlive(pid) && Date.now() < deadline) await sleep(100);
+  if (isAlive(pid)) signalGroup(pid, 'SIGKILL');
+}
+
+async function runningTasks(socket: string): Promise<string[]> {
+  if (!existsSync(socket)) return [];
+  const res = await run('ctr', ['-a', socket, '-n', 'k8s.io', 'tasks', 'ls', '-q'], { allowFailure: true, timeoutMs: 10_000 });
+  return res.code === 0 ? res.output.split('\n').filter((l) => l.trim() !== '') : [];
+}
+
+/** PIDs of containerd shims serving this node's containerd (they outlive containerd by design). */
+function shimPids(socket: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (cmdline[0]?.includes('containerd-shim') && cmdline.includes(socket)) pids.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+/** Mount points under `dir`, deepest first. */
+function mountsUnder(dir: string): string[] {
+  const points = readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((l) => l.split(' ')[4] ?? '')
+    .map((p) => p.replace(/\\040/g, ' '))
+    .filter((p) => p === dir || p.startsWith(`${dir}/`));
+  return [...new Set(points)].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Tears the node down. `deletePods` asks the API to delete the node's pods and resolves once done (the
+ * kubelet must still run for a clean sandbox teardown); it may be absent when the API is gone.
+ */
+export async function teardownRealNode(
+  state: RealNodeState,
+  deletePods?: () => Promise<void>,
+  log: (l: string) => void = () => {},
+): Promise<string[]> {
+  const problems: string[] = [];
+  const kubelet = state.processes.kubelet;
+  if (deletePods !== undefined && kubelet !== undefined && isAlive(kubelet.pid)) {
+    try {
+      await deletePods();
+      const deadline = Date.now() + 60_000;
+      while ((await runningTasks(state.containerdSocket)).length > 0 && Date.now() < deadline) await sleep(500);
+    } catch (err) {
+      problems.push(`deleting the node's pods: ${(err as Error).message}`);
+    }
+  }
+  for (const name of ['kubelet', 'coredns']) {
+    const p = state.processes[name];
+    if (p !== undefined) await stopPid(p.pid, 10_000);
+  }
+  // Containers the kubelet did not get to: kill their tasks while containerd still runs.
+  for (const task of await runningTasks(state.containerdSocket)) {
+    await run('ctr', ['-a', state.containerdSocket, '-n', 'k8s.io', 'tasks', 'kill', '-s', 'SIGKILL', task], { allowFailure: true });
+  }
+  const containerd = state.processes.containerd;
+  if (containerd !== undefined) await stopPid(containerd.pid, 10_000);
+  for (const pid of shimPids(state.containerdSocket)) {
+    log(`[real-node] killing leftover shim ${pid}`);
+    signalGroup(pid, 'SIGKILL');
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  for (const point of mountsUnder(state.workDir)) {
+    const res = await run('umount', [point], { allowFailure: true });
+    if (res.code !== 0) await run('umount', ['-l', point], { allowFailure: true });
+  }
+  if (existsSync(NETNS_DIR)) {
+    for (const ns of readdirSync(NETNS_DIR)) {
+      if (state.netnsBefore.includes(ns) || !ns.startsWith('cni-')) continue;
+      await run('umount', [path.join(NETNS_DIR, ns)], { allowFailure: true });
+      rmSync(path.join(NETNS_DIR, ns), { force: true });
+    }
+  }
+  await removePodNetwork(state.network, state.ipForward);
+  const left = removeCgroupRoot();
+  if (left.length > 0) problems.push(`cgroups still in use: ${left.slice(0, 5).join(', ')}`);
+  const stillMounted = mountsUnder(state.workDir);
+  if (stillMounted.length > 0) problems.push(`still mounted: ${stillMounted.slice(0, 5).join(', ')}`);
+  else rmSync(state.workDir, { recursive: true, force: true });
+  return problems;
+}
