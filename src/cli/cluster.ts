@@ -64,7 +64,7 @@ export async function main(argv: string[]): Promise<number> {
       if (gpu > 0) capacity['nvidia.com/gpu'] = String(gpu);
       await cluster.createNodes(fakeNodes('kwok-node', nodes, { capacity }));
       if (values['real-node']) {
-        const problem = await RealNode.unavailable();
+        const problem = RealNode.unavailable();
         if (problem !== undefined) {
           await LocalCluster.stopDetached(dir);
           console.error(`cannot start a real node here: ${problem}`);
@@ -128,7 +128,7 @@ async function stopRealNodeOf(dir: string): Promise<void> {
   if (!existsSync(pointer)) return;
   const state = readRealNodeState(readFileSync(pointer, 'utf8').trim());
   if (state !== undefined) {
-    const problems = await stopRealNode(state, (line) => console.error(line));
+    const problems = await stopRealNode(state, (line) => { console.error(line); });
     for (const p of problems) console.error(`real node cleanup: ${p}`);
   }
   rmSync(pointer, { force: true });

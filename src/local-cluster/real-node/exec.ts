@@ -34,11 +34,17 @@ export async function run(command: string, args: readonly string[], options: Run
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
   const timeoutMs = options.timeoutMs ?? 120_000;
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const timer = setTimeout(() => {
+    child.kill('SIGKILL');
+  }, timeoutMs);
   const code = await new Promise<number>((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (c, signal) => resolve(c ?? (signal === null ? 1 : 128 + 9)));
-  }).finally(() => clearTimeout(timer));
+    child.on('close', (c, signal) => {
+      resolve(c ?? (signal === null ? 1 : 128 + 9));
+    });
+  }).finally(() => {
+    clearTimeout(timer);
+  });
   if (pending !== '' && options.onLine) options.onLine(pending);
   if (code !== 0 && options.allowFailure !== true) {
     const tail = output.trimEnd().split('\n').slice(-20).join('\n');

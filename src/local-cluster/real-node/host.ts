@@ -19,7 +19,7 @@ export const HOST_PACKAGES: Readonly<Record<string, string>> = {
 export const CNI_BIN_DIR = '/usr/lib/cni';
 
 /** Why this host cannot run a real node, or undefined when it can (after installing packages). */
-export async function hostProblem(): Promise<string | undefined> {
+export function hostProblem(): string | undefined {
   if (process.platform !== 'linux') return `a real node needs Linux (this is ${process.platform})`;
   if (process.getuid?.() !== 0) return 'a real node needs root (containerd, kubelet, a network bridge)';
   if (!existsSync('/sys/fs/cgroup')) return 'no cgroup file system at /sys/fs/cgroup';

@@ -51,13 +51,13 @@ export class RealNode {
   }
 
   /** Why this host cannot run a real node (undefined: it can). */
-  static unavailable(): Promise<string | undefined> {
+  static unavailable(): string | undefined {
     return hostProblem();
   }
 
   static async start(options: RealNodeOptions): Promise<RealNode> {
     const progress = options.onProgress ?? ((line: string) => process.stderr.write(`${line}\n`));
-    const problem = await hostProblem();
+    const problem = hostProblem();
     if (problem !== undefined) throw new Error(`cannot start a real node: ${problem}`);
     if (existsSync(`/sys/class/net/${BRIDGE}`)) {
       throw new Error(

@@ -1,0 +1,78 @@
+// A fixed-size PS/worker job of real TensorFlow (tf.compat.v1 between-graph, the Kubeflow dist-mnist
+// style) trains to its planned global step and Succeeds, under tf-operator compatible mode (pods to
+// kube-scheduler) and under `ours` (placed by the operator); `ours` reads the real job's progress
+// lines into status.progress while it trains.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Operator } from '../../src/operator/manager.ts';
+import { createNamespace, eventually } from '../support/kube.ts';
+import { startOperator } from '../support/operator.ts';
+import { coreApi, createTFJob, getTFJob, waitForCondition } from '../support/tfjob.ts';
+import {
+  createTrainers,
+  doneStep,
+  podLog,
+  REAL_NODE_SELECTOR,
+  realJob,
+  realNodeName,
+  realNodeSkipped,
+  deleteNamespaceAndWait,
+} from './support.ts';
+
+const STEPS = 300;
+
+function psJob(name: string) {
+  return realJob(
+    name,
+    { PS: { replicas: 1, cpu: '200m' }, Worker: { replicas: 2, cpu: '500m' } },
+    { env: { STEPS: String(STEPS), STEP_SLEEP: '0.05', PROGRESS_EVERY: '10' } },
+  );
+}
+
+for (const policy of ['tf-operator', 'ours'] as const) {
+  describe.skipIf(realNodeSkipped() !== undefined)(`a fixed PS/worker job of real TensorFlow (--policy ${policy})`, () => {
+    let ns: string;
+    let operator: Operator;
+    beforeAll(async () => {
+      ns = await createNamespace(`real-fixed-${policy}`);
+      await createTrainers(ns);
+      operator = await startOperator(ns, [
+        '--policy',
+        policy,
+        '--node-selector',
+        REAL_NODE_SELECTOR,
+        '--scheduling-interval',
+        '1s',
+        '--progress-period',
+        '5s',
+      ]);
+    });
+    afterAll(async () => {
+      await operator.stop();
+      await deleteNamespaceAndWait(ns);
+    });
+
+    it('trains to its planned step on the real node and Succeeds', async () => {
+      await createTFJob(ns, psJob('dist'));
+      if (policy === 'ours') {
+        const progress = await eventually(
+          async () => {
+            const p = (await getTFJob(ns, 'dist')).status?.progress;
+            return p?.step !== undefined && p.step > 0 ? p : false;
+          },
+          { what: 'status.progress from the real log', timeoutMs: 240_000, intervalMs: 1_000 },
+        );
+        expect(progress.step).toBeGreaterThan(0);
+      }
+      const job = await waitForCondition(ns, 'dist', 'Succeeded', { timeoutMs: 360_000 });
+      expect(job.status?.replicaStatuses?.Worker?.succeeded).toBeGreaterThanOrEqual(1);
+      const log = await podLog(ns, 'dist-worker-0');
+      expect(doneStep(log)).toBeGreaterThanOrEqual(STEPS);
+      // Both workers trained against the PS by their service names (TF_CONFIG through cluster DNS).
+      expect(log).toContain(`dist-ps-0.${ns}.svc:2222`);
+      const worker1 = await podLog(ns, 'dist-worker-1');
+      expect(worker1).toMatch(/TFJOB_PROGRESS|TRAINING_DONE/);
+      const pod = await coreApi().readNamespacedPod({ name: 'dist-worker-0', namespace: ns });
+      expect(pod.spec?.nodeName).toBe(realNodeName());
+    });
+  });
+}

@@ -1,0 +1,80 @@
+// A failing replica of a real container follows its restart policy (both policies): OnFailure restarts
+// the container in place and the job Succeeds; ExitCode deletes and recreates the pod after a
+// retryable code (143, what python/tfjob_progress.py's SIGTERM handler exits with) and the job
+// Succeeds; ExitCode with a permanent code (1) fails the job.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Operator } from '../../src/operator/manager.ts';
+import { createNamespace } from '../support/kube.ts';
+import { startOperator } from '../support/operator.ts';
+import { coreApi, createTFJob, getTFJob, waitForCondition } from '../support/tfjob.ts';
+import { createTrainers, hostScratchDir, REAL_NODE_SELECTOR, realJob, realNodeSkipped, deleteNamespaceAndWait } from './support.ts';
+
+/** Exits with `code` the first time (a marker on a volume that outlives the pod), 0 after that. */
+function failOnce(code: number): string[] {
+  return [
+    'sh',
+    '-c',
+    `if [ -e /ckpt/failed-once ]; then echo second run; exit 0; fi; touch /ckpt/failed-once; echo failing with ${code}; exit ${code}`,
+  ];
+}
+
+for (const policy of ['tf-operator', 'ours'] as const) {
+  describe.skipIf(realNodeSkipped() !== undefined)(`restart policies of a real container (--policy ${policy})`, () => {
+    let ns: string;
+    let operator: Operator;
+    beforeAll(async () => {
+      ns = await createNamespace(`real-restart-${policy}`);
+      await createTrainers(ns);
+      operator = await startOperator(ns, ['--policy', policy, '--node-selector', REAL_NODE_SELECTOR, '--scheduling-interval', '1s']);
+    });
+    afterAll(async () => {
+      await operator.stop();
+      await deleteNamespaceAndWait(ns);
+    });
+
+    it('OnFailure: the container is restarted in place and the job Succeeds', async () => {
+      await createTFJob(
+        ns,
+        realJob(
+          'onfailure',
+          { Worker: { replicas: 1, cpu: '100m', restartPolicy: 'OnFailure', command: failOnce(3) } },
+          { hostPath: hostScratchDir(`${ns}-onfailure`) },
+        ),
+      );
+      await waitForCondition(ns, 'onfailure', 'Succeeded', { timeoutMs: 120_000 });
+      const pod = await coreApi().readNamespacedPod({ name: 'onfailure-worker-0', namespace: ns });
+      expect(pod.status?.containerStatuses?.[0]?.restartCount).toBe(1);
+    });
+
+    it('ExitCode, retryable 143: the pod is recreated and the job Succeeds', async () => {
+      await createTFJob(
+        ns,
+        realJob(
+          'retryable',
+          { Worker: { replicas: 1, cpu: '100m', restartPolicy: 'ExitCode', command: failOnce(143) } },
+          { hostPath: hostScratchDir(`${ns}-retryable`) },
+        ),
+      );
+      const job = await waitForCondition(ns, 'retryable', 'Succeeded', { timeoutMs: 120_000 });
+      expect(job.status?.conditions?.some((c) => c.type === 'Restarting')).toBe(true);
+      const pod = await coreApi().readNamespacedPod({ name: 'retryable-worker-0', namespace: ns });
+      // A new pod, not a restarted container: the template's restartPolicy is Never under ExitCode.
+      expect(pod.spec?.restartPolicy).toBe('Never');
+      expect(pod.status?.containerStatuses?.[0]?.restartCount).toBe(0);
+    });
+
+    it('ExitCode, permanent 1: the job Fails', async () => {
+      await createTFJob(
+        ns,
+        realJob(
+          'permanent',
+          { Worker: { replicas: 1, cpu: '100m', restartPolicy: 'ExitCode', command: failOnce(1) } },
+          { hostPath: hostScratchDir(`${ns}-permanent`) },
+        ),
+      );
+      const job = await waitForCondition(ns, 'permanent', 'Failed', { timeoutMs: 120_000 });
+      expect(job.status?.conditions?.find((c) => c.type === 'Failed')?.message).toMatch(/permanent|exit/i);
+      expect((await getTFJob(ns, 'permanent')).status?.replicaStatuses?.Worker?.failed).toBe(1);
+    });
+  });
+}

@@ -1,0 +1,158 @@
+// Helpers for the real-node suite: TFJobs whose replicas run the example trainers of python/examples/
+// (mounted from a ConfigMap) in the locally built TensorFlow image on the real node, and what their
+// logs say.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { inject } from 'vitest';
+import { REPO_ROOT } from '../../src/local-cluster/index.ts';
+import { REAL_NODE_LABEL, TENSORFLOW_IMAGE } from '../../src/local-cluster/real-node/index.ts';
+import { eventually } from '../support/kube.ts';
+import { coreApi, type TestTFJob } from '../support/tfjob.ts';
+
+export const TRAINERS_CONFIGMAP = 'trainers';
+export const REAL_NODE_SELECTOR = `${REAL_NODE_LABEL}=true`;
+
+/** Why the suite is skipped here, or undefined when a real node runs. */
+export function realNodeSkipped(): string | undefined {
+  const node = inject('realNode');
+  return 'skipped' in node ? node.skipped : undefined;
+}
+
+export function realNodeName(): string {
+  const node = inject('realNode');
+  if ('skipped' in node) throw new Error(`no real node: ${node.skipped}`);
+  return node.name;
+}
+
+/** A directory on the real node's host for hostPath volumes (removed with the node). */
+export function hostScratchDir(name: string): string {
+  const node = inject('realNode');
+  if ('skipped' in node) throw new Error(`no real node: ${node.skipped}`);
+  return path.join(node.workDir, 'volumes', name);
+}
+
+/** The example trainers and the helper module, as one ConfigMap in `namespace`. */
+export async function createTrainers(namespace: string): Promise<void> {
+  const dir = path.join(REPO_ROOT, 'python', 'examples');
+  const data: Record<string, string> = { 'tfjob_progress.py': readFileSync(path.join(REPO_ROOT, 'python', 'tfjob_progress.py'), 'utf8') };
+  for (const f of readdirSync(dir)) if (f.endsWith('.py')) data[f] = readFileSync(path.join(dir, f), 'utf8');
+  await coreApi().createNamespacedConfigMap({ namespace, body: { metadata: { name: TRAINERS_CONFIGMAP }, data } });
+}
+
+export interface ReplicaRun {
+  readonly replicas: number;
+  readonly cpu: string;
+  readonly memory?: string;
+  /** Trainer file in python/examples/ (or any command). */
+  readonly script?: string;
+  readonly command?: readonly string[];
+  readonly restartPolicy?: string;
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/** A TFJob of real TensorFlow replicas on the real node. */
+export function realJob(
+  name: string,
+  replicas: Readonly<Record<string, ReplicaRun>>,
+  extra: {
+    spec?: Record<string, unknown>;
+    env?: Readonly<Record<string, string>>;
+    annotations?: Record<string, string>;
+    hostPath?: string;
+    /** The trainer of replicas that name none (default ps_v1.py). */
+    script?: string;
+  } = {},
+): TestTFJob {
+  const specs: Record<string, unknown> = {};
+  for (const [type, r] of Object.entries(replicas)) {
+    const env = { PYTHONPATH: '/trainers', TF_CPP_MIN_LOG_LEVEL: '2', ...extra.env, ...r.env };
+    specs[type] = {
+      replicas: r.replicas,
+      restartPolicy: r.restartPolicy ?? 'OnFailure',
+      template: {
+        spec: {
+          nodeSelector: { [REAL_NODE_LABEL]: 'true' },
+          terminationGracePeriodSeconds: 10,
+          containers: [
+            {
+              name: 'tensorflow',
+              image: TENSORFLOW_IMAGE,
+              imagePullPolicy: 'Never',
+              command: r.command ?? ['python3', '-u', `/trainers/${r.script ?? extra.script ?? 'ps_v1.py'}`],
+              env: Object.entries(env).map(([k, v]) => ({ name: k, value: v })),
+              resources: { requests: { cpu: r.cpu, memory: r.memory ?? '400Mi' } },
+              volumeMounts: [
+                { name: 'trainers', mountPath: '/trainers' },
+                ...(extra.hostPath === undefined ? [] : [{ name: 'checkpoints', mountPath: '/ckpt' }]),
+              ],
+            },
+          ],
+          volumes: [
+            { name: 'trainers', configMap: { name: TRAINERS_CONFIGMAP } },
+            ...(extra.hostPath === undefined
+              ? []
+              : [{ name: 'checkpoints', hostPath: { path: extra.hostPath, type: 'DirectoryOrCreate' } }]),
+          ],
+        },
+      },
+    };
+  }
+  return {
+    apiVersion: 'kubeflow.org/v1',
+    kind: 'TFJob',
+    metadata: { name, ...(extra.annotations ? { annotations: extra.annotations } : {}) },
+    spec: { tfReplicaSpecs: specs, ...extra.spec },
+  };
+}
+
+/** The pod's log ('' while it has none). */
+export async function podLog(namespace: string, pod: string, previous = false): Promise<string> {
+  try {
+    return await coreApi().readNamespacedPodLog({ name: pod, namespace, container: 'tensorflow', previous });
+  } catch {
+    return '';
+  }
+}
+
+/** The largest global step a trainer's progress lines report in `log` (-1 without any). */
+export function lastStep(log: string): number {
+  let step = -1;
+  for (const m of log.matchAll(/TFJOB_PROGRESS (\{[^\n]*\})/g)) {
+    try {
+      const v = (JSON.parse(m[1] ?? '{}') as { step?: unknown }).step;
+      if (typeof v === 'number' && v > step) step = v;
+    } catch {
+      // not ours
+    }
+  }
+  return step;
+}
+
+/** The `TRAINING_DONE global_step=N` line's N, or undefined before the trainer finished. */
+export function doneStep(log: string): number | undefined {
+  const m = /TRAINING_DONE global_step=(\d+)/.exec(log);
+  return m === null ? undefined : Number(m[1]);
+}
+
+/** Waits until the pod's log shows a global step of at least `step`. */
+export async function waitForStep(namespace: string, pod: string, step: number, timeoutMs = 300_000): Promise<number> {
+  return eventually(
+    async () => {
+      const s = lastStep(await podLog(namespace, pod));
+      return s >= step ? s : false;
+    },
+    { what: `${pod} at global step ${step}`, timeoutMs, intervalMs: 1_000 },
+  );
+}
+
+/** Deletes the namespace and waits until none of its pods is left on the node (the next file starts on an empty node). */
+export async function deleteNamespaceAndWait(namespace: string): Promise<void> {
+  await coreApi()
+    .deleteNamespace({ name: namespace })
+    .catch(() => undefined);
+  await eventually(async () => (await coreApi().listNamespacedPod({ namespace })).items.length === 0 || false, {
+    what: `pods of ${namespace} gone`,
+    timeoutMs: 120_000,
+    intervalMs: 1_000,
+  });
+}
