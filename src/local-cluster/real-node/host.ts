@@ -14,6 +14,7 @@ export const HOST_PACKAGES: Readonly<Record<string, string>> = {
   gcc: 'gcc',
   'libc6-dev': '/usr/include/stdio.h',
   iproute2: 'ip',
+  socat: 'socat',
 };
 
 export const CNI_BIN_DIR = '/usr/lib/cni';

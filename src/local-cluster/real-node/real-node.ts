@@ -16,11 +16,22 @@ import { ensureHostPackages, hostProblem } from './host.ts';
 import { busyboxImage, pauseImage, tensorflowImage, type BuiltImage } from './images.ts';
 import { createCgroupRoot, writeKubeletConfig } from './kubelet.ts';
 import { createPodNetwork, podNetwork } from './network.ts';
+import { run } from './exec.ts';
 import { NETNS_DIR, REAL_NODE_STATE, readRealNodeState, teardownRealNode, type RealNodeState } from './teardown.ts';
 
 export const REAL_NODE_LABEL = 'tfjob-operator.kubeflow.org/real-node';
 export const DEFAULT_REAL_NODE_NAME = 'realnode-0';
 const BRIDGE = 'tfjob-rn0';
+/** The first address of the local control plane's service range: the `kubernetes` Service. */
+const KUBERNETES_SERVICE_IP = '10.96.0.1';
+
+function readKubeconfigServer(kubeconfig: string): string {
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  const server = kc.getCurrentCluster()?.server;
+  if (server === undefined) throw new Error(`no server in ${kubeconfig}`);
+  return server;
+}
 
 export interface RealNodeOptions {
   /** The control plane's admin kubeconfig (the kubelet and CoreDNS use it). */
@@ -115,6 +126,18 @@ export class RealNode {
       const containerd = launch('containerd', 'containerd', ['--config', ctrd.config], ipForward);
       await waitForContainerd(ctrd, () => containerd.running);
       await importImages(ctrd, images, progress);
+
+      // In-cluster clients (the operator as users install it) find the API at the `kubernetes`
+      // Service's address. Without kube-proxy, that address is put on the bridge and forwarded to the
+      // apiserver on loopback; its serving certificate already names it.
+      await run('ip', ['addr', 'replace', `${KUBERNETES_SERVICE_IP}/32`, 'dev', network.bridge]);
+      const apiserver = new URL(readKubeconfigServer(options.kubeconfig));
+      launch(
+        'api-forward',
+        'socat',
+        [`TCP-LISTEN:443,bind=${KUBERNETES_SERVICE_IP},fork,reuseaddr`, `TCP:${apiserver.hostname}:${apiserver.port}`],
+        ipForward,
+      );
 
       const corefile = writeCorefile(workDir, network.gateway, options.kubeconfig);
       const coredns = launch('coredns', path.join(bins.coredns ?? '', 'coredns'), ['-conf', corefile], ipForward);

@@ -90,7 +90,7 @@ export async function teardownRealNode(
       problems.push(`deleting the node's pods: ${(err as Error).message}`);
     }
   }
-  for (const name of ['kubelet', 'coredns']) {
+  for (const name of ['kubelet', 'coredns', 'api-forward']) {
     const p = state.processes[name];
     if (p !== undefined) await stopPid(p.pid, 10_000);
   }
