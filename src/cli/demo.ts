@@ -25,6 +25,9 @@ shows live progress and ends with the JCT table. Everything started is stopped o
   --time-scale N      scenario seconds per real second (default 30; higher is faster but less faithful)
   --compare           afterwards, run the same scenario in tf-operator compatible mode and compare
   --log-level L       operator log level, to demo-operator.log (default info)
+  --real              instead: one real node and three real TensorFlow jobs (an elastic one shrinks
+                      for a higher-priority one, then grows again); needs root; ~4 min, plus ~10 min
+                      of builds the first time
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -36,6 +39,7 @@ export async function main(argv: string[]): Promise<number> {
       'time-scale': { type: 'string', default: '30' },
       compare: { type: 'boolean', default: false },
       'log-level': { type: 'string', default: 'info' },
+      real: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -48,6 +52,7 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`--policy must be one of ${OPERATOR_POLICY_NAMES.join(', ')}`);
     return 2;
   }
+  if (values.real) return runReal();
   const timeScale = Number(values['time-scale']);
   if (!Number.isFinite(timeScale) || timeScale <= 0) {
     console.error('--time-scale must be a positive number');
@@ -112,6 +117,17 @@ export async function main(argv: string[]): Promise<number> {
     await cluster.stop();
   }
   return abort.signal.aborted ? 130 : 0;
+}
+
+async function runReal(): Promise<number> {
+  const abort = new AbortController();
+  const onSignal = () => {
+    console.log('\nInterrupted: stopping the operator, the real node and the local cluster...');
+    abort.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return (await import('./demo-real.ts')).mainReal(abort.signal, 'demo-operator.log');
 }
 
 class LiveDisplay {
