@@ -16,12 +16,29 @@ Keras (importing this module does not import Keras; the callback does, when crea
 
 A report never raises: a value the operator would reject (NaN, infinite, out of range) is not
 printed, a warning goes to stderr once per kind, and report() returns False.
+
+Elastic jobs and prompt stops (docs/elastic-contract.md)::
+
+    from tfjob_progress import install_sigterm_handler, tf_config, cluster_dict, done
+    install_sigterm_handler(on_term=save_checkpoint)   # first thing, before TensorFlow starts threads
+    cfg = tf_config()                                  # TF_CONFIG parsed ({} when unset)
+    cluster = tf.train.ClusterSpec(cluster_dict(cfg))  # also accepts tf-operator's sparse form
+    ...
+    done(global_step)                                  # prints "TRAINING_DONE global_step=N"
+
+Exit-code contract: on SIGTERM the process runs on_term (bounded by `grace` seconds) and exits with
+EXIT_SIGTERM = 143 (128 + SIGTERM), which the restart policy ExitCode retries (tf-operator's rule:
+exit codes >= 128 are retryable, 1-127 permanent). A container's PID 1 ignores SIGTERM unless it
+handles it, so without the handler a deleted pod only stops at the end of its grace period.
 """
 
 import json
 import math
+import os
 import re
+import signal
 import sys
+import threading
 import time as _time
 
 PREFIX = "TFJOB_PROGRESS"
@@ -34,7 +51,21 @@ _NAME = re.compile(r"^[A-Za-z0-9_.:/-]{1,64}$")
 _MAX_STEP = 2**53 - 1
 _warned = set()
 
-__all__ = ["report", "format_line", "keras_callback", "PREFIX"]
+__all__ = [
+    "report",
+    "format_line",
+    "keras_callback",
+    "PREFIX",
+    "EXIT_SIGTERM",
+    "install_sigterm_handler",
+    "terminating",
+    "tf_config",
+    "cluster_dict",
+    "done",
+]
+
+EXIT_SIGTERM = 128 + signal.SIGTERM  # 143: retryable under restartPolicy ExitCode
+DONE_PREFIX = "TRAINING_DONE"
 
 
 def _warn(kind, message):
@@ -205,6 +236,99 @@ def keras_callback(monitor="auto", higher_is_better=None, target=None, file=None
             )
 
     return TFJobProgress()
+
+
+_term_lock = threading.Lock()
+_watching = False
+_term_event = threading.Event()
+
+
+def terminating():
+    """True once SIGTERM arrived (for loops that poll instead of relying on the exit)."""
+    return _term_event.is_set()
+
+
+def _terminate(on_term, exit_code, grace):
+    _term_event.set()
+    if not _term_lock.acquire(blocking=False):
+        return  # the other path (signal handler or watcher thread) is already exiting
+    print("SIGTERM: exiting with %d" % exit_code, file=sys.stderr, flush=True)
+    if on_term is not None:
+        # on_term may block (a checkpoint to a PS that is gone): exit anyway after `grace` seconds.
+        timer = threading.Timer(grace, os._exit, (exit_code,))
+        timer.daemon = True
+        timer.start()
+        try:
+            on_term()
+        except BaseException as err:  # noqa: BLE001 - exiting regardless
+            print("SIGTERM: on_term failed: %r" % (err,), file=sys.stderr, flush=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(exit_code)
+
+
+def install_sigterm_handler(on_term=None, exit_code=EXIT_SIGTERM, grace=10.0, signals=(signal.SIGTERM,)):
+    """Exit promptly on SIGTERM: call on_term() (at most `grace` seconds), then os._exit(exit_code).
+
+    Call it from the main thread, early, and again after creating a MultiWorkerMirroredStrategy:
+    TensorFlow's preemption notifier (coordination service) replaces the process's SIGTERM handler
+    with its own, which only logs "SIGTERM caught" and keeps running. A Python signal handler only runs when the main thread is
+    back in the interpreter, which a thread blocked in a TensorFlow call (Session.run, server.join,
+    a collective waiting for a dead peer) may never be; so the handler is also run from a watcher
+    thread woken through signal.set_wakeup_fd. on_term runs in whichever of the two comes first,
+    concurrently with the main thread: keep it to something thread-safe like saving a checkpoint.
+    os._exit skips atexit and finally blocks on purpose (TensorFlow's can hang on a dead peer).
+    """
+
+    global _watching
+
+    def handler(signum, frame):
+        _terminate(on_term, exit_code, grace)
+
+    for sig in signals:
+        signal.signal(sig, handler)
+    if _watching:
+        return  # called again (after TensorFlow took the signal): the watcher thread is running
+    _watching = True
+    try:
+        r, w = os.pipe()
+        os.set_blocking(w, False)
+        signal.set_wakeup_fd(w, warn_on_full_buffer=False)
+    except (ValueError, OSError):  # not the main thread, or an fd already taken: the handler alone
+        return
+
+    def watch():
+        while True:
+            data = os.read(r, 64)
+            if any(b in [int(s) for s in signals] for b in data):
+                _terminate(on_term, exit_code, grace)
+
+    threading.Thread(target=watch, name="tfjob-sigterm", daemon=True).start()
+
+
+def tf_config(environ=None):
+    """TF_CONFIG as a dict ({} when unset or empty)."""
+    raw = (environ if environ is not None else os.environ).get("TF_CONFIG") or ""
+    return json.loads(raw) if raw.strip() else {}
+
+
+def cluster_dict(cfg):
+    """`cfg["cluster"]` in a form tf.train.ClusterSpec takes: lists stay lists, tf-operator's sparse
+    `{"<index>": "<address>"}` becomes `{index: address}` (int keys), empty types are dropped."""
+    out = {}
+    for name, tasks in (cfg.get("cluster") or {}).items():
+        if isinstance(tasks, dict):
+            tasks = {int(i): a for i, a in tasks.items()}
+        if tasks:
+            out[name] = tasks
+    return out
+
+
+def done(global_step, file=None):
+    """Print the end line `TRAINING_DONE global_step=N` (flushed)."""
+    out = file if file is not None else sys.stdout
+    out.write("%s global_step=%d\n" % (DONE_PREFIX, int(global_step)))
+    out.flush()
 
 
 if __name__ == "__main__":

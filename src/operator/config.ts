@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { schedulerConfigSchema, type SchedulerConfig } from '../scheduler/config.ts';
 import { DEFAULT_OPERATOR_POLICY, OPERATOR_POLICY_NAMES } from '../scheduler/policies/registry.ts';
 import type { ElasticOptions } from '../controllers/tfjob/index.ts';
+import { MAX_ELASTIC_WORKERS } from '../api/v1/elastic.ts';
 
 type Kind = 'string' | 'number' | 'boolean' | 'list' | 'duration';
 
@@ -163,8 +164,8 @@ export const OPTIONS = [
     flag: 'max-workers-per-job',
     env: 'TFJOB_MAX_WORKERS_PER_JOB',
     kind: 'number',
-    default: 1024,
-    help: 'most workers an elastic job may grow to, whatever its max says (fixed-size jobs are not bounded)',
+    default: MAX_ELASTIC_WORKERS,
+    help: `most workers an elastic job may grow to, whatever its max says, at most ${MAX_ELASTIC_WORKERS} (every replica's TF_CONFIG lists every worker slot; fixed-size jobs are not bounded)`,
   },
   {
     flag: 'progress-period',
@@ -297,7 +298,7 @@ const operatorConfigSchema = z
     weightReferenceShare: z.number().positive(),
     defaultMinWorkers: z.number().int().min(0),
     defaultMaxWorkers: z.number().int().min(0),
-    maxWorkersPerJob: z.number().int().min(1),
+    maxWorkersPerJob: z.number().int().min(1).max(MAX_ELASTIC_WORKERS),
     progressPeriod: z.number().nonnegative(),
     qoeRateWindow: z.number().positive(),
     progressReadsPerSecond: z.number().positive(),

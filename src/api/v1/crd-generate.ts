@@ -43,6 +43,7 @@ import {
   MSG_TENSORFLOW_CONTAINER_REQUIRED,
   MSG_UNKNOWN_REPLICA_TYPE,
 } from './validation.ts';
+import { MAX_ELASTIC_WORKERS } from './elastic.ts';
 import { REPLICA_TYPES } from './replica-types.ts';
 
 type Json = Record<string, unknown>;
@@ -191,10 +192,14 @@ export const ELASTIC_POLICY_SCHEMA: Json = {
   description:
     'Elastic bounds of the Worker replica type (tfjob-operator extension). Without it the job has a fixed ' +
     'size. With it, the operator chooses the number of workers within [minReplicas, maxReplicas] and ' +
-    'Worker.replicas is only the default of maxReplicas. Workers get the sparse (dynamic-worker) TF_CONFIG.',
+    'Worker.replicas is only the default of maxReplicas. Every replica gets TF_CONFIG with the full cluster, ' +
+    'the worker list holding every slot 0..max-1 (docs/elastic-contract.md).',
   properties: {
-    minReplicas: int32('Fewest workers the job runs with; default 1.', 1),
-    maxReplicas: int32('Most workers the job runs with; default max(minReplicas, Worker.replicas).', 1),
+    minReplicas: { ...int32('Fewest workers the job runs with; default 1.', 1), maximum: MAX_ELASTIC_WORKERS },
+    maxReplicas: int32(
+      `Most workers the job runs with; default max(minReplicas, Worker.replicas); at most ${MAX_ELASTIC_WORKERS} are used.`,
+      1,
+    ),
   },
   'x-kubernetes-validations': [RULE_ELASTIC_MIN_LE_MAX],
 };

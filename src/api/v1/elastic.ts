@@ -19,6 +19,14 @@ export type ElasticResolution =
 
 const INT32_MAX = 2 ** 31 - 1;
 
+/**
+ * Most worker slots of an elastic job. Every replica's TF_CONFIG lists every slot (up to ~160 bytes
+ * each with a 63-character service name and namespace), and Linux refuses to start a process with
+ * one environment variable over 128 KiB (MAX_ARG_STRLEN): 512 slots stay under it in any case. A
+ * larger maxReplicas is clamped to it; a minReplicas above it is refused at admission.
+ */
+export const MAX_ELASTIC_WORKERS = 512;
+
 function annotationField(key: string): string {
   return `metadata.annotations[${key}]`;
 }
@@ -69,6 +77,10 @@ export function resolveElastic(job: TFJob): ElasticResolution {
   const max = policy?.maxReplicas ?? maxAnnotation ?? Math.max(min, workers ?? 1);
   // Same words as the CRD's OpenAPI `minimum` for the spec fields.
   if (min < 1) errors.push(invalid(minField, min, `${minField} in body should be greater than or equal to 1`));
+  // The CRD's OpenAPI `maximum` for the spec field; same words.
+  else if (min > MAX_ELASTIC_WORKERS) {
+    errors.push(invalid(minField, min, `${minField} in body should be less than or equal to ${MAX_ELASTIC_WORKERS}`));
+  }
   if (max < 1) errors.push(invalid(maxField, max, `${maxField} in body should be greater than or equal to 1`));
   else if (max < min) {
     // Both bounds in the spec: the CRD's CEL rule says this at admission; same words here.

@@ -3,11 +3,11 @@
 
 import type { DefaultedReplicaSpec, DefaultedTFJob } from '../../api/v1/defaults.ts';
 import type { ElasticBounds } from '../../api/v1/elastic.ts';
-import { resolveElastic } from '../../api/v1/elastic.ts';
+import { MAX_ELASTIC_WORKERS, resolveElastic } from '../../api/v1/elastic.ts';
 import { REPLICA_TYPES, REPLICA_TYPE_WORKER } from '../../api/v1/replica-types.ts';
 import type { SchedulingStatus, TFJob } from '../../api/v1/schema.ts';
 import type { ClusterLayout } from './tf-config.ts';
-import { isDistributed, normalTfConfig, sparseTfConfig } from './tf-config.ts';
+import { elasticTfConfig, isDistributed, normalTfConfig, sparseTfConfig } from './tf-config.ts';
 
 export interface JobView {
   readonly name: string;
@@ -20,9 +20,12 @@ export interface JobView {
   /** Replicas in effect per type: `replicas`, or for an elastic Worker the current target. */
   readonly replicas: Readonly<Record<string, number>>;
   readonly distributed: boolean;
-  /** Sparse (dynamic-worker) TF_CONFIG: `enableDynamicWorker`, or elastic. */
+  /**
+   * tf-operator's sparse (dynamic-worker) TF_CONFIG: `enableDynamicWorker` on a job that is not
+   * elastic. Elastic jobs get the elastic form (every worker slot up to `elastic.max`) instead.
+   */
   readonly sparse: boolean;
-  /** Worker failures do not fail the job (same two cases). */
+  /** Worker failures do not fail the job: `enableDynamicWorker`, or elastic. */
   readonly tolerateWorkerFailures: boolean;
   readonly layout: ClusterLayout;
 }
@@ -50,6 +53,7 @@ export interface ElasticOptions {
   /**
    * The most workers an elastic job may grow to, whatever its maximum says (--max-workers-per-job;
    * never below its minimum). A `Worker.replicas` of 2^31−1 would otherwise take every pod slot.
+   * MAX_ELASTIC_WORKERS bounds it in any case: every replica's TF_CONFIG lists every worker slot.
    */
   readonly workerLimit?: number;
 }
@@ -75,17 +79,20 @@ export function buildJobView(
   if (!resolution.elastic && workerSpec && options.defaultElastic !== undefined) {
     const min = options.defaultElastic.min > 0 ? options.defaultElastic.min : workerSpec.replicas;
     const max = Math.max(min, options.defaultElastic.max > 0 ? options.defaultElastic.max : workerSpec.replicas);
-    if (min >= 1 && min < max) elastic = { min, max };
+    // A default never makes a job elastic that could not be (its minimum above the slot limit).
+    if (min >= 1 && min < max && min <= MAX_ELASTIC_WORKERS) elastic = { min, max };
   }
-  if (elastic !== undefined && options.workerLimit !== undefined && elastic.max > options.workerLimit) {
-    elastic = { min: elastic.min, max: Math.max(elastic.min, options.workerLimit) };
+  // Admission keeps an elastic minimum within MAX_ELASTIC_WORKERS, so the clamped max never exceeds it.
+  const workerLimit = Math.min(options.workerLimit ?? MAX_ELASTIC_WORKERS, MAX_ELASTIC_WORKERS);
+  if (elastic !== undefined && elastic.max > workerLimit) {
+    elastic = { min: elastic.min, max: Math.max(elastic.min, workerLimit) };
   }
   const replicas: Record<string, number> = {};
   for (const [type, spec] of Object.entries(replicaSpecs)) {
     replicas[type] =
       type === REPLICA_TYPE_WORKER && elastic ? elasticWorkerTarget(elastic, options.workers, job.status?.scheduling) : spec.replicas;
   }
-  const sparse = job.spec.enableDynamicWorker || elastic !== undefined;
+  const sparse = job.spec.enableDynamicWorker && elastic === undefined;
   return {
     name,
     namespace,
@@ -96,7 +103,7 @@ export function buildJobView(
     replicas,
     distributed: isDistributed(replicaSpecs, elastic?.max),
     sparse,
-    tolerateWorkerFailures: sparse,
+    tolerateWorkerFailures: job.spec.enableDynamicWorker || elastic !== undefined,
     layout: {
       jobName: name,
       namespace,
@@ -109,6 +116,7 @@ export function buildJobView(
 /** TF_CONFIG for one replica, or undefined when the job is not distributed. */
 export function tfConfigFor(view: JobView, replicaType: string, index: number): string | undefined {
   if (!view.distributed) return undefined;
+  if (view.elastic) return elasticTfConfig(view.layout, replicaType, index, view.elastic.max);
   return view.sparse ? sparseTfConfig(view.layout, replicaType, index) : normalTfConfig(view.layout, replicaType, index);
 }
 

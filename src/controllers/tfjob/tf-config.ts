@@ -1,8 +1,12 @@
 // TF_CONFIG, byte for byte as tf-operator writes it (TensorFlow parses it, and users' scripts often
-// print or parse it too). Two forms:
+// print or parse it too). Three forms:
 // - normal: the whole cluster, every type under its lowercase name, plus `"environment":"cloud"`;
-// - sparse (tf-operator's `enableDynamicWorker`, and always for our elastic jobs): a worker sees only
-//   itself and the PS list, so workers can come and go without invalidating the others' TF_CONFIG.
+// - sparse (tf-operator's `enableDynamicWorker` without an elastic policy): a worker sees only itself
+//   and the PS list;
+// - elastic (ours, docs/elastic-contract.md): the normal form with the worker list made of every
+//   worker slot 0..max-1, present or not, for every replica. A PS must know the address of any worker
+//   that may send it gradients, a chief/coordinator must see itself and the PS; listing every slot
+//   gives all of them one TF_CONFIG that scaling never changes. Measured with real TensorFlow.
 
 import { DEFAULT_CONTAINER_NAME, DEFAULT_PORT, DEFAULT_PORT_NAME } from '../../api/v1/constants.ts';
 import type { DefaultedReplicaSpec } from '../../api/v1/defaults.ts';
@@ -48,13 +52,17 @@ export function replicaAddress(layout: ClusterLayout, replicaType: string, index
   return `${replicaName(layout.jobName, replicaType, index)}.${layout.namespace}.svc${domain}:${port}`;
 }
 
-/** Lowercase type → addresses of replicas 0..replicas-1, for every type in the spec. */
-export function clusterSpec(layout: ClusterLayout): Map<string, string[]> {
+/**
+ * Lowercase type → addresses of replicas 0..replicas-1, for every type in the spec. `workerSlots`
+ * replaces `Worker.replicas` (an elastic job's worker slots).
+ */
+export function clusterSpec(layout: ClusterLayout, workerSlots?: number): Map<string, string[]> {
   const cluster = new Map<string, string[]>();
   for (const [type, spec] of Object.entries(layout.replicaSpecs)) {
+    const count = type === REPLICA_TYPE_WORKER && workerSlots !== undefined ? workerSlots : spec.replicas;
     cluster.set(
       type.toLowerCase(),
-      Array.from({ length: Math.max(0, spec.replicas) }, (_, i) => replicaAddress(layout, type, i)),
+      Array.from({ length: Math.max(0, count) }, (_, i) => replicaAddress(layout, type, i)),
     );
   }
   return cluster;
@@ -65,16 +73,28 @@ function taskJson(replicaType: string, index: number): string {
 }
 
 /** The normal form: `{"cluster":{...},"task":{...},"environment":"cloud"}`. */
-export function normalTfConfig(layout: ClusterLayout, replicaType: string, index: number): string {
-  const cluster = new Map([...clusterSpec(layout)].map(([k, v]) => [k, goJsonStringArray(v)]));
+export function normalTfConfig(layout: ClusterLayout, replicaType: string, index: number, workerSlots?: number): string {
+  const cluster = new Map([...clusterSpec(layout, workerSlots)].map(([k, v]) => [k, goJsonStringArray(v)]));
   return `{"cluster":${goJsonMap(cluster)},"task":${taskJson(replicaType, index)},"environment":"cloud"}`;
 }
 
 /**
- * The sparse form (`SparseTFConfig`): worker i gets `{"worker":{"i":own address},"ps":[all PS]}` (`null`
+ * The elastic form, for every replica type of an elastic job: the normal form with `"worker"` listing
+ * every slot `0..workerSlots-1` (the job's elastic maximum, at most MAX_ELASTIC_WORKERS), whether or
+ * not that worker runs now. Scaling in or out changes no replica's TF_CONFIG. Absent slots are
+ * harmless to sessions that filter devices (`device_filters`, which Estimator and
+ * ParameterServerStrategy set themselves); see docs/elastic-contract.md for what was measured.
+ */
+export function elasticTfConfig(layout: ClusterLayout, replicaType: string, index: number, workerSlots: number): string {
+  return normalTfConfig(layout, replicaType, index, workerSlots);
+}
+
+/**
+ * The sparse form (`SparseTFConfig`), for `enableDynamicWorker` jobs that are not elastic: worker i gets `{"worker":{"i":own address},"ps":[all PS]}` (`null`
  * without a PS spec), PS i gets `{"worker":{},"ps":[own address]}`, every other type
- * `{"worker":{},"ps":[]}`. No `environment` key. The worker's own address is computed for any index,
- * so elastic workers beyond `Worker.replicas` get a correct one.
+ * `{"worker":{},"ps":[]}`. No `environment` key. tf-operator's form, kept as it is: real TensorFlow
+ * PS training fails with it (a PS told no workers cannot receive their gradients), which is why
+ * elastic jobs get the elastic form instead.
  */
 export function sparseTfConfig(layout: ClusterLayout, replicaType: string, index: number): string {
   let worker = '{}';

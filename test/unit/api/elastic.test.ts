@@ -75,6 +75,17 @@ describe('elastic bounds (docs/tfjob-extensions.md)', () => {
     ]);
   });
 
+  it('a minimum above MAX_ELASTIC_WORKERS (512 slots in TF_CONFIG) is refused; a larger maximum is only clamped later', () => {
+    const errors = (j: TFJob) => resolveElastic(j).errors.map(formatFieldError);
+    expect(errors(job({ elasticPolicy: { minReplicas: 513, maxReplicas: 600 } }))).toEqual([
+      'spec.elasticPolicy.minReplicas: Invalid value: 513: spec.elasticPolicy.minReplicas in body should be less than or equal to 512',
+    ]);
+    expect(errors(job({}, { [MIN]: '1000' }, 1000))).toEqual([
+      'metadata.annotations[tfjob-operator.kubeflow.org/min-workers]: Invalid value: 1000: metadata.annotations[tfjob-operator.kubeflow.org/min-workers] in body should be less than or equal to 512',
+    ]);
+    expect(errors(job({ elasticPolicy: { minReplicas: 512, maxReplicas: 2 ** 31 - 1 } }))).toEqual([]);
+  });
+
   it('elastic without a Worker type is an error', () => {
     const parsed = parseTFJob({
       metadata: { name: 'e' },

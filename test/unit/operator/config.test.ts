@@ -6,19 +6,20 @@ function config(argv: string[], env: Record<string, string> = {}) {
 }
 
 describe('operator configuration: elastic sizing', () => {
-  it('bounds elastic jobs at 1,024 workers unless told otherwise', () => {
-    expect(elasticOptions(config([]))).toEqual({ workerLimit: 1024 });
+  it('bounds elastic jobs at 512 workers (MAX_ELASTIC_WORKERS) unless told otherwise', () => {
+    expect(elasticOptions(config([]))).toEqual({ workerLimit: 512 });
     expect(elasticOptions(config(['--max-workers-per-job', '64']))).toEqual({ workerLimit: 64 });
     expect(elasticOptions(config([], { TFJOB_MAX_WORKERS_PER_JOB: '8' }))).toEqual({ workerLimit: 8 });
   });
 
   it('passes the default bounds on only when some are set', () => {
-    expect(elasticOptions(config(['--default-min-workers', '1']))).toEqual({ defaultElastic: { min: 1, max: 0 }, workerLimit: 1024 });
+    expect(elasticOptions(config(['--default-min-workers', '1']))).toEqual({ defaultElastic: { min: 1, max: 0 }, workerLimit: 512 });
   });
 
-  it('rejects a limit below one worker, naming the flag', () => {
+  it('rejects a limit below one worker or above 512, naming the flag', () => {
     expect(() => config(['--max-workers-per-job', '0'])).toThrow(/--max-workers-per-job/);
     expect(() => config(['--max-workers-per-job', '1.5'])).toThrow(/--max-workers-per-job/);
+    expect(() => config(['--max-workers-per-job', '513'])).toThrow(/--max-workers-per-job/);
   });
 });
 

@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { goJsonString } from '../../../../src/controllers/tfjob/go-json.ts';
 import { tfConfigFor } from '../../../../src/controllers/tfjob/job-view.ts';
-import { isDistributed, normalTfConfig, sparseTfConfig } from '../../../../src/controllers/tfjob/tf-config.ts';
+import { elasticTfConfig, isDistributed, normalTfConfig } from '../../../../src/controllers/tfjob/tf-config.ts';
+import { buildJobView } from '../../../../src/controllers/tfjob/job-view.ts';
+import { MAX_ELASTIC_WORKERS } from '../../../../src/api/v1/elastic.ts';
+import { applyDefaults } from '../../../../src/api/v1/defaults.ts';
 import { newTFJob } from './builders.ts';
-import { defaulted, viewOf } from './job-helpers.ts';
+import { defaulted, parsed, viewOf } from './job-helpers.ts';
 
 describe('TF_CONFIG, normal form (compat §5.1 item 11, Test ClusterSpec)', () => {
   it('1 worker: not distributed, no TF_CONFIG', () => {
@@ -91,18 +94,86 @@ describe('TF_CONFIG, sparse form (enableDynamicWorker)', () => {
     );
   });
 
-  it('elastic jobs use the sparse form, also for worker indices above Worker.replicas', () => {
-    const view = viewOf(newTFJob(2, 1, { name: 'j', namespace: 'ns', spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 6 } } }));
-    expect(view.sparse).toBe(true);
-    expect(sparseTfConfig(view.layout, 'Worker', 5)).toBe(
-      '{"cluster":{"worker":{"5":"j-worker-5.ns.svc:2222"},"ps":["j-ps-0.ns.svc:2222"]},"task":{"type":"worker","index":5}}',
-    );
-  });
-
   it('an elastic job that can grow is distributed even while it has one worker', () => {
     const view = viewOf(newTFJob(1, 0, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 3 } } }), { workers: 1 });
     expect(view.replicas.Worker).toBe(1);
     expect(view.distributed).toBe(true);
+  });
+});
+
+describe('TF_CONFIG, elastic form (docs/elastic-contract.md)', () => {
+  const elastic = (worker: number, ps: number, extra: { chief?: number; evaluator?: number; spec?: Record<string, unknown> } = {}) =>
+    newTFJob(worker, ps, {
+      name: 'j',
+      namespace: 'ns',
+      ...extra,
+      spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 4 }, ...(extra.spec ?? {}) },
+    });
+  const slots = '"worker":["j-worker-0.ns.svc:2222","j-worker-1.ns.svc:2222","j-worker-2.ns.svc:2222","j-worker-3.ns.svc:2222"]';
+
+  it('every type gets the full cluster with every worker slot up to maxReplicas, whatever the current size', () => {
+    const view = viewOf(elastic(2, 2, { chief: 1, evaluator: 1 }), { workers: 1 });
+    expect(view.replicas.Worker).toBe(1);
+    expect(view.sparse).toBe(false);
+    const cluster =
+      '{"chief":["j-chief-0.ns.svc:2222"],"evaluator":["j-evaluator-0.ns.svc:2222"],"ps":["j-ps-0.ns.svc:2222","j-ps-1.ns.svc:2222"],' +
+      slots +
+      '}';
+    expect(tfConfigFor(view, 'Worker', 3)).toBe(`{"cluster":${cluster},"task":{"type":"worker","index":3},"environment":"cloud"}`);
+    expect(tfConfigFor(view, 'PS', 1)).toBe(`{"cluster":${cluster},"task":{"type":"ps","index":1},"environment":"cloud"}`);
+    expect(tfConfigFor(view, 'Chief', 0)).toBe(`{"cluster":${cluster},"task":{"type":"chief","index":0},"environment":"cloud"}`);
+    expect(tfConfigFor(view, 'Evaluator', 0)).toBe(`{"cluster":${cluster},"task":{"type":"evaluator","index":0},"environment":"cloud"}`);
+  });
+
+  it('scaling changes no replica’s TF_CONFIG', () => {
+    const at = (workers: number) => tfConfigFor(viewOf(elastic(2, 1), { workers }), 'PS', 0);
+    expect(at(1)).toBe(at(4));
+    expect(at(1)).toContain(slots);
+  });
+
+  it('elastic wins over enableDynamicWorker; worker failures are tolerated either way', () => {
+    const view = viewOf(elastic(2, 1, { spec: { enableDynamicWorker: true } }));
+    expect(view.sparse).toBe(false);
+    expect(view.tolerateWorkerFailures).toBe(true);
+    expect(tfConfigFor(view, 'Worker', 0)).toBe(
+      `{"cluster":{"ps":["j-ps-0.ns.svc:2222"],${slots}},"task":{"type":"worker","index":0},"environment":"cloud"}`,
+    );
+    const dynamic = viewOf(newTFJob(2, 1, { name: 'j', namespace: 'ns', spec: { enableDynamicWorker: true } }));
+    expect(dynamic.sparse).toBe(true);
+    expect(dynamic.tolerateWorkerFailures).toBe(true);
+  });
+
+  it('the annotation form and the operator default bounds get the same slots', () => {
+    const annotated = viewOf(
+      newTFJob(2, 1, { name: 'j', namespace: 'ns', annotations: { 'tfjob-operator.kubeflow.org/max-workers': '4' } }),
+    );
+    expect(tfConfigFor(annotated, 'PS', 0)).toContain(slots);
+    const raw = parsed(newTFJob(2, 1, { name: 'j', namespace: 'ns' }));
+    const byDefault = buildJobView(raw, applyDefaults(raw), { defaultElastic: { min: 1, max: 4 } });
+    expect(tfConfigFor(byDefault, 'PS', 0)).toContain(slots);
+  });
+
+  it('a huge maxReplicas or Worker.replicas lists at most MAX_ELASTIC_WORKERS slots', () => {
+    const raw = newTFJob(2 ** 31 - 1, 1, { name: 'j', namespace: 'ns', spec: { elasticPolicy: { minReplicas: 1 } } });
+    const view = viewOf(raw, { workers: 1 });
+    expect(view.elastic).toEqual({ min: 1, max: MAX_ELASTIC_WORKERS });
+    const config = JSON.parse(tfConfigFor(view, 'PS', 0)!) as { cluster: { worker: string[] } };
+    expect(config.cluster.worker).toHaveLength(MAX_ELASTIC_WORKERS);
+    expect(config.cluster.worker.at(-1)).toBe(`j-worker-${MAX_ELASTIC_WORKERS - 1}.ns.svc:2222`);
+  });
+
+  it('stays under Linux’s 128 KiB limit for one environment variable with the longest names', () => {
+    const name = 'j'.repeat(63 - '-worker-511'.length);
+    const namespace = 'n'.repeat(63);
+    const raw = newTFJob(2, 1, { name, namespace, spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 100000 } } });
+    const view = viewOf(raw, { clusterDomain: 'cluster.local' });
+    const config = tfConfigFor(view, 'Worker', 0)!;
+    expect(Buffer.byteLength(`TF_CONFIG=${config}`) + 1).toBeLessThan(128 * 1024);
+  });
+
+  it('elasticTfConfig is the normal form with Worker.replicas replaced by the slot count', () => {
+    const view = viewOf(newTFJob(4, 1, { name: 'j', namespace: 'ns' }));
+    expect(elasticTfConfig(view.layout, 'Worker', 1, 4)).toBe(normalTfConfig(view.layout, 'Worker', 1));
   });
 });
 

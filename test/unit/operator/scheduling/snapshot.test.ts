@@ -286,9 +286,11 @@ describe('snapshot stage', () => {
 
   it('bounds an elastic job by the operator-wide worker limit, never below its minimum', () => {
     const huge = tfjob('huge', { workers: 2 ** 31 - 1, elastic: { min: 2, max: 2 ** 31 - 1 } });
-    expect(new JobShapes().get(huge, { workerLimit: 1024 })?.view.elastic).toEqual({ min: 2, max: 1024 });
+    expect(new JobShapes().get(huge, { workerLimit: 64 })?.view.elastic).toEqual({ min: 2, max: 64 });
     expect(new JobShapes().get(huge, { workerLimit: 1 })?.view.elastic).toEqual({ min: 2, max: 2 });
-    expect(new JobShapes().get(huge, {})?.view.elastic).toEqual({ min: 2, max: 2 ** 31 - 1 });
+    // MAX_ELASTIC_WORKERS bounds it without a limit, or with a larger one: TF_CONFIG lists every slot.
+    expect(new JobShapes().get(huge, {})?.view.elastic).toEqual({ min: 2, max: 512 });
+    expect(new JobShapes().get(huge, { workerLimit: 4096 })?.view.elastic).toEqual({ min: 2, max: 512 });
     // Fixed-size jobs are not bounded: their size is what they need to run at all.
     expect(new JobShapes().get(tfjob('fixed', { workers: 2000 }), { workerLimit: 1024 })?.view.replicas.Worker).toBe(2000);
   });
