@@ -103,3 +103,56 @@ cb2.on_epoch_end(0, {"my_score": 3.0})
     expect(st).toMatchObject({ name: 'val_accuracy', step: 150 });
   });
 });
+
+describe('python/tfjob_progress.py: elastic helpers (docs/elastic-contract.md)', () => {
+  it('on SIGTERM runs on_term and exits 143 (retryable under ExitCode), even with the main thread blocked', () => {
+    const script = `
+import os, signal, threading
+from tfjob_progress import install_sigterm_handler
+install_sigterm_handler(on_term=lambda: print("checkpointed", flush=True))
+install_sigterm_handler(on_term=lambda: print("checkpointed", flush=True))  # again, as after MWMS: one watcher
+print("threads", len([t for t in threading.enumerate() if t.name == "tfjob-sigterm"]), flush=True)
+threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGTERM)).start()
+threading.Event().wait()  # blocked, like a TensorFlow call
+`;
+    const r = spawnSync('python3', ['-c', script], {
+      encoding: 'utf8',
+      env: { ...process.env, PYTHONPATH: PYTHON_DIR, PYTHONDONTWRITEBYTECODE: '1' },
+      timeout: 20_000,
+    });
+    expect(r.status).toBe(143);
+    expect(r.stdout).toBe('threads 1\ncheckpointed\n');
+    expect(r.stderr).toContain('SIGTERM: exiting with 143');
+  });
+
+  it('exits after `grace` seconds when on_term hangs', () => {
+    const script = `
+import os, signal, threading, time
+from tfjob_progress import install_sigterm_handler
+install_sigterm_handler(on_term=lambda: time.sleep(60), grace=0.3)
+threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGTERM)).start()
+threading.Event().wait()
+`;
+    const t0 = Date.now();
+    const r = spawnSync('python3', ['-c', script], {
+      encoding: 'utf8',
+      env: { ...process.env, PYTHONPATH: PYTHON_DIR, PYTHONDONTWRITEBYTECODE: '1' },
+      timeout: 20_000,
+    });
+    expect(r.status).toBe(143);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+  });
+
+  it('tf_config, cluster_dict (also tf-operator’s sparse form) and done', () => {
+    const { stdout } = python(`
+import json
+from tfjob_progress import cluster_dict, done, tf_config
+print(tf_config({}), tf_config({"TF_CONFIG": " "}))
+cfg = tf_config({"TF_CONFIG": '{"cluster":{"worker":{"1":"w1:2222"},"ps":["p0:2222"],"chief":[]},"task":{"type":"worker","index":1}}'})
+print(sorted(cluster_dict(cfg).items()))
+print(cluster_dict({"cluster": {"worker": ["a", "b"]}}))
+done(42)
+`);
+    expect(stdout).toBe("{} {}\n[('ps', ['p0:2222']), ('worker', {1: 'w1:2222'})]\n{'worker': ['a', 'b']}\nTRAINING_DONE global_step=42\n");
+  });
+});
