@@ -1,6 +1,7 @@
 // Running host commands for the real node: every call is bounded in time, and a failure names the
 // command with the tail of what it printed, so a broken set-up says why.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 export interface RunOptions {
   readonly cwd?: string;
@@ -56,4 +57,21 @@ export async function run(command: string, args: readonly string[], options: Run
 /** Whether `command` is on PATH. */
 export async function hasCommand(command: string): Promise<boolean> {
   return (await run('sh', ['-c', `command -v ${command}`], { allowFailure: true })).code === 0;
+}
+
+/** Mount points under `dir` (itself included), deepest first. */
+export function mountsUnder(dir: string): string[] {
+  const points = readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((l) => (l.split(' ')[4] ?? '').replace(/\\040/g, ' '))
+    .filter((p) => p === dir || p.startsWith(`${dir}/`));
+  return [...new Set(points)].sort((a, b) => b.length - a.length);
+}
+
+/** Unmounts everything under `dir` (lazily where busy), so that removing it cannot reach into a mount. */
+export async function unmountUnder(dir: string): Promise<string[]> {
+  for (const point of mountsUnder(dir)) {
+    if ((await run('umount', [point], { allowFailure: true })).code !== 0) await run('umount', ['-l', point], { allowFailure: true });
+  }
+  return mountsUnder(dir);
 }

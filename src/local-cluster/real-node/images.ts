@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { debianMirror } from './host.ts';
-import { run } from './exec.ts';
+import { run, unmountUnder } from './exec.ts';
 import { writeImageArchive, type ImageConfig } from './image-archive.ts';
 
 export const TENSORFLOW_VERSION = '2.21.0';
@@ -52,7 +52,8 @@ async function cached(
     progress(`[real-node] image ${config.reference} built in ${Math.round((Date.now() - started) / 1000)} s`);
     return { reference: config.reference, archive };
   } finally {
-    rmSync(rootfs, { recursive: true, force: true });
+    // debootstrap mounts /proc in the root file system while it configures packages.
+    if ((await unmountUnder(rootfs)).length === 0) rmSync(rootfs, { recursive: true, force: true });
   }
 }
 

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isAlive, signalGroup } from '../process.ts';
-import { run } from './exec.ts';
+import { mountsUnder, run, unmountUnder } from './exec.ts';
 import { removeCgroupRoot } from './kubelet.ts';
 import { removePodNetwork, type PodNetwork } from './network.ts';
 
@@ -60,16 +60,6 @@ function shimPids(socket: string): number[] {
   return pids;
 }
 
-/** Mount points under `dir`, deepest first. */
-function mountsUnder(dir: string): string[] {
-  const points = readFileSync('/proc/self/mountinfo', 'utf8')
-    .split('\n')
-    .map((l) => l.split(' ')[4] ?? '')
-    .map((p) => p.replace(/\\040/g, ' '))
-    .filter((p) => p === dir || p.startsWith(`${dir}/`));
-  return [...new Set(points)].sort((a, b) => b.length - a.length);
-}
-
 /**
  * Tears the node down. `deletePods` asks the API to delete the node's pods and resolves once done (the
  * kubelet must still run for a clean sandbox teardown); it may be absent when the API is gone.
@@ -109,10 +99,7 @@ export async function teardownRealNode(
       // gone
     }
   }
-  for (const point of mountsUnder(state.workDir)) {
-    const res = await run('umount', [point], { allowFailure: true });
-    if (res.code !== 0) await run('umount', ['-l', point], { allowFailure: true });
-  }
+  await unmountUnder(state.workDir);
   if (existsSync(NETNS_DIR)) {
     for (const ns of readdirSync(NETNS_DIR)) {
       if (state.netnsBefore.includes(ns) || !ns.startsWith('cni-')) continue;
