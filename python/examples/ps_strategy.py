@@ -5,10 +5,18 @@ workers with ClusterCoordinator, which retries a step on another worker when one
 worker again once it is back at the same address. PS and workers only run a tf.distribute.Server.
 Progress and checkpoints are the chief's: it restores from CKPT_DIR at start.
 
+The coordinator only starts once every worker in its cluster spec answers. TF_CONFIG of an elastic
+job lists every worker slot up to the maximum, so a chief started while the job runs below its
+maximum waits until it is scaled out to it. With PSS_WORKERS=reachable the chief keeps only the
+workers that answer at start (a prefix 0..k-1: scale-in removes the highest indices) and trains with
+those; workers added later are then not used until the chief restarts (docs/elastic-contract.md).
+
 Env: TF_CONFIG, STEPS (default 200), STEP_SLEEP (coordinator sleep per scheduled step, default
-0.05), CKPT_DIR, PROGRESS_EVERY (default 10; also the number of steps scheduled per join).
+0.05), CKPT_DIR, PROGRESS_EVERY (default 10; also the number of steps scheduled per join),
+PSS_WORKERS (all | reachable, default all).
 """
 import os
+import socket
 import sys
 import time
 
@@ -30,6 +38,23 @@ task = cfg.get("task", {})
 job, idx = task.get("type", "chief"), int(task.get("index", 0))
 print("TF %s task %s:%d TF_CONFIG %s" % (tf.__version__, job, idx, os.environ.get("TF_CONFIG")), flush=True)
 spec = cluster_dict(cfg)
+
+
+def answers(address, timeout=2.0):
+    host, port = address.rsplit(":", 1)
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+        return True
+    except OSError:  # refused, or no such name (an absent worker's service is gone)
+        return False
+
+
+if job == "chief" and os.environ.get("PSS_WORKERS") == "reachable" and isinstance(spec.get("worker"), list):
+    k = 0
+    while k < len(spec["worker"]) and answers(spec["worker"][k]):
+        k += 1
+    print("PSS_WORKERS=reachable: using workers 0..%d of %d slots" % (k - 1, len(spec["worker"])), flush=True)
+    spec["worker"] = spec["worker"][: max(k, 1)]
 resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(
     tf.train.ClusterSpec(spec), task_type=job, task_id=idx, rpc_layer="grpc"
 )

@@ -47,7 +47,8 @@ else:
     server_target, n_ps = server.target, len(spec.get("ps", []))
     device = "/job:%s/task:%d" % (job, idx)
     # Only the PS and this task: the session never waits for (or talks to) absent worker slots.
-    filters = ["/job:ps", device]
+    # DEVICE_FILTERS=0 turns this off, to see what a script without filters does (it waits).
+    filters = ["/job:ps", device] if os.environ.get("DEVICE_FILTERS", "1") != "0" else None
 
 with tf.compat.v1.device(tf.compat.v1.train.replica_device_setter(ps_tasks=n_ps, worker_device=device)):
     gs = tf.compat.v1.train.get_or_create_global_step()
