@@ -34,7 +34,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../binaries.ts';
-import { run } from './exec.ts';
+import { run, unmountUnder } from './exec.ts';
 import { debianMirror } from './host.ts';
 import { writeImageArchive } from './image-archive.ts';
 import { DEBIAN_SUITE, type BuiltImage } from './images.ts';
@@ -115,6 +115,9 @@ async function debianBase(dir: string, progress: Progress): Promise<string> {
   progress(`[real-node] debootstrap --variant=minbase ${DEBIAN_SUITE} (operator image base) from ${mirror}`);
   try {
     await run('debootstrap', ['--variant=minbase', DEBIAN_SUITE, rootfs, mirror], { timeoutMs: 900_000 });
+    // debootstrap mounts /proc there while it configures packages: never pack (or remove) a mount.
+    const left = await unmountUnder(rootfs);
+    if (left.length > 0) throw new Error(`mounts left under ${rootfs}: ${left.join(', ')}`);
     for (const junk of BASE_JUNK) {
       rmSync(path.join(rootfs, junk), { recursive: true, force: true });
     }
@@ -126,7 +129,7 @@ async function debianBase(dir: string, progress: Progress): Promise<string> {
     progress(`[real-node] operator image base built in ${Math.round((Date.now() - started) / 1000)} s`);
     return tar;
   } finally {
-    rmSync(rootfs, { recursive: true, force: true });
+    if ((await unmountUnder(rootfs)).length === 0) rmSync(rootfs, { recursive: true, force: true });
   }
 }
 
