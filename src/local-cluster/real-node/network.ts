@@ -15,6 +15,8 @@ export interface PodNetwork {
 }
 
 const IP_FORWARD = '/proc/sys/net/ipv4/ip_forward';
+/** The local control plane's --service-cluster-ip-range. */
+export const SERVICE_RANGE = '10.96.0.0/16';
 
 export function podNetwork(workDir: string, bridge: string, thirdOctet: number): PodNetwork {
   return {
@@ -39,7 +41,13 @@ export async function createPodNetwork(net: PodNetwork, workDir: string): Promis
         isGateway: true,
         ipMasq: false,
         hairpinMode: true,
-        ipam: { type: 'host-local', ranges: [[{ subnet: net.subnet, gateway: net.gateway }]], dataDir: path.join(workDir, 'cni', 'ipam') },
+        ipam: {
+          type: 'host-local',
+          ranges: [[{ subnet: net.subnet, gateway: net.gateway }]],
+          // No default route: pods reach their bridge and the Service range (the apiserver's address), nothing else.
+          routes: [{ dst: SERVICE_RANGE, gw: net.gateway }],
+          dataDir: path.join(workDir, 'cni', 'ipam'),
+        },
       },
     ],
   };
