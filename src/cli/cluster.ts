@@ -128,7 +128,9 @@ async function stopRealNodeOf(dir: string): Promise<void> {
   if (!existsSync(pointer)) return;
   const state = readRealNodeState(readFileSync(pointer, 'utf8').trim());
   if (state !== undefined) {
-    const problems = await stopRealNode(state, (line) => { console.error(line); });
+    const problems = await stopRealNode(state, (line) => {
+      console.error(line);
+    });
     for (const p of problems) console.error(`real node cleanup: ${p}`);
   }
   rmSync(pointer, { force: true });
