@@ -63,10 +63,14 @@ saver = tf.compat.v1.train.Saver(max_to_keep=3, sharded=True)
 scaffold = tf.compat.v1.train.Scaffold(saver=saver)
 
 
+_raw = []
+
+
 class _Keep(tf.compat.v1.train.SessionRunHook):
     """Keeps the raw session so that SIGTERM can write a last checkpoint (chief only)."""
 
     def after_create_session(self, session, coord):
+        _raw.append(session)
         if is_chief and CKPT_DIR:
             _term_hooks.append(lambda: print("SIGTERM checkpoint", saver.save(session, os.path.join(CKPT_DIR, "model.ckpt"), global_step=gs), flush=True))
 
@@ -99,4 +103,6 @@ with tf.compat.v1.train.MonitoredTrainingSession(
         if step % EVERY == 0:
             report(step=int(step), loss=float(last_loss))
         time.sleep(SLEEP)
+    # The step fetched with the last update may predate another worker's last one: read it again.
+    step = int(_raw[-1].run(gs)) if _raw else step
 done(step)
