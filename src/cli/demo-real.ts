@@ -48,8 +48,14 @@ function replica(replicas: number, cpu: string, env: Record<string, string>): Re
   };
 }
 
-function tfjob(name: string, spec: Record<string, unknown>): Record<string, unknown> {
-  return { apiVersion: 'kubeflow.org/v1', kind: 'TFJob', metadata: { name, namespace: NAMESPACE }, spec };
+/** cleanPodPolicy Running: a finished job's PS (which never exits by itself) leaves the small node. */
+function tfjob(name: string, spec: Record<string, unknown>, runPolicy: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    apiVersion: 'kubeflow.org/v1',
+    kind: 'TFJob',
+    metadata: { name, namespace: NAMESPACE },
+    spec: { ...spec, runPolicy: { cleanPodPolicy: 'Running', ...runPolicy } },
+  };
 }
 
 /** The workload: timings in seconds after the start, sized for a 2-cpu node. */
@@ -72,10 +78,11 @@ export function demoJobs(): DemoJob[] {
     {
       name: 'urgent',
       at: 60,
-      body: tfjob('urgent', {
-        runPolicy: { schedulingPolicy: { priorityClass: PRIORITY_CLASS } },
-        tfReplicaSpecs: { PS: replica(1, '200m', train(200, 0.05)), Worker: replica(1, '700m', train(200, 0.05)) },
-      }),
+      body: tfjob(
+        'urgent',
+        { tfReplicaSpecs: { PS: replica(1, '200m', train(200, 0.05)), Worker: replica(1, '700m', train(200, 0.05)) } },
+        { schedulingPolicy: { priorityClass: PRIORITY_CLASS } },
+      ),
     },
   ];
 }

@@ -105,7 +105,10 @@ describe.skipIf(realNodeSkipped() !== undefined)('elastic scale-in and scale-out
         realJob(
           urgent,
           { PS: { replicas: 1, cpu: '200m' }, Worker: { replicas: 1, cpu: '800m' } },
-          { spec: { runPolicy: { schedulingPolicy: { priorityClass } } }, env: { STEPS: '150', STEP_SLEEP: '0.05' } },
+          {
+            spec: { runPolicy: { cleanPodPolicy: 'Running', schedulingPolicy: { priorityClass } } },
+            env: { STEPS: '150', STEP_SLEEP: '0.05' },
+          },
         ),
       );
       await waitForEventReasons(ns, name, ['Preempted'], 120_000);

@@ -101,7 +101,8 @@ export function realJob(
     apiVersion: 'kubeflow.org/v1',
     kind: 'TFJob',
     metadata: { name, ...(extra.annotations ? { annotations: extra.annotations } : {}) },
-    spec: { tfReplicaSpecs: specs, ...extra.spec },
+    // cleanPodPolicy Running: a finished job's PS (which never exits by itself) leaves the small node.
+    spec: { runPolicy: { cleanPodPolicy: 'Running' }, tfReplicaSpecs: specs, ...extra.spec },
   };
 }
 

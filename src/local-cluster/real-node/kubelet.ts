@@ -2,7 +2,7 @@
 // bridge address (a node IP may not be loopback), cgroupfs under a cgroup root of its own (so stop can
 // remove everything it made), no eviction or image GC on a shared disk. Anonymous, AlwaysAllow
 // authorization on its own port: only the apiserver on this machine talks to it (pods/log, exec).
-import { existsSync, lstatSync, mkdirSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { cgroupVersion } from './host.ts';
@@ -76,6 +76,21 @@ function cgroupHierarchies(): string[] {
 /** The kubelet requires its cgroup root to exist in every hierarchy. */
 export function createCgroupRoot(): void {
   for (const h of cgroupHierarchies()) mkdirSync(path.join(h, CGROUP_ROOT), { recursive: true });
+}
+
+/** Every process in the cgroup root's tree (containers the kubelet and containerd left running). */
+export function cgroupRootProcesses(): number[] {
+  const pids = new Set<number>();
+  const walk = (dir: string) => {
+    try {
+      for (const line of readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n')) if (line.trim() !== '') pids.add(Number(line));
+      for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) walk(path.join(dir, entry.name));
+    } catch {
+      // removed meanwhile
+    }
+  };
+  for (const h of cgroupHierarchies()) walk(path.join(h, CGROUP_ROOT));
+  return [...pids];
 }
 
 /** Removes the cgroup root bottom-up (a cgroup directory is removed with rmdir once empty of tasks). */

@@ -17,7 +17,7 @@ import { busyboxImage, pauseImage, tensorflowImage, type BuiltImage } from './im
 import { createCgroupRoot, writeKubeletConfig } from './kubelet.ts';
 import { createPodNetwork, podNetwork } from './network.ts';
 import { run } from './exec.ts';
-import { NETNS_DIR, REAL_NODE_STATE, readRealNodeState, teardownRealNode, type RealNodeState } from './teardown.ts';
+import { NETNS_DIR, REAL_NODE_STATE, readRealNodeState, realNodesIn, teardownRealNode, type RealNodeState } from './teardown.ts';
 
 export const REAL_NODE_LABEL = 'tfjob-operator.kubeflow.org/real-node';
 export const DEFAULT_REAL_NODE_NAME = 'realnode-0';
@@ -70,10 +70,16 @@ export class RealNode {
     const progress = options.onProgress ?? ((line: string) => process.stderr.write(`${line}\n`));
     const problem = hostProblem();
     if (problem !== undefined) throw new Error(`cannot start a real node: ${problem}`);
+    // A run that was killed leaves its state behind: clean that up; a live one is never touched.
+    const { live, stale } = realNodesIn(os.tmpdir());
+    if (live.length > 0) throw new Error(`another real node runs on this machine (from ${live.map((s) => s.workDir).join(', ')})`);
+    for (const state of stale) {
+      progress(`[real-node] cleaning up after an earlier real node that was not stopped (${state.workDir})`);
+      const problems = await teardownRealNode(state);
+      if (problems.length > 0) throw new Error(`could not clean up the earlier real node in ${state.workDir}: ${problems.join('; ')}`);
+    }
     if (existsSync(`/sys/class/net/${BRIDGE}`)) {
-      throw new Error(
-        `bridge ${BRIDGE} exists: another real node runs on this machine (or one was not cleaned up: \`ip link delete ${BRIDGE}\`)`,
-      );
+      throw new Error(`bridge ${BRIDGE} exists but no real node's state names it: remove it with \`ip link delete ${BRIDGE}\``);
     }
     const started = Date.now();
     await ensureHostPackages(progress);

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isAlive, signalGroup } from '../process.ts';
 import { mountsUnder, run, unmountUnder } from './exec.ts';
-import { removeCgroupRoot } from './kubelet.ts';
+import { cgroupRootProcesses, removeCgroupRoot } from './kubelet.ts';
 import { removePodNetwork, type PodNetwork } from './network.ts';
 
 /** What a running real node left on the host, written to `<workDir>/real-node.json`. */
@@ -25,6 +25,19 @@ export interface RealNodeState {
 
 export const NETNS_DIR = '/run/netns';
 export const REAL_NODE_STATE = 'real-node.json';
+
+/** Real nodes whose state is in `tmpDir`, split by whether any of their processes still runs. */
+export function realNodesIn(tmpDir: string): { live: RealNodeState[]; stale: RealNodeState[] } {
+  const live: RealNodeState[] = [];
+  const stale: RealNodeState[] = [];
+  for (const entry of readdirSync(tmpDir)) {
+    if (!entry.startsWith('tfjob-rn-')) continue;
+    const state = readRealNodeState(path.join(tmpDir, entry));
+    if (state === undefined) continue;
+    (Object.values(state.processes).some((p) => isAlive(p.pid)) ? live : stale).push(state);
+  }
+  return { live, stale };
+}
 
 export function readRealNodeState(workDir: string): RealNodeState | undefined {
   const f = path.join(workDir, REAL_NODE_STATE);
@@ -98,6 +111,19 @@ export async function teardownRealNode(
     } catch {
       // gone
     }
+  }
+  // Whatever still runs in the node's cgroups (containers whose shim is gone) is killed outright.
+  for (let i = 0; i < 20; i++) {
+    const left = cgroupRootProcesses();
+    if (left.length === 0) break;
+    for (const pid of left) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    await sleep(250);
   }
   await unmountUnder(state.workDir);
   if (existsSync(NETNS_DIR)) {
