@@ -16,6 +16,7 @@ import {
   realNodeName,
   realNodeSkipped,
   deleteNamespaceAndWait,
+  statusOf,
 } from './support.ts';
 
 const STEPS = 300;
@@ -56,7 +57,7 @@ for (const policy of ['tf-operator', 'ours'] as const) {
       if (policy === 'ours') {
         const progress = await eventually(
           async () => {
-            const p = (await getTFJob(ns, 'dist')).status?.progress;
+            const p = statusOf(await getTFJob(ns, 'dist')).progress;
             return p?.step !== undefined && p.step > 0 ? p : false;
           },
           { what: 'status.progress from the real log', timeoutMs: 240_000, intervalMs: 1_000 },

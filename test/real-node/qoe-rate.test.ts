@@ -6,7 +6,7 @@ import type { Operator } from '../../src/operator/manager.ts';
 import { createNamespace, eventually } from '../support/kube.ts';
 import { startOperator } from '../support/operator.ts';
 import { createTFJob, getTFJob } from '../support/tfjob.ts';
-import { createTrainers, podLog, REAL_NODE_SELECTOR, realJob, realNodeSkipped, deleteNamespaceAndWait } from './support.ts';
+import { createTrainers, podLog, REAL_NODE_SELECTOR, realJob, realNodeSkipped, deleteNamespaceAndWait, statusOf } from './support.ts';
 
 /** Steps per second over the log's progress lines that carry a time (first to last). */
 function logRate(log: string): number | undefined {
@@ -56,7 +56,7 @@ describe.skipIf(realNodeSkipped() !== undefined)('QoE step rate of a real job (o
     );
     const measured = await eventually(
       async () => {
-        const v = Number((await getTFJob(ns, 'rated')).status?.qoe?.measuredStepsPerSecond);
+        const v = Number(statusOf(await getTFJob(ns, 'rated')).qoe?.measuredStepsPerSecond);
         return Number.isFinite(v) && v > 0 ? v : false;
       },
       { what: 'status.qoe.measuredStepsPerSecond', timeoutMs: 300_000, intervalMs: 2_000 },
@@ -66,6 +66,6 @@ describe.skipIf(realNodeSkipped() !== undefined)('QoE step rate of a real job (o
     // Same order of magnitude as the log's own rate (the operator's window is the last 30 s only).
     expect(measured).toBeGreaterThan((fromLog ?? 0) / 3);
     expect(measured).toBeLessThan((fromLog ?? 0) * 3);
-    expect((await getTFJob(ns, 'rated')).status?.qoe?.class).toMatch(/Ahead|Satisfied|Behind/);
+    expect(statusOf(await getTFJob(ns, 'rated')).qoe?.class).toMatch(/Ahead|Satisfied|Behind/);
   });
 });

@@ -106,6 +106,16 @@ export function realJob(
   };
 }
 
+/** The parts of a TFJob's status the real-node tests read. */
+export interface RealJobStatus {
+  progress?: { step?: number; phase?: string };
+  qoe?: { class?: string; measuredStepsPerSecond?: string };
+}
+
+export function statusOf(job: TestTFJob): RealJobStatus {
+  return (job.status ?? {}) as RealJobStatus;
+}
+
 /** The pod's log ('' while it has none). */
 export async function podLog(namespace: string, pod: string, previous = false): Promise<string> {
   try {

@@ -28,8 +28,6 @@ export interface TestTFJob {
     startTime?: string;
     completionTime?: string;
     scheduling?: Record<string, unknown>;
-    progress?: { step?: number; phase?: string; metric?: string; metricName?: string };
-    qoe?: { class?: string; measuredStepsPerSecond?: string; requiredStepsPerSecond?: string };
   };
 }
 
