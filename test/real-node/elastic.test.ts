@@ -32,6 +32,8 @@ interface Style {
   readonly chiefPod: (job: string) => string;
   /** Whether each worker runs its own loop and logs steps (PS strategy workers only serve). */
   readonly workersLog: boolean;
+  /** Seconds each step sleeps: the job must outlast the urgent one (ps_v1 sleeps per worker, PS strategy per step). */
+  readonly stepSleep: string;
 }
 
 const STYLES: readonly Style[] = [
@@ -41,6 +43,7 @@ const STYLES: readonly Style[] = [
     fixed: { PS: { replicas: 1, cpu: '200m' } },
     chiefPod: (job) => `${job}-worker-0`,
     workersLog: true,
+    stepSleep: '0.2',
   },
   {
     name: 'TF2 ParameterServerStrategy with a chief coordinator',
@@ -48,6 +51,7 @@ const STYLES: readonly Style[] = [
     fixed: { Chief: { replicas: 1, cpu: '200m' }, PS: { replicas: 1, cpu: '100m' } },
     chiefPod: (job) => `${job}-chief-0`,
     workersLog: false,
+    stepSleep: '0.1',
   },
 ];
 
@@ -89,7 +93,7 @@ describe.skipIf(realNodeSkipped() !== undefined)('elastic scale-in and scale-out
         { ...style.fixed, Worker: { replicas: 3, cpu: '500m' } },
         {
           spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 3 } },
-          env: { STEPS: String(STEPS), STEP_SLEEP: '0.2', PROGRESS_EVERY: '10' },
+          env: { STEPS: String(STEPS), STEP_SLEEP: style.stepSleep, PROGRESS_EVERY: '10' },
           script: style.script,
         },
       );
