@@ -2,14 +2,15 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { installCrds } from '../local-cluster/crd.ts';
 import { LocalCluster, REPO_ROOT, fakeNodes } from '../local-cluster/index.ts';
 import { RealNode, readRealNodeState, stopRealNode } from '../local-cluster/real-node/index.ts';
 
 const HELP = `usage: tfjob-operator cluster <up|down|status> [options]
 
   up       start etcd, kube-apiserver, kube-controller-manager, kwok (and kube-scheduler with
-           --scheduler), create fake nodes, print the KUBECONFIG path and return; the cluster keeps
-           running until \`cluster down\`
+           --scheduler), install the CRDs (TFJob, ClusterQueue, LocalQueue), create fake nodes,
+           print the KUBECONFIG path and return; the cluster keeps running until \`cluster down\`
   down     stop the cluster started by \`up\`
   status   print the state of the cluster started by \`up\`
 
@@ -18,7 +19,9 @@ options (up):
   --cpu Q            cpu per node (default 10)
   --memory Q         memory per node (default 32Gi)
   --gpu N            nvidia.com/gpu per node (default 0)
-  --scheduler        also start kube-scheduler
+  --scheduler        also start kube-scheduler (needed for --policy tf-operator, and for any pod the
+                     operator does not place itself)
+  --no-crds          do not install the CRDs
   --real-node        also start one real node (containerd, kubelet, cluster DNS, local images incl.
                      TensorFlow) next to the fake ones; needs root, installs Debian packages it lacks,
                      ~6 min the first time (builds), ~1 min after
@@ -37,6 +40,7 @@ export async function main(argv: string[]): Promise<number> {
       gpu: { type: 'string', default: '0' },
       scheduler: { type: 'boolean', default: false },
       'real-node': { type: 'boolean', default: false },
+      'no-crds': { type: 'boolean', default: false },
       'no-tensorflow': { type: 'boolean', default: false },
       dir: { type: 'string', default: path.join(REPO_ROOT, '.cache', 'clusters', 'default') },
       help: { type: 'boolean', short: 'h', default: false },
@@ -62,6 +66,7 @@ export async function main(argv: string[]): Promise<number> {
       const cluster = await LocalCluster.start({ workDir: dir, tiedToProcess: false, scheduler: values.scheduler });
       const capacity: Record<string, string> = { cpu: values.cpu, memory: values.memory };
       if (gpu > 0) capacity['nvidia.com/gpu'] = String(gpu);
+      if (!values['no-crds']) await installCrds(cluster.kubeConfig());
       await cluster.createNodes(fakeNodes('kwok-node', nodes, { capacity }));
       if (values['real-node']) {
         const problem = RealNode.unavailable();
