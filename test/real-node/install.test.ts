@@ -85,12 +85,12 @@ async function waitOperatorReady(count: number, since: number): Promise<{ pods: 
 async function checkInstalled(pods: readonly V1Pod[]): Promise<void> {
   const names = pods.map((p) => p.metadata?.name ?? '');
   for (const p of pods) expect(p.spec?.nodeName).toBe(realNodeName());
-  // The identity is the pod's hostname (its name) plus a random suffix (src/operator/manager.ts).
+  // The identity is the pod's name (--identity from POD_NAME, set by the Deployment's downward API).
   const holder = await eventually(
     async () => {
       const lease = await adminKubeConfig().makeApiClient(CoordinationV1Api).readNamespacedLease({ name: LEASE, namespace: SYSTEM_NS });
       const h = lease.spec?.holderIdentity ?? '';
-      return names.some((n) => h.startsWith(`${n}-`)) ? h : false;
+      return names.includes(h) ? h : false;
     },
     { what: `Lease ${LEASE} held by one of ${names.join(', ')}`, timeoutMs: 60_000, intervalMs: 1_000 },
   );
@@ -102,7 +102,7 @@ async function checkInstalled(pods: readonly V1Pod[]): Promise<void> {
     expect(metrics.stdout).toMatch(/^# HELP /m);
     // 1 on the leader, 0 on the standby (controller-runtime's gauge).
     const leading = /^leader_election_master_status\{[^}]*\} (\d)/m.exec(metrics.stdout)?.[1];
-    expect(leading).toBe(holder.startsWith(`${name}-`) ? '1' : '0');
+    expect(leading).toBe(holder === name ? '1' : '0');
     for (const probe of ['healthz', 'readyz']) {
       const res = await k(['get', '--raw', proxy(8081, probe)]);
       expect(res.code, `${name} /${probe}: ${res.stderr}`).toBe(0);
@@ -110,27 +110,27 @@ async function checkInstalled(pods: readonly V1Pod[]): Promise<void> {
   }
 }
 
-/** One real PS/worker job in `ns`, run by the installed operator, to Succeeded. */
-async function runRealJob(ns: string): Promise<number> {
+/** One real PS/worker job `name` in `ns`, run by the installed operator, to Succeeded. */
+async function runRealJob(ns: string, name: string): Promise<number> {
   const started = Date.now();
   await createTFJob(
     ns,
     realJob(
-      'dist',
+      name,
       { PS: { replicas: 1, cpu: '200m' }, Worker: { replicas: 1, cpu: '500m' } },
       { env: { STEPS: String(STEPS), STEP_SLEEP: '0.05', PROGRESS_EVERY: '10' } },
     ),
   );
-  await waitForCondition(ns, 'dist', 'Succeeded', { timeoutMs: 420_000 }).catch(async (err: unknown) => {
+  await waitForCondition(ns, name, 'Succeeded', { timeoutMs: 420_000 }).catch(async (err: unknown) => {
     const pods = await k(['-n', ns, 'get', 'pods,tfjobs', '-o', 'wide']);
     const logs = await k(['-n', SYSTEM_NS, 'logs', '-l', OPERATOR_PODS, '--tail=40', '--all-containers', '--prefix']);
     throw new Error(`${(err as Error).message}\n${pods.stdout}\n${logs.stdout}`, { cause: err });
   });
-  expect(doneStep(await podLog(ns, 'dist-worker-0'))).toBeGreaterThanOrEqual(STEPS);
-  const pod = await coreApi().readNamespacedPod({ name: 'dist-worker-0', namespace: ns });
+  expect(doneStep(await podLog(ns, `${name}-worker-0`))).toBeGreaterThanOrEqual(STEPS);
+  const pod = await coreApi().readNamespacedPod({ name: `${name}-worker-0`, namespace: ns });
   expect(pod.spec?.nodeName).toBe(realNodeName());
   const jobSeconds = seconds(started);
-  log(`TFJob ${ns}/dist (1 PS + 1 worker, ${STEPS} steps) Succeeded in ${jobSeconds} s`);
+  log(`TFJob ${ns}/${name} (1 PS + 1 worker, ${STEPS} steps) Succeeded in ${jobSeconds} s`);
   return jobSeconds;
 }
 
@@ -228,7 +228,7 @@ describe.skipIf(realNodeSkipped() !== undefined)('the operator as users install 
       const { pods, readySeconds } = await waitOperatorReady(2, started);
       log(`helm install: 2/2 Ready in ${readySeconds} s`);
       await checkInstalled(pods);
-      await runRealJob(ns);
+      await runRealJob(ns, 'helm-job');
     } finally {
       const uninstall = await helmCmd(['uninstall', 'tfjob-operator', '-n', SYSTEM_NS, '--wait', '--timeout', '120s']);
       await waitOperatorGone();
@@ -286,7 +286,7 @@ describe.skipIf(realNodeSkipped() !== undefined)('the operator as users install 
       const { pods, readySeconds } = await waitOperatorReady(2, started);
       log(`release manifest: 2/2 Ready in ${readySeconds} s`);
       await checkInstalled(pods);
-      await runRealJob(ns);
+      await runRealJob(ns, 'release-job');
     } finally {
       if (created.length > 0) {
         // Everything but the CRDs: the Namespace (and with it the Deployment, Service, PDB, Role,
