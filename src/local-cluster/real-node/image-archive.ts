@@ -12,6 +12,8 @@ export interface ImageConfig {
   readonly cmd?: readonly string[];
   readonly env?: readonly string[];
   readonly workingDir?: string;
+  /** `uid:gid` the image runs as (the Dockerfile's USER). */
+  readonly user?: string;
 }
 
 const DEFAULT_PATH = 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -41,6 +43,7 @@ export async function writeImageArchive(rootfs: string, out: string, image: Imag
         Entrypoint: image.entrypoint ?? null,
         Cmd: image.cmd ?? null,
         WorkingDir: image.workingDir ?? '/',
+        ...(image.user === undefined ? {} : { User: image.user }),
       },
       rootfs: { type: 'layers', diff_ids: [diffId] },
       history: [{ created: epoch, created_by: 'tfjob-operator real-node image builder' }],

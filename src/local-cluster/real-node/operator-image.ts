@@ -229,6 +229,8 @@ export async function operatorImage(dir: string, progress: Progress): Promise<Op
       reference,
       entrypoint: ['node', 'dist/cli/main.js', 'run'],
       workingDir: '/app',
+      // The Dockerfile's USER: the conventional non-root UID, which owns nothing in the image.
+      user: '65532:65532',
       env: ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', `NODE_VERSION=${tool.nodeVersion}`, 'NODE_ENV=production'],
     });
     writeFileSync(`${archive}.ref`, `${reference}\n`);
