@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operator } from '../../src/operator/manager.ts';
 import { createNamespace } from '../support/kube.ts';
 import { startOperator } from '../support/operator.ts';
-import { coreApi, createTFJob, getTFJob, waitForCondition } from '../support/tfjob.ts';
+import { coreApi, createTFJob, getTFJob, waitForCondition, waitForJobEvents } from '../support/tfjob.ts';
 import { createTrainers, hostScratchDir, REAL_NODE_SELECTOR, realJob, realNodeSkipped, deleteNamespaceAndWait } from './support.ts';
 
 /** Exits with `code` the first time (a marker on a volume that outlives the pod), 0 after that. */
@@ -55,8 +55,16 @@ for (const policy of ['tf-operator', 'ours'] as const) {
           { hostPath: hostScratchDir(`${ns}-retryable`) },
         ),
       );
-      const job = await waitForCondition(ns, 'retryable', 'Succeeded', { timeoutMs: 120_000 });
-      expect(job.status?.conditions?.some((c) => c.type === 'Restarting')).toBe(true);
+      await waitForCondition(ns, 'retryable', 'Succeeded', { timeoutMs: 120_000 });
+      // tf-operator's path: the exit is reported, the pod deleted and created again (the Restarting
+      // condition it passed through is replaced by Running, as in tf-operator).
+      const events = await waitForJobEvents(
+        ns,
+        'retryable',
+        (es) => es.some((e) => e.reason === 'ExitedWithCode') && es.some((e) => e.reason === 'SuccessfulDeletePod'),
+        'ExitedWithCode and SuccessfulDeletePod',
+      );
+      expect(events.find((e) => e.reason === 'ExitedWithCode')?.message).toContain('143');
       const pod = await coreApi().readNamespacedPod({ name: 'retryable-worker-0', namespace: ns });
       // A new pod, not a restarted container: the template's restartPolicy is Never under ExitCode.
       expect(pod.spec?.restartPolicy).toBe('Never');
