@@ -67,7 +67,7 @@ export function demoJobs(): DemoJob[] {
       at: 0,
       body: tfjob('elastic', {
         elasticPolicy: { minReplicas: 1, maxReplicas: 3 },
-        tfReplicaSpecs: { PS: replica(1, '200m', train(900, 0.2)), Worker: replica(3, '400m', train(900, 0.2)) },
+        tfReplicaSpecs: { PS: replica(1, '200m', train(1500, 0.2)), Worker: replica(3, '400m', train(1500, 0.2)) },
       }),
     },
     {
