@@ -58,6 +58,14 @@ build() { # component version output-dir ldflags packages...
   log "$component $version: built in $((SECONDS - start)) s"
 }
 
+# Version stamps of the Kubernetes binaries, as upstream's release build sets them.
+k8s_ldflags() { # version
+  local v=$1 minor p=k8s.io/component-base/version
+  minor=$(echo "$v" | cut -d. -f2)
+  printf '%s' "-s -w -X $p.gitVersion=$v -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean -X $p.buildDate=1970-01-01T00:00:00Z"
+  printf '%s' " -X k8s.io/client-go/pkg/version.gitVersion=$v -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=$minor"
+}
+
 # GNU time reports the peak memory of each build when the machine has it; it is optional.
 timer=""
 [[ -x /usr/bin/time ]] && timer='/usr/bin/time -f %e_s,_peak_RSS_%M_KiB'
@@ -69,10 +77,7 @@ for component in "${components[@]}"; do
   case $component in
     k8s)
       v=$(modversion k8s k8s.io/kubernetes)
-      minor=$(echo "$v" | cut -d. -f2)
-      p=k8s.io/component-base/version
-      ldf="-s -w -X $p.gitVersion=$v -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean -X $p.buildDate=1970-01-01T00:00:00Z"
-      ldf+=" -X k8s.io/client-go/pkg/version.gitVersion=$v -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=$minor"
+      ldf=$(k8s_ldflags "$v")
       out=$cache/bin/$(key_for k8s "$v")
       build k8s "$v" "$out" "$ldf" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
         k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
@@ -90,10 +95,7 @@ for component in "${components[@]}"; do
     kubelet)
       # Same module pin and ldflags as the control plane, so the node's version matches the apiserver's.
       v=$(modversion k8s k8s.io/kubernetes)
-      minor=$(echo "$v" | cut -d. -f2)
-      p=k8s.io/component-base/version
-      ldf="-s -w -X $p.gitVersion=$v -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean -X $p.buildDate=1970-01-01T00:00:00Z"
-      ldf+=" -X k8s.io/client-go/pkg/version.gitVersion=$v -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=$minor"
+      ldf=$(k8s_ldflags "$v")
       out=$cache/bin/$(key_for k8s "$v" | sed 's/^k8s-/kubelet-/')
       build k8s "$v" "$out" "$ldf" k8s.io/kubernetes/cmd/kubelet
       ;;

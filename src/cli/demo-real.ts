@@ -3,13 +3,11 @@
 // and three real TensorFlow jobs: an elastic one (1..3 workers), a fixed one, and later one of a
 // higher PriorityClass that makes the elastic job shrink; the live table shows each job's queue,
 // workers, global step (read from its log) and phase, then each job's completion time.
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, CustomObjectsApi, SchedulingV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { LocalCluster, REPO_ROOT } from '../local-cluster/index.ts';
+import { LocalCluster } from '../local-cluster/index.ts';
 import { installCrds } from '../local-cluster/crd.ts';
-import { REAL_NODE_LABEL, RealNode, TENSORFLOW_IMAGE } from '../local-cluster/real-node/index.ts';
+import { createTrainersConfigMap, REAL_NODE_LABEL, RealNode, trainerReplicaSpec } from '../local-cluster/real-node/index.ts';
 import { loadConfig } from '../operator/config.ts';
 import { Operator } from '../operator/manager.ts';
 import { createLogger } from '../runtime/logger.ts';
@@ -24,28 +22,7 @@ interface DemoJob {
 }
 
 function replica(replicas: number, cpu: string, env: Record<string, string>): Record<string, unknown> {
-  return {
-    replicas,
-    restartPolicy: 'OnFailure',
-    template: {
-      spec: {
-        nodeSelector: { [REAL_NODE_LABEL]: 'true' },
-        terminationGracePeriodSeconds: 10,
-        containers: [
-          {
-            name: 'tensorflow',
-            image: TENSORFLOW_IMAGE,
-            imagePullPolicy: 'Never',
-            command: ['python3', '-u', '/trainers/ps_v1.py'],
-            env: Object.entries({ PYTHONPATH: '/trainers', TF_CPP_MIN_LOG_LEVEL: '2', ...env }).map(([name, value]) => ({ name, value })),
-            resources: { requests: { cpu, memory: '400Mi' } },
-            volumeMounts: [{ name: 'trainers', mountPath: '/trainers' }],
-          },
-        ],
-        volumes: [{ name: 'trainers', configMap: { name: 'trainers' } }],
-      },
-    },
-  };
+  return trainerReplicaSpec({ replicas, cpu, env });
 }
 
 /** cleanPodPolicy Running: a finished job's PS (which never exits by itself) leaves the small node. */
@@ -124,12 +101,9 @@ async function submit(kc: KubeConfig, jobs: readonly DemoJob[], started: number,
 async function prepare(kc: KubeConfig): Promise<void> {
   const core = kc.makeApiClient(CoreV1Api);
   await core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
-  const dir = path.join(REPO_ROOT, 'python', 'examples');
-  const data: Record<string, string> = { 'tfjob_progress.py': readFileSync(path.join(REPO_ROOT, 'python', 'tfjob_progress.py'), 'utf8') };
-  for (const f of readdirSync(dir)) if (f.endsWith('.py')) data[f] = readFileSync(path.join(dir, f), 'utf8');
   for (let i = 0; ; i++) {
     try {
-      await core.createNamespacedConfigMap({ namespace: NAMESPACE, body: { metadata: { name: 'trainers' }, data } });
+      await createTrainersConfigMap(core, NAMESPACE);
       break;
     } catch (err) {
       if (i > 50) throw err;

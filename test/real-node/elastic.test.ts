@@ -5,21 +5,9 @@
 // planned global step. Once per training style of docs/elastic-contract.md that can be elastic.
 import { SchedulingV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Operator } from '../../src/operator/manager.ts';
-import { adminKubeConfig, createNamespace, eventually, uniqueName } from '../support/kube.ts';
-import { startOperator } from '../support/operator.ts';
+import { adminKubeConfig, eventually, uniqueName } from '../support/kube.ts';
 import { createTFJob, livePods, waitForCondition, waitForEventReasons } from '../support/tfjob.ts';
-import {
-  createTrainers,
-  doneStep,
-  lastStep,
-  podLog,
-  REAL_NODE_SELECTOR,
-  realJob,
-  realNodeSkipped,
-  type ReplicaRun,
-  deleteNamespaceAndWait,
-} from './support.ts';
+import { doneStep, lastStep, podLog, realJob, realNodeSkipped, type ReplicaRun, startRealNodeRun, type RealNodeRun } from './support.ts';
 
 const STEPS = 1200;
 
@@ -56,29 +44,18 @@ const STYLES: readonly Style[] = [
 ];
 
 describe.skipIf(realNodeSkipped() !== undefined)('elastic scale-in and scale-out of real TensorFlow (ours)', () => {
+  let run: RealNodeRun;
   let ns: string;
-  let operator: Operator;
   const priorityClass = uniqueName('real-high');
   const scheduling = () => adminKubeConfig().makeApiClient(SchedulingV1Api);
 
   beforeAll(async () => {
-    ns = await createNamespace('real-elastic');
-    await createTrainers(ns);
     await scheduling().createPriorityClass({ body: { metadata: { name: priorityClass }, value: 100_000 } });
-    operator = await startOperator(ns, [
-      '--policy',
-      'ours',
-      '--node-selector',
-      REAL_NODE_SELECTOR,
-      '--scheduling-interval',
-      '1s',
-      '--scale-out-cooldown',
-      '2s',
-    ]);
+    run = await startRealNodeRun('real-elastic', 'ours', ['--scale-out-cooldown', '2s']);
+    ns = run.ns;
   });
   afterAll(async () => {
-    await operator.stop();
-    await deleteNamespaceAndWait(ns);
+    await run.stop();
     await scheduling()
       .deletePriorityClass({ name: priorityClass })
       .catch(() => undefined);

@@ -3,21 +3,9 @@
 // kube-scheduler) and under `ours` (placed by the operator); `ours` reads the real job's progress
 // lines into status.progress while it trains.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Operator } from '../../src/operator/manager.ts';
-import { createNamespace, eventually } from '../support/kube.ts';
-import { startOperator } from '../support/operator.ts';
+import { eventually } from '../support/kube.ts';
 import { coreApi, createTFJob, getTFJob, waitForCondition } from '../support/tfjob.ts';
-import {
-  createTrainers,
-  doneStep,
-  podLog,
-  REAL_NODE_SELECTOR,
-  realJob,
-  realNodeName,
-  realNodeSkipped,
-  deleteNamespaceAndWait,
-  statusOf,
-} from './support.ts';
+import { doneStep, podLog, realJob, realNodeName, realNodeSkipped, statusOf, startRealNodeRun, type RealNodeRun } from './support.ts';
 
 // ~30 s of training with two workers (0.2 s per local step): several progress reads while it runs.
 const STEPS = 300;
@@ -32,25 +20,14 @@ function psJob(name: string) {
 
 for (const policy of ['tf-operator', 'ours'] as const) {
   describe.skipIf(realNodeSkipped() !== undefined)(`a fixed PS/worker job of real TensorFlow (--policy ${policy})`, () => {
+    let run: RealNodeRun;
     let ns: string;
-    let operator: Operator;
     beforeAll(async () => {
-      ns = await createNamespace(`real-fixed-${policy}`);
-      await createTrainers(ns);
-      operator = await startOperator(ns, [
-        '--policy',
-        policy,
-        '--node-selector',
-        REAL_NODE_SELECTOR,
-        '--scheduling-interval',
-        '1s',
-        '--progress-period',
-        '3s',
-      ]);
+      run = await startRealNodeRun(`real-fixed-${policy}`, policy, ['--progress-period', '3s']);
+      ns = run.ns;
     });
     afterAll(async () => {
-      await operator.stop();
-      await deleteNamespaceAndWait(ns);
+      await run.stop();
     });
 
     it('trains to its planned step on the real node and Succeeds', async () => {

@@ -2,11 +2,9 @@
 // status.qoe.measuredStepsPerSecond from the global steps its real TensorFlow log reports, close to
 // the rate its log itself shows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Operator } from '../../src/operator/manager.ts';
-import { createNamespace, eventually } from '../support/kube.ts';
-import { startOperator } from '../support/operator.ts';
+import { eventually } from '../support/kube.ts';
 import { createTFJob, getTFJob } from '../support/tfjob.ts';
-import { createTrainers, podLog, REAL_NODE_SELECTOR, realJob, realNodeSkipped, deleteNamespaceAndWait, statusOf } from './support.ts';
+import { podLog, realJob, realNodeSkipped, statusOf, startRealNodeRun, type RealNodeRun } from './support.ts';
 
 /** Steps per second over the log's progress lines that carry a time (first to last). */
 function logRate(log: string): number | undefined {
@@ -22,27 +20,14 @@ function logRate(log: string): number | undefined {
 }
 
 describe.skipIf(realNodeSkipped() !== undefined)('QoE step rate of a real job (ours)', () => {
+  let run: RealNodeRun;
   let ns: string;
-  let operator: Operator;
   beforeAll(async () => {
-    ns = await createNamespace('real-qoe');
-    await createTrainers(ns);
-    operator = await startOperator(ns, [
-      '--policy',
-      'ours',
-      '--node-selector',
-      REAL_NODE_SELECTOR,
-      '--scheduling-interval',
-      '1s',
-      '--progress-period',
-      '3s',
-      '--qoe-rate-window',
-      '30s',
-    ]);
+    run = await startRealNodeRun('real-qoe', 'ours', ['--progress-period', '3s', '--qoe-rate-window', '30s']);
+    ns = run.ns;
   });
   afterAll(async () => {
-    await operator.stop();
-    await deleteNamespaceAndWait(ns);
+    await run.stop();
   });
 
   it('measures the step rate from the real log', async () => {

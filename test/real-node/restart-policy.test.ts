@@ -3,11 +3,8 @@
 // retryable code (143, what python/tfjob_progress.py's SIGTERM handler exits with) and the job
 // Succeeds; ExitCode with a permanent code (1) fails the job.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Operator } from '../../src/operator/manager.ts';
-import { createNamespace } from '../support/kube.ts';
-import { startOperator } from '../support/operator.ts';
 import { coreApi, createTFJob, getTFJob, waitForCondition, waitForJobEvents } from '../support/tfjob.ts';
-import { createTrainers, hostScratchDir, REAL_NODE_SELECTOR, realJob, realNodeSkipped, deleteNamespaceAndWait } from './support.ts';
+import { hostScratchDir, realJob, realNodeSkipped, startRealNodeRun, type RealNodeRun } from './support.ts';
 
 /** Exits with `code` the first time (a marker on a volume that outlives the pod), 0 after that. */
 function failOnce(code: number): string[] {
@@ -20,16 +17,14 @@ function failOnce(code: number): string[] {
 
 for (const policy of ['tf-operator', 'ours'] as const) {
   describe.skipIf(realNodeSkipped() !== undefined)(`restart policies of a real container (--policy ${policy})`, () => {
+    let run: RealNodeRun;
     let ns: string;
-    let operator: Operator;
     beforeAll(async () => {
-      ns = await createNamespace(`real-restart-${policy}`);
-      await createTrainers(ns);
-      operator = await startOperator(ns, ['--policy', policy, '--node-selector', REAL_NODE_SELECTOR, '--scheduling-interval', '1s']);
+      run = await startRealNodeRun(`real-restart-${policy}`, policy);
+      ns = run.ns;
     });
     afterAll(async () => {
-      await operator.stop();
-      await deleteNamespaceAndWait(ns);
+      await run.stop();
     });
 
     it('OnFailure: the container is restarted in place and the job Succeeds', async () => {

@@ -1,15 +1,19 @@
 // Helpers for the real-node suite: TFJobs whose replicas run the example trainers of python/examples/
 // (mounted from a ConfigMap) in the locally built TensorFlow image on the real node, and what their
 // logs say.
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { inject } from 'vitest';
-import { REPO_ROOT } from '../../src/local-cluster/index.ts';
-import { REAL_NODE_LABEL, TENSORFLOW_IMAGE } from '../../src/local-cluster/real-node/index.ts';
-import { eventually } from '../support/kube.ts';
+import {
+  createTrainersConfigMap,
+  REAL_NODE_LABEL,
+  trainerReplicaSpec,
+  type TrainerReplica,
+} from '../../src/local-cluster/real-node/index.ts';
+import type { Operator } from '../../src/operator/manager.ts';
+import { createNamespace, eventually } from '../support/kube.ts';
+import { startOperator } from '../support/operator.ts';
 import { coreApi, type TestTFJob } from '../support/tfjob.ts';
 
-export const TRAINERS_CONFIGMAP = 'trainers';
 export const REAL_NODE_SELECTOR = `${REAL_NODE_LABEL}=true`;
 
 /** Why the suite is skipped here, or undefined when a real node runs. */
@@ -33,22 +37,44 @@ export function hostScratchDir(name: string): string {
 
 /** The example trainers and the helper module, as one ConfigMap in `namespace`. */
 export async function createTrainers(namespace: string): Promise<void> {
-  const dir = path.join(REPO_ROOT, 'python', 'examples');
-  const data: Record<string, string> = { 'tfjob_progress.py': readFileSync(path.join(REPO_ROOT, 'python', 'tfjob_progress.py'), 'utf8') };
-  for (const f of readdirSync(dir)) if (f.endsWith('.py')) data[f] = readFileSync(path.join(dir, f), 'utf8');
-  await coreApi().createNamespacedConfigMap({ namespace, body: { metadata: { name: TRAINERS_CONFIGMAP }, data } });
+  await createTrainersConfigMap(coreApi(), namespace);
 }
 
-export interface ReplicaRun {
-  readonly replicas: number;
-  readonly cpu: string;
-  readonly memory?: string;
-  /** Trainer file in python/examples/ (or any command). */
-  readonly script?: string;
-  readonly command?: readonly string[];
-  readonly restartPolicy?: string;
-  readonly env?: Readonly<Record<string, string>>;
+/** A test file's namespace (with the trainers) and an operator placing on the real node only. */
+export interface RealNodeRun {
+  readonly ns: string;
+  readonly operator: Operator;
+  /** Stops the operator and deletes the namespace, waiting until the node has none of its pods. */
+  stop(): Promise<void>;
 }
+
+export async function startRealNodeRun(
+  prefix: string,
+  policy: 'ours' | 'tf-operator',
+  flags: readonly string[] = [],
+): Promise<RealNodeRun> {
+  const ns = await createNamespace(prefix);
+  await createTrainers(ns);
+  const operator = await startOperator(ns, [
+    '--policy',
+    policy,
+    '--node-selector',
+    REAL_NODE_SELECTOR,
+    '--scheduling-interval',
+    '1s',
+    ...flags,
+  ]);
+  return {
+    ns,
+    operator,
+    stop: async () => {
+      await operator.stop();
+      await deleteNamespaceAndWait(ns);
+    },
+  };
+}
+
+export type ReplicaRun = Omit<TrainerReplica, 'hostPath'>;
 
 /** A TFJob of real TensorFlow replicas on the real node. */
 export function realJob(
@@ -65,37 +91,12 @@ export function realJob(
 ): TestTFJob {
   const specs: Record<string, unknown> = {};
   for (const [type, r] of Object.entries(replicas)) {
-    const env = { PYTHONPATH: '/trainers', TF_CPP_MIN_LOG_LEVEL: '2', ...extra.env, ...r.env };
-    specs[type] = {
-      replicas: r.replicas,
-      restartPolicy: r.restartPolicy ?? 'OnFailure',
-      template: {
-        spec: {
-          nodeSelector: { [REAL_NODE_LABEL]: 'true' },
-          terminationGracePeriodSeconds: 10,
-          containers: [
-            {
-              name: 'tensorflow',
-              image: TENSORFLOW_IMAGE,
-              imagePullPolicy: 'Never',
-              command: r.command ?? ['python3', '-u', `/trainers/${r.script ?? extra.script ?? 'ps_v1.py'}`],
-              env: Object.entries(env).map(([k, v]) => ({ name: k, value: v })),
-              resources: { requests: { cpu: r.cpu, memory: r.memory ?? '400Mi' } },
-              volumeMounts: [
-                { name: 'trainers', mountPath: '/trainers' },
-                ...(extra.hostPath === undefined ? [] : [{ name: 'checkpoints', mountPath: '/ckpt' }]),
-              ],
-            },
-          ],
-          volumes: [
-            { name: 'trainers', configMap: { name: TRAINERS_CONFIGMAP } },
-            ...(extra.hostPath === undefined
-              ? []
-              : [{ name: 'checkpoints', hostPath: { path: extra.hostPath, type: 'DirectoryOrCreate' } }]),
-          ],
-        },
-      },
-    };
+    specs[type] = trainerReplicaSpec({
+      ...r,
+      script: r.script ?? extra.script,
+      env: { ...extra.env, ...r.env },
+      ...(extra.hostPath === undefined ? {} : { hostPath: extra.hostPath }),
+    });
   }
   return {
     apiVersion: 'kubeflow.org/v1',

@@ -3,21 +3,9 @@
 // chief wrote checkpoints to a volume that outlives the pods; once the newcomer is done it is admitted
 // again and training resumes from the checkpoint (the restored global step is not 0), then finishes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Operator } from '../../src/operator/manager.ts';
-import { createNamespace, eventually } from '../support/kube.ts';
-import { startOperator } from '../support/operator.ts';
+import { eventually } from '../support/kube.ts';
 import { createTFJob, livePods, waitForCondition, waitForEventReasons } from '../support/tfjob.ts';
-import {
-  createTrainers,
-  doneStep,
-  hostScratchDir,
-  lastStep,
-  podLog,
-  REAL_NODE_SELECTOR,
-  realJob,
-  realNodeSkipped,
-  deleteNamespaceAndWait,
-} from './support.ts';
+import { doneStep, hostScratchDir, lastStep, podLog, realJob, realNodeSkipped, startRealNodeRun, type RealNodeRun } from './support.ts';
 
 const STEPS = 500;
 
@@ -28,27 +16,14 @@ function openedAt(log: string): number | undefined {
 }
 
 describe.skipIf(realNodeSkipped() !== undefined)('suspend and resume of real TensorFlow from its checkpoint (ours)', () => {
+  let run: RealNodeRun;
   let ns: string;
-  let operator: Operator;
   beforeAll(async () => {
-    ns = await createNamespace('real-suspend');
-    await createTrainers(ns);
-    operator = await startOperator(ns, [
-      '--policy',
-      'ours',
-      '--node-selector',
-      REAL_NODE_SELECTOR,
-      '--scheduling-interval',
-      '1s',
-      '--demote-after',
-      '3s',
-      '--scale-out-cooldown',
-      '1s',
-    ]);
+    run = await startRealNodeRun('real-suspend', 'ours', ['--demote-after', '3s', '--scale-out-cooldown', '1s']);
+    ns = run.ns;
   });
   afterAll(async () => {
-    await operator.stop();
-    await deleteNamespaceAndWait(ns);
+    await run.stop();
   });
 
   it('resumes from the checkpoint after a suspension and finishes its planned steps', async () => {

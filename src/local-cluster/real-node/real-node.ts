@@ -16,10 +16,10 @@ import { ensureHostPackages, hostProblem } from './host.ts';
 import { busyboxImage, pauseImage, tensorflowImage, type BuiltImage } from './images.ts';
 import { createCgroupRoot, writeKubeletConfig } from './kubelet.ts';
 import { createPodNetwork, podNetwork } from './network.ts';
+import { REAL_NODE_LABEL } from './trainers.ts';
 import { run } from './exec.ts';
 import { NETNS_DIR, REAL_NODE_STATE, readRealNodeState, realNodesIn, teardownRealNode, type RealNodeState } from './teardown.ts';
 
-export const REAL_NODE_LABEL = 'tfjob-operator.kubeflow.org/real-node';
 export const DEFAULT_REAL_NODE_NAME = 'realnode-0';
 const BRIDGE = 'tfjob-rn0';
 /** The first address of the local control plane's service range: the `kubernetes` Service. */

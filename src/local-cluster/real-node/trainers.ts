@@ -1,0 +1,64 @@
+// The example trainers (python/examples/ and the progress helper) as TFJob replicas on the real node:
+// one ConfigMap holds the scripts, and each replica runs one of them in the locally built TensorFlow
+// image. The real-node tests and `demo --real` build their jobs from these.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { CoreV1Api } from '@kubernetes/client-node';
+import { REPO_ROOT } from '../binaries.ts';
+import { TENSORFLOW_IMAGE } from './images.ts';
+
+export const TRAINERS_CONFIGMAP = 'trainers';
+export const REAL_NODE_LABEL = 'tfjob-operator.kubeflow.org/real-node';
+
+/** python/examples/*.py and python/tfjob_progress.py, by file name. */
+export function trainerFiles(): Record<string, string> {
+  const dir = path.join(REPO_ROOT, 'python', 'examples');
+  const data: Record<string, string> = { 'tfjob_progress.py': readFileSync(path.join(REPO_ROOT, 'python', 'tfjob_progress.py'), 'utf8') };
+  for (const f of readdirSync(dir)) if (f.endsWith('.py')) data[f] = readFileSync(path.join(dir, f), 'utf8');
+  return data;
+}
+
+export async function createTrainersConfigMap(core: CoreV1Api, namespace: string): Promise<void> {
+  await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: TRAINERS_CONFIGMAP }, data: trainerFiles() } });
+}
+
+export interface TrainerReplica {
+  readonly replicas: number;
+  readonly cpu: string;
+  readonly memory?: string;
+  /** A file of python/examples/ (default ps_v1.py), unless `command` is given. */
+  readonly script?: string;
+  readonly command?: readonly string[];
+  readonly restartPolicy?: string;
+  readonly env?: Readonly<Record<string, string>>;
+  /** A host directory mounted at /ckpt (checkpoints that outlive the pods). */
+  readonly hostPath?: string;
+}
+
+/** One replica type of a TFJob running a trainer on the real node. */
+export function trainerReplicaSpec(r: TrainerReplica): Record<string, unknown> {
+  const env = { PYTHONPATH: '/trainers', TF_CPP_MIN_LOG_LEVEL: '2', ...r.env };
+  const ckpt = r.hostPath === undefined ? undefined : { name: 'checkpoints', hostPath: { path: r.hostPath, type: 'DirectoryOrCreate' } };
+  return {
+    replicas: r.replicas,
+    restartPolicy: r.restartPolicy ?? 'OnFailure',
+    template: {
+      spec: {
+        nodeSelector: { [REAL_NODE_LABEL]: 'true' },
+        terminationGracePeriodSeconds: 10,
+        containers: [
+          {
+            name: 'tensorflow',
+            image: TENSORFLOW_IMAGE,
+            imagePullPolicy: 'Never',
+            command: r.command ?? ['python3', '-u', `/trainers/${r.script ?? 'ps_v1.py'}`],
+            env: Object.entries(env).map(([name, value]) => ({ name, value })),
+            resources: { requests: { cpu: r.cpu, memory: r.memory ?? '400Mi' } },
+            volumeMounts: [{ name: 'trainers', mountPath: '/trainers' }, ...(ckpt ? [{ name: 'checkpoints', mountPath: '/ckpt' }] : [])],
+          },
+        ],
+        volumes: [{ name: 'trainers', configMap: { name: TRAINERS_CONFIGMAP } }, ...(ckpt ? [ckpt] : [])],
+      },
+    },
+  };
+}
