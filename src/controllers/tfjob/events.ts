@@ -30,6 +30,8 @@ export const EVENT_FAILED_VALIDATION = REASON_FAILED_VALIDATION;
 export const EVENT_EXITED_WITH_CODE = 'ExitedWithCode';
 /** Ours: a job no replica type of which can make it Running or Succeeded (PS/Evaluator only). */
 export const EVENT_NO_STATUS_DRIVER = 'NoChiefOrWorker';
+/** Ours: an elastic job without a PS (all-reduce training cannot be resized). */
+export const EVENT_ELASTIC_WITHOUT_PS = 'ElasticWithoutPS';
 /** Ours: the job's metric reached spec.qoe.targetMetric and it asked to stop then. */
 export const EVENT_TARGET_METRIC_REACHED = 'TargetMetricReached';
 export const EVENT_SET_POD_TEMPLATE_RESTART_POLICY = 'SetPodTemplateRestartPolicy';
@@ -77,6 +79,8 @@ export const messages = {
   /** Ours, in `status.scheduling.message`: the distinct refusals, retried with capped back-off. */
   noStatusDriver: (namespace: string, name: string, types: readonly string[]) =>
     `${KIND} ${namespace}/${name} has only ${types.join(' and ')} replicas and no Chief, Master or Worker: as under tf-operator it never becomes Running or Succeeded, and its pods run until the job is deleted, one of them fails, or runPolicy.activeDeadlineSeconds passes`,
+  elasticWithoutPs: (namespace: string, name: string, bounds: { readonly min: number; readonly max: number }) =>
+    `${KIND} ${namespace}/${name} is elastic (${bounds.min} to ${bounds.max} workers) and has no PS: workers that train together by all-reduce (MultiWorkerMirroredStrategy) fail when the operator scales them in and wait for every slot when it scales them out; unless its workers are independent, give it minReplicas = maxReplicas or a PS (see the operator's docs/elastic-contract.md)`,
   createRefused: (errors: readonly string[]) =>
     `The API server refused to create ${errors.length === 1 ? 'a replica' : `${errors.length} replicas`}: ${[...new Set(errors)].join('; ')}; retrying with capped back-off`,
   errorDeleting: (error: string) => `Error deleting: ${error}`,

@@ -9,7 +9,7 @@ import type { DefaultedTFJob } from '../../api/v1/defaults.ts';
 import { aggregateFieldErrors } from '../../api/v1/field-error.ts';
 import type { Pod, Service } from '../../api/v1/k8s-types.ts';
 import type { TFJobEntry, UnparsableTFJobEntry } from '../../api/v1/parse.ts';
-import { REPLICA_TYPE_CHIEF, REPLICA_TYPE_MASTER, REPLICA_TYPE_WORKER } from '../../api/v1/replica-types.ts';
+import { REPLICA_TYPE_CHIEF, REPLICA_TYPE_MASTER, REPLICA_TYPE_PS, REPLICA_TYPE_WORKER } from '../../api/v1/replica-types.ts';
 import type { JobCondition, JobStatus, ProgressStatus, QoeStatus, ReplicaStatus, SchedulingStatus, TFJob } from '../../api/v1/schema.ts';
 import { MANAGED_BY_TRAINING_OPERATOR } from '../../api/v1/validation.ts';
 import { abnormalPodEvents } from './abnormal-pods.ts';
@@ -24,6 +24,7 @@ import {
   EVENT_FAILED,
   EVENT_FAILED_VALIDATION,
   EVENT_NO_STATUS_DRIVER,
+  EVENT_ELASTIC_WITHOUT_PS,
   EVENT_RESTARTING,
   EVENT_RESUMED,
   EVENT_SUSPENDED,
@@ -561,6 +562,18 @@ function reconcileOnce(input: ReconcileInput): ReconcilePlan {
   const drivers = [REPLICA_TYPE_CHIEF, REPLICA_TYPE_MASTER, REPLICA_TYPE_WORKER];
   if (!view.types.some((t) => drivers.includes(t)) && actions.some((a) => a.kind === 'createPod')) {
     events.push(warning(EVENT_NO_STATUS_DRIVER, messages.noStatusDriver(view.namespace, name, view.types)));
+  }
+  // Workers that may be resized but have no PS to hold the model are all-reduce (they cannot survive a
+  // resize: docs/elastic-contract.md) or independent; admission cannot tell which, so it is said once,
+  // when the job's first pods are created.
+  if (
+    view.elastic !== undefined &&
+    view.elastic.min < view.elastic.max &&
+    !view.types.includes(REPLICA_TYPE_PS) &&
+    pods.length === 0 &&
+    actions.some((a) => a.kind === 'createPod')
+  ) {
+    events.push(warning(EVENT_ELASTIC_WITHOUT_PS, messages.elasticWithoutPs(view.namespace, name, view.elastic)));
   }
 
   const decision = decideJobStatus({

@@ -557,6 +557,36 @@ describe('clusters with the upstream CRD', () => {
   });
 });
 
+describe('elastic jobs without a PS', () => {
+  const elasticWorkersOnly = (min: number, max: number) =>
+    newTFJob(max, 0, { spec: { elasticPolicy: { minReplicas: min, maxReplicas: max } } });
+
+  it('say once, when their first pods are created, that all-reduce workers cannot be resized', () => {
+    const first = run(elasticWorkersOnly(1, 3));
+    expect(first.events.filter((e) => e.reason === 'ElasticWithoutPS')).toEqual([
+      {
+        type: 'Warning',
+        reason: 'ElasticWithoutPS',
+        message:
+          "TFJob default/test-tfjob is elastic (1 to 3 workers) and has no PS: workers that train together by all-reduce (MultiWorkerMirroredStrategy) fail when the operator scales them in and wait for every slot when it scales them out; unless its workers are independent, give it minReplicas = maxReplicas or a PS (see the operator's docs/elastic-contract.md)",
+      },
+    ]);
+    // A later pass that creates a missing worker (a scale-out) says nothing again.
+    const later = run(elasticWorkersOnly(1, 3), [newPod('Worker', 0, { phase: 'Running' })]);
+    expect(later.events.some((e) => e.reason === 'ElasticWithoutPS')).toBe(false);
+  });
+
+  it('stay quiet with a PS, at a fixed size, or when not elastic', () => {
+    expect(
+      run(newTFJob(3, 1, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 3 } } })).events.some(
+        (e) => e.reason === 'ElasticWithoutPS',
+      ),
+    ).toBe(false);
+    expect(run(elasticWorkersOnly(3, 3)).events.some((e) => e.reason === 'ElasticWithoutPS')).toBe(false);
+    expect(run(newTFJob(3, 0)).events.some((e) => e.reason === 'ElasticWithoutPS')).toBe(false);
+  });
+});
+
 describe('jobs with no replica type that drives the status', () => {
   it('PS/Evaluator only: runs its pods in Created as tf-operator does, and says why with a warning when it creates them', () => {
     const job = newTFJob(0, 2, { evaluator: 1 });
