@@ -32,6 +32,12 @@ for (const policy of ['tf-operator', 'ours'] as const) {
 
     it('trains to its planned step on the real node and Succeeds', async () => {
       await createTFJob(ns, psJob('dist'));
+      // Worker 1 trains too (read while it runs: cleanPodPolicy Running deletes it once worker 0 is done).
+      await eventually(async () => /TFJOB_PROGRESS/.test(await podLog(ns, 'dist-worker-1')), {
+        what: 'worker 1 reporting steps',
+        timeoutMs: 240_000,
+        intervalMs: 1_000,
+      });
       if (policy === 'ours') {
         const progress = await eventually(
           async () => {
@@ -48,8 +54,6 @@ for (const policy of ['tf-operator', 'ours'] as const) {
       expect(doneStep(log)).toBeGreaterThanOrEqual(STEPS);
       // Both workers trained against the PS by their service names (TF_CONFIG through cluster DNS).
       expect(log).toContain(`dist-ps-0.${ns}.svc:2222`);
-      const worker1 = await podLog(ns, 'dist-worker-1');
-      expect(worker1).toMatch(/TFJOB_PROGRESS|TRAINING_DONE/);
       const pod = await coreApi().readNamespacedPod({ name: 'dist-worker-0', namespace: ns });
       expect(pod.spec?.nodeName).toBe(realNodeName());
     });

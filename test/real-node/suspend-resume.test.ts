@@ -45,7 +45,8 @@ describe.skipIf(realNodeSkipped() !== undefined)('suspend and resume of real Ten
       timeoutMs: 180_000,
       intervalMs: 1_000,
     });
-    expect(firstOpen).toBe(0);
+    // Before the first checkpoint (step 20): worker 1 may already have run a step or two when the chief reads it.
+    expect(firstOpen).toBeLessThan(20);
     await eventually(async () => lastStep(await podLog(ns, 'long-worker-0')) >= 60 || false, {
       what: 'long past its first checkpoints',
       timeoutMs: 240_000,
