@@ -16,7 +16,7 @@ import { installCrd } from './crd.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
 import { fakeNode, type FakeNodeSpec } from './nodes.ts';
 import { freePorts } from './ports.ts';
-import { isAlive, ManagedProcess, signalGroup, startWatchdog } from './process.ts';
+import { ManagedProcess, signalGroup, startWatchdog, stopGroupByPid } from './process.ts';
 
 export interface LocalClusterOptions {
   /** Keep state here (the CLI's `cluster up`); default: a fresh temp dir removed on stop. */
@@ -438,11 +438,7 @@ export class LocalCluster {
     const order = ['kwok', 'kube-scheduler', 'kube-controller-manager', 'kube-apiserver', 'etcd'];
     for (const name of order) {
       const p = state.processes[name];
-      if (p === undefined || !isAlive(p.pid)) continue;
-      signalGroup(p.pid, 'SIGTERM');
-      const deadline = Date.now() + 5_000;
-      while (isAlive(p.pid) && Date.now() < deadline) await sleep(100);
-      if (isAlive(p.pid)) signalGroup(p.pid, 'SIGKILL');
+      if (p !== undefined) await stopGroupByPid(p.pid, 5_000);
     }
     rmSync(path.join(workDir, STATE_FILE), { force: true });
     rmSync(path.join(workDir, STOP_FILE), { force: true });

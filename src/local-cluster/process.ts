@@ -84,6 +84,15 @@ export function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/** SIGTERM to a process group started elsewhere (known by PID only), then SIGKILL after `graceMs`. */
+export async function stopGroupByPid(pid: number, graceMs: number): Promise<void> {
+  if (!isAlive(pid)) return;
+  signalGroup(pid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (isAlive(pid) && Date.now() < deadline) await sleep(100);
+  if (isAlive(pid)) signalGroup(pid, 'SIGKILL');
+}
+
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -1,11 +1,4 @@
 export { DEFAULT_REAL_NODE_NAME, RealNode, stopRealNode, type RealNodeOptions } from './real-node.ts';
 export { BUSYBOX_IMAGE, PAUSE_IMAGE, TENSORFLOW_IMAGE, TENSORFLOW_VERSION } from './images.ts';
 export { readRealNodeState, type RealNodeState } from './teardown.ts';
-export {
-  createTrainersConfigMap,
-  REAL_NODE_LABEL,
-  trainerFiles,
-  trainerReplicaSpec,
-  TRAINERS_CONFIGMAP,
-  type TrainerReplica,
-} from './trainers.ts';
+export { createTrainersConfigMap, REAL_NODE_LABEL, trainerReplicaSpec, type TrainerReplica } from './trainers.ts';

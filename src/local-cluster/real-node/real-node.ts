@@ -18,7 +18,7 @@ import { createCgroupRoot, writeKubeletConfig } from './kubelet.ts';
 import { createPodNetwork, podNetwork } from './network.ts';
 import { REAL_NODE_LABEL } from './trainers.ts';
 import { run } from './exec.ts';
-import { NETNS_DIR, REAL_NODE_STATE, readRealNodeState, realNodesIn, teardownRealNode, type RealNodeState } from './teardown.ts';
+import { NETNS_DIR, REAL_NODE_STATE, realNodesIn, teardownRealNode, type RealNodeState } from './teardown.ts';
 
 export const DEFAULT_REAL_NODE_NAME = 'realnode-0';
 const BRIDGE = 'tfjob-rn0';
@@ -199,8 +199,6 @@ export class RealNode {
     this.#stopped = true;
     return stopRealNode(this.state, log);
   }
-
-  static readState = readRealNodeState;
 }
 
 /** Stops a real node from its state (the `cluster down` path). */

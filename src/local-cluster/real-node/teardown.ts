@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isAlive, signalGroup } from '../process.ts';
+import { isAlive, signalGroup, stopGroupByPid } from '../process.ts';
 import { mountsUnder, run, unmountUnder } from './exec.ts';
 import { cgroupRootProcesses, removeCgroupRoot } from './kubelet.ts';
 import { removePodNetwork, type PodNetwork } from './network.ts';
@@ -42,14 +42,6 @@ export function realNodesIn(tmpDir: string): { live: RealNodeState[]; stale: Rea
 export function readRealNodeState(workDir: string): RealNodeState | undefined {
   const f = path.join(workDir, REAL_NODE_STATE);
   return existsSync(f) ? (JSON.parse(readFileSync(f, 'utf8')) as RealNodeState) : undefined;
-}
-
-async function stopPid(pid: number, graceMs: number): Promise<void> {
-  if (!isAlive(pid)) return;
-  signalGroup(pid, 'SIGTERM');
-  const deadline = Date.now() + graceMs;
-  while (isAlive(pid) && Date.now() < deadline) await sleep(100);
-  if (isAlive(pid)) signalGroup(pid, 'SIGKILL');
 }
 
 async function runningTasks(socket: string): Promise<string[]> {
@@ -95,14 +87,14 @@ export async function teardownRealNode(
   }
   for (const name of ['kubelet', 'coredns', 'api-forward']) {
     const p = state.processes[name];
-    if (p !== undefined) await stopPid(p.pid, 10_000);
+    if (p !== undefined) await stopGroupByPid(p.pid, 10_000);
   }
   // Containers the kubelet did not get to: kill their tasks while containerd still runs.
   for (const task of await runningTasks(state.containerdSocket)) {
     await run('ctr', ['-a', state.containerdSocket, '-n', 'k8s.io', 'tasks', 'kill', '-s', 'SIGKILL', task], { allowFailure: true });
   }
   const containerd = state.processes.containerd;
-  if (containerd !== undefined) await stopPid(containerd.pid, 10_000);
+  if (containerd !== undefined) await stopGroupByPid(containerd.pid, 10_000);
   for (const pid of shimPids(state.containerdSocket)) {
     log(`[real-node] killing leftover shim ${pid}`);
     signalGroup(pid, 'SIGKILL');

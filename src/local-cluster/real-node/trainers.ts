@@ -11,7 +11,7 @@ export const TRAINERS_CONFIGMAP = 'trainers';
 export const REAL_NODE_LABEL = 'tfjob-operator.kubeflow.org/real-node';
 
 /** python/examples/*.py and python/tfjob_progress.py, by file name. */
-export function trainerFiles(): Record<string, string> {
+function trainerFiles(): Record<string, string> {
   const dir = path.join(REPO_ROOT, 'python', 'examples');
   const data: Record<string, string> = { 'tfjob_progress.py': readFileSync(path.join(REPO_ROOT, 'python', 'tfjob_progress.py'), 'utf8') };
   for (const f of readdirSync(dir)) if (f.endsWith('.py')) data[f] = readFileSync(path.join(dir, f), 'utf8');
