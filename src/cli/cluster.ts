@@ -4,7 +4,13 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { installCrds } from '../local-cluster/crd.ts';
 import { LocalCluster, REPO_ROOT, fakeNodes } from '../local-cluster/index.ts';
-import { RealNode, readRealNodeState, stopRealNode } from '../local-cluster/real-node/index.ts';
+import {
+  ESTIMATOR_TENSORFLOW_VERSION,
+  RealNode,
+  readRealNodeState,
+  stopRealNode,
+  TENSORFLOW_VERSION,
+} from '../local-cluster/real-node/index.ts';
 
 const HELP = `usage: tfjob-operator cluster <up|down|status> [options]
 
@@ -26,6 +32,8 @@ options (up):
                      TensorFlow) next to the fake ones; needs root, installs Debian packages it lacks,
                      ~6 min the first time (builds), ~1 min after
   --no-tensorflow    with --real-node: skip the TensorFlow image (pause and busybox only)
+  --estimator        with --real-node: also build tensorflow-cpu:${ESTIMATOR_TENSORFLOW_VERSION} (the last
+                     TensorFlow with tf.estimator), ~2 min more the first time
   --dir DIR          state directory (default .cache/clusters/default)
 `;
 
@@ -42,6 +50,7 @@ export async function main(argv: string[]): Promise<number> {
       'real-node': { type: 'boolean', default: false },
       'no-crds': { type: 'boolean', default: false },
       'no-tensorflow': { type: 'boolean', default: false },
+      estimator: { type: 'boolean', default: false },
       dir: { type: 'string', default: path.join(REPO_ROOT, '.cache', 'clusters', 'default') },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -80,6 +89,7 @@ export async function main(argv: string[]): Promise<number> {
             kubeconfig: cluster.kubeconfigPath,
             tiedToProcess: false,
             tensorflow: !values['no-tensorflow'],
+            tensorflowVersions: values.estimator ? [TENSORFLOW_VERSION, ESTIMATOR_TENSORFLOW_VERSION] : [TENSORFLOW_VERSION],
           });
           writeFileSync(path.join(dir, REAL_NODE_POINTER), node.state.workDir);
           console.log(`Real node ${node.nodeName} is Ready (images: ${node.images.map((i) => i.reference).join(', ')}).`);

@@ -6,7 +6,8 @@
 //   "(combined from similar events): <message>", instead of one event object each.
 // - Spam filter: a token bucket per object, 25 new events at once and then one every five minutes.
 //   Events beyond it are not written. Unlike client-go, a repeat that only raises an existing
-//   event's count spends nothing (see KubeEventRecorder).
+//   event's count spends nothing, and routine events (pods and services created or deleted) have a
+//   bucket of their own (see KubeEventRecorder).
 //
 // Pure: the clock is an argument, state is bounded (least recently used objects are forgotten).
 

@@ -116,7 +116,9 @@ export class KubeEventRecorder implements EventRecorder {
     // count (client-go counts repeats too, and then drops a job's later, different events, such as
     // its success, after enough repeats of one that is re-emitted on every reconcile).
     const isRepeat = repeat !== undefined && now - repeat.first < SERIES_WINDOW_MS;
-    if (!isRepeat && !this.#spamFilter.allow(objectId, now)) {
+    // Routine events have a budget of their own: a suspension and resumption of a 5-replica job alone
+    // writes 20 of them, and they must not spend the budget of the decisions a user asks about.
+    if (!isRepeat && !this.#spamFilter.allow(routine ? `${objectId}#routine` : objectId, now)) {
       this.#filtered += 1;
       this.#log.debug({ object: `${namespace}/${meta.name}`, reason }, 'Event filtered: too many events for this object');
       return;

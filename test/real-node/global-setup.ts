@@ -2,7 +2,7 @@
 // the host cannot run a real node the suite is skipped with the reason, loudly; CI requires it.
 import type { TestProject } from 'vitest/node';
 import { LocalCluster, fakeNodes, type ClusterState } from '../../src/local-cluster/index.ts';
-import { RealNode } from '../../src/local-cluster/real-node/index.ts';
+import { ESTIMATOR_TENSORFLOW_VERSION, RealNode, TENSORFLOW_VERSION } from '../../src/local-cluster/real-node/index.ts';
 import { installCrds } from '../support/crd.ts';
 
 declare module 'vitest' {
@@ -34,7 +34,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await installCrds(cluster.kubeConfig());
     // kwok nodes for scale next to the real one; the tests' jobs select the real node.
     await cluster.createNodes(fakeNodes('kwok', 2, { capacity: { cpu: '8', memory: '32Gi' } }));
-    node = await RealNode.start({ kubeconfig: cluster.kubeconfigPath, onProgress: progress });
+    // Two TensorFlow images: the current one, and the last with tf.estimator for the Estimator style.
+    node = await RealNode.start({
+      kubeconfig: cluster.kubeconfigPath,
+      tensorflowVersions: [TENSORFLOW_VERSION, ESTIMATOR_TENSORFLOW_VERSION],
+      onProgress: progress,
+    });
   } catch (err) {
     await cluster.stop();
     throw err;

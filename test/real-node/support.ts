@@ -140,6 +140,19 @@ export function lastStep(log: string): number {
   return step;
 }
 
+/** The global step of the first progress line in `log` (undefined before there is one). */
+export function firstStep(log: string): number | undefined {
+  for (const m of log.matchAll(/TFJOB_PROGRESS (\{[^\n]*\})/g)) {
+    try {
+      const v = (JSON.parse(m[1] ?? '{}') as { step?: unknown }).step;
+      if (typeof v === 'number') return v;
+    } catch {
+      // not ours
+    }
+  }
+  return undefined;
+}
+
 /** The `TRAINING_DONE global_step=N` line's N, or undefined before the trainer finished. */
 export function doneStep(log: string): number | undefined {
   const m = /TRAINING_DONE global_step=(\d+)/.exec(log);

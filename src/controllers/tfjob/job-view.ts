@@ -27,6 +27,8 @@ export interface JobView {
   readonly sparse: boolean;
   /** Worker failures do not fail the job: `enableDynamicWorker`, or elastic. */
   readonly tolerateWorkerFailures: boolean;
+  /** Elastic (our extension, unlike tf-operator's dynamic workers): worker 0 failing fails a job without a chief. */
+  readonly worker0FailureFailsJob: boolean;
   readonly layout: ClusterLayout;
 }
 
@@ -104,6 +106,7 @@ export function buildJobView(
     distributed: isDistributed(replicaSpecs, elastic?.max),
     sparse,
     tolerateWorkerFailures: job.spec.enableDynamicWorker || elastic !== undefined,
+    worker0FailureFailsJob: elastic !== undefined,
     layout: {
       jobName: name,
       namespace,

@@ -58,7 +58,7 @@ import type { ReplicaCounts } from './replica-status.ts';
 import { addCounts, fromReplicaStatus, podContribution, toReplicaStatus, ZERO_COUNTS } from './replica-status.ts';
 import { decideFailedPod } from './restart.ts';
 import { buildService } from './service-builder.ts';
-import { decideJobStatus, isWorker0Completed } from './status-decision.ts';
+import { decideJobStatus, isWorker0Completed, isWorker0Failed } from './status-decision.ts';
 import { formatTime } from './time.ts';
 import { ttlDecision } from './ttl.ts';
 import { waitingState } from './waiting.ts';
@@ -583,7 +583,9 @@ function reconcileOnce(input: ReconcileInput): ReconcilePlan {
     counts,
     successPolicy: job.spec.successPolicy,
     tolerateWorkerFailures: view.tolerateWorkerFailures,
+    worker0FailureFailsJob: view.worker0FailureFailsJob,
     worker0Completed: isWorker0Completed(view.replicaSpecs[REPLICA_TYPE_WORKER] !== undefined, ofReplicaType(pods, REPLICA_TYPE_WORKER)),
+    worker0Failed: isWorker0Failed(ofReplicaType(pods, REPLICA_TYPE_WORKER)),
     conditions,
     ...(working.startTime ? { startTime: working.startTime } : {}),
     ...(working.completionTime ? { completionTime: working.completionTime } : {}),

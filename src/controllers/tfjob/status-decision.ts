@@ -2,7 +2,8 @@
 // - with a Chief/Master spec only the chief decides Running and Succeeded; otherwise only Worker does
 //   (worker 0 succeeding is enough unless successPolicy is AllWorkers); PS never drives success;
 // - any type with failed pods fails the job, unless a Restarting condition existed when the decision
-//   started (the failed pod is being recreated), or the Worker type of a dynamic-worker job;
+//   started (the failed pod is being recreated), or the Worker type of a dynamic-worker job (of our
+//   elastic jobs: other than worker 0 when it is the chief);
 // - Succeeded and Failed can both be set in one pass (the last one wins kubectl's State column).
 
 import { CONDITION_RESTARTING, CONDITION_TRUE } from '../../api/v1/conditions.ts';
@@ -14,7 +15,7 @@ import { conditionFor } from './condition-constructors.ts';
 import { findCondition, setCondition, updateConditions } from './conditions.ts';
 import type { JobEvent } from './events.ts';
 import { EVENT_FAILED, EVENT_SUCCEEDED, messages, normal } from './events.ts';
-import { PHASE_SUCCEEDED, podPhase, replicaIndex, tensorflowExitCode } from './pod-state.ts';
+import { PHASE_FAILED, PHASE_SUCCEEDED, podPhase, replicaIndex, tensorflowExitCode } from './pod-state.ts';
 import type { ReplicaCounts } from './replica-status.ts';
 import { ZERO_COUNTS } from './replica-status.ts';
 import { formatTime } from './time.ts';
@@ -29,7 +30,14 @@ export interface StatusDecisionInput {
   readonly successPolicy: string;
   /** Worker failures do not fail the job (enableDynamicWorker, and our elastic jobs). */
   readonly tolerateWorkerFailures: boolean;
+  /**
+   * Except worker 0's, when no Chief/Master exists (our elastic jobs: worker 0 is the chief, is never
+   * scaled in, and alone decides success; a job without it would show Running for ever).
+   */
+  readonly worker0FailureFailsJob: boolean;
   readonly worker0Completed: boolean;
+  /** The pod with Worker index 0 is Failed (not being restarted). */
+  readonly worker0Failed: boolean;
   readonly conditions: readonly JobCondition[];
   readonly startTime?: string;
   readonly completionTime?: string;
@@ -53,6 +61,12 @@ export function isWorker0Completed(hasWorkerSpec: boolean, workerPods: readonly 
   if (atZero.length !== 1) return false;
   const pod = atZero[0]!;
   return podPhase(pod) === PHASE_SUCCEEDED && tensorflowExitCode(pod, 0) === 0;
+}
+
+/** The single pod with Worker index 0 is Failed. */
+export function isWorker0Failed(workerPods: readonly Pod[]): boolean {
+  const atZero = workerPods.filter((p) => replicaIndex(p) === 0);
+  return atZero.length === 1 && podPhase(atZero[0]!) === PHASE_FAILED;
 }
 
 export function decideJobStatus(input: StatusDecisionInput): StatusDecision {
@@ -98,7 +112,11 @@ export function decideJobStatus(input: StatusDecisionInput): StatusDecision {
           restarting.message ?? '',
           now,
         );
-      } else if (input.tolerateWorkerFailures && type === REPLICA_TYPE_WORKER) {
+      } else if (
+        input.tolerateWorkerFailures &&
+        type === REPLICA_TYPE_WORKER &&
+        !(input.worker0FailureFailsJob && input.worker0Failed && !hasChiefOrMaster)
+      ) {
         // tf-operator: "continues regardless of Worker failures as enableDynamicWorker is set".
       } else {
         const message = messages.failedReplicas(namespace, name, counts.failed, type);

@@ -4,16 +4,19 @@
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { debianMirror } from './host.ts';
+import { debianBase, extractBase, PYTHON_BASE } from './debian-base.ts';
 import { run, unmountUnder } from './exec.ts';
 import { writeImageArchive, type ImageConfig } from './image-archive.ts';
 
 export const TENSORFLOW_VERSION = '2.21.0';
-export const DEBIAN_SUITE = 'bookworm';
+/** The last TensorFlow with `tf.estimator` (removed in 2.16): Estimator jobs run in this image. */
+export const ESTIMATOR_TENSORFLOW_VERSION = '2.15.1';
 
 export const PAUSE_IMAGE = 'docker.io/local/pause:3.10';
 export const BUSYBOX_IMAGE = 'docker.io/local/busybox:1.35';
-export const TENSORFLOW_IMAGE = `docker.io/local/tensorflow-cpu:${TENSORFLOW_VERSION}`;
+export const tensorflowImageReference = (version: string): string => `docker.io/local/tensorflow-cpu:${version}`;
+export const TENSORFLOW_IMAGE = tensorflowImageReference(TENSORFLOW_VERSION);
+export const ESTIMATOR_TENSORFLOW_IMAGE = tensorflowImageReference(ESTIMATOR_TENSORFLOW_VERSION);
 
 export interface BuiltImage {
   readonly reference: string;
@@ -91,20 +94,15 @@ export async function busyboxImage(dir: string, progress: Progress): Promise<Bui
   );
 }
 
-/** Debian minbase + python3 venv + tensorflow-cpu: ~4 minutes cold on 2 cores, ~1.8 GB. */
-export async function tensorflowImage(dir: string, progress: Progress): Promise<BuiltImage> {
-  const mirror = debianMirror();
+/** Debian minbase + python3 venv + tensorflow-cpu: ~2–4 minutes cold on 2 cores, ~1.8 GB. */
+export async function tensorflowImage(dir: string, progress: Progress, version = TENSORFLOW_VERSION): Promise<BuiltImage> {
+  const base = await debianBase(dir, PYTHON_BASE, progress);
   return cached(
     dir,
-    'tensorflow',
-    key(SELF, TENSORFLOW_VERSION, DEBIAN_SUITE),
+    `tensorflow-${version}`,
+    key(SELF, version, path.basename(base)),
     async (rootfs) => {
-      await run('debootstrap', ['--variant=minbase', '--include=python3,python3-venv,ca-certificates', DEBIAN_SUITE, rootfs, mirror], {
-        timeoutMs: 900_000,
-        onLine: (l) => {
-          if (/^I: (Retrieving|Extracting|Configuring) (python3|libc6)\b/.test(l)) progress(`[real-node]   ${l}`);
-        },
-      });
+      await extractBase(base, rootfs);
       // PyPI may be reached through a TLS-intercepting proxy: the chroot trusts what the host trusts.
       const hostCa = '/etc/ssl/certs/ca-certificates.crt';
       const ca = path.join(rootfs, 'etc', 'ssl', 'host-ca.crt');
@@ -125,8 +123,8 @@ export async function tensorflowImage(dir: string, progress: Progress): Promise<
         if (value !== undefined) env.push(`${name}=${value}`);
       }
       await run('chroot', [rootfs, 'python3', '-m', 'venv', '/opt/venv']);
-      progress(`[real-node]   pip install tensorflow-cpu==${TENSORFLOW_VERSION}`);
-      await run('chroot', [rootfs, 'env', '-i', ...env, '/opt/venv/bin/pip', 'install', '-q', `tensorflow-cpu==${TENSORFLOW_VERSION}`], {
+      progress(`[real-node]   pip install tensorflow-cpu==${version}`);
+      await run('chroot', [rootfs, 'env', '-i', ...env, '/opt/venv/bin/pip', 'install', '-q', `tensorflow-cpu==${version}`], {
         timeoutMs: 1_200_000,
       });
       await run('chroot', [rootfs, '/opt/venv/bin/python', '-c', 'import tensorflow as tf; print(tf.__version__)']);
@@ -136,7 +134,7 @@ export async function tensorflowImage(dir: string, progress: Progress): Promise<
       rmSync(ca, { force: true });
       writeFileSync(path.join(rootfs, 'etc', 'resolv.conf'), '');
       return {
-        reference: TENSORFLOW_IMAGE,
+        reference: tensorflowImageReference(version),
         cmd: ['python3'],
         env: [
           'PATH=/opt/venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',

@@ -1,4 +1,11 @@
 export { DEFAULT_REAL_NODE_NAME, RealNode, stopRealNode, type RealNodeOptions } from './real-node.ts';
-export { BUSYBOX_IMAGE, PAUSE_IMAGE, TENSORFLOW_IMAGE, TENSORFLOW_VERSION } from './images.ts';
+export {
+  BUSYBOX_IMAGE,
+  ESTIMATOR_TENSORFLOW_IMAGE,
+  ESTIMATOR_TENSORFLOW_VERSION,
+  PAUSE_IMAGE,
+  TENSORFLOW_IMAGE,
+  TENSORFLOW_VERSION,
+} from './images.ts';
 export { readRealNodeState, type RealNodeState } from './teardown.ts';
 export { createTrainersConfigMap, REAL_NODE_LABEL, trainerReplicaSpec, type TrainerReplica } from './trainers.ts';

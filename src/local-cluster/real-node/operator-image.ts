@@ -11,8 +11,7 @@
 // the Dockerfile's runtime is node:24-slim, a Debian bookworm slim root file system, and the image here
 // should differ from it as little as possible (same libc, /etc, CA bundle, shell for debugging).
 //
-// Two caches: the Debian base as a tar (keyed by suite, mirror and BASE_RECIPE/BASE_JUNK; 45-110 s to
-// make), and the image archive (keyed by everything that shapes it: lock file, package.json, .npmrc,
+// Two caches: the Debian base as a tar (debian-base.ts; 45-110 s to make), and the image archive (keyed by everything that shapes it: lock file, package.json, .npmrc,
 // tsconfigs, src/, the Node version and this file), so a change in src/ repacks only the app.
 //
 // One difference from the Dockerfile: the archive's config has no `User` (writeImageArchive does not
@@ -27,25 +26,20 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
-  renameSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../binaries.ts';
-import { run, unmountUnder } from './exec.ts';
-import { debianMirror } from './host.ts';
+import { run } from './exec.ts';
 import { writeImageArchive } from './image-archive.ts';
-import { DEBIAN_SUITE, type BuiltImage } from './images.ts';
+import type { BuiltImage } from './images.ts';
+import { debianBase, extractBase, MINBASE } from './debian-base.ts';
 
 export const OPERATOR_IMAGE_REPOSITORY = 'docker.io/local/tfjob-operator';
 
 type Progress = (line: string) => void;
-
-/** The base's recipe, in its cache key: debootstrap minbase, then what slim images leave out. */
-const BASE_RECIPE = 'debootstrap --variant=minbase; rm BASE_JUNK; empty resolv.conf';
-const BASE_JUNK = ['var/lib/apt/lists', 'var/cache/apt', 'var/log', 'usr/share/doc', 'usr/share/man', 'usr/share/info', 'usr/share/locale'];
 
 const SELF = readFileSync(path.join(import.meta.dirname, 'operator-image.ts'), 'utf8');
 
@@ -100,39 +94,6 @@ function packageVersion(): string {
   return (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-/** Debian minbase as a tar (~45 s the first time, then cached), trimmed like the slim images. */
-async function debianBase(dir: string, progress: Progress): Promise<string> {
-  const mirror = debianMirror();
-  const key = createHash('sha256')
-    .update(JSON.stringify([BASE_RECIPE, DEBIAN_SUITE, mirror, BASE_JUNK]))
-    .digest('hex')
-    .slice(0, 12);
-  const tar = path.join(dir, `debian-minbase-${key}.tar`);
-  if (existsSync(tar)) return tar;
-  for (const f of readdirSync(dir)) if (f.startsWith('debian-minbase-')) rmSync(path.join(dir, f), { recursive: true, force: true });
-  const rootfs = path.join(dir, `debian-minbase-${key}.rootfs`);
-  const started = Date.now();
-  progress(`[real-node] debootstrap --variant=minbase ${DEBIAN_SUITE} (operator image base) from ${mirror}`);
-  try {
-    await run('debootstrap', ['--variant=minbase', DEBIAN_SUITE, rootfs, mirror], { timeoutMs: 900_000 });
-    // debootstrap mounts /proc there while it configures packages: never pack (or remove) a mount.
-    const left = await unmountUnder(rootfs);
-    if (left.length > 0) throw new Error(`mounts left under ${rootfs}: ${left.join(', ')}`);
-    for (const junk of BASE_JUNK) {
-      rmSync(path.join(rootfs, junk), { recursive: true, force: true });
-    }
-    for (const d of ['var/lib/apt/lists/partial', 'var/cache/apt/archives/partial', 'var/log'])
-      mkdirSync(path.join(rootfs, d), { recursive: true });
-    writeFileSync(path.join(rootfs, 'etc', 'resolv.conf'), '');
-    await run('tar', ['-C', rootfs, '--numeric-owner', '--xattrs', '-cf', `${tar}.partial`, '.'], { timeoutMs: 600_000 });
-    renameSync(`${tar}.partial`, tar);
-    progress(`[real-node] operator image base built in ${Math.round((Date.now() - started) / 1000)} s`);
-    return tar;
-  } finally {
-    if ((await unmountUnder(rootfs)).length === 0) rmSync(rootfs, { recursive: true, force: true });
-  }
-}
-
 export interface OperatorImage extends BuiltImage {
   /** The reference's repository and tag, as the chart's image.repository / image.tag take them. */
   readonly repository: string;
@@ -165,7 +126,7 @@ export async function operatorImage(dir: string, progress: Progress): Promise<Op
 
   const started = Date.now();
   progress(`[real-node] building image ${reference}`);
-  const base = await debianBase(dir, progress);
+  const base = await debianBase(dir, MINBASE, progress);
   for (const f of readdirSync(dir)) if (f.startsWith('tfjob-operator-')) rmSync(path.join(dir, f), { recursive: true, force: true });
   const work = path.join(dir, `tfjob-operator-${key}.work`);
   const rootfs = path.join(work, 'rootfs');
@@ -188,7 +149,7 @@ export async function operatorImage(dir: string, progress: Progress): Promise<Op
     // The three Dockerfile stages, side by side: the base, the compile, the production install.
     const t0 = Date.now();
     const steps = Promise.all([
-      run('tar', ['-C', rootfs, '--numeric-owner', '--xattrs', '-xf', base], { timeoutMs: 300_000 }),
+      extractBase(base, rootfs),
       run(
         tool.node,
         [path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--outDir', path.join(app, 'dist')],

@@ -13,7 +13,7 @@ import { ManagedProcess, startWatchdog } from '../process.ts';
 import { writeCorefile, waitForClusterDns } from './cluster-dns.ts';
 import { containerdPaths, importImages, waitForContainerd, writeContainerdConfig } from './containerd.ts';
 import { ensureHostPackages, hostProblem } from './host.ts';
-import { busyboxImage, pauseImage, tensorflowImage, type BuiltImage } from './images.ts';
+import { busyboxImage, pauseImage, TENSORFLOW_VERSION, tensorflowImage, type BuiltImage } from './images.ts';
 import { createCgroupRoot, writeKubeletConfig } from './kubelet.ts';
 import { createPodNetwork, podNetwork } from './network.ts';
 import { REAL_NODE_LABEL } from './trainers.ts';
@@ -40,6 +40,8 @@ export interface RealNodeOptions {
   readonly labels?: Readonly<Record<string, string>>;
   /** Build and load the TensorFlow image (minutes the first time; cached after). Default true. */
   readonly tensorflow?: boolean;
+  /** The TensorFlow versions to build images of (default: TENSORFLOW_VERSION alone). */
+  readonly tensorflowVersions?: readonly string[];
   /** Image archives and containerd's image store (default `.cache/real-node`). */
   readonly cacheDir?: string;
   /** Kill the node's processes if this process dies without stop() (default true). */
@@ -87,7 +89,10 @@ export class RealNode {
     const cacheDir = options.cacheDir ?? path.join(REPO_ROOT, '.cache', 'real-node');
     const imageDir = path.join(cacheDir, 'images');
     const images = [await pauseImage(imageDir, progress), await busyboxImage(imageDir, progress)];
-    if (options.tensorflow ?? true) images.push(await tensorflowImage(imageDir, progress));
+    if (options.tensorflow ?? true) {
+      for (const version of options.tensorflowVersions ?? [TENSORFLOW_VERSION])
+        images.push(await tensorflowImage(imageDir, progress, version));
+    }
 
     // Short: containerd's socket path must fit a unix socket address (108 bytes).
     const workDir = mkdtempSync(path.join(os.tmpdir(), 'tfjob-rn-'));

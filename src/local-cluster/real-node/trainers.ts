@@ -29,6 +29,8 @@ export interface TrainerReplica {
   /** A file of python/examples/ (default ps_v1.py), unless `command` is given. */
   readonly script?: string;
   readonly command?: readonly string[];
+  /** Default TENSORFLOW_IMAGE; ESTIMATOR_TENSORFLOW_IMAGE for `estimator.py`. */
+  readonly image?: string;
   readonly restartPolicy?: string;
   readonly env?: Readonly<Record<string, string>>;
   /** A host directory mounted at /ckpt (checkpoints that outlive the pods). */
@@ -49,7 +51,7 @@ export function trainerReplicaSpec(r: TrainerReplica): Record<string, unknown> {
         containers: [
           {
             name: 'tensorflow',
-            image: TENSORFLOW_IMAGE,
+            image: r.image ?? TENSORFLOW_IMAGE,
             imagePullPolicy: 'Never',
             command: r.command ?? ['python3', '-u', `/trainers/${r.script ?? 'ps_v1.py'}`],
             env: Object.entries(env).map(([name, value]) => ({ name, value })),

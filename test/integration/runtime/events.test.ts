@@ -103,4 +103,33 @@ describe('KubeEventRecorder', () => {
     expect(about.filter((e) => e.reason?.startsWith('Reason'))).toHaveLength(25 - 10);
     expect(recorder.filtered).toBe(20 - 15);
   });
+
+  const ROUTINE = ['SuccessfulCreatePod', 'SuccessfulDeletePod', 'SuccessfulCreateService', 'SuccessfulDeleteService'];
+  it('routine events have a budget of their own: pods created and deleted do not starve a later decision', async () => {
+    const job = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      ...(await adminKubeConfig()
+        .makeApiClient(CoreV1Api)
+        .createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'churning' } } })),
+    };
+    const recorder = new KubeEventRecorder(new KubeClients(adminKubeConfig()), {
+      controller: 'events-test',
+      instance: 'd',
+      logger: silentLogger(),
+      routineReasons: new Set(ROUTINE),
+    });
+    // A job suspended and resumed a few times: 30 distinct routine events (under 10 per reason: none
+    // combined), then its decisions.
+    for (let i = 0; i < 30; i++) recorder.event(job, 'Normal', ROUTINE[i % 4]!, `churning-worker-${i}`);
+    recorder.event(job, 'Normal', 'Preempted', 'Scaled in by 2 worker(s)');
+    recorder.event(job, 'Normal', 'TFJobSucceeded', 'TFJob churning successfully completed.');
+    await recorder.flush();
+    const about = (await events()).filter((e) => e.regarding?.uid === job.metadata?.uid);
+    expect(about.filter((e) => ROUTINE.includes(e.reason ?? ''))).toHaveLength(25);
+    expect(about.filter((e) => !ROUTINE.includes(e.reason ?? '')).map((e) => e.reason)).toEqual(
+      expect.arrayContaining(['Preempted', 'TFJobSucceeded']),
+    );
+    expect(recorder.filtered).toBe(30 - 25);
+  });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { JobCondition } from '../../../../src/api/v1/schema.ts';
 import { updateConditions } from '../../../../src/controllers/tfjob/conditions.ts';
 import type { ReplicaCounts } from '../../../../src/controllers/tfjob/replica-status.ts';
-import { decideJobStatus, isWorker0Completed } from '../../../../src/controllers/tfjob/status-decision.ts';
+import { decideJobStatus, isWorker0Completed, isWorker0Failed } from '../../../../src/controllers/tfjob/status-decision.ts';
 import { at, newPod } from './builders.ts';
 
 interface Row {
@@ -40,7 +40,9 @@ function decide(row: Row) {
     counts: Object.fromEntries(Object.entries(row.counts).map(([t, c]) => [t, counts(c)])),
     successPolicy: row.successPolicy ?? '',
     tolerateWorkerFailures: false,
+    worker0FailureFailsJob: false,
     worker0Completed: row.worker0Completed ?? false,
+    worker0Failed: false,
     conditions,
     now: at(10),
   });
@@ -199,6 +201,8 @@ describe('status decision table (compat §5.1 item 20)', () => {
       conditions: [],
       now: at(1),
       tolerateWorkerFailures: true,
+      worker0FailureFailsJob: false,
+      worker0Failed: false,
     };
     const workerFailed = decideJobStatus({
       ...base,
@@ -213,6 +217,61 @@ describe('status decision table (compat §5.1 item 20)', () => {
     });
     // PS is decided before Worker; once Failed is set the Running update is a no-op.
     expect(psFailed.conditions.map((c) => c.type)).toEqual(['Failed']);
+  });
+});
+
+describe('elastic jobs: worker 0 failing for good fails a job whose chief it is', () => {
+  const base = {
+    name: 'test-tfjob',
+    namespace: 'default',
+    successPolicy: '',
+    worker0Completed: false,
+    conditions: [],
+    now: at(1),
+    tolerateWorkerFailures: true,
+    worker0FailureFailsJob: true,
+  };
+  it('worker 1 failed, worker 0 running → still Running', () => {
+    const d = decideJobStatus({
+      ...base,
+      worker0Failed: false,
+      replicas: { PS: 1, Worker: 3 },
+      counts: { PS: counts({ active: 1 }), Worker: counts({ active: 2, failed: 1 }) },
+    });
+    expect(d.conditions.map((c) => c.type)).toEqual(['Running']);
+  });
+  it('worker 0 failed, no Chief → Failed, with the Worker failure message', () => {
+    const d = decideJobStatus({
+      ...base,
+      worker0Failed: true,
+      replicas: { Worker: 3 },
+      counts: { Worker: counts({ active: 1, failed: 2 }) },
+    });
+    expect(d.conditions.at(-1)?.type).toBe('Failed');
+    expect(d.conditions.at(-1)?.message).toBe('TFJob default/test-tfjob has failed because 2 Worker replica(s) failed.');
+  });
+  it('worker 0 failed next to a Chief → tolerated (the chief decides)', () => {
+    const d = decideJobStatus({
+      ...base,
+      worker0Failed: true,
+      replicas: { Chief: 1, PS: 1, Worker: 3 },
+      counts: { Chief: counts({ active: 1 }), PS: counts({ active: 1 }), Worker: counts({ active: 2, failed: 1 }) },
+    });
+    expect(d.conditions.map((c) => c.type)).toEqual(['Running']);
+  });
+  it("tf-operator's dynamic workers (not elastic) keep tolerating worker 0", () => {
+    const d = decideJobStatus({
+      ...base,
+      worker0FailureFailsJob: false,
+      worker0Failed: true,
+      replicas: { PS: 1, Worker: 3 },
+      counts: { PS: counts({ active: 1 }), Worker: counts({ active: 2, failed: 1 }) },
+    });
+    expect(d.conditions.map((c) => c.type)).toEqual(['Running']);
+  });
+  it('isWorker0Failed reads the pod with index 0', () => {
+    expect(isWorker0Failed([newPod('Worker', 0, { phase: 'Failed', exitCode: 1 }), newPod('Worker', 1, { phase: 'Running' })])).toBe(true);
+    expect(isWorker0Failed([newPod('Worker', 0, { phase: 'Running' }), newPod('Worker', 1, { phase: 'Failed', exitCode: 1 })])).toBe(false);
   });
 });
 
