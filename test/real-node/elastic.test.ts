@@ -24,7 +24,7 @@ import {
   type RealNodeRun,
 } from './support.ts';
 
-const STEPS = 1200;
+const STEPS = 900;
 
 interface Style {
   readonly name: string;
