@@ -41,6 +41,7 @@ import sys
 import threading
 import time as _time
 
+__version__ = "0.1.0"  # the operator release this helper comes with (python/pyproject.toml)
 PREFIX = "TFJOB_PROGRESS"
 VERSION = 1
 MAX_ABS_VALUE = 1e15

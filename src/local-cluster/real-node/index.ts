@@ -8,4 +8,4 @@ export {
   TENSORFLOW_VERSION,
 } from './images.ts';
 export { readRealNodeState, type RealNodeState } from './teardown.ts';
-export { createTrainersConfigMap, REAL_NODE_LABEL, trainerReplicaSpec, type TrainerReplica } from './trainers.ts';
+export { createTrainersConfigMap, HELPER_PACKAGE_FILES, REAL_NODE_LABEL, trainerReplicaSpec, type TrainerReplica } from './trainers.ts';

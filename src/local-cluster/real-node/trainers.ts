@@ -8,12 +8,15 @@ import { REPO_ROOT } from '../binaries.ts';
 import { TENSORFLOW_IMAGE } from './images.ts';
 
 export const TRAINERS_CONFIGMAP = 'trainers';
+/** What `pip install ./python` needs: copied out of the ConfigMap (read-only) and installed in a pod. */
+export const HELPER_PACKAGE_FILES = ['tfjob_progress.py', 'pyproject.toml', 'README.md'] as const;
 export const REAL_NODE_LABEL = 'tfjob-operator.kubeflow.org/real-node';
 
-/** python/examples/*.py and python/tfjob_progress.py, by file name. */
+/** python/examples/*.py, and the helper package (python/tfjob_progress.py, pyproject.toml, README.md), by file name. */
 function trainerFiles(): Record<string, string> {
   const dir = path.join(REPO_ROOT, 'python', 'examples');
-  const data: Record<string, string> = { 'tfjob_progress.py': readFileSync(path.join(REPO_ROOT, 'python', 'tfjob_progress.py'), 'utf8') };
+  const data: Record<string, string> = {};
+  for (const f of HELPER_PACKAGE_FILES) data[f] = readFileSync(path.join(REPO_ROOT, 'python', f), 'utf8');
   for (const f of readdirSync(dir)) if (f.endsWith('.py')) data[f] = readFileSync(path.join(dir, f), 'utf8');
   return data;
 }

@@ -1,0 +1,74 @@
+// The training-side helper as users install it: `pip install` of python/ (the tfjob-progress package,
+// offline, inside the pod) and its Keras callback in a real model.fit, once with Keras 3 (TensorFlow
+// 2.21) and once with tf.keras 2.x (TensorFlow 2.15). Each epoch's line reaches the log, the operator
+// reads them into status.progress, and the job Succeeds.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../src/local-cluster/binaries.ts';
+import { ESTIMATOR_TENSORFLOW_IMAGE, HELPER_PACKAGE_FILES, TENSORFLOW_IMAGE } from '../../src/local-cluster/real-node/index.ts';
+import { eventually } from '../support/kube.ts';
+import { createTFJob, getTFJob, waitForCondition } from '../support/tfjob.ts';
+import { podLog, realJob, realNodeSkipped, startRealNodeRun, statusOf, type RealNodeRun } from './support.ts';
+
+const EPOCHS = 4;
+const PACKAGE_VERSION = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+// Copied out of the read-only ConfigMap, installed without an index; `python3 -I` keeps the script's
+// own directory (which holds tfjob_progress.py too) off sys.path, so the import is the installed one.
+const INSTALL_AND_FIT = [
+  'sh',
+  '-c',
+  `set -e; mkdir -p /tmp/pkg; for f in ${HELPER_PACKAGE_FILES.join(' ')}; do cp /trainers/$f /tmp/pkg/; done; ` +
+    'pip install -q --disable-pip-version-check --no-index --no-build-isolation /tmp/pkg; exec python3 -I -u /trainers/keras_fit.py',
+];
+
+const FLAVOURS = [
+  { name: 'Keras 3 (TensorFlow 2.21)', job: 'keras3', image: TENSORFLOW_IMAGE, keras: /Keras 3\./ },
+  { name: 'tf.keras 2.x (TensorFlow 2.15)', job: 'tfkeras2', image: ESTIMATOR_TENSORFLOW_IMAGE, keras: /Keras 2\./ },
+];
+
+describe.skipIf(realNodeSkipped() !== undefined)('the tfjob-progress package, pip-installed, with real Keras (ours)', () => {
+  let run: RealNodeRun;
+  let ns: string;
+  beforeAll(async () => {
+    run = await startRealNodeRun('real-keras', 'ours', ['--progress-period', '2s']);
+    ns = run.ns;
+  });
+  afterAll(async () => {
+    await run.stop();
+  });
+
+  it.each(FLAVOURS)('$name: its callback reports every epoch, read into status.progress', async (flavour) => {
+    await createTFJob(
+      ns,
+      realJob(
+        flavour.job,
+        { Worker: { replicas: 1, cpu: '700m', memory: '600Mi', image: flavour.image, command: INSTALL_AND_FIT } },
+        // Slow batches: several progress reads per epoch.
+        { env: { EPOCHS: String(EPOCHS), STEPS_PER_EPOCH: '20', BATCH_SLEEP: '0.15' } },
+      ),
+    );
+    const pod = `${flavour.job}-worker-0`;
+    const progress = await eventually(
+      async () => {
+        const p = statusOf(await getTFJob(ns, flavour.job)).progress as { epoch?: number; metricName?: string } | undefined;
+        return p?.epoch !== undefined && p.epoch >= 2 ? p : false;
+      },
+      { what: `${flavour.job}: status.progress at epoch 2`, timeoutMs: 240_000, intervalMs: 1_000 },
+    );
+    expect(progress.metricName).toBe('val_accuracy');
+    await waitForCondition(ns, flavour.job, 'Succeeded', { timeoutMs: 240_000 });
+
+    const log = await podLog(ns, pod);
+    expect(log).toMatch(
+      new RegExp(
+        `tfjob_progress ${PACKAGE_VERSION.replace(/\./g, '\\.')} from /opt/venv/lib/python3\\.\\d+/site-packages/tfjob_progress\\.py`,
+      ),
+    );
+    expect(log).toMatch(flavour.keras);
+    const epochs = [...log.matchAll(/TFJOB_PROGRESS (\{[^\n]*\})/g)].map((m) => (JSON.parse(m[1] ?? '{}') as { epoch?: number }).epoch);
+    expect(epochs).toEqual([1, 2, 3, 4]);
+    expect(log).toContain(`TRAINING_DONE epochs=${EPOCHS}`);
+  });
+});
