@@ -84,7 +84,7 @@ function namespaceInformer(
   return new Informer<V1Namespace>(
     deps.kc,
     {
-      list: ({ limit, continueToken }) => core.listNamespace({ limit, _continue: continueToken }) as Promise<ListPage<V1Namespace>>,
+      list: ({ limit, continueToken }) => core.listNamespace({ limit, _continue: continueToken }),
       watchPath: '/api/v1/namespaces',
     },
     { name: 'namespaces', logger: deps.logger, transform: reduceNamespace, onWatchEvent },
