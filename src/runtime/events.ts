@@ -52,6 +52,7 @@ export class KubeEventRecorder implements EventRecorder {
   readonly #series = new Map<string, SeriesEntry>();
   readonly #maxPending: number;
   readonly #routineReasons: ReadonlySet<string>;
+  readonly #unfilteredReasons: ReadonlySet<string>;
   /** Settlers of creates not finished yet (a stop that drops them settles them as not created). */
   readonly #unsettled = new Set<(exists: boolean) => void>();
   readonly #aggregator = new EventAggregator();
@@ -73,6 +74,8 @@ export class KubeEventRecorder implements EventRecorder {
        * the others get twice the room.
        */
       routineReasons?: ReadonlySet<string>;
+      /** Reasons the per-object spam filter never holds back (rare by nature, e.g. a job's end). */
+      unfilteredReasons?: ReadonlySet<string>;
     },
   ) {
     this.#api = clients.api(EventsV1Api);
@@ -81,6 +84,7 @@ export class KubeEventRecorder implements EventRecorder {
     this.#log = opts.logger;
     this.#maxPending = opts.maxPending ?? MAX_PENDING_EVENTS;
     this.#routineReasons = opts.routineReasons ?? new Set();
+    this.#unfilteredReasons = opts.unfilteredReasons ?? new Set();
     this.#spamFilter = opts.spamFilter ?? new EventSpamFilter();
   }
 
@@ -116,7 +120,7 @@ export class KubeEventRecorder implements EventRecorder {
     // count (client-go counts repeats too, and then drops a job's later, different events, such as
     // its success, after enough repeats of one that is re-emitted on every reconcile).
     const isRepeat = repeat !== undefined && now - repeat.first < SERIES_WINDOW_MS;
-    if (!isRepeat && !this.#spamFilter.allow(objectId, now)) {
+    if (!isRepeat && !this.#unfilteredReasons.has(reason) && !this.#spamFilter.allow(objectId, now)) {
       this.#filtered += 1;
       this.#log.debug({ object: `${namespace}/${meta.name}`, reason }, 'Event filtered: too many events for this object');
       return;
