@@ -37,7 +37,11 @@ export interface QueueDirectorySnapshot {
   readonly specs: readonly QueueSpec[];
   /** Why each invalid ClusterQueue is not used (by name). */
   readonly invalid: ReadonlyMap<string, readonly string[]>;
-  resolve(namespace: string, labels: Readonly<Record<string, string>> | undefined): JobQueue;
+  /**
+   * `admitted`: the job already holds quota on its queue; the namespaceSelector is checked at
+   * admission only (as in Kueue), so a later label or selector change does not orphan its usage.
+   */
+  resolve(namespace: string, labels: Readonly<Record<string, string>> | undefined, admitted?: boolean): JobQueue;
 }
 
 /**
@@ -60,7 +64,7 @@ export function queueDirectory(lookups: QueueLookups | undefined): QueueDirector
   return {
     specs,
     invalid,
-    resolve(namespace, labels) {
+    resolve(namespace, labels, admitted = false) {
       const named = labels?.[LABEL_QUEUE_NAME];
       if (lookups === undefined) {
         return named === undefined
@@ -81,7 +85,7 @@ export function queueDirectory(lookups: QueueLookups | undefined): QueueDirector
       if (problems !== undefined)
         return { inadmissible: `ClusterQueue ${cq} of LocalQueue ${localQueue} is invalid: ${problems.join('; ')}`, localQueue };
       if (!known.has(cq)) return { inadmissible: `ClusterQueue ${cq} of LocalQueue ${localQueue} does not exist`, localQueue };
-      const refused = namespaceRefusal(cq, selectors.get(cq), namespace, lookups.namespaceLabels);
+      const refused = admitted ? undefined : namespaceRefusal(cq, selectors.get(cq), namespace, lookups.namespaceLabels);
       return refused === undefined ? { queue: cq, localQueue } : { inadmissible: `${refused} (LocalQueue ${localQueue})`, localQueue };
     },
   };

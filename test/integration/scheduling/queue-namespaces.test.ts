@@ -1,10 +1,18 @@
 // A ClusterQueue's namespaceSelector on the real API server: a LocalQueue in a namespace the selector
 // does not select cannot spend the queue's quota. Its TFJob waits, its status and a Waiting event say
 // which selector and which namespace; a job of a selected namespace runs; labelling the namespace
-// (seen through the operator's namespace cache) lets the waiting job in.
+// (seen through the operator's namespace cache) lets the waiting job in; removing a label later does
+// not revoke an admission.
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLUSTER_QUEUES, LABEL_QUEUE_NAME, LOCAL_QUEUES, QUEUE_GROUP, QUEUE_VERSION } from '../../../src/api/queues/types.ts';
+import {
+  CLUSTER_QUEUES,
+  LABEL_QUEUE_NAME,
+  LOCAL_QUEUES,
+  QUEUE_GROUP,
+  QUEUE_VERSION,
+  type ClusterQueue,
+} from '../../../src/api/queues/types.ts';
 import type { Operator } from '../../../src/operator/manager.ts';
 import { adminKubeConfig, createNamespace, deleteNamespace, eventually, uniqueName } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
@@ -26,6 +34,13 @@ describe('ClusterQueue namespaceSelector (ours)', () => {
     const j = onPool(tfjob(name, { Worker: 1 }, { resources: { cpu: '1', memory: '1Gi' } }), pool);
     return { ...j, metadata: { ...j.metadata, labels: { [LABEL_QUEUE_NAME]: 'q' } } };
   };
+  const clusterQueue = async () =>
+    (await custom().getClusterCustomObject({
+      group: QUEUE_GROUP,
+      version: QUEUE_VERSION,
+      plural: CLUSTER_QUEUES,
+      name: cq,
+    })) as ClusterQueue;
   const labelTeam = (ns: string) =>
     core().patchNamespace(
       { name: ns, body: { metadata: { labels: { team } } } },
@@ -88,5 +103,25 @@ describe('ClusterQueue namespaceSelector (ours)', () => {
     // The namespace gets the team's label: the namespace cache sees it and the job is admitted.
     await labelTeam(outside);
     await waitForCondition(outside, 'out', 'Running', { timeoutMs: 60_000 });
+
+    // Checked at admission only: `inside` loses the label; a new job there waits (the change is
+    // seen), while the admitted one keeps its queue and its quota use.
+    await core().patchNamespace(
+      { name: inside, body: { metadata: { labels: { team: null } } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    await createTFJob(inside, job('late'));
+    await eventually(
+      async () =>
+        ((await getTFJob(inside, 'late')).status?.scheduling as { message?: string } | undefined)?.message?.includes(
+          `ClusterQueue ${cq} does not admit TFJobs of namespace ${inside}`,
+        ) === true,
+      { timeoutMs: 30_000, what: 'late waits: the label change is seen' },
+    );
+    expect((await getTFJob(inside, 'in')).status?.scheduling).toMatchObject({ clusterQueue: cq });
+    await eventually(async () => JSON.stringify((await clusterQueue()).status?.usage) === JSON.stringify({ cpu: '2' }), {
+      timeoutMs: 30_000,
+      what: 'the queue still counts in and out (2 cpu)',
+    });
   }, 180_000);
 });

@@ -104,6 +104,10 @@ describe('queue directory with namespace selectors', () => {
     });
   });
 
+  it('checks at admission only: a job already admitted keeps its queue (and its quota use) when labels change', () => {
+    expect(queueDirectory(lookups).resolve('ns-b', label('a'), true)).toEqual({ queue: 'team-a', localQueue: 'ns-b/a' });
+  });
+
   it('a queue without a selector takes every namespace (queues made before the field keep working)', () => {
     expect(queueDirectory(lookups).resolve('ns-b', label('open'))).toEqual({ queue: 'open', localQueue: 'ns-b/open' });
   });
