@@ -74,7 +74,16 @@ async function whatIf(config: OperatorConfig, policy: PlacingPolicyName): Promis
       ((await custom.listClusterCustomObject({ group: QUEUE_GROUP, version: QUEUE_VERSION, plural })) as { items: T[] }).items;
     const cqs = await list<ClusterQueue>(CLUSTER_QUEUES);
     const lqs = new Map((await list<LocalQueue>(LOCAL_QUEUES)).map((lq) => [objectKey(lq), lq]));
-    queues = queueDirectory({ clusterQueues: () => cqs, localQueue: (ns, name) => lqs.get(`${ns}/${name}`) });
+    // Namespace labels for namespaceSelectors; a user who may not list namespaces sees those queues refuse.
+    const labels = await core.listNamespace().then(
+      (l) => new Map(l.items.map((n) => [n.metadata?.name ?? '', n.metadata?.labels ?? {}])),
+      () => undefined,
+    );
+    queues = queueDirectory({
+      clusterQueues: () => cqs,
+      localQueue: (ns, name) => lqs.get(`${ns}/${name}`),
+      ...(labels === undefined ? {} : { namespaceLabels: (ns: string) => labels.get(ns) }),
+    });
   }
   const now = Date.now();
   const { snapshot, facts } = takeSnapshot(

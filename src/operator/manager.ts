@@ -6,12 +6,6 @@ import os from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { CONTROLLER_NAME } from '../api/v1/constants.ts';
-import {
-  EVENT_SUCCESSFUL_CREATE_POD,
-  EVENT_SUCCESSFUL_CREATE_SERVICE,
-  EVENT_SUCCESSFUL_DELETE_POD,
-  EVENT_SUCCESSFUL_DELETE_SERVICE,
-} from '../controllers/tfjob/events.ts';
 import { Controller, controllerQueue } from '../runtime/controller.ts';
 import { DEFAULT_PERIOD_CONFIG, rateConfig } from '../progress/index.ts';
 import { isPlacingPolicy } from '../scheduler/index.ts';
@@ -23,6 +17,7 @@ import { LeaderElector } from '../runtime/leader-election.ts';
 import { createLogger, type Logger } from '../runtime/logger.ts';
 import { RuntimeMetrics } from '../runtime/metrics.ts';
 import { elasticOptions, type OperatorConfig } from './config.ts';
+import { ROUTINE_EVENT_REASONS, UNFILTERED_EVENT_REASONS } from './event-policy.ts';
 import { BY_JOB, createOperatorCaches, type OperatorCaches } from './informers.ts';
 import { JobMetrics } from './job-metrics.ts';
 import { KubePodResizer } from './progress/cpu-resize.ts';
@@ -83,13 +78,8 @@ export class Operator {
       controller: CONTROLLER_NAME,
       instance: this.identity,
       logger: this.logger,
-      // Thousands of these under a burst; a decision, a failure or a job's end must not drop with them.
-      routineReasons: new Set([
-        EVENT_SUCCESSFUL_CREATE_POD,
-        EVENT_SUCCESSFUL_CREATE_SERVICE,
-        EVENT_SUCCESSFUL_DELETE_POD,
-        EVENT_SUCCESSFUL_DELETE_SERVICE,
-      ]),
+      routineReasons: ROUTINE_EVENT_REASONS,
+      unfilteredReasons: UNFILTERED_EVENT_REASONS,
     });
     const expectations = new Expectations();
     const jobMetrics = new JobMetrics(this.registry);

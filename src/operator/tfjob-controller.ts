@@ -11,6 +11,7 @@ import type { TFJobEntry } from '../api/v1/parse.ts';
 import type { JobCondition, JobStatus } from '../api/v1/schema.ts';
 import {
   conditionFor,
+  explainRefusal,
   formatTime,
   reconcileTFJob,
   setCondition,
@@ -300,10 +301,12 @@ export class TFJobController {
             } catch (err) {
               expectations.creationFailed(key, `pod/${name}`);
               if (statusOf(err) === 409) return; // already exists: the cache will show it
-              recorder.event(job, 'Warning', EVENT_FAILED_CREATE_POD, `Error creating: ${apiErrorMessage(err)}`, 'Create');
-              if (statusOf(err) === 422) invalid.push(apiErrorMessage(err));
+              // An admission plugin's refusal speaks of the pod; the user needs the TFJob's field.
+              const message = isRefusal(err) ? explainRefusal(a.pod, apiErrorMessage(err)) : apiErrorMessage(err);
+              recorder.event(job, 'Warning', EVENT_FAILED_CREATE_POD, `Error creating: ${message}`, 'Create');
+              if (statusOf(err) === 422) invalid.push(message);
               else {
-                if (isRefusal(err)) refused.push(apiErrorMessage(err));
+                if (isRefusal(err)) refused.push(message);
                 errors.push(err);
               }
             }

@@ -52,6 +52,7 @@ export class KubeEventRecorder implements EventRecorder {
   readonly #series = new Map<string, SeriesEntry>();
   readonly #maxPending: number;
   readonly #routineReasons: ReadonlySet<string>;
+  readonly #unfilteredReasons: ReadonlySet<string>;
   /** Settlers of creates not finished yet (a stop that drops them settles them as not created). */
   readonly #unsettled = new Set<(exists: boolean) => void>();
   readonly #aggregator = new EventAggregator();
@@ -73,6 +74,8 @@ export class KubeEventRecorder implements EventRecorder {
        * the others get twice the room.
        */
       routineReasons?: ReadonlySet<string>;
+      /** Reasons the per-object spam filter never holds back (rare by nature, e.g. a job's end). */
+      unfilteredReasons?: ReadonlySet<string>;
     },
   ) {
     this.#api = clients.api(EventsV1Api);
@@ -81,6 +84,7 @@ export class KubeEventRecorder implements EventRecorder {
     this.#log = opts.logger;
     this.#maxPending = opts.maxPending ?? MAX_PENDING_EVENTS;
     this.#routineReasons = opts.routineReasons ?? new Set();
+    this.#unfilteredReasons = opts.unfilteredReasons ?? new Set();
     this.#spamFilter = opts.spamFilter ?? new EventSpamFilter();
   }
 
@@ -118,7 +122,8 @@ export class KubeEventRecorder implements EventRecorder {
     const isRepeat = repeat !== undefined && now - repeat.first < SERIES_WINDOW_MS;
     // Routine events have a budget of their own: a suspension and resumption of a 5-replica job alone
     // writes 20 of them, and they must not spend the budget of the decisions a user asks about.
-    if (!isRepeat && !this.#spamFilter.allow(routine ? `${objectId}#routine` : objectId, now)) {
+    const bucket = routine ? `${objectId}#routine` : objectId;
+    if (!isRepeat && !this.#unfilteredReasons.has(reason) && !this.#spamFilter.allow(bucket, now)) {
       this.#filtered += 1;
       this.#log.debug({ object: `${namespace}/${meta.name}`, reason }, 'Event filtered: too many events for this object');
       return;

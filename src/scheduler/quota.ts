@@ -28,17 +28,35 @@ export interface QuotaBlock {
   /** How much more of the resource the queue may take now. */
   readonly room: number;
   readonly needed: number;
+  /** Of its nominal quota it does not use, how much others of its cohort borrow now (so it cannot take it). */
+  readonly lent?: number;
+  /** The cohort's queues above their own nominal quota of the resource (who holds what it lent). */
+  readonly borrowers?: readonly string[];
 }
 
+/** An amount with its unit said once: `2 cpu`, `4Gi memory`, `1 nvidia.com/gpu`. */
+function amountOf(resource: string, n: number): string {
+  const text = formatQuantity(resource, n);
+  return text.includes(resource) ? text : `${text} ${resource}`;
+}
+
+/**
+ * `queue b has 0 cpu free for it (4 cpu in use, quota 6 cpu, 2 cpu of it lent to queue a; its cohort
+ * has 0 cpu left to lend); needs 1 cpu`: the same numbers `kubectl tfjob queues` shows (in use / quota).
+ */
 export function describeQuotaBlock(b: QuotaBlock): string {
-  const q = (n: number): string => formatQuantity(b.resource, n);
+  const q = (n: number): string => amountOf(b.resource, n);
+  const lent =
+    (b.lent ?? 0) > 1e-9
+      ? `, ${q(b.lent!)} of it lent to ${b.borrowers === undefined || b.borrowers.length === 0 ? 'its cohort' : `queue ${b.borrowers.join(', ')}`}`
+      : '';
   const why =
     b.limit === 'nominal'
       ? `quota ${q(b.nominal)}`
       : b.limit === 'borrowing-limit'
         ? `quota ${q(b.nominal)} plus its borrowing limit`
-        : `quota ${q(b.nominal)}, and its cohort has ${q(Math.max(0, b.room))} left to lend`;
-  return `queue ${b.queue} has ${q(Math.max(0, b.room))} of ${b.resource} free for it (${q(b.used)} in use, ${why}); needs ${q(b.needed)}`;
+        : `quota ${q(b.nominal)}${lent}; its cohort has ${q(Math.max(0, b.room))} left to lend`;
+  return `queue ${b.queue} has ${q(Math.max(0, b.room))} free for it (${q(b.used)} in use, ${why}); needs ${q(b.needed)}`;
 }
 
 interface Book {
@@ -165,6 +183,16 @@ export class QuotaLedger {
     return { room: shared, limit: solo ? 'nominal' : 'cohort' };
   }
 
+  /** `unavailable` of its unused nominal quota is held by borrowers of its cohort: lent, and to whom. */
+  #lentOut(book: Book, r: string, unavailable: number): Pick<QuotaBlock, 'lent' | 'borrowers'> {
+    if (unavailable <= 1e-9) return {};
+    const borrowers = this.#cohorts
+      .get(book.cohort)!
+      .filter((m) => m !== book && (m.used[r] ?? 0) > this.#nominal(m, r) + 1e-9)
+      .map((m) => m.spec.name);
+    return { lent: unavailable, borrowers };
+  }
+
   /** The first limit `demand` breaks for the queue; undefined when it fits (or the queue is unknown). */
   check(queue: string, demand: Resources, withinNominal = false): QuotaBlock | undefined {
     const book = this.#books.get(queue);
@@ -174,7 +202,10 @@ export class QuotaLedger {
       if (needed <= 0) continue;
       const { room, limit } = this.room(queue, r, withinNominal);
       if (needed > room + 1e-9) {
-        return { queue, resource: r, limit, used: book.used[r] ?? 0, nominal: this.#nominal(book, r), room, needed };
+        const used = book.used[r] ?? 0;
+        const nominal = this.#nominal(book, r);
+        const block: QuotaBlock = { queue, resource: r, limit, used, nominal, room, needed };
+        return limit === 'cohort' ? { ...block, ...this.#lentOut(book, r, nominal - used - Math.max(0, room)) } : block;
       }
     }
     return undefined;

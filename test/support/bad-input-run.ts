@@ -5,6 +5,8 @@
 // - failed: accepted, then marked Failed by the operator (with a reason);
 // - running / waiting / suspended: accepted and handled by the queue (admitted, or waiting with a
 //   reason, or suspended as asked);
+// - refused: admitted, but an admission plugin refuses its pods (e.g. a template that sets
+//   `priority`): the job's status must name the TFJob field (else it is listed as unexplained);
 // - unhandled: accepted but left without any of the above in time (a stall: must not happen).
 // Used by the CI test (test/integration/bad-input) and the bigger soak run (test/soak).
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,7 +14,7 @@ import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { KubeClients } from '../../src/runtime/kube-client.ts';
 import { hostileCorpus, type HostileInput } from './hostile-tfjobs.ts';
 
-export type Outcome = 'rejected' | 'failed' | 'running' | 'waiting' | 'suspended' | 'unhandled';
+export type Outcome = 'rejected' | 'failed' | 'running' | 'waiting' | 'suspended' | 'refused' | 'unhandled';
 
 export interface BadInputResult {
   readonly inputs: number;
@@ -24,6 +26,8 @@ export interface BadInputResult {
   readonly unnamedRejections: readonly string[];
   /** Failed jobs without a reason (must be empty). */
   readonly reasonlessFailures: readonly string[];
+  /** Jobs whose pods the API server refuses, with a status that does not name the TFJob field (must be empty). */
+  readonly unexplainedRefusals: readonly string[];
   /** Accepted inputs left unhandled (must be empty). */
   readonly unhandled: readonly string[];
   /** Other API answers than 2xx/400/422 on create (e.g. 500), by code. */
@@ -34,7 +38,10 @@ export interface BadInputResult {
 interface TFJobView {
   metadata?: { name?: string };
   spec?: { runPolicy?: { suspend?: unknown } };
-  status?: { conditions?: { type: string; status: string; reason?: string }[]; scheduling?: { queue?: string; reason?: string } };
+  status?: {
+    conditions?: { type: string; status: string; reason?: string }[];
+    scheduling?: { queue?: string; reason?: string; message?: string };
+  };
 }
 
 /**
@@ -46,11 +53,19 @@ export function namesField(message: string): boolean {
   return /(^|[\s"'([,])(spec|metadata)([.[:]|\s)/.test(message) || /Go struct field \w+\.\w+/.test(message);
 }
 
-function outcomeOf(job: TFJobView): Outcome | undefined {
+/** A refusal explained to the user names the TFJob field: `spec.tfReplicaSpecs.Worker.template.spec.priority`. */
+export function namesTemplateField(message: string): boolean {
+  return /spec\.tfReplicaSpecs\.[^.\s]+\.template\.spec\./.test(message);
+}
+
+/** `admitted`: the scheduler admitted it but no pod runs yet; final only once nothing refuses its pods. */
+function outcomeOf(job: TFJobView): Outcome | 'admitted' | undefined {
   const conditions = job.status?.conditions ?? [];
   const isTrue = (t: string) => conditions.some((c) => c.type === t && c.status === 'True');
   if (isTrue('Failed')) return 'failed';
-  if (isTrue('Running') || isTrue('Succeeded') || job.status?.scheduling?.queue === 'Running') return 'running';
+  if (job.status?.scheduling?.reason === 'CreateRefused') return 'refused';
+  if (isTrue('Running') || isTrue('Succeeded')) return 'running';
+  if (job.status?.scheduling?.queue === 'Running') return 'admitted';
   if (isTrue('Suspended')) return 'suspended';
   if (job.status?.scheduling?.queue === 'Waiting' && (job.status.scheduling.reason ?? '') !== '') return 'waiting';
   return undefined;
@@ -75,6 +90,8 @@ export async function runBadInput(opts: {
   concurrency?: number;
   /** How long an accepted input may take to be handled. */
   handleTimeoutMs?: number;
+  /** How long an admitted job must stay free of a create refusal to count as running (10 s). */
+  settleMs?: number;
   /** Called after each batch (e.g. to check a control job and the operator). */
   afterBatch?: (done: number) => Promise<void>;
 }): Promise<BadInputResult> {
@@ -84,11 +101,12 @@ export async function runBadInput(opts: {
   const raw = new KubeClients(opts.kc, { rateLimit: { qps: 0, burst: 1 } });
   const custom = opts.kc.makeApiClient(CustomObjectsApi);
   const collection = `/apis/kubeflow.org/v1/namespaces/${opts.namespace}/tfjobs`;
-  const byOutcome: Record<Outcome, number> = { rejected: 0, failed: 0, running: 0, waiting: 0, suspended: 0, unhandled: 0 };
+  const byOutcome: Record<Outcome, number> = { rejected: 0, failed: 0, running: 0, waiting: 0, suspended: 0, refused: 0, unhandled: 0 };
   const byFamily: Record<string, Partial<Record<Outcome, number>>> = {};
   const unnamed: string[] = [];
   const reasonless: string[] = [];
   const unhandled: string[] = [];
+  const unexplained: string[] = [];
   const otherCodes: Record<string, number> = {};
   let clientRejected = 0;
   const record = (input: HostileInput, outcome: Outcome) => {
@@ -132,6 +150,8 @@ export async function runBadInput(opts: {
     // Every accepted input is handled (failed, queued or running) within the timeout.
     const deadline = Date.now() + (opts.handleTimeoutMs ?? 90_000);
     const pending = new Set(accepted.keys());
+    // An admitted job whose pods are refused says so a moment later (after the create): wait that long.
+    const admittedAt = new Map<string, number>();
     while (pending.size > 0 && Date.now() < deadline) {
       const list = (await custom
         .listNamespacedCustomObject({ group: 'kubeflow.org', version: 'v1', plural: 'tfjobs', namespace: opts.namespace })
@@ -139,9 +159,16 @@ export async function runBadInput(opts: {
       for (const job of list.items) {
         const name = job.metadata?.name ?? '';
         if (!pending.has(name)) continue;
-        const outcome = outcomeOf(job);
-        if (outcome === undefined) continue;
+        const seen = outcomeOf(job);
+        if (seen === undefined) continue;
+        if (seen === 'admitted' && Date.now() - (admittedAt.get(name) ?? Date.now()) < (opts.settleMs ?? 10_000)) {
+          if (!admittedAt.has(name)) admittedAt.set(name, Date.now());
+          continue;
+        }
+        const outcome = seen === 'admitted' ? 'running' : seen;
         pending.delete(name);
+        if (outcome === 'refused' && !namesTemplateField(job.status?.scheduling?.message ?? ''))
+          unexplained.push(`${name} [${accepted.get(name)!.families.join(',')}]: ${(job.status?.scheduling?.message ?? '').slice(0, 300)}`);
         record(accepted.get(name)!, outcome);
         if (outcome === 'failed') {
           const failed = job.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
@@ -176,6 +203,7 @@ export async function runBadInput(opts: {
     byFamily,
     unnamedRejections: unnamed,
     reasonlessFailures: reasonless,
+    unexplainedRefusals: unexplained,
     unhandled,
     otherCodes,
     seconds: Math.round((Date.now() - started) / 1000),

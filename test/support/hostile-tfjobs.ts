@@ -248,6 +248,20 @@ const common: fc.Arbitrary<Mutation> = fc.oneof(
     },
   })),
 
+  // Template fields the CRD accepts (as tf-operator's does) but the API server's admission plugins
+  // refuse on every pod: Priority (a priority of its own, a class that does not exist), ServiceAccount
+  // and RuntimeClass (objects that do not exist).
+  fc
+    .record({
+      field: fc.constantFrom('priority', 'priorityClassName', 'serviceAccountName', 'runtimeClassName'),
+      n: fc.integer({ min: 1, max: 1_000_000_000 }),
+    })
+    .map(({ field, n }): Mutation => ({
+      family: 'admission-refused',
+      apply: (j) => {
+        for (const type of Object.keys(specs(j))) podSpec(j, type)[field] = field === 'priority' ? n : `missing-${n}`;
+      },
+    })),
   fc.constantFrom('empty-spec', 'empty-replica-specs', 'no-template', 'no-metadata-name').map((how): Mutation => ({
     family: 'structure',
     apply: (j) => {

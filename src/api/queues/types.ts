@@ -3,6 +3,7 @@
 // resource flavor, so quotas are plain resource maps instead of Kueue's resourceGroups).
 
 import type { KubernetesObject } from '@kubernetes/client-node';
+import type { LabelSelector } from './namespace-selector.ts';
 
 export const QUEUE_GROUP = 'tfjob-operator.kubeflow.org';
 export const QUEUE_VERSION = 'v1alpha1';
@@ -22,6 +23,8 @@ export interface ClusterQueueSpec {
   readonly borrowingLimit?: ResourceQuantities;
   readonly lendingLimit?: ResourceQuantities;
   readonly fairSharing?: { readonly weight?: string | number };
+  /** Namespaces whose TFJobs may use this queue (absent or `{}`: every namespace; namespace-selector.ts). */
+  readonly namespaceSelector?: LabelSelector;
 }
 
 /** A waiting job near the head of a queue, in the order the scheduler considers them. */

@@ -5,9 +5,13 @@
 
 import type { QueueSpec } from '../../scheduler/index.ts';
 import { canonicalAmount } from '../v1/quantity.ts';
+import { parseNamespaceSelector, type ParsedSelector } from './namespace-selector.ts';
 import type { ClusterQueue, ResourceQuantities } from './types.ts';
 
-export type QueueParse = { readonly ok: true; readonly spec: QueueSpec } | { readonly ok: false; readonly errors: readonly string[] };
+/** `namespaceSelector` stays outside the core's `QueueSpec`: it decides which jobs reach the queue at all. */
+export type QueueParse =
+  | { readonly ok: true; readonly spec: QueueSpec; readonly namespaceSelector?: ParsedSelector }
+  | { readonly ok: false; readonly errors: readonly string[] };
 
 function amounts(field: string, list: ResourceQuantities | undefined, errors: string[]): Record<string, number> | undefined {
   if (list === undefined) return undefined;
@@ -48,9 +52,12 @@ export function parseClusterQueue(cq: ClusterQueue): QueueParse {
   const weight = rawWeight === undefined ? 1 : Number(rawWeight);
   if (!Number.isFinite(weight) || weight <= 0)
     errors.push(`spec.fairSharing.weight: ${JSON.stringify(rawWeight)} is not a positive number`);
+  const selector = parseNamespaceSelector(spec.namespaceSelector);
+  errors.push(...selector.errors);
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
+    ...(selector.selector === undefined ? {} : { namespaceSelector: selector.selector }),
     spec: {
       name,
       ...(cohort === undefined ? {} : { cohort }),

@@ -10,6 +10,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { REMOVAL_NODE_LOST, REMOVAL_PREEMPTION, REMOVAL_REFUSED, REMOVAL_SCALE_IN } from '../../api/v1/constants.ts';
 import { replicaName } from '../../controllers/tfjob/index.ts';
 import { objectKey } from '../../runtime/store.ts';
+import type { Plan } from '../../scheduler/index.ts';
 import type { Decided } from './decide.ts';
 import { attainedReportDue, type Decision, type DecisionBook } from './decisions.ts';
 import * as messages from './messages.ts';
@@ -211,6 +212,7 @@ async function apply(input: ApplyInput, touched: Set<string>, outcomes: Outcome[
     note(d, { job: s.job, reason, message, workers: s.remove.length }, outcomes);
   }
 
+  const donors = donorsByReceiver(plan);
   for (const a of plan.admit) {
     const f = byKey.get(a.job);
     const d = book.get(a.job);
@@ -246,7 +248,7 @@ async function apply(input: ApplyInput, touched: Set<string>, outcomes: Outcome[
       outcomes.push({
         job: a.job,
         reason: 'ScaledOut',
-        message: messages.scaledOut(extra, d.targetWorkers, f.bounds.max, true),
+        message: messages.scaledOut(extra, d.targetWorkers, f.bounds.max, true, donors.get(a.job)),
         workers: extra.length,
       });
     }
@@ -263,7 +265,9 @@ async function apply(input: ApplyInput, touched: Set<string>, outcomes: Outcome[
     d.lastScaleTime = stamp;
     touched.add(s.job);
     const message =
-      moved > 0 ? messages.relocatedTo(s.add, moved, d.targetWorkers) : messages.scaledOut(s.add, d.targetWorkers, f.bounds.max, false);
+      moved > 0
+        ? messages.relocatedTo(s.add, moved, d.targetWorkers)
+        : messages.scaledOut(s.add, d.targetWorkers, f.bounds.max, false, donors.get(s.job));
     note(d, { job: s.job, reason: 'ScaledOut', message, workers: s.add.length }, outcomes);
   }
 
@@ -329,4 +333,22 @@ async function apply(input: ApplyInput, touched: Set<string>, outcomes: Outcome[
       touched.add(job);
     }
   }
+}
+
+/**
+ * Per job receiving room, the jobs scaled in for it this pass (preemption or reclaim for its
+ * admission, reclaim for its growth, performance targets): its ScaledOut event names them instead of
+ * saying "idle capacity".
+ */
+function donorsByReceiver(plan: Plan): Map<string, messages.Donor[]> {
+  const out = new Map<string, messages.Donor[]>();
+  for (const s of plan.scaleIn) {
+    if (s.forJob === s.job || s.relocated === true || s.remove.length === 0) continue;
+    const list = out.get(s.forJob) ?? [];
+    const known = list.find((d) => d.job === s.job);
+    if (known === undefined) list.push({ job: s.job, workers: s.remove.length });
+    else list[list.indexOf(known)] = { job: s.job, workers: known.workers + s.remove.length };
+    out.set(s.forJob, list);
+  }
+  return out;
 }

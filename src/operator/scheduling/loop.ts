@@ -183,7 +183,13 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
           logger: this.#deps.logger,
           metrics: this.#deps.metrics,
           namespaces: this.#deps.config.namespace,
+          readNamespaces: access.readNamespaces,
         });
+        if (!access.readNamespaces) {
+          this.#log.warn(
+            'May not list/watch namespaces: ClusterQueues with a spec.namespaceSelector admit no TFJobs (their jobs wait saying so; docs/queues.md)',
+          );
+        }
         const writer = new QueueStatusWriter({
           clients: this.#deps.clients,
           caches,
@@ -199,15 +205,25 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
             if (type !== 'update' || obj.metadata?.generation !== old?.metadata?.generation) this.trigger(`queue ${type}`);
           });
         }
+        // A namespace's labels decide which ClusterQueues take its jobs.
+        caches.namespaces?.on((type, obj, old) => {
+          if (type !== 'update' || JSON.stringify(obj.metadata?.labels) !== JSON.stringify(old?.metadata?.labels))
+            this.trigger(`namespace ${type}`);
+        });
         caches.clusterQueues.start();
         caches.localQueues.start();
+        caches.namespaces?.start();
       } else {
         this.#log.info('Queue CRDs (ClusterQueue, LocalQueue) not installed: one global queue, no quotas');
       }
     }
     await waitForSchedulerCaches(this.#caches);
     if (this.#queues !== undefined)
-      await Promise.all([this.#queues.caches.clusterQueues.waitForSync(), this.#queues.caches.localQueues.waitForSync()]);
+      await Promise.all([
+        this.#queues.caches.clusterQueues.waitForSync(),
+        this.#queues.caches.localQueues.waitForSync(),
+        this.#queues.caches.namespaces?.waitForSync(),
+      ]);
   }
 
   start(): void {
@@ -219,10 +235,12 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     stopSchedulerCaches(this.#caches);
     this.#queues?.caches.clusterQueues.stop();
     this.#queues?.caches.localQueues.stop();
+    this.#queues?.caches.namespaces?.stop();
   }
 
   ready(): boolean {
-    const queues = this.#queues === undefined || (this.#queues.caches.clusterQueues.hasSynced && this.#queues.caches.localQueues.hasSynced);
+    const c = this.#queues?.caches;
+    const queues = c === undefined || (c.clusterQueues.hasSynced && c.localQueues.hasSynced && (c.namespaces?.hasSynced ?? true));
     const synced = queues && this.#caches.nodes.hasSynced && this.#caches.pods.hasSynced && this.#caches.priorityClasses.hasSynced;
     return synced && (!this.#trigger.active || this.#passes > 0);
   }

@@ -100,9 +100,33 @@ export function admitted(
   return `Admitted with ${workers} worker(s) (weight ${fmt(weight)}${starving}) on ${summarizeNodes(replicas)}`;
 }
 
-export function scaledOut(added: readonly ReplicaInstance[], workers: number, max: number, atAdmission: boolean): string {
+/** A job that gave workers to the receiver of a scale-out in the same pass (preemption, reclaim, target). */
+export interface Donor {
+  readonly job: string;
+  readonly workers: number;
+}
+
+/**
+ * The receiver's side of a scale-out. With donors it names them: the room came from their workers
+ * scaled in this pass, not from idle capacity (their own events say why they gave them).
+ */
+export function scaledOut(
+  added: readonly ReplicaInstance[],
+  workers: number,
+  max: number,
+  atAdmission: boolean,
+  donors: readonly Donor[] = [],
+): string {
   const when = atAdmission ? ' at admission' : '';
-  return `Scaled out by ${added.length} worker(s) into idle capacity${when} on ${summarizeNodes(added)}; now ${workers} worker(s), maximum ${max}`;
+  const given = donors.reduce((n, d) => n + d.workers, 0);
+  // At admission the donors made room for the minimum too, so which part was idle is not known.
+  const idle = atAdmission ? 0 : added.length - given;
+  const from =
+    given === 0
+      ? 'into idle capacity'
+      : `into room made by scaling in ${donors.map((d) => `${d.job} (${d.workers} worker(s))`).join(', ')}` +
+        (idle > 0 ? ` and ${idle} into idle capacity` : '');
+  return `Scaled out by ${added.length} worker(s) ${from}${when} on ${summarizeNodes(added)}; now ${workers} worker(s), maximum ${max}`;
 }
 
 export function placed(name: string | undefined, node: string): string {

@@ -11,6 +11,8 @@ import type { KubeClients } from '../../runtime/kube-client.ts';
 /** One question: may the operator `verb` the resource in `namespace` ('' = cluster-wide)? */
 export interface AccessQuestion {
   readonly verb: string;
+  /** API group; absent: the queues' group. */
+  readonly group?: string;
   readonly resource: string;
   readonly subresource?: string;
   readonly namespace: string;
@@ -23,15 +25,17 @@ export interface QueueAccess {
   readonly missingReads: readonly string[];
   /** Whether ClusterQueue statuses may be written (else they are left alone, said once). */
   readonly writeClusterQueueStatus: boolean;
+  /** Whether namespaces may be listed and watched (their labels, for ClusterQueue namespaceSelectors). */
+  readonly readNamespaces: boolean;
 }
 
 export function describeQuestion(q: AccessQuestion): string {
-  const what = `${q.verb} ${QUEUE_GROUP}/${q.resource}${q.subresource === undefined ? '' : `/${q.subresource}`}`;
+  const what = `${q.verb} ${q.group === undefined ? `${QUEUE_GROUP}/` : q.group === '' ? '' : `${q.group}/`}${q.resource}${q.subresource === undefined ? '' : `/${q.subresource}`}`;
   return q.namespace === '' ? `${what} (cluster-wide)` : `${what} in ${q.namespace}`;
 }
 
 /**
- * ClusterQueues are read cluster-wide; LocalQueues cluster-wide or, with `--namespace`, in each
+ * ClusterQueues and namespaces (their labels, for namespaceSelectors) are read cluster-wide; LocalQueues cluster-wide or, with `--namespace`, in each
  * managed namespace (the caches list them there only).
  */
 export async function checkQueueAccess(review: AccessReviewer, namespaces: readonly string[]): Promise<QueueAccess> {
@@ -40,11 +44,17 @@ export async function checkQueueAccess(review: AccessReviewer, namespaces: reado
     ...['list', 'watch'].map((verb) => ({ verb, resource: CLUSTER_QUEUES, namespace: '' })),
     ...scopes.flatMap((namespace) => ['list', 'watch'].map((verb) => ({ verb, resource: LOCAL_QUEUES, namespace }))),
   ];
-  const [readAnswers, writeClusterQueueStatus] = await Promise.all([
+  const namespaceReads = ['list', 'watch'].map((verb) => ({ verb, group: '', resource: 'namespaces', namespace: '' }));
+  const [readAnswers, writeClusterQueueStatus, namespaceAnswers] = await Promise.all([
     Promise.all(reads.map(review)),
     review({ verb: 'update', resource: CLUSTER_QUEUES, subresource: 'status', namespace: '' }),
+    Promise.all(namespaceReads.map(review)),
   ]);
-  return { missingReads: reads.filter((_, i) => !readAnswers[i]).map(describeQuestion), writeClusterQueueStatus };
+  return {
+    missingReads: reads.filter((_, i) => !readAnswers[i]).map(describeQuestion),
+    writeClusterQueueStatus,
+    readNamespaces: namespaceAnswers.every(Boolean),
+  };
 }
 
 /** The reviewer the operator uses: one SelfSubjectAccessReview per question. */
@@ -56,7 +66,7 @@ export function selfSubjectReviewer(clients: KubeClients): AccessReviewer {
         spec: {
           resourceAttributes: {
             verb: q.verb,
-            group: QUEUE_GROUP,
+            group: q.group ?? QUEUE_GROUP,
             resource: q.resource,
             ...(q.subresource === undefined ? {} : { subresource: q.subresource }),
             ...(q.namespace === '' ? {} : { namespace: q.namespace }),

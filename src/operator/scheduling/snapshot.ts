@@ -235,7 +235,7 @@ function jobFacts(
       ...(scalingCurve === undefined ? {} : { scalingCurve }),
       suspendable: raw.metadata.annotations?.[ANNOTATION_SUSPENDABLE] === 'true',
       ...qoeOf(raw),
-      ...sources.queues.resolve(raw.metadata.namespace ?? '', raw.metadata.labels),
+      ...sources.queues.resolve(raw.metadata.namespace ?? '', raw.metadata.labels, decision.admitted),
       defaults: options.defaults,
     }),
     avoided,

@@ -48,6 +48,24 @@ describe('ClusterQueue CRD', () => {
     ).toEqual({ ok: true });
   });
 
+  it('accepts namespace selectors: {} (every namespace), labels, and each expression operator', async () => {
+    expect(await createQueue({ nominalQuota: { cpu: '1' }, namespaceSelector: {} })).toEqual({ ok: true });
+    expect(
+      await createQueue({
+        nominalQuota: { cpu: '1' },
+        namespaceSelector: {
+          matchLabels: { team: 'a' },
+          matchExpressions: [
+            { key: 'tier', operator: 'In', values: ['x', 'y'] },
+            { key: 'env', operator: 'NotIn', values: ['prod'] },
+            { key: 'research', operator: 'Exists' },
+            { key: 'legacy', operator: 'DoesNotExist' },
+          ],
+        },
+      }),
+    ).toEqual({ ok: true });
+  });
+
   it.each([
     ['a negative quota', { nominalQuota: { cpu: '-1' } }, 'spec.nominalQuota'],
     ['a negative integer quota', { nominalQuota: { 'nvidia.com/gpu': -2 } }, 'spec.nominalQuota'],
@@ -65,6 +83,26 @@ describe('ClusterQueue CRD', () => {
     ],
     ['a zero weight', { nominalQuota: { cpu: '1' }, fairSharing: { weight: 0 } }, 'spec.fairSharing.weight'],
     ['a cohort that is not a DNS label', { cohort: 'Team A', nominalQuota: { cpu: '1' } }, 'spec.cohort'],
+    [
+      'a selector operator that does not exist',
+      { nominalQuota: { cpu: '1' }, namespaceSelector: { matchExpressions: [{ key: 'team', operator: 'Equals', values: ['a'] }] } },
+      'spec.namespaceSelector.matchExpressions[0].operator',
+    ],
+    [
+      'In without values',
+      { nominalQuota: { cpu: '1' }, namespaceSelector: { matchExpressions: [{ key: 'team', operator: 'In' }] } },
+      'spec.namespaceSelector.matchExpressions[0].values',
+    ],
+    [
+      'Exists with values',
+      { nominalQuota: { cpu: '1' }, namespaceSelector: { matchExpressions: [{ key: 'team', operator: 'Exists', values: ['a'] }] } },
+      'spec.namespaceSelector.matchExpressions[0].values',
+    ],
+    [
+      'a label value that is not a string',
+      { nominalQuota: { cpu: '1' }, namespaceSelector: { matchLabels: { team: 1 } } },
+      'spec.namespaceSelector.matchLabels.team',
+    ],
   ])('rejects %s, naming the field', async (_what, spec, field) => {
     const res = await createQueue(spec);
     expect(res.ok).toBe(false);

@@ -1,8 +1,10 @@
 // Bad input: a seeded corpus of malformed and hostile TFJobs (wrong types, huge and negative
 // counts, min > max, missing containers, unknown replica types, absurd quantities, 1,000 workers,
-// names at the length limits, unicode, oversized objects, raw YAML with duplicate keys) submitted to
-// the real apiserver with the operator running. Each input is rejected at admission with a message
-// naming the field, or accepted and handled (Failed with a reason, queued with a reason, or run).
+// names at the length limits, unicode, oversized objects, raw YAML with duplicate keys, template
+// fields admission plugins refuse on every pod) submitted to the real apiserver with the operator
+// running. Each input is rejected at admission with a message naming the field, or accepted and
+// handled (Failed with a reason, queued with a reason, its pods refused with the TFJob field named,
+// or run).
 // Meanwhile a control job keeps running untouched, the operator never exits nor fails a scheduling
 // pass, and a job submitted after the corpus is admitted and completes (nothing stalled).
 // CI size: BAD_INPUT_COUNT (default 2,000); test/soak/bad-input.ts runs a bigger corpus.
@@ -72,6 +74,11 @@ describe('bad input: a hostile corpus against admission and the operator', () =>
       expect(result.unnamedRejections).toEqual([]);
       expect(result.reasonlessFailures).toEqual([]);
       expect(result.unhandled).toEqual([]);
+      // Pod-template fields admission plugins refuse: every such job says which TFJob field, and none
+      // passes for running (its pods can never be created).
+      expect(result.unexplainedRefusals).toEqual([]);
+      expect(result.byOutcome.refused).toBeGreaterThan(0);
+      expect(result.byFamily['admission-refused']?.running ?? 0).toBe(0);
       expect(result.otherCodes).toEqual({});
       const total = Object.values(result.byOutcome).reduce((a, b) => a + b, 0);
       expect(total).toBe(COUNT);

@@ -3,10 +3,10 @@
 // the job's status; now the job says what is refused and why (status.scheduling reason
 // CreateRefused with the API server's message, beside the FailedCreatePod event), keeps retrying
 // with capped back-off, and runs once the refusal is lifted.
-import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { CoreV1Api, PatchStrategy, SchedulingV1Api, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operator } from '../../../src/operator/manager.ts';
-import { adminKubeConfig, createNamespace, deleteNamespace, eventually } from '../../support/kube.ts';
+import { adminKubeConfig, createNamespace, deleteNamespace, eventually, uniqueName } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
 import { createPool, onPool, type Pool } from '../../support/pool.ts';
 import { createTFJob, getTFJob, jobEvents, tfjob, waitForCondition } from '../../support/tfjob.ts';
@@ -64,4 +64,32 @@ describe('bad input: a pod create the API server refuses', () => {
       what: 'the refusal gone from the status',
     });
   }, 240_000);
+
+  it('names the TFJob field when the Priority admission plugin refuses a template that sets priority next to its class', async () => {
+    const scheduling = adminKubeConfig().makeApiClient(SchedulingV1Api);
+    const cls = uniqueName('refused-prio');
+    await scheduling.createPriorityClass({ body: { metadata: { name: cls }, value: 1000 } });
+    try {
+      await createTFJob(
+        ns,
+        onPool(tfjob('prio', { Worker: 1 }, { resources: { cpu: '1' }, template: { priorityClassName: cls, priority: 5 } }), pool),
+      );
+      const field = 'spec.tfReplicaSpecs.Worker.template.spec.priority: the Priority admission plugin';
+      const refused = await eventually(
+        async () => {
+          const job = await getTFJob(ns, 'prio');
+          return job.status?.scheduling?.reason === 'CreateRefused' ? job : false;
+        },
+        { timeoutMs: 60_000, what: 'status.scheduling.reason CreateRefused' },
+      );
+      expect(refused.status?.scheduling?.message).toContain('the integer value of priority (5) must not be provided in pod spec');
+      expect(refused.status?.scheduling?.message).toContain(field);
+      await eventually(
+        async () => (await jobEvents(ns, 'prio')).some((e) => e.reason === 'FailedCreatePod' && e.message?.includes(field)),
+        { timeoutMs: 30_000, what: 'a FailedCreatePod event naming the field' },
+      );
+    } finally {
+      await scheduling.deletePriorityClass({ name: cls }).catch(() => undefined);
+    }
+  }, 120_000);
 });

@@ -49,6 +49,8 @@ const CLUSTER_WIDE: readonly { group: string; resource: string; subresource?: st
   { group: 'tfjob-operator.kubeflow.org', resource: 'clusterqueues', subresource: 'status', namespaced: false, verbs: ['update'] },
   { group: 'tfjob-operator.kubeflow.org', resource: 'localqueues', namespaced: true, verbs: ['get', 'list', 'watch'] },
   { group: 'tfjob-operator.kubeflow.org', resource: 'localqueues', subresource: 'status', namespaced: true, verbs: ['update'] },
+  // Labels for ClusterQueue namespaceSelectors, from a cache; never get, create, update or delete.
+  { group: '', resource: 'namespaces', namespaced: false, verbs: ['list', 'watch'] },
 ];
 const LEASE_VERBS = ['get', 'create', 'update'];
 
@@ -59,7 +61,6 @@ const FORBIDDEN: readonly { group: string; resource: string; subresource?: strin
   { group: '', resource: 'serviceaccounts', namespaced: true },
   { group: '', resource: 'serviceaccounts', subresource: 'token', namespaced: true },
   { group: '', resource: 'events', namespaced: true },
-  { group: '', resource: 'namespaces', namespaced: false },
   { group: '', resource: 'persistentvolumeclaims', namespaced: true },
   { group: '', resource: 'pods', subresource: 'exec', namespaced: true },
   { group: '', resource: 'pods', subresource: 'eviction', namespaced: true },

@@ -19,7 +19,16 @@ import { REPO_ROOT } from '../../../src/local-cluster/index.ts';
 import { adminKubeConfig, clusterState, createNamespace, deleteNamespace, eventually, uniqueName } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
 import { createPool, onPool, type Pool } from '../../support/pool.ts';
-import { createTFJob, elasticJob, getTFJob, livePods, waitForCondition, waitForJobEvents, type TestTFJob } from '../../support/tfjob.ts';
+import {
+  createTFJob,
+  elasticJob,
+  getTFJob,
+  livePods,
+  tfjob,
+  waitForCondition,
+  waitForJobEvents,
+  type TestTFJob,
+} from '../../support/tfjob.ts';
 
 const one = { cpu: '1', memory: '1Gi' };
 const api = () => adminKubeConfig().makeApiClient(CustomObjectsApi);
@@ -238,5 +247,82 @@ describe('fair share among borrowing queues (ours)', () => {
       timeoutMs: 30_000,
     });
     expect((await clusterQueue(names[0]!)).status).toMatchObject({ usage: { cpu: '3' }, borrowed: { cpu: '1' } });
+    // x1 filled the cluster all along: every worker y1 got beyond its minimum came from x1, and its
+    // ScaledOut events say so rather than "idle capacity" (only x1's Preempted events used to).
+    const scaledOut = (await waitForJobEvents(ns, 'y1', (es) => es.some((e) => e.reason === 'ScaledOut'), 'y1 scaled out'))
+      .filter((e) => e.reason === 'ScaledOut')
+      .map((e) => e.message ?? '');
+    for (const m of scaledOut) {
+      expect(m).toContain(`into room made by scaling in ${ns}/x1 (`);
+      expect(m).not.toContain('idle capacity');
+    }
+  });
+});
+
+describe('quota lent to a queue that cannot give it back (ours)', () => {
+  let ns: string;
+  let pool: Pool;
+  let operator: Operator;
+  const [lender, borrower] = ['lender', 'borrower'].map((q) => uniqueName(`lent-${q}`)) as [string, string];
+  const cohort = uniqueName('lent');
+
+  beforeAll(async () => {
+    ns = await createNamespace('queues-lent');
+    pool = await createPool('lent', 1, { cpu: '12', memory: '48Gi' });
+    for (const name of [lender, borrower]) {
+      await api().createClusterCustomObject({
+        group: QUEUE_GROUP,
+        version: QUEUE_VERSION,
+        plural: CLUSTER_QUEUES,
+        body: {
+          apiVersion: `${QUEUE_GROUP}/${QUEUE_VERSION}`,
+          kind: 'ClusterQueue',
+          metadata: { name },
+          spec: { cohort, nominalQuota: { cpu: '6' } },
+        },
+      });
+    }
+    for (const [lq, cq] of [
+      ['lender', lender],
+      ['borrower', borrower],
+    ] as const) {
+      await api().createNamespacedCustomObject({
+        group: QUEUE_GROUP,
+        version: QUEUE_VERSION,
+        plural: LOCAL_QUEUES,
+        namespace: ns,
+        body: { apiVersion: `${QUEUE_GROUP}/${QUEUE_VERSION}`, kind: 'LocalQueue', metadata: { name: lq }, spec: { clusterQueue: cq } },
+      });
+    }
+    operator = await startOperator(ns, ['--policy', 'ours', '--scheduling-interval', '1s', ...pool.operatorFlags]);
+  });
+  afterAll(async () => {
+    await operator.stop();
+    await deleteNamespace(ns);
+    await pool.delete();
+    for (const name of [lender, borrower])
+      await api().deleteClusterCustomObject({ group: QUEUE_GROUP, version: QUEUE_VERSION, plural: CLUSTER_QUEUES, name });
+  });
+
+  it('a job waiting for quota reads each unit once and names the quota its queue lent', async () => {
+    // The borrower's fixed-size job holds 8 cpu (2 of the lender's), and a fixed size is its minimum: never reclaimed.
+    await createTFJob(ns, onPool(inQueue(tfjob('big', { PS: 1, Worker: 7 }, { resources: one }), 'borrower'), pool));
+    await waitForCondition(ns, 'big', 'Running', { timeoutMs: 60_000 });
+    await createTFJob(ns, onPool(inQueue(tfjob('l1', { PS: 1, Worker: 3 }, { resources: one }), 'lender'), pool));
+    await waitForCondition(ns, 'l1', 'Running', { timeoutMs: 60_000 });
+    await createTFJob(ns, onPool(inQueue(tfjob('l2', { Worker: 1 }, { resources: one }), 'lender'), pool));
+
+    const why =
+      `waiting for quota: queue ${lender} has 0 cpu free for it (4 cpu in use, quota 6 cpu, 2 cpu of it lent to queue ${borrower}; ` +
+      'its cohort has 0 cpu left to lend); needs 1 cpu';
+    await eventually(async () => (await scheduling(ns, 'l2'))?.message?.includes(why) === true, {
+      what: 'l2 says why it waits',
+      timeoutMs: 30_000,
+    });
+    const events = await waitForJobEvents(ns, 'l2', (es) => es.some((e) => e.reason === 'Waiting'), 'a Waiting event on l2');
+    expect(events.find((e) => e.reason === 'Waiting')?.message).toContain(why);
+    // The same numbers as the queue's own status and the kubectl plugin: 4 of 6 in use.
+    expect((await clusterQueue(lender)).status?.usage).toEqual({ cpu: '4' });
+    expect(plugin(['queues', '-n', ns]).out).toMatch(new RegExp(`${lender}\\s+${cohort}\\s+1\\s+1\\s+cpu 4/6`));
   });
 });

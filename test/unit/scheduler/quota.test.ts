@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCHEDULER_CONFIG } from '../../../src/scheduler/config.ts';
 import { schedule } from '../../../src/scheduler/index.ts';
-import { QuotaLedger } from '../../../src/scheduler/quota.ts';
+import { describeQuotaBlock, QuotaLedger } from '../../../src/scheduler/quota.ts';
 import type { ClusterSnapshot, JobState, PolicyName, QueueSpec } from '../../../src/scheduler/types.ts';
 import { applyPlan } from './helpers/apply-plan.ts';
 import { cpu, paperTestbed, running, snapshot, waiting, type JobOptions } from './helpers/builders.ts';
@@ -72,6 +72,28 @@ describe('QuotaLedger (Kueue ClusterQueue arithmetic)', () => {
   });
 });
 
+describe('describeQuotaBlock (the waiting reason)', () => {
+  it('says each unit once and names the quota lent to a borrowing queue, with the numbers kubectl tfjob queues shows', () => {
+    // a and b: 6 cpu each in one cohort; b holds 8 (2 of them a's), a holds 4 of its 6 and wants 1 more.
+    const ledger = new QuotaLedger([queue('a', 6, { cohort: 'c' }), queue('b', 6, { cohort: 'c' })], []);
+    ledger.charge('a', { cpu: cpu(4) }, 1);
+    ledger.charge('b', { cpu: cpu(8) }, 1);
+    const block = ledger.check('a', { cpu: cpu(1) })!;
+    expect(block).toMatchObject({ limit: 'cohort', room: 0, lent: cpu(2), borrowers: ['b'] });
+    expect(describeQuotaBlock(block)).toBe(
+      'queue a has 0 cpu free for it (4 cpu in use, quota 6 cpu, 2 cpu of it lent to queue b; its cohort has 0 cpu left to lend); needs 1 cpu',
+    );
+  });
+
+  it('names the resource of amounts whose unit does not (memory), and says nothing is lent when nothing is', () => {
+    const ledger = new QuotaLedger([{ name: 'm', nominalQuota: { memory: 4 * 2 ** 30 }, weight: 1 }], []);
+    ledger.charge('m', { memory: 4 * 2 ** 30 }, 1);
+    expect(describeQuotaBlock(ledger.check('m', { memory: 2 ** 30 })!)).toBe(
+      'queue m has 0B memory free for it (4Gi memory in use, quota 4Gi memory); needs 1Gi memory',
+    );
+  });
+});
+
 describe('admission under quotas', () => {
   it('a job whose minimum exceeds what its queue has left waits and says which queue and resource', () => {
     // a: 6 cpu. j1 holds 1 + 2×2 = 5; j2 needs 3, and ranks below j1 (same weight, later), so it may not preempt it.
@@ -84,9 +106,7 @@ describe('admission under quotas', () => {
     const plan = schedule('ours', snap);
     expect(plan.admit).toEqual([]);
     expect(plan.waiting).toHaveLength(1);
-    expect(plan.waiting[0]!.reason).toContain(
-      'waiting for quota: queue a has 1 cpu of cpu free for it (5 cpu in use, quota 6 cpu); needs 3 cpu',
-    );
+    expect(plan.waiting[0]!.reason).toContain('waiting for quota: queue a has 1 cpu free for it (5 cpu in use, quota 6 cpu); needs 3 cpu');
     expect(plan.waiting[0]!.queue).toEqual({ name: 'a', position: 1 });
   });
 

@@ -18,9 +18,10 @@ const LQ = 'tfjob-operator.kubeflow.org/localqueues';
 describe('checkQueueAccess', () => {
   it('cluster-wide: reads both kinds cluster-wide and may write ClusterQueue statuses', async () => {
     const all = [`list ${CQ} (cluster-wide)`, `watch ${CQ} (cluster-wide)`, `list ${LQ} (cluster-wide)`, `watch ${LQ} (cluster-wide)`];
-    const { review, asked } = reviewer([...all, `update ${CQ}/status (cluster-wide)`]);
-    expect(await checkQueueAccess(review, [])).toEqual({ missingReads: [], writeClusterQueueStatus: true });
-    expect(asked.sort()).toEqual([...all, `update ${CQ}/status (cluster-wide)`].sort());
+    const ns = ['list namespaces (cluster-wide)', 'watch namespaces (cluster-wide)'];
+    const { review, asked } = reviewer([...all, ...ns, `update ${CQ}/status (cluster-wide)`]);
+    expect(await checkQueueAccess(review, [])).toEqual({ missingReads: [], writeClusterQueueStatus: true, readNamespaces: true });
+    expect(asked.sort()).toEqual([...all, ...ns, `update ${CQ}/status (cluster-wide)`].sort());
   });
 
   it('namespaced: asks for LocalQueues in each managed namespace only', async () => {
@@ -28,6 +29,7 @@ describe('checkQueueAccess', () => {
     expect(await checkQueueAccess(review, ['a', 'b'])).toEqual({
       missingReads: [`list ${LQ} in b`, `watch ${LQ} in b`],
       writeClusterQueueStatus: false,
+      readNamespaces: false,
     });
     expect(asked.filter((q) => q.includes('localqueues')).sort()).toEqual(
       [`list ${LQ} in a`, `watch ${LQ} in a`, `list ${LQ} in b`, `watch ${LQ} in b`].sort(),

@@ -233,6 +233,25 @@ describe('apply stage', () => {
     ]);
   });
 
+  it("names the donor in the receiver's ScaledOut event when the worker came from a job scaled in for it", async () => {
+    const { book, facts } = cluster();
+    const gave: Plan['scaleIn'][number] = { job: A, forJob: B, remove: [{ type: 'Worker', index: 0, node: 'n1' }], toMeetTarget: true };
+    const applied = await applyDecisions(
+      book,
+      new RecordingRemover(),
+      facts,
+      decided({ scaleIn: [gave], scaleOut: [B_WORKER_3_ON_N1] }),
+      T0,
+      OPTS,
+    );
+    expect(applied.outcomes.find((o) => o.job === B)).toEqual({
+      job: B,
+      reason: 'ScaledOut',
+      message: `Scaled out by 1 worker(s) into room made by scaling in ${A} (1 worker(s)) on n1 (worker-3); now 4 worker(s), maximum 4`,
+      workers: 1,
+    });
+  });
+
   it('records why a job waits once, and touches it only when the reason changes', async () => {
     const { book, facts } = cluster();
     const waiting = decided({

@@ -35,6 +35,20 @@ describe('scheduling messages', () => {
     expect(messages.scaledOut([{ type: 'Worker', index: 3, node: 'n1' }], 4, 4, false)).toBe(
       'Scaled out by 1 worker(s) into idle capacity on n1 (worker-3); now 4 worker(s), maximum 4',
     );
+    // The receiver of workers another job gave up names that job (its own event says why it gave them).
+    const two = [
+      { type: 'Worker', index: 3, node: 'n1' },
+      { type: 'Worker', index: 4, node: 'n1' },
+    ];
+    expect(messages.scaledOut(two.slice(0, 1), 4, 4, false, [{ job: 'ns/donor', workers: 1 }])).toBe(
+      'Scaled out by 1 worker(s) into room made by scaling in ns/donor (1 worker(s)) on n1 (worker-3); now 4 worker(s), maximum 4',
+    );
+    expect(messages.scaledOut(two, 5, 8, false, [{ job: 'ns/donor', workers: 1 }])).toBe(
+      'Scaled out by 2 worker(s) into room made by scaling in ns/donor (1 worker(s)) and 1 into idle capacity on n1 (worker-3, worker-4); now 5 worker(s), maximum 8',
+    );
+    expect(messages.scaledOut(two.slice(1), 2, 8, true, [{ job: 'ns/donor', workers: 3 }])).toBe(
+      'Scaled out by 1 worker(s) into room made by scaling in ns/donor (3 worker(s)) at admission on n1 (worker-4); now 2 worker(s), maximum 8',
+    );
     expect(messages.nodeLost('a-worker-1', 'n2', 'no longer exists')).toBe(
       'Removed a-worker-1: its node n2 no longer exists; it will be placed again',
     );
