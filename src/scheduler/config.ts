@@ -143,6 +143,25 @@ export interface ImprovementToggles {
    * their own target (same class or lower). Only jobs with a target take part.
    */
   readonly qoeTargets: boolean;
+  /**
+   * With `qoeTargets` (qoe-protect.ts; DQoES Algorithm 1: only jobs ahead of their target give): a
+   * running job with a reachable target keeps the workers its target needs when scaled in for a
+   * waiting job of its class or lower that is not starving (suspension is unchanged).
+   */
+  readonly qoeKeepTargetSize: boolean;
+  /**
+   * With `qoeTargets` (qoe-size.ts, qoe-rebalance.ts): a job's need is read from its declared scaling
+   * curve (scaled by its measured rate) rather than linear scaling, so a job just admitted or resumed,
+   * whose rate with its present workers is not measured yet, is grown to the size its target needs in
+   * the same pass, as a Behind job is; the knee does not cap that size.
+   */
+  readonly qoeSizeFromCurve: boolean;
+  /**
+   * With `qoeTargets`: while jobs wait, plain scale-out (and growth before admission) does not take a
+   * job with a throughput target past the workers its target needs (DQoES cuts G; this does not
+   * make G in the first place). Deadline jobs grow as before.
+   */
+  readonly qoeCapAtTarget: boolean;
 }
 
 export interface SchedulerConfig {
@@ -199,6 +218,9 @@ export const DEFAULT_IMPROVEMENTS: ImprovementToggles = {
   growByEfficiency: false,
   relocateConverged: false,
   qoeTargets: true,
+  qoeKeepTargetSize: true,
+  qoeSizeFromCurve: true,
+  qoeCapAtTarget: true,
 };
 
 /** Every improvement off: what the `kod2` policy runs with, whatever the user configured. */
@@ -221,6 +243,9 @@ export const NO_IMPROVEMENTS: ImprovementToggles = {
   growByEfficiency: false,
   relocateConverged: false,
   qoeTargets: false,
+  qoeKeepTargetSize: false,
+  qoeSizeFromCurve: false,
+  qoeCapAtTarget: false,
 };
 
 export const DEFAULT_SCHEDULER_CONFIG: SchedulerConfig = {
@@ -260,6 +285,9 @@ const improvementsSchema = z
     growByEfficiency: z.boolean().default(DEFAULT_IMPROVEMENTS.growByEfficiency),
     relocateConverged: z.boolean().default(DEFAULT_IMPROVEMENTS.relocateConverged),
     qoeTargets: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeTargets),
+    qoeKeepTargetSize: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeKeepTargetSize),
+    qoeSizeFromCurve: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeSizeFromCurve),
+    qoeCapAtTarget: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeCapAtTarget),
   })
   .strict();
 

@@ -1,0 +1,222 @@
+// Per-job performance-target rules of `ours` (issue 32 item 1): sizing from the declared curve
+// (qoe-size.ts), the floor a targeted job keeps against a same-class admission (qoe-protect.ts,
+// `qoeKeepTargetSize`), the receivers' need (`qoeSizeFromCurve`) and the growth cap of throughput
+// targets while others wait (`qoeCapAtTarget`), on the paper's testbed (3 × 10 cpu).
+import { describe, expect, it } from 'vitest';
+import { resolveSchedulerConfig } from '../../../src/scheduler/config.ts';
+import { schedule } from '../../../src/scheduler/index.ts';
+import type { RunningJob } from '../../../src/scheduler/job-model.ts';
+import { receiverNeed, throughputTargetCap } from '../../../src/scheduler/qoe-rebalance.ts';
+import { predictedRate, requiredRate, workersForTarget } from '../../../src/scheduler/qoe-size.ts';
+import type { JobState, QoeTarget, StepRate, WorkerGroup } from '../../../src/scheduler/types.ts';
+import { cpu, paperTestbed, running, snapshot, waiting } from './helpers/builders.ts';
+
+const NOW = 10 * 3600 * 1000;
+const target = (q: Partial<QoeTarget>): QoeTarget => ({ tolerance: 0.1, adjustStep: 0.1, ...q });
+const rate = (stepsPerSecond: number, workers: number, step = 0): StepRate => ({
+  stepsPerSecond,
+  step,
+  workers,
+  from: NOW - 60_000,
+  to: NOW,
+});
+const group = (o: Partial<WorkerGroup> = {}): WorkerGroup => ({
+  type: 'Worker',
+  min: 1,
+  max: 4,
+  requests: { cpu: cpu(2) },
+  constraints: {},
+  ...o,
+});
+
+describe('requiredRate', () => {
+  it('a throughput target is its rate; a deadline the steps left over the seconds left', () => {
+    expect(requiredRate(target({ stepsPerSecond: 7 }), undefined, NOW)).toBe(7);
+    const deadline = { at: NOW + 1000_000, totalSteps: 5000 };
+    expect(requiredRate(target({ deadline }), 1000, NOW)).toBeCloseTo(4);
+    expect(requiredRate(target({ deadline }), undefined, NOW)).toBeCloseTo(5);
+  });
+  it('a deadline with every step done needs 0; one that passed, or a metric target, has no rate', () => {
+    expect(requiredRate(target({ deadline: { at: NOW + 1000, totalSteps: 10 } }), 10, NOW)).toBe(0);
+    expect(requiredRate(target({ deadline: { at: NOW - 1000, totalSteps: 10 } }), 5, NOW)).toBeUndefined();
+    expect(requiredRate(target({ metric: { value: 0.9, onReached: 'Stop' } }), 5, NOW)).toBeUndefined();
+  });
+});
+
+describe('predictedRate', () => {
+  const curved = group({ scalingCurve: [2, 4, 5, 5.5] });
+  it('reads the declared curve as steps/s before anything is measured', () => {
+    expect(predictedRate(curved, undefined, 3)).toBe(5);
+  });
+  it('scales the curve by the measured rate at the measured worker count', () => {
+    // Measured 3 steps/s with 2 workers where the curve says 4: everything runs at 3/4 of the curve.
+    expect(predictedRate(curved, rate(3, 2), 3)).toBeCloseTo(3.75);
+  });
+  it('beyond the end of the curve, its last value', () => {
+    expect(predictedRate(group({ max: 6, scalingCurve: [2, 4] }), undefined, 5)).toBe(4);
+  });
+  it('linear in workers from the measured rate without a curve; unknown without either', () => {
+    expect(predictedRate(group(), rate(3, 2), 4)).toBeCloseTo(6);
+    expect(predictedRate(group(), undefined, 4)).toBeUndefined();
+  });
+});
+
+function job(o: { qoe: Partial<QoeTarget>; curve?: number[]; stepRate?: StepRate; min?: number; max?: number }): JobState {
+  const w = waiting('J', { min: o.min ?? 1, max: o.max ?? 4, ...(o.curve === undefined ? {} : { scalingCurve: o.curve }) });
+  return { ...w, spec: { ...w.spec, qoe: target(o.qoe) }, ...(o.stepRate === undefined ? {} : { stepRate: o.stepRate }) };
+}
+
+describe('workersForTarget', () => {
+  it('the fewest workers whose predicted rate meets the target, never below the minimum', () => {
+    expect(workersForTarget(job({ qoe: { stepsPerSecond: 4.5 }, curve: [2, 4, 5, 5.5] }), NOW)).toBe(3);
+    expect(workersForTarget(job({ qoe: { stepsPerSecond: 1 }, curve: [2, 4, 5, 5.5], min: 2 }), NOW)).toBe(2);
+  });
+  it('undefined when even the maximum falls short, or nothing says how fast the job runs', () => {
+    expect(workersForTarget(job({ qoe: { stepsPerSecond: 6 }, curve: [2, 4, 5, 5.5] }), NOW)).toBeUndefined();
+    expect(workersForTarget(job({ qoe: { stepsPerSecond: 1 } }), NOW)).toBeUndefined();
+  });
+  it('a deadline from the last reported step and the measured rate', () => {
+    // 3,000 steps left in 1,000 s: 3 steps/s; 1 worker measured 1 step/s, so 3 workers (linear).
+    const deadline = { at: NOW + 1000_000, totalSteps: 4000 };
+    expect(workersForTarget(job({ qoe: { deadline }, stepRate: rate(1, 1, 1000) }), NOW)).toBe(3);
+  });
+});
+
+/** The parts of a pass's running job the per-job rules read. */
+function runningJob(state: JobState, workers: number, o: { podless?: number } = {}): RunningJob {
+  return {
+    job: { workers: state.spec.workers, state },
+    workers: Array.from({ length: workers }, (_, index) => ({ index, node: 0 })),
+    podlessIndices: new Set(Array.from({ length: o.podless ?? 0 }, (_, i) => i)),
+  } as unknown as RunningJob;
+}
+
+describe('throughputTargetCap (qoeCapAtTarget)', () => {
+  it('a throughput target stops growth at the size that meets it, never below the present size', () => {
+    const s = job({ qoe: { stepsPerSecond: 4.5 }, curve: [2, 4, 5, 5.5] });
+    expect(throughputTargetCap(runningJob(s, 1), 4, NOW)).toBe(3);
+    expect(throughputTargetCap(runningJob(s, 4), 4, NOW)).toBe(4);
+    expect(throughputTargetCap(runningJob(s, 1), 2, NOW)).toBe(2);
+  });
+  it('deadlines, jobs without a target and unknown sizes are not capped', () => {
+    expect(
+      throughputTargetCap(runningJob(job({ qoe: { deadline: { at: NOW + 1e6, totalSteps: 10 } }, curve: [2, 4, 5, 5.5] }), 1), 4, NOW),
+    ).toBe(4);
+    expect(throughputTargetCap(runningJob(waiting('J'), 1), 4, NOW)).toBe(4);
+    expect(throughputTargetCap(runningJob(job({ qoe: { stepsPerSecond: 1 } }), 1), 4, NOW)).toBe(4);
+  });
+});
+
+describe('receiverNeed', () => {
+  const knee = 0.25; // curve [2, 4, 5, 5.5]: the third worker adds 1 < 0.25 × 2? no: 1 ≥ 0.5; the fourth adds 0.5 ≥ 0.5: knee is 4
+  const flat = [2, 4, 4.4, 4.6]; // the third worker adds 0.4 < 0.5: knee at 2
+  it('without a measurement (just admitted): the size the curve says, with sizeFromCurve only', () => {
+    const s = job({ qoe: { stepsPerSecond: 4.3 }, curve: flat });
+    expect(receiverNeed(runningJob(s, 1), undefined, { now: NOW, kneeMinMarginalGain: knee, sizeFromCurve: true })).toBe(2);
+    expect(receiverNeed(runningJob(s, 1), undefined, { now: NOW, kneeMinMarginalGain: knee, sizeFromCurve: false })).toBe(0);
+  });
+  it('a Behind job: the curve is not capped at the knee with sizeFromCurve; linear and knee-capped without', () => {
+    const s = job({ qoe: { stepsPerSecond: 4.5 }, curve: flat, stepRate: rate(4.4, 3) });
+    const reading = { class: 'Behind' as const, required: 4.5, measured: 2, gap: -0.55 };
+    // Measured 4.4 at 3 workers = the curve: 4 workers give 4.6 ≥ 4.5.
+    const withCurve = receiverNeed(runningJob(s, 1), reading, { now: NOW, kneeMinMarginalGain: knee, sizeFromCurve: true });
+    expect(withCurve).toBe(3);
+    // Linear: ceil(1 × 4.5 / 2) − 1 = 2 more, capped at the knee (2 workers): 1 more.
+    expect(receiverNeed(runningJob(s, 1), reading, { now: NOW, kneeMinMarginalGain: knee, sizeFromCurve: false })).toBe(1);
+  });
+  it('Satisfied and Ahead jobs, and unreachable targets, receive nothing', () => {
+    const s = job({ qoe: { stepsPerSecond: 4.3 }, curve: flat });
+    const opts = { now: NOW, kneeMinMarginalGain: knee, sizeFromCurve: true };
+    expect(receiverNeed(runningJob(s, 1), { class: 'Satisfied', required: 4.3, measured: 4.2, gap: -0.02 }, opts)).toBe(0);
+    expect(receiverNeed(runningJob(s, 1), { class: 'Ahead', required: 4.3, measured: 9, gap: 1 }, opts)).toBe(0);
+    expect(
+      receiverNeed(
+        runningJob(s, 1),
+        { class: 'Behind', required: 4.3, measured: 1, gap: -0.7, unreachable: 'x', unreachableReason: 'TooSlowAtMaxWorkers' },
+        opts,
+      ),
+    ).toBe(0);
+  });
+});
+
+/**
+ * T (a throughput target, measured 10 steps/s on 4 workers of 2 cpu) holds node-1 with its 1 cpu PS;
+ * nodes 2 and 3 are full. W waits: a 1 cpu PS and one 1 cpu worker (a smaller share, so it outranks
+ * T), and fits node-1 once one of T's workers is gone.
+ */
+function contested(o: { tTarget: number; wPriority?: number; wWaitedMs?: number }) {
+  const t = running('T', ['PS:0@node-1', 'Worker:0@node-1', 'Worker:1@node-1', 'Worker:2@node-1', 'Worker:3@node-1'], {
+    ps: { cpu: cpu(1) },
+    worker: { cpu: cpu(2) },
+    min: 1,
+    max: 4,
+    createdAt: 0,
+  });
+  const tt: JobState = { ...t, spec: { ...t.spec, qoe: target({ stepsPerSecond: o.tTarget }) }, stepRate: rate(10, 4) };
+  const w = waiting('W', {
+    ps: { cpu: cpu(1) },
+    worker: { cpu: cpu(1) },
+    min: 1,
+    max: 1,
+    submittedAt: NOW - (o.wWaitedMs ?? 60_000),
+    ...(o.wPriority === undefined ? {} : { priority: o.wPriority }),
+  });
+  const busy = ['node-2', 'node-3'].map((n) => ({ key: `other/${n}`, node: n, requests: { cpu: cpu(10) } }));
+  return snapshot(paperTestbed(), [tt, w], { now: NOW, otherPods: busy });
+}
+
+describe('ours: a job keeps the workers its target needs against a same-class admission (qoeKeepTargetSize)', () => {
+  const admitted = (plan: ReturnType<typeof schedule>) => plan.admit.map((a) => a.job);
+  it('T needs all 4 workers (8 steps/s at 2.5 per worker): W waits', () => {
+    const plan = schedule('ours', contested({ tTarget: 8 }));
+    expect(admitted(plan)).toEqual([]);
+    expect(plan.scaleIn).toEqual([]);
+  });
+  it('T needs 3 (6 steps/s): its fourth worker goes to W', () => {
+    const plan = schedule('ours', contested({ tTarget: 6 }));
+    expect(admitted(plan)).toEqual(['W']);
+    expect(plan.scaleIn.map((s) => [s.job, s.remove.length])).toEqual([['T', 1]]);
+  });
+  it('a higher class or a starving W takes the worker whatever the target; so does ours without the toggle', () => {
+    expect(admitted(schedule('ours', contested({ tTarget: 8, wPriority: 100 })))).toEqual(['W']);
+    expect(admitted(schedule('ours', contested({ tTarget: 8, wWaitedMs: 3600_000 })))).toEqual(['W']);
+    const off = resolveSchedulerConfig({ improvements: { qoeKeepTargetSize: false } });
+    expect(admitted(schedule('ours', contested({ tTarget: 8 }), off))).toEqual(['W']);
+  });
+});
+
+/**
+ * N (a throughput target, 1 cpu PS and 1 cpu workers, curve `curve`) waits on the testbed, where Y
+ * (a higher class, not elastic) holds 5 or 6 cpu of every node; X (a 9 cpu worker) waits too and
+ * cannot be placed until Y ends, so jobs still wait after admissions and growth stops at the knee.
+ */
+function sizing(curve: number[], stepsPerSecond: number) {
+  const n = waiting('N', { ps: { cpu: cpu(1) }, worker: { cpu: cpu(1) }, min: 1, max: 4, scalingCurve: curve, submittedAt: NOW - 1000 });
+  const x = waiting('X', { ps: { cpu: cpu(1) }, worker: { cpu: cpu(9) }, min: 1, max: 1, submittedAt: NOW - 2000 });
+  const y = running('Y', ['PS:0@node-1', 'Worker:0@node-1', 'Worker:1@node-2', 'Worker:2@node-3'], {
+    ps: { cpu: cpu(1) },
+    worker: { cpu: cpu(5) },
+    min: 3,
+    max: 3,
+    priority: 1000,
+    createdAt: 0,
+  });
+  return snapshot(paperTestbed(), [{ ...n, spec: { ...n.spec, qoe: target({ stepsPerSecond }) } }, x, y], { now: NOW });
+}
+
+const workersOf = (plan: ReturnType<typeof schedule>, key: string): number =>
+  (plan.admit.find((a) => a.job === key)?.replicas.filter((r) => r.type === 'Worker').length ?? 0) +
+  plan.scaleOut.filter((s) => s.job === key).reduce((k, s) => k + s.add.length, 0);
+
+describe('ours: a targeted job is sized for its target in the pass that admits it', () => {
+  it('qoeSizeFromCurve: past the knee when the target needs it (curve 2, 4, 4.4, 4.6; target 4.3: 3 workers)', () => {
+    expect(workersOf(schedule('ours', sizing([2, 4, 4.4, 4.6], 4.3)), 'N')).toBe(3);
+    const off = resolveSchedulerConfig({ improvements: { qoeSizeFromCurve: false } });
+    expect(workersOf(schedule('ours', sizing([2, 4, 4.4, 4.6], 4.3), off), 'N')).toBe(2);
+  });
+  it('qoeCapAtTarget: no further than the target needs while others wait (linear curve, target 5: 3 workers)', () => {
+    expect(workersOf(schedule('ours', sizing([2, 4, 6, 8], 5)), 'N')).toBe(3);
+    const off = resolveSchedulerConfig({ improvements: { qoeCapAtTarget: false } });
+    expect(workersOf(schedule('ours', sizing([2, 4, 6, 8], 5), off), 'N')).toBe(4);
+  });
+});
