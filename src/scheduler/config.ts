@@ -162,6 +162,13 @@ export interface ImprovementToggles {
    * make G in the first place). Deadline jobs grow as before.
    */
   readonly qoeCapAtTarget: boolean;
+  /**
+   * With `qoeTargets` (qoe-minimum.ts): a job with a throughput target runs at the workers its target
+   * needs or not at all: that size (from its declared curve, scaled by its measured rate) is its
+   * minimum for the pass (admission, scale-in, the starvation rule), as if the user had asked for it
+   * with `minReplicas`. Its weight is still computed from its declared minimum.
+   */
+  readonly qoeTargetAsMinimum: boolean;
 }
 
 export interface SchedulerConfig {
@@ -221,6 +228,7 @@ export const DEFAULT_IMPROVEMENTS: ImprovementToggles = {
   qoeKeepTargetSize: true,
   qoeSizeFromCurve: true,
   qoeCapAtTarget: true,
+  qoeTargetAsMinimum: true,
 };
 
 /** Every improvement off: what the `kod2` policy runs with, whatever the user configured. */
@@ -246,6 +254,7 @@ export const NO_IMPROVEMENTS: ImprovementToggles = {
   qoeKeepTargetSize: false,
   qoeSizeFromCurve: false,
   qoeCapAtTarget: false,
+  qoeTargetAsMinimum: false,
 };
 
 export const DEFAULT_SCHEDULER_CONFIG: SchedulerConfig = {
@@ -288,6 +297,7 @@ const improvementsSchema = z
     qoeKeepTargetSize: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeKeepTargetSize),
     qoeSizeFromCurve: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeSizeFromCurve),
     qoeCapAtTarget: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeCapAtTarget),
+    qoeTargetAsMinimum: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeTargetAsMinimum),
   })
   .strict();
 

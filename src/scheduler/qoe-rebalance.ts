@@ -154,7 +154,10 @@ export function receiverNeed(
   const wg = r.job.workers;
   if (wg === undefined) return 0;
   const have = r.workers.length;
-  if (opts.sizeFromCurve === true && (reading === undefined || reading.class === 'Unknown' || reading.class === 'Behind')) {
+  if (
+    opts.sizeFromCurve === true &&
+    (reading === undefined || reading.class === 'Unknown' || reading.class === 'Behind' || slipsDeadline(r, reading))
+  ) {
     if (reading?.unreachable !== undefined) return 0;
     const size = workersForTarget(r.job.state, opts.now);
     if (size !== undefined) return Math.max(0, size - have);
@@ -163,6 +166,21 @@ export function receiverNeed(
   if (reading === undefined || reading.class !== 'Behind' || reading.unreachable !== undefined) return 0;
   const cap = kneeLimit(wg.scalingCurve, wg.min, wg.max, opts.kneeMinMarginalGain);
   return Math.max(0, Math.min(cap - have, workersToMeet(reading, have)));
+}
+
+/**
+ * A deadline job within the tolerance of its required rate but below it: Satisfied, yet the rate it
+ * needs rises every pass it runs so, and it ends past its deadline (DQoES's tolerance is for a rate
+ * target; a deadline is met only at the required rate or above).
+ */
+export function slipsDeadline(r: RunningJob, reading: QoeReading): boolean {
+  return (
+    r.job.state.spec.qoe?.deadline !== undefined &&
+    reading.class === 'Satisfied' &&
+    reading.measured !== undefined &&
+    reading.required !== undefined &&
+    reading.measured < reading.required
+  );
 }
 
 /**

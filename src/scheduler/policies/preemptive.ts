@@ -71,6 +71,7 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
   const model = buildPassModel(snapshot, config, {
     byAttainedService: toggles.demoteByAttainedService,
     byPhase: toggles.demoteConverged,
+    targetMinimum: toggles.qoeTargets && toggles.qoeTargetAsMinimum,
   });
   const { state, now } = model;
   const plan = new PlanBuilder();

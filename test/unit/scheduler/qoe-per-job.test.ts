@@ -7,6 +7,7 @@ import { resolveSchedulerConfig } from '../../../src/scheduler/config.ts';
 import { schedule } from '../../../src/scheduler/index.ts';
 import type { RunningJob } from '../../../src/scheduler/job-model.ts';
 import { receiverNeed, throughputTargetCap } from '../../../src/scheduler/qoe-rebalance.ts';
+import { targetMinimum } from '../../../src/scheduler/qoe-minimum.ts';
 import { predictedRate, requiredRate, workersForTarget } from '../../../src/scheduler/qoe-size.ts';
 import type { JobState, QoeTarget, StepRate, WorkerGroup } from '../../../src/scheduler/types.ts';
 import { cpu, paperTestbed, running, snapshot, waiting } from './helpers/builders.ts';
@@ -178,9 +179,12 @@ describe('ours: a job keeps the workers its target needs against a same-class ad
     expect(plan.scaleIn.map((s) => [s.job, s.remove.length])).toEqual([['T', 1]]);
   });
   it('a higher class or a starving W takes the worker whatever the target; so does ours without the toggle', () => {
-    expect(admitted(schedule('ours', contested({ tTarget: 8, wPriority: 100 })))).toEqual(['W']);
-    expect(admitted(schedule('ours', contested({ tTarget: 8, wWaitedMs: 3600_000 })))).toEqual(['W']);
-    const off = resolveSchedulerConfig({ improvements: { qoeKeepTargetSize: false } });
+    // (qoeTargetAsMinimum off: with it, 4 workers are T's minimum, which nothing scales in below.)
+    const floorOnly = resolveSchedulerConfig({ improvements: { qoeTargetAsMinimum: false } });
+    expect(admitted(schedule('ours', contested({ tTarget: 8, wPriority: 100 }), floorOnly))).toEqual(['W']);
+    expect(admitted(schedule('ours', contested({ tTarget: 8, wWaitedMs: 3600_000 }), floorOnly))).toEqual(['W']);
+    expect(admitted(schedule('ours', contested({ tTarget: 8, wWaitedMs: 3600_000 })))).toEqual([]);
+    const off = resolveSchedulerConfig({ improvements: { qoeKeepTargetSize: false, qoeTargetAsMinimum: false } });
     expect(admitted(schedule('ours', contested({ tTarget: 8 }), off))).toEqual(['W']);
   });
 });
@@ -211,12 +215,38 @@ const workersOf = (plan: ReturnType<typeof schedule>, key: string): number =>
 describe('ours: a targeted job is sized for its target in the pass that admits it', () => {
   it('qoeSizeFromCurve: past the knee when the target needs it (curve 2, 4, 4.4, 4.6; target 4.3: 3 workers)', () => {
     expect(workersOf(schedule('ours', sizing([2, 4, 4.4, 4.6], 4.3)), 'N')).toBe(3);
-    const off = resolveSchedulerConfig({ improvements: { qoeSizeFromCurve: false } });
+    // Without qoeTargetAsMinimum (which admits it at 3), qoeSizeFromCurve alone grows it to 3.
+    const curveOnly = resolveSchedulerConfig({ improvements: { qoeTargetAsMinimum: false } });
+    expect(workersOf(schedule('ours', sizing([2, 4, 4.4, 4.6], 4.3), curveOnly), 'N')).toBe(3);
+    const off = resolveSchedulerConfig({ improvements: { qoeSizeFromCurve: false, qoeTargetAsMinimum: false } });
     expect(workersOf(schedule('ours', sizing([2, 4, 4.4, 4.6], 4.3), off), 'N')).toBe(2);
   });
   it('qoeCapAtTarget: no further than the target needs while others wait (linear curve, target 5: 3 workers)', () => {
     expect(workersOf(schedule('ours', sizing([2, 4, 6, 8], 5)), 'N')).toBe(3);
     const off = resolveSchedulerConfig({ improvements: { qoeCapAtTarget: false } });
     expect(workersOf(schedule('ours', sizing([2, 4, 6, 8], 5), off), 'N')).toBe(4);
+  });
+});
+
+describe('targetMinimum (qoeTargetAsMinimum)', () => {
+  it('a throughput target: the size it needs; a deadline, or an unknown size: none', () => {
+    expect(targetMinimum(job({ qoe: { stepsPerSecond: 4.5 }, curve: [2, 4, 5, 5.5] }), NOW)).toBe(3);
+    expect(targetMinimum(job({ qoe: { deadline: { at: NOW + 1000_000, totalSteps: 4500 } }, curve: [2, 4, 5, 5.5] }), NOW)).toBeUndefined();
+    expect(targetMinimum(job({ qoe: { stepsPerSecond: 4.5 } }), NOW)).toBeUndefined();
+  });
+
+  it('ours admits such a job at that size or not at all: room for 2 of the 3 workers it needs, it waits', () => {
+    // Y leaves 4, 5 and 5 cpu; N needs a 1 cpu PS and 3 workers of 2 cpu (curve 2, 4, 6, 8; target 5).
+    const s = sizing([2, 4, 6, 8], 5);
+    const big = {
+      ...s,
+      jobs: s.jobs.map((j) =>
+        j.spec.key === 'N' ? { ...j, spec: { ...j.spec, workers: { ...j.spec.workers!, requests: { cpu: cpu(2) } } } } : j,
+      ),
+      otherPods: ['node-2', 'node-3'].map((nd) => ({ key: `other/${nd}`, node: nd, requests: { cpu: cpu(4) } })),
+    };
+    expect(workersOf(schedule('ours', big), 'N')).toBe(0);
+    const off = resolveSchedulerConfig({ improvements: { qoeTargetAsMinimum: false } });
+    expect(workersOf(schedule('ours', big, off), 'N')).toBeGreaterThan(0);
   });
 });
