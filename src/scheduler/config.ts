@@ -150,10 +150,10 @@ export interface ImprovementToggles {
    */
   readonly qoeKeepTargetSize: boolean;
   /**
-   * With `qoeTargets` (qoe-size.ts, qoe-rebalance.ts): a job's need is read from its declared scaling
-   * curve (scaled by its measured rate) rather than linear scaling, so a job just admitted or resumed,
-   * whose rate with its present workers is not measured yet, is grown to the size its target needs in
-   * the same pass, as a Behind job is; the knee does not cap that size.
+   * With `qoeTargets` (qoe-size.ts, qoe-rebalance.ts): a Behind job's need is read from its declared
+   * scaling curve, scaled by its measured rate, rather than from linear scaling, and is not capped at
+   * the knee; a deadline job Satisfied but below its required rate (it would end past its deadline)
+   * receives workers too.
    */
   readonly qoeSizeFromCurve: boolean;
   /**

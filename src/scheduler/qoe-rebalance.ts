@@ -37,7 +37,7 @@ export interface RebalanceOptions {
   readonly mayGrow: (job: RunningJob) => boolean;
   /** The scaling knee while jobs wait (as plain scale-out): a target is not met with workers that barely pay. */
   readonly kneeMinMarginalGain: number | undefined;
-  /** `qoeSizeFromCurve`: needs from the declared scaling curve (qoe-size.ts), also for jobs not measured yet. */
+  /** `qoeSizeFromCurve`: needs from the declared scaling curve scaled by the measured rate (qoe-size.ts). */
   readonly sizeFromCurve?: boolean;
   /**
    * Queues with quotas (queue-gate.ts): how far a receiver may grow into idle capacity, and whether
@@ -142,9 +142,11 @@ export function rebalanceForTargets(
 
 /**
  * Workers `r` should receive this pass (0: none). A Behind job with a reachable target: what linear
- * scaling says it lacks, capped at the knee while jobs wait. With `sizeFromCurve` (qoe-size.ts), the
- * size its declared curve and measured rate say meets the target, up to its maximum, also for a job
- * whose rate with its present workers is not measured yet (just admitted or resumed, or resized).
+ * scaling says it lacks, capped at the knee while jobs wait. With `sizeFromCurve` (qoe-size.ts): the
+ * size its declared curve, scaled by its measured rate, says meets the target, up to its maximum
+ * (a target is not met with the knee's size); and also a deadline job that slips (`slipsDeadline`).
+ * A job whose rate with its present workers is not measured yet receives nothing (growing those
+ * from the curve too measured 4 points more cost to jobs without targets on jittered qoe-overloaded).
  */
 export function receiverNeed(
   r: RunningJob,
@@ -152,18 +154,13 @@ export function receiverNeed(
   opts: Pick<RebalanceOptions, 'now' | 'kneeMinMarginalGain' | 'sizeFromCurve'>,
 ): number {
   const wg = r.job.workers;
-  if (wg === undefined) return 0;
+  if (reading === undefined || wg === undefined || reading.unreachable !== undefined) return 0;
   const have = r.workers.length;
-  if (
-    opts.sizeFromCurve === true &&
-    (reading === undefined || reading.class === 'Unknown' || reading.class === 'Behind' || slipsDeadline(r, reading))
-  ) {
-    if (reading?.unreachable !== undefined) return 0;
+  if (opts.sizeFromCurve === true && (reading.class === 'Behind' || slipsDeadline(r, reading))) {
     const size = workersForTarget(r.job.state, opts.now);
     if (size !== undefined) return Math.max(0, size - have);
-    if (reading?.class !== 'Behind') return 0;
   }
-  if (reading === undefined || reading.class !== 'Behind' || reading.unreachable !== undefined) return 0;
+  if (reading.class !== 'Behind') return 0;
   const cap = kneeLimit(wg.scalingCurve, wg.min, wg.max, opts.kneeMinMarginalGain);
   return Math.max(0, Math.min(cap - have, workersToMeet(reading, have)));
 }

@@ -109,34 +109,39 @@ describe('throughputTargetCap (qoeCapAtTarget)', () => {
 });
 
 describe('receiverNeed', () => {
-  const knee = 0.25; // curve [2, 4, 5, 5.5]: the third worker adds 1 < 0.25 × 2? no: 1 ≥ 0.5; the fourth adds 0.5 ≥ 0.5: knee is 4
-  const flat = [2, 4, 4.4, 4.6]; // the third worker adds 0.4 < 0.5: knee at 2
-  it('without a measurement (just admitted): the size the curve says, with sizeFromCurve only', () => {
-    const s = job({ qoe: { stepsPerSecond: 4.3 }, curve: flat });
-    expect(receiverNeed(runningJob(s, 1), undefined, { now: NOW, kneeMinMarginalGain: knee, sizeFromCurve: true })).toBe(2);
-    expect(receiverNeed(runningJob(s, 1), undefined, { now: NOW, kneeMinMarginalGain: knee, sizeFromCurve: false })).toBe(0);
+  const knee = 0.25;
+  const flat = [2, 4, 4.4, 4.6]; // the third worker adds 0.4 < 0.25 × 2: the knee is at 2 workers
+  const opts = (sizeFromCurve: boolean) => ({ now: NOW, kneeMinMarginalGain: knee, sizeFromCurve });
+  it('a Behind job: the curve, scaled by the measured rate, past the knee with sizeFromCurve; linear and knee-capped without', () => {
+    // Measured 2.2 steps/s on 1 worker (1.1 × the curve): 3 workers give 4.84 ≥ 4.5.
+    const s = job({ qoe: { stepsPerSecond: 4.5 }, curve: flat, stepRate: rate(2.2, 1) });
+    const reading = { class: 'Behind' as const, required: 4.5, measured: 2.2, gap: -0.51 };
+    expect(receiverNeed(runningJob(s, 1), reading, opts(true))).toBe(2);
+    // Linear: ceil(1 × 4.5 / 2.2) − 1 = 2 more, capped at the knee (2 workers): 1 more.
+    expect(receiverNeed(runningJob(s, 1), reading, opts(false))).toBe(1);
   });
-  it('a Behind job: the curve is not capped at the knee with sizeFromCurve; linear and knee-capped without', () => {
-    const s = job({ qoe: { stepsPerSecond: 4.5 }, curve: flat, stepRate: rate(4.4, 3) });
-    const reading = { class: 'Behind' as const, required: 4.5, measured: 2, gap: -0.55 };
-    // Measured 4.4 at 3 workers = the curve: 4 workers give 4.6 ≥ 4.5.
-    const withCurve = receiverNeed(runningJob(s, 1), reading, { now: NOW, kneeMinMarginalGain: knee, sizeFromCurve: true });
-    expect(withCurve).toBe(3);
-    // Linear: ceil(1 × 4.5 / 2) − 1 = 2 more, capped at the knee (2 workers): 1 more.
-    expect(receiverNeed(runningJob(s, 1), reading, { now: NOW, kneeMinMarginalGain: knee, sizeFromCurve: false })).toBe(1);
+  it('a deadline job Satisfied below its required rate receives what its curve says, with sizeFromCurve only', () => {
+    // 4,400 steps left in 1,000 s: 4.4 steps/s; 2 workers measured 4.0 (within α = 0.1).
+    const s = job({ qoe: { deadline: { at: NOW + 1000_000, totalSteps: 5400 } }, curve: flat, stepRate: rate(4, 2, 1000) });
+    const reading = { class: 'Satisfied' as const, required: 4.4, measured: 4, gap: -0.09 };
+    expect(receiverNeed(runningJob(s, 2), reading, opts(true))).toBe(1);
+    expect(receiverNeed(runningJob(s, 2), reading, opts(false))).toBe(0);
   });
-  it('Satisfied and Ahead jobs, and unreachable targets, receive nothing', () => {
+  it('unmeasured, Ahead and other Satisfied jobs, and unreachable targets, receive nothing', () => {
     const s = job({ qoe: { stepsPerSecond: 4.3 }, curve: flat });
-    const opts = { now: NOW, kneeMinMarginalGain: knee, sizeFromCurve: true };
-    expect(receiverNeed(runningJob(s, 1), { class: 'Satisfied', required: 4.3, measured: 4.2, gap: -0.02 }, opts)).toBe(0);
-    expect(receiverNeed(runningJob(s, 1), { class: 'Ahead', required: 4.3, measured: 9, gap: 1 }, opts)).toBe(0);
-    expect(
-      receiverNeed(
-        runningJob(s, 1),
-        { class: 'Behind', required: 4.3, measured: 1, gap: -0.7, unreachable: 'x', unreachableReason: 'TooSlowAtMaxWorkers' },
-        opts,
-      ),
-    ).toBe(0);
+    expect(receiverNeed(runningJob(s, 1), undefined, opts(true))).toBe(0);
+    expect(receiverNeed(runningJob(s, 1), { class: 'Unknown', required: 4.3, measured: undefined, gap: undefined }, opts(true))).toBe(0);
+    expect(receiverNeed(runningJob(s, 1), { class: 'Satisfied', required: 4.3, measured: 4.2, gap: -0.02 }, opts(true))).toBe(0);
+    expect(receiverNeed(runningJob(s, 1), { class: 'Ahead', required: 4.3, measured: 9, gap: 1 }, opts(true))).toBe(0);
+    const unreachable = {
+      class: 'Behind' as const,
+      required: 4.3,
+      measured: 1,
+      gap: -0.7,
+      unreachable: 'x',
+      unreachableReason: 'TooSlowAtMaxWorkers' as const,
+    };
+    expect(receiverNeed(runningJob(s, 1), unreachable, opts(true))).toBe(0);
   });
 });
 
@@ -213,12 +218,10 @@ const workersOf = (plan: ReturnType<typeof schedule>, key: string): number =>
   plan.scaleOut.filter((s) => s.job === key).reduce((k, s) => k + s.add.length, 0);
 
 describe('ours: a targeted job is sized for its target in the pass that admits it', () => {
-  it('qoeSizeFromCurve: past the knee when the target needs it (curve 2, 4, 4.4, 4.6; target 4.3: 3 workers)', () => {
+  it('qoeTargetAsMinimum: admitted at the size its curve says, past the knee (curve 2, 4, 4.4, 4.6; target 4.3: 3 workers)', () => {
     expect(workersOf(schedule('ours', sizing([2, 4, 4.4, 4.6], 4.3)), 'N')).toBe(3);
-    // Without qoeTargetAsMinimum (which admits it at 3), qoeSizeFromCurve alone grows it to 3.
-    const curveOnly = resolveSchedulerConfig({ improvements: { qoeTargetAsMinimum: false } });
-    expect(workersOf(schedule('ours', sizing([2, 4, 4.4, 4.6], 4.3), curveOnly), 'N')).toBe(3);
-    const off = resolveSchedulerConfig({ improvements: { qoeSizeFromCurve: false, qoeTargetAsMinimum: false } });
+    // Without it: admitted at its minimum, and grown to the knee (nothing measured yet).
+    const off = resolveSchedulerConfig({ improvements: { qoeTargetAsMinimum: false } });
     expect(workersOf(schedule('ours', sizing([2, 4, 4.4, 4.6], 4.3), off), 'N')).toBe(2);
   });
   it('qoeCapAtTarget: no further than the target needs while others wait (linear curve, target 5: 3 workers)', () => {
