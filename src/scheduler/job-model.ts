@@ -255,7 +255,8 @@ function compileJob(
     const w = spec.workers;
     const declared = Math.max(0, w.min);
     const max = Math.max(declared, w.max);
-    const min = ranking.targetMinimum === true ? Math.min(max, Math.max(declared, targetMinimum(js, now) ?? declared)) : declared;
+    const raise = ranking.targetMinimum === true && ranking.declaredMinimumFor?.has(spec.key) !== true;
+    const min = raise ? Math.min(max, Math.max(declared, targetMinimum(js, now) ?? declared)) : declared;
     // One object with every field, not a group spread into a copy (3,000 jobs per pass).
     const vecId = vectors.idOf(w.requests);
     const maskId = masks.idFor(w.constraints);
@@ -344,6 +345,8 @@ export interface BandRanking {
   readonly byPhase: boolean;
   /** `qoeTargetAsMinimum`: a throughput target's size is the job's minimum (qoe-minimum.ts). */
   readonly targetMinimum?: boolean;
+  /** With `targetMinimum`: jobs (by key) that keep their declared minimum all the same. */
+  readonly declaredMinimumFor?: ReadonlySet<string>;
 }
 
 export const NO_BANDS: BandRanking = { byAttainedService: false, byPhase: false };

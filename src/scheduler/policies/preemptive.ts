@@ -34,6 +34,7 @@ import type { PlacementFailure } from '../placement.ts';
 import { byRankAscending, byRankDescending, outranksRunning, runningMaxWithin } from '../queues.ts';
 import { rebalanceForTargets, shrinkAtTargets, shrinksAtTarget, throughputTargetCap } from '../qoe-rebalance.ts';
 import { targetFloor } from '../qoe-protect.ts';
+import { raisedMinimaThatNeverFit } from '../qoe-minimum.ts';
 import { QueueGate, queueKey } from '../queue-gate.ts';
 import { times } from '../quota.ts';
 import { reclaimForGrowth, reclaimQuota } from '../reclaim.ts';
@@ -68,11 +69,16 @@ function cheapestFirst(state: ClusterState, ranked: readonly RunningJob[]): Runn
 }
 
 export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerConfig, toggles: ImprovementToggles): Plan {
-  const model = buildPassModel(snapshot, config, {
+  const ranking = {
     byAttainedService: toggles.demoteByAttainedService,
     byPhase: toggles.demoteConverged,
     targetMinimum: toggles.qoeTargets && toggles.qoeTargetAsMinimum,
-  });
+  };
+  let model = buildPassModel(snapshot, config, ranking);
+  // ours (qoeTargetAsMinimum): a waiting job whose target's size would never fit the cluster keeps its
+  // declared minimum (otherwise it could never be admitted at all).
+  const tooLarge = ranking.targetMinimum ? raisedMinimaThatNeverFit(model) : [];
+  if (tooLarge.length > 0) model = buildPassModel(snapshot, config, { ...ranking, declaredMinimumFor: new Set(tooLarge) });
   const { state, now } = model;
   const plan = new PlanBuilder();
   const outcomes = new Map<string, WaitOutcome>();

@@ -253,3 +253,21 @@ describe('targetMinimum (qoeTargetAsMinimum)', () => {
     expect(workersOf(schedule('ours', big, off), 'N')).toBeGreaterThan(0);
   });
 });
+
+describe('qoeTargetAsMinimum: a target size that would never fit the cluster', () => {
+  it('leaves the declared minimum: the job is admitted, not kept waiting for ever', () => {
+    // 4 cpu workers: at most 2 per 10 cpu node, 6 in the cluster; the target (7 steps/s, 1 per worker) needs 7.
+    const n = waiting('N', { ps: { cpu: cpu(1) }, worker: { cpu: cpu(4) }, min: 1, max: 8, scalingCurve: [1, 2, 3, 4, 5, 6, 7, 8] });
+    const plan = schedule(
+      'ours',
+      snapshot(paperTestbed(), [{ ...n, spec: { ...n.spec, qoe: target({ stepsPerSecond: 7 }) } }], { now: NOW }),
+    );
+    expect(plan.admit.map((a) => a.job)).toEqual(['N']);
+    // A target of 6 steps/s fits (6 workers): admitted at that size.
+    const six = schedule(
+      'ours',
+      snapshot(paperTestbed(), [{ ...n, spec: { ...n.spec, qoe: target({ stepsPerSecond: 6 }) } }], { now: NOW }),
+    );
+    expect(six.admit[0]!.replicas.filter((r) => r.type === 'Worker')).toHaveLength(6);
+  });
+});
