@@ -10,12 +10,10 @@
 //   size:  workersForTarget (qoe-size.ts: declared curve, scaled by the measured rate once there
 //          is one), for a throughput target only; none when unknown or unreachable.
 // A waiting job whose raised minimum would not fit even the empty cluster keeps its declared one
-// (`raisedMinimaThatNeverFit`): it could otherwise never be admitted.
+// (`raisedMinimaThatNeverFit`, qoe-minimum-fit.ts): it could otherwise never be admitted.
 // Deadlines are not raised: waiting spends a deadline's time, so such a job starts as soon as its
 // declared minimum fits and grows (qoe-rebalance.ts).
 
-import type { PassModel } from './job-model.ts';
-import { findPlacement, minimumItems, minimumKey } from './placement.ts';
 import { workersForTarget } from './qoe-size.ts';
 import type { JobState } from './types.ts';
 
@@ -23,15 +21,4 @@ import type { JobState } from './types.ts';
 export function targetMinimum(job: JobState, now: number): number | undefined {
   if (job.spec.qoe?.stepsPerSecond === undefined) return undefined;
   return workersForTarget(job, now);
-}
-
-/** Keys of the waiting jobs of `model` whose minimum was raised and does not fit its empty cluster. */
-export function raisedMinimaThatNeverFit(model: PassModel): string[] {
-  const out: string[] = [];
-  for (const job of model.waiting) {
-    const declared = job.state.spec.workers?.min ?? 0;
-    if (job.workers === undefined || job.workers.min <= declared) continue;
-    if (!findPlacement(model.emptyCluster(), minimumItems(job), minimumKey(job)).ok) out.push(job.key);
-  }
-  return out;
 }

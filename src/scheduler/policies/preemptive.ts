@@ -34,7 +34,7 @@ import type { PlacementFailure } from '../placement.ts';
 import { byRankAscending, byRankDescending, outranksRunning, runningMaxWithin } from '../queues.ts';
 import { rebalanceForTargets, shrinkAtTargets, shrinksAtTarget, throughputTargetCap } from '../qoe-rebalance.ts';
 import { targetFloor } from '../qoe-protect.ts';
-import { raisedMinimaThatNeverFit } from '../qoe-minimum.ts';
+import { raisedMinimaThatNeverFit } from '../qoe-minimum-fit.ts';
 import { QueueGate, queueKey } from '../queue-gate.ts';
 import { times } from '../quota.ts';
 import { reclaimForGrowth, reclaimQuota } from '../reclaim.ts';
