@@ -143,6 +143,32 @@ export interface ImprovementToggles {
    * their own target (same class or lower). Only jobs with a target take part.
    */
   readonly qoeTargets: boolean;
+  /**
+   * With `qoeTargets` (qoe-protect.ts; DQoES Algorithm 1: only jobs ahead of their target give): a
+   * running job with a reachable target keeps the workers its target needs when scaled in for a
+   * waiting job of its class or lower that is not starving (suspension is unchanged).
+   */
+  readonly qoeKeepTargetSize: boolean;
+  /**
+   * With `qoeTargets` (qoe-size.ts, qoe-rebalance.ts): a Behind job's need is read from its declared
+   * scaling curve, scaled by its measured rate, rather than from linear scaling, and is not capped at
+   * the knee; a deadline job Satisfied but below its required rate (it would end past its deadline)
+   * receives workers too.
+   */
+  readonly qoeSizeFromCurve: boolean;
+  /**
+   * With `qoeTargets`: while jobs wait, plain scale-out (and growth before admission) does not take a
+   * job with a throughput target past the workers its target needs (DQoES cuts G; this does not
+   * make G in the first place). Deadline jobs grow as before.
+   */
+  readonly qoeCapAtTarget: boolean;
+  /**
+   * With `qoeTargets` (qoe-minimum.ts): a job with a throughput target runs at the workers its target
+   * needs or not at all: that size (from its declared curve, scaled by its measured rate) is its
+   * minimum for the pass (admission, scale-in, the starvation rule), as if the user had asked for it
+   * with `minReplicas`. Its weight is still computed from its declared minimum.
+   */
+  readonly qoeTargetAsMinimum: boolean;
 }
 
 export interface SchedulerConfig {
@@ -199,6 +225,10 @@ export const DEFAULT_IMPROVEMENTS: ImprovementToggles = {
   growByEfficiency: false,
   relocateConverged: false,
   qoeTargets: true,
+  qoeKeepTargetSize: true,
+  qoeSizeFromCurve: true,
+  qoeCapAtTarget: true,
+  qoeTargetAsMinimum: true,
 };
 
 /** Every improvement off: what the `kod2` policy runs with, whatever the user configured. */
@@ -221,6 +251,10 @@ export const NO_IMPROVEMENTS: ImprovementToggles = {
   growByEfficiency: false,
   relocateConverged: false,
   qoeTargets: false,
+  qoeKeepTargetSize: false,
+  qoeSizeFromCurve: false,
+  qoeCapAtTarget: false,
+  qoeTargetAsMinimum: false,
 };
 
 export const DEFAULT_SCHEDULER_CONFIG: SchedulerConfig = {
@@ -260,6 +294,10 @@ const improvementsSchema = z
     growByEfficiency: z.boolean().default(DEFAULT_IMPROVEMENTS.growByEfficiency),
     relocateConverged: z.boolean().default(DEFAULT_IMPROVEMENTS.relocateConverged),
     qoeTargets: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeTargets),
+    qoeKeepTargetSize: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeKeepTargetSize),
+    qoeSizeFromCurve: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeSizeFromCurve),
+    qoeCapAtTarget: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeCapAtTarget),
+    qoeTargetAsMinimum: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeTargetAsMinimum),
   })
   .strict();
 

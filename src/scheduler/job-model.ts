@@ -2,6 +2,7 @@
 // of running jobs resolved to node indices, and each job's rank. Built once per pass from the
 // snapshot, in canonical order, so the order of the snapshot's arrays never matters.
 
+import { targetMinimum } from './qoe-minimum.ts';
 import type { SchedulerConfig } from './config.ts';
 import { ClusterState, canonicalNodes, clusterBase, collectResourceNames, FeasibilityMasks } from './cluster-state.ts';
 import type { BoundLoad } from './cluster-state.ts';
@@ -252,8 +253,10 @@ function compileJob(
   let workers: CompiledWorkers | undefined;
   if (spec.workers !== undefined) {
     const w = spec.workers;
-    const min = Math.max(0, w.min);
-    const max = Math.max(min, w.max);
+    const declared = Math.max(0, w.min);
+    const max = Math.max(declared, w.max);
+    const raise = ranking.targetMinimum === true && ranking.declaredMinimumFor?.has(spec.key) !== true;
+    const min = raise ? Math.min(max, Math.max(declared, targetMinimum(js, now) ?? declared)) : declared;
     // One object with every field, not a group spread into a copy (3,000 jobs per pass).
     const vecId = vectors.idOf(w.requests);
     const maskId = masks.idFor(w.constraints);
@@ -340,6 +343,10 @@ export interface BandRanking {
   readonly byAttainedService: boolean;
   /** `demoteConverged`. */
   readonly byPhase: boolean;
+  /** `qoeTargetAsMinimum`: a throughput target's size is the job's minimum (qoe-minimum.ts). */
+  readonly targetMinimum?: boolean;
+  /** With `targetMinimum`: jobs (by key) that keep their declared minimum all the same. */
+  readonly declaredMinimumFor?: ReadonlySet<string>;
 }
 
 export const NO_BANDS: BandRanking = { byAttainedService: false, byPhase: false };

@@ -25,6 +25,7 @@
 import type { ClusterState } from './cluster-state.ts';
 import { addWorkers, removeWorkers, type LiveReplica, type RunningJob } from './job-model.ts';
 import { readQoe, workersToMeet, workersToSpare, type QoeReading } from './qoe.ts';
+import { workersForTarget } from './qoe-size.ts';
 import { kneeLimit, scaleOut, type ScaleOutOptions } from './scale-out.ts';
 
 export interface RebalanceOptions {
@@ -36,6 +37,8 @@ export interface RebalanceOptions {
   readonly mayGrow: (job: RunningJob) => boolean;
   /** The scaling knee while jobs wait (as plain scale-out): a target is not met with workers that barely pay. */
   readonly kneeMinMarginalGain: number | undefined;
+  /** `qoeSizeFromCurve`: needs from the declared scaling curve scaled by the measured rate (qoe-size.ts). */
+  readonly sizeFromCurve?: boolean;
   /**
    * Queues with quotas (queue-gate.ts): how far a receiver may grow into idle capacity, and whether
    * a donor's worker may become a receiver's (same queue, and the swap fits its quota). Absent: no quotas.
@@ -67,20 +70,16 @@ export function rebalanceForTargets(
   effects: RebalanceEffects,
 ): void {
   const standings: Standing[] = [];
+  const receivers: { r: RunningJob; need: number; gap: number }[] = [];
   for (const r of running) {
-    if (r.admittedThisPass || r.job.workers === undefined) continue;
-    const reading = readQoe(r.job.state, opts.now);
+    if (r.job.workers === undefined || r.job.state.spec.qoe === undefined) continue;
+    const reading = r.admittedThisPass ? undefined : readQoe(r.job.state, opts.now);
     if (reading !== undefined) standings.push({ r, reading });
+    if (!opts.mayGrow(r) || shrinksAtTarget(r)) continue;
+    const need = receiverNeed(r, reading, opts);
+    if (need > 0) receivers.push({ r, need, gap: reading?.gap ?? 0 });
   }
-  const receivers = standings
-    .filter(({ r, reading }) => reading.class === 'Behind' && reading.unreachable === undefined && opts.mayGrow(r) && !shrinksAtTarget(r))
-    .map((s) => {
-      const wg = s.r.job.workers!;
-      const cap = kneeLimit(wg.scalingCurve, wg.min, wg.max, opts.kneeMinMarginalGain);
-      return { ...s, need: Math.min(cap - s.r.workers.length, workersToMeet(s.reading, s.r.workers.length)) };
-    })
-    .filter((s) => s.need > 0)
-    .sort((a, b) => a.need - b.need || a.reading.gap! - b.reading.gap! || compareKeys(a.r, b.r));
+  receivers.sort((a, b) => a.need - b.need || a.gap - b.gap || compareKeys(a.r, b.r));
   if (receivers.length === 0) return;
 
   const ahead = standings.filter((s) => s.reading.class === 'Ahead');
@@ -139,6 +138,57 @@ export function rebalanceForTargets(
       effects.grow(r, addWorkers(r, wg.type, placedOn, opts.now));
     }
   }
+}
+
+/**
+ * Workers `r` should receive this pass (0: none). A Behind job with a reachable target: what linear
+ * scaling says it lacks, capped at the knee while jobs wait. With `sizeFromCurve` (qoe-size.ts): the
+ * size its declared curve, scaled by its measured rate, says meets the target, up to its maximum
+ * (a target is not met with the knee's size); and also a deadline job that slips (`slipsDeadline`).
+ * A job whose rate with its present workers is not measured yet receives nothing (growing those
+ * from the curve too measured 4 points more cost to jobs without targets on jittered qoe-overloaded).
+ */
+export function receiverNeed(
+  r: RunningJob,
+  reading: QoeReading | undefined,
+  opts: Pick<RebalanceOptions, 'now' | 'kneeMinMarginalGain' | 'sizeFromCurve'>,
+): number {
+  const wg = r.job.workers;
+  if (reading === undefined || wg === undefined || reading.unreachable !== undefined) return 0;
+  const have = r.workers.length;
+  if (opts.sizeFromCurve === true && (reading.class === 'Behind' || slipsDeadline(r, reading))) {
+    const size = workersForTarget(r.job.state, opts.now);
+    if (size !== undefined) return Math.max(0, size - have);
+  }
+  if (reading.class !== 'Behind') return 0;
+  const cap = kneeLimit(wg.scalingCurve, wg.min, wg.max, opts.kneeMinMarginalGain);
+  return Math.max(0, Math.min(cap - have, workersToMeet(reading, have)));
+}
+
+/**
+ * A deadline job within the tolerance of its required rate but below it: Satisfied, yet the rate it
+ * needs rises every pass it runs so, and it ends past its deadline (DQoES's tolerance is for a rate
+ * target; a deadline is met only at the required rate or above).
+ */
+export function slipsDeadline(r: RunningJob, reading: QoeReading): boolean {
+  return (
+    r.job.state.spec.qoe?.deadline !== undefined &&
+    reading.class === 'Satisfied' &&
+    reading.measured !== undefined &&
+    reading.required !== undefined &&
+    reading.measured < reading.required
+  );
+}
+
+/**
+ * `qoeCapAtTarget`: the most workers plain scale-out may give `job` (at most `limit`) while others
+ * wait: a job with a throughput target stops at the size that meets it (never below what it has);
+ * without one, or when nothing says what meets it, `limit`.
+ */
+export function throughputTargetCap(job: RunningJob, limit: number, now: number): number {
+  if (job.job.state.spec.qoe?.stepsPerSecond === undefined) return limit;
+  const size = workersForTarget(job.job.state, now);
+  return size === undefined ? limit : Math.min(limit, Math.max(job.workers.length, size));
 }
 
 /** A running job whose metric reached its target and that asked to shrink then (`spec.qoe.onTargetMetric: Shrink`). */

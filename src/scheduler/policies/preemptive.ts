@@ -32,7 +32,9 @@ import { sortedWeights, PlanBuilder } from '../plan-builder.ts';
 import { commitPlacement, findPlacement, minimumItems, minimumKey, nodesOf } from '../placement.ts';
 import type { PlacementFailure } from '../placement.ts';
 import { byRankAscending, byRankDescending, outranksRunning, runningMaxWithin } from '../queues.ts';
-import { rebalanceForTargets, shrinkAtTargets, shrinksAtTarget } from '../qoe-rebalance.ts';
+import { rebalanceForTargets, shrinkAtTargets, shrinksAtTarget, throughputTargetCap } from '../qoe-rebalance.ts';
+import { targetFloor } from '../qoe-protect.ts';
+import { raisedMinimaThatNeverFit } from '../qoe-minimum-fit.ts';
 import { QueueGate, queueKey } from '../queue-gate.ts';
 import { times } from '../quota.ts';
 import { reclaimForGrowth, reclaimQuota } from '../reclaim.ts';
@@ -67,14 +69,21 @@ function cheapestFirst(state: ClusterState, ranked: readonly RunningJob[]): Runn
 }
 
 export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerConfig, toggles: ImprovementToggles): Plan {
-  const model = buildPassModel(snapshot, config, {
+  const ranking = {
     byAttainedService: toggles.demoteByAttainedService,
     byPhase: toggles.demoteConverged,
-  });
+    targetMinimum: toggles.qoeTargets && toggles.qoeTargetAsMinimum,
+  };
+  let model = buildPassModel(snapshot, config, ranking);
+  // ours (qoeTargetAsMinimum): a waiting job whose target's size would never fit the cluster keeps its
+  // declared minimum (otherwise it could never be admitted at all).
+  const tooLarge = ranking.targetMinimum ? raisedMinimaThatNeverFit(model) : [];
+  if (tooLarge.length > 0) model = buildPassModel(snapshot, config, { ...ranking, declaredMinimumFor: new Set(tooLarge) });
   const { state, now } = model;
   const plan = new PlanBuilder();
   const outcomes = new Map<string, WaitOutcome>();
   const cooldownMs = toggles.cooldown ? config.scaleOutCooldownMs : undefined;
+  const keepTargets = toggles.qoeTargets && toggles.qoeKeepTargetSize;
   // Queues with quotas (queue-gate.ts); without them every rule below is KOD2's single queue.
   const gate = new QueueGate(snapshot, model.running);
   const waitingOrder = gate.order(model.waiting);
@@ -283,20 +292,26 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     const candidates = toggles.preemptCheapestFirst ? cheapestFirst(state, ranked) : ranked;
     // ours: a same-class victim keeps a worker that adds at least what the head's admission buys.
     const headGain = toggles.preemptOnlyForGain && !head.starving ? admissionGainDensity(state, head) : undefined;
+    const forGain =
+      headGain === undefined
+        ? undefined
+        : (victim: RunningJob, workers: number): boolean => {
+            if (victim.job.priority !== head.priority || victim.job.workers === undefined) return false;
+            const loss = workerGainDensity(state, victim.job.workers, workers);
+            return loss !== undefined && loss >= headGain;
+          };
+    // ours (qoeKeepTargetSize): a job keeps the workers its reachable target needs (qoe-protect.ts).
+    const forTarget = keepTargets ? (victim: RunningJob, workers: number): boolean => workers <= targetFloor(victim, head, now) : undefined;
+    const keepsWorker =
+      forGain === undefined || forTarget === undefined
+        ? (forGain ?? forTarget)
+        : (victim: RunningJob, workers: number): boolean => forTarget(victim, workers) || forGain(victim, workers);
     const res = scaleInFor(state, head, candidates, now, {
       quota: gate.quotaTrial(head),
       cooldownMs,
       usableNodesFirst: toggles.preemptOnUsableNodesFirst,
       pruneNeedless: toggles.pruneNeedlessPreemption,
-      ...(headGain === undefined
-        ? {}
-        : {
-            keepsWorker: (victim: RunningJob, workers: number): boolean => {
-              if (victim.job.priority !== head.priority || victim.job.workers === undefined) return false;
-              const loss = workerGainDensity(state, victim.job.workers, workers);
-              return loss !== undefined && loss >= headGain;
-            },
-          }),
+      ...(keepsWorker === undefined ? {} : { keepsWorker }),
     });
     if (!res.ok) {
       if (tryRelocate(head) || trySuspend(head)) return true;
@@ -392,7 +407,9 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
         limitFor: (job, limit) => {
           // A job that reached its metric target and asked to shrink stays at its minimum.
           if (toggles.qoeTargets && shrinksAtTarget(job)) return job.workers.length;
-          return round.limitFor(job, opts.limitFor === undefined ? limit : opts.limitFor(job, limit));
+          // ours (qoeCapAtTarget): while others wait, a throughput target's job grows no further than it needs.
+          const capped = toggles.qoeTargets && toggles.qoeCapAtTarget && opts.knee ? throughputTargetCap(job, limit, now) : limit;
+          return round.limitFor(job, opts.limitFor === undefined ? capped : opts.limitFor(job, capped));
         },
         ...(opts.reserved === undefined ? {} : { reserved: opts.reserved }),
       };
@@ -574,6 +591,7 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
         mayGrow: (r) => starving.length === 0 || !preemptibleByStarving(r),
         quota: gate.enabled ? { limitFor: (r, limit) => gate.growthLimit(r, limit), mayDonate: (d, r) => gate.mayMove(d, r) } : undefined,
         kneeMinMarginalGain: toggles.scalingKnee && stillWaiting.length > 0 ? config.kneeMinMarginalGain : undefined,
+        sizeFromCurve: toggles.qoeSizeFromCurve,
       },
       {
         grow: onGrow,
