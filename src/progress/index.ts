@@ -7,3 +7,5 @@ export * from './phase.ts';
 export * from './period.ts';
 export * from './source.ts';
 export * from './rate.ts';
+export * from './metrics-text.ts';
+export * from './log-lines.ts';
