@@ -34,7 +34,7 @@ export interface ParseOptions {
 export interface OpenLine {
   /** The line's log timestamp (ms), for its samples. */
   readonly time?: number;
-  /** Characters of the line (after its timestamp) read so far, to skip them when it is read again. */
+  /** Characters of the line (after its timestamp) read so far, to skip them when it is read again; -1: unknown. */
   readonly consumed: number;
   /** Its unfinished segment (after its last \r), at most MAX_SEGMENT characters. */
   readonly segment: string;
@@ -165,7 +165,8 @@ class ChunkParse {
     const ended = end >= 0;
     if (!ended) end = chunk.length;
     const open = this.#open!;
-    this.#open = { ...open, consumed: open.consumed + (end - from) };
+    // -1: the reader no longer knows where in the line it is.
+    this.#open = { ...open, consumed: open.consumed < 0 ? -1 : open.consumed + (end - from) };
     if (open.ignored !== true) {
       // A line is split at \r as well: Keras redraws its progress bar with \r (and backspaces) on one
       // line, and a report printed during an epoch lands on that same line after the last redraw.

@@ -75,7 +75,10 @@ export interface PhaseState {
 
 /** What the rest of the operator sees; undefined means "no information" (schedule as without progress). */
 export interface ProgressView {
-  readonly phase: Phase;
+  /** The machine's phase, or Diverged: the log showed a NaN or infinite loss or metric (the reader's). */
+  readonly phase: Phase | 'Diverged';
+  /** Why, for Diverged. */
+  readonly detail?: string;
   readonly since: number;
   readonly metric: number;
   readonly name: string;

@@ -141,7 +141,7 @@ export const SchedulingStatusSchema = z.object({
   attainedWorkerSeconds: opt(z.number().int().nonnegative()),
 });
 
-export const PROGRESS_PHASES = ['Progressing', 'Slowing', 'Converged'] as const;
+export const PROGRESS_PHASES = ['Progressing', 'Slowing', 'Converged', 'Diverged'] as const;
 
 /** Ours: the job's training progress as read from its log (`status.progress`; see docs/progress-protocol.md). */
 export const ProgressStatusSchema = z.object({
