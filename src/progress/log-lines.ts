@@ -21,7 +21,8 @@ const ESTIMATOR_PAIR = /(?:^|, )([A-Za-z][\w/]{0,63}) = (\S+?)(?=,|$)/g;
 
 // A metric as `name=value` or `name: value`, standing alone: after a space, comma or bracket (not in a
 // path `/loss=0.5/` or a JSON key `"loss":`) and before one (not `loss=0.5.ckpt`).
-const PAIR = /(?:^|[\s,;([{|])([A-Za-z][\w]{0,63})\s?[=:]\s?([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:nan|inf|infinity))(?=$|[\s,;)\]}|])/gi;
+const PAIR =
+  /(?:^|[\s,;([{|])([A-Za-z][\w]{0,63})\s?[=:]\s?([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:nan|inf|infinity))(?=$|[\s,;)\]}|])/gi;
 const EPOCH_OF = /\bEpoch (\d{1,9})\/(\d{1,9})\b/;
 const EPOCH = /\bepoch[\s=:#]\s?(\d{1,9})\b/i;
 const STEP = /\b(?:global_)?step[\s=:#]\s?(\d{1,15})\b/i;

@@ -278,7 +278,8 @@ class ChunkParse {
     }
     this.#samples.push(sample);
     // Amortised: trim once the buffer is twice the bound, so a long chunk stays linear.
-    if (this.#samples.length >= 2 * this.#maxSamples) this.#dropped += this.#samples.splice(0, this.#samples.length - this.#maxSamples).length;
+    if (this.#samples.length >= 2 * this.#maxSamples)
+      this.#dropped += this.#samples.splice(0, this.#samples.length - this.#maxSamples).length;
   }
 
   result(): ParseResult {

@@ -242,7 +242,11 @@ export const PROGRESS_STATUS_SCHEMA: Json = {
   type: 'object',
   description: "The job's training progress as read from its log (tfjob-operator extension; see docs/progress-protocol.md).",
   properties: {
-    phase: { type: 'string', enum: [...PROGRESS_PHASES], description: 'Progressing, Slowing, Converged, or Diverged (a NaN or infinite loss or metric in the log).' },
+    phase: {
+      type: 'string',
+      enum: [...PROGRESS_PHASES],
+      description: 'Progressing, Slowing, Converged, or Diverged (a NaN or infinite loss or metric in the log).',
+    },
     since: dateTime('When the job entered this phase.'),
     metric: { type: 'string', description: 'The EMA-smoothed metric, as a decimal string.' },
     metricName: { type: 'string', description: 'Name of the metric (or loss) the job reports.' },

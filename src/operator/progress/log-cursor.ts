@@ -71,26 +71,29 @@ export function advance(state: CursorState, carry: LogCarry, request: ReadReques
 
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    if (i === 0 && open !== undefined) {
-      if (line.stamp !== undefined && line.stamp === state.openStamp && open.consumed >= 0) {
-        // The line the last read ended in, again from its start: skip what was read of it.
-        from = 0;
-        firstBody = Math.min(line.body + open.consumed, lineEnd(answer, line));
-        break;
-      }
-      if (line.stamp === undefined || line.stamp === state.openStamp || tail) {
-        // The rest of that line, but from an unknown point (a tail read's first record carries a
-        // timestamp even inside a line): the segment in progress is lost, the next ones are whole.
-        open = { ...open, consumed: -1, segment: '', broken: true, overlong: false, prefixed: false };
-        from = 0;
+    if (open !== undefined && line.stamp !== undefined && line.stamp === state.openStamp) {
+      // The line the last read ended in, again from its start: skip what was read of it.
+      from = i;
+      if (open.consumed >= 0) firstBody = Math.min(line.body + open.consumed, lineEnd(answer, line));
+      else {
+        open = { ...open, segment: '', broken: true, overlong: false, prefixed: false };
         firstBody = line.body;
-        break;
       }
+      break;
     }
-    open = undefined;
+    if (i === 0 && open !== undefined && (line.stamp === undefined || tail)) {
+      // The rest of that line, but from an unknown point (a tail read's first record carries a
+      // timestamp even inside a line): the segment in progress is lost, the next ones are whole.
+      open = { ...open, consumed: -1, segment: '', broken: true, overlong: false, prefixed: false };
+      from = 0;
+      firstBody = line.body;
+      break;
+    }
     if (line.stamp === undefined) continue; // the end of a line read before
     const order = state.stamp === undefined ? 1 : compareStamps(line.stamp, state.stamp);
     if (order < 0 || (order === 0 && skipSame-- > 0)) continue;
+    // A newer line: the one the last read ended in is not in this answer (the log was rotated).
+    open = undefined;
     from = i;
     firstBody = line.start;
     break;
@@ -98,8 +101,10 @@ export function advance(state: CursorState, carry: LogCarry, request: ReadReques
 
   const handed = lines.slice(from);
   for (const [j, line] of handed.entries()) {
-    if (line.stamp === undefined || (j === 0 && open !== undefined)) continue;
-    if (stamp !== undefined && line.stamp === stamp) sameStamp += 1;
+    // A tail read's first stamp may be a record's inside a line: still nothing older is unread.
+    if (line.stamp === undefined) continue;
+    const again = j === 0 && open !== undefined; // the open line, counted when it was first read
+    if (stamp !== undefined && line.stamp === stamp) sameStamp += again ? 0 : 1;
     else if (stamp === undefined || compareStamps(line.stamp, stamp) > 0) {
       stamp = line.stamp;
       sameStamp = 1;
@@ -109,18 +114,20 @@ export function advance(state: CursorState, carry: LogCarry, request: ReadReques
   const endsInside = answer.length > 0 && !answer.endsWith('\n');
   const last = handed.at(-1);
   // The open line after this read: the last one handed, unless the answer ended with a newline.
-  const openStamp = !endsInside || last === undefined ? undefined : handed.length === 1 && open !== undefined ? state.openStamp : last.stamp;
-  const stillSameLine = endsInside && handed.length <= 1 && open !== undefined;
+  const continued = handed.length === 1 && open !== undefined;
+  const openStamp = !endsInside || last === undefined ? undefined : continued ? state.openStamp : last.stamp;
+  const stillSameLine = endsInside && continued;
   const tailLines = truncated
-    ? tail && request.tailLines !== undefined && state.stamp !== undefined
-      ? Math.max(1, Math.floor(request.tailLines / 2))
+    ? request.tailLines !== undefined && state.stamp !== undefined
+      ? // Records larger than assumed: fewer of them.
+        Math.max(1, Math.floor(request.tailLines / 2))
       : Math.max(1, Math.floor(limitBytes / RECORD_BYTES) - 1)
     : stillSameLine && state.tailLines !== undefined
       ? state.tailLines
       : undefined;
   return {
     text,
-    carry: { ...rest, ...(open !== undefined && from === 0 ? { open } : {}) },
+    carry: { ...rest, ...(open !== undefined && from < lines.length ? { open } : {}) },
     state: {
       ...(stamp !== undefined ? { stamp, sameStamp } : {}),
       ...(openStamp !== undefined ? { openStamp } : {}),
@@ -132,7 +139,7 @@ export function advance(state: CursorState, carry: LogCarry, request: ReadReques
 
 function splitLines(answer: string): Line[] {
   const lines: Line[] = [];
-  for (let start = 0; start < answer.length; ) {
+  for (let start = 0; start < answer.length;) {
     const nl = answer.indexOf('\n', start);
     // Only the line's first characters can hold its timestamp.
     const stamp = STAMP.exec(answer.slice(start, start + 40))?.[1];

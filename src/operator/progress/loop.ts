@@ -234,7 +234,8 @@ export class ProgressLoop {
       return false;
     }
     this.#deps.metrics?.round(report, (performance.now() - startedAt) / 1000, periodMs);
-    if ((report.skipped?.size ?? 0) > 0) this.#deps.log.debug({ skipped: Object.fromEntries(report.skipped!) }, 'Skipped progress log lines');
+    if ((report.skipped?.size ?? 0) > 0)
+      this.#deps.log.debug({ skipped: Object.fromEntries(report.skipped!) }, 'Skipped progress log lines');
     this.#publish(entries, report);
     await this.#resize(entries);
     // Quiet: nothing to learn soon. A job with a rate target is quiet while it meets it (DQoES
@@ -295,7 +296,12 @@ export class ProgressLoop {
       const entry = entries.get(key);
       if (entry === undefined) continue;
       this.#deps.log.info({ tfjob: key, why }, 'Training diverged');
-      this.#deps.event(entry, 'Warning', EVENT_DIVERGED, `Training diverged: ${why}; the job's progress phase is Diverged until a finite value is logged`);
+      this.#deps.event(
+        entry,
+        'Warning',
+        EVENT_DIVERGED,
+        `Training diverged: ${why}; the job's progress phase is Diverged until a finite value is logged`,
+      );
     }
     for (const [key, why] of report.problems) {
       const entry = entries.get(key);

@@ -118,7 +118,13 @@ export class ProgressReader {
       // A diverged job stays so until a finite value comes (a restart from a checkpoint); its last
       // finite metric is kept for the status, so the phase is the news.
       const { detail, at } = f.diverged;
-      return { ...(view ?? { metric: Number.NaN, name: 'loss', higherIsBetter: false }), phase: 'Diverged', since: at, lastUpdate: at, detail };
+      return {
+        ...(view ?? { metric: Number.NaN, name: 'loss', higherIsBetter: false }),
+        phase: 'Diverged',
+        since: at,
+        lastUpdate: at,
+        detail,
+      };
     }
     if (view === undefined || f?.position === undefined) return view;
     // Epoch ends without the tracked metric (validation_freq > 1) still say how far the job is.
