@@ -19,6 +19,8 @@ export interface CursorState {
   readonly sameStamp?: number;
   /** The last read ended inside this line (its start's timestamp); its parse state is `carry.open`. */
   readonly openStamp?: string;
+  /** Lines before it with the same timestamp (lines written at once can share one). */
+  readonly openNth?: number;
   /** The next read asks for the newest records only (a line is longer than a read, or the log outran it). */
   readonly tailLines?: number;
 }
@@ -68,10 +70,11 @@ export function advance(state: CursorState, carry: LogCarry, request: ReadReques
   let stamp = state.stamp;
   let sameStamp = state.sameStamp ?? 0;
   let skipSame = state.sameStamp ?? 0;
+  let nth = state.openNth ?? 0;
 
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    if (open !== undefined && line.stamp !== undefined && line.stamp === state.openStamp) {
+    if (open !== undefined && line.stamp !== undefined && line.stamp === state.openStamp && nth-- === 0) {
       // The line the last read ended in, again from its start: skip what was read of it.
       from = i;
       if (open.consumed >= 0) firstBody = Math.min(line.body + open.consumed, lineEnd(answer, line));
@@ -116,6 +119,9 @@ export function advance(state: CursorState, carry: LogCarry, request: ReadReques
   // The open line after this read: the last one handed, unless the answer ended with a newline.
   const continued = handed.length === 1 && open !== undefined;
   const openStamp = !endsInside || last === undefined ? undefined : continued ? state.openStamp : last.stamp;
+  const openNth = continued
+    ? (state.openNth ?? 0)
+    : lines.filter((l) => l !== last && l.stamp !== undefined && l.stamp === last?.stamp).length;
   const stillSameLine = endsInside && continued;
   const tailLines = truncated
     ? request.tailLines !== undefined && state.stamp !== undefined
@@ -130,7 +136,7 @@ export function advance(state: CursorState, carry: LogCarry, request: ReadReques
     carry: { ...rest, ...(open !== undefined && from < lines.length ? { open } : {}) },
     state: {
       ...(stamp !== undefined ? { stamp, sameStamp } : {}),
-      ...(openStamp !== undefined ? { openStamp } : {}),
+      ...(openStamp !== undefined ? { openStamp, ...(openNth > 0 ? { openNth } : {}) } : {}),
       ...(tailLines !== undefined ? { tailLines } : {}),
     },
     truncated,

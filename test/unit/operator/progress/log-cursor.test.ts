@@ -42,6 +42,19 @@ describe('log cursor', () => {
     expect(r.state).toEqual({ stamp: S2, sameStamp: 1, openStamp: S2 });
   });
 
+  it('tells the unfinished line from an earlier one written at the same instant', () => {
+    const first = advance({}, {}, { tailLines: 2000 }, `${S1} Epoch 2/2\n${S1} 1/9 bar`, 1 << 18);
+    expect(first.state).toEqual({ stamp: S1, sameStamp: 2, openStamp: S1, openNth: 1 });
+    const again = advance(
+      first.state,
+      { open: open(7) },
+      { sinceTime: '2026-11-25T00:00:01Z' },
+      `${S1} Epoch 2/2\n${S1} 1/9 bar\r2/9 bar`,
+      1 << 18,
+    );
+    expect(again.text).toBe('\r2/9 bar');
+  });
+
   it('after a read that filled the byte limit inside a line, follows its newest records; their first one is a cut into the line', () => {
     const cut = advance(
       { stamp: S1, openStamp: S1 },
