@@ -99,6 +99,14 @@ function logTimestamp(line: string): { time?: number; rest: string } {
   return { ...(Number.isFinite(ms) ? { time: ms } : {}), rest: line.slice(m[0].length) };
 }
 
+/**
+ * A copy of `text` that does not keep the chunk it was cut from alive: V8 substrings point into their
+ * parent, and the carried segment (≤ 4 KiB) would hold the whole last read (256 KiB) per job.
+ */
+function detach(text: string): string {
+  return Buffer.from(text, 'utf16le').toString('utf16le');
+}
+
 /** Removes colours, redraw characters and terminal titles from a segment. */
 export function stripControl(text: string): string {
   return text.replace(ANSI_AND_CONTROL, '');
@@ -292,7 +300,7 @@ class ChunkParse {
     const carry: LogCarry = {
       ...this.#carry,
       ...(this.#protocol ? { protocol: true } : {}),
-      ...(this.#open !== undefined ? { open: this.#open } : {}),
+      ...(this.#open !== undefined ? { open: { ...this.#open, segment: detach(this.#open.segment) } } : {}),
     };
     return {
       samples,

@@ -148,7 +148,9 @@ function splitLines(answer: string): Line[] {
   for (let start = 0; start < answer.length;) {
     const nl = answer.indexOf('\n', start);
     // Only the line's first characters can hold its timestamp.
-    const stamp = STAMP.exec(answer.slice(start, start + 40))?.[1];
+    // A copy: a substring would keep the whole answer alive for as long as the cursor keeps the stamp.
+    const found = STAMP.exec(answer.slice(start, start + 40))?.[1];
+    const stamp = found === undefined ? undefined : Buffer.from(found, 'latin1').toString('latin1');
     lines.push({ start, body: stamp === undefined ? start : start + stamp.length + 1, stamp });
     start = nl < 0 ? answer.length : nl + 1;
   }

@@ -274,7 +274,9 @@ export class ProgressLoop {
       const before = this.#published.get(key);
       if (JSON.stringify(next) === JSON.stringify(before)) continue;
       const samePhase = next !== undefined && before !== undefined && next.phase === before.phase && next.since === before.since;
-      if (samePhase && (this.#readsSincePublished.get(key) ?? 0) < 2) continue;
+      // A new epoch is written at once: it comes once per epoch, not once per read.
+      const sameEpoch = next?.epoch === before?.epoch;
+      if (samePhase && sameEpoch && (this.#readsSincePublished.get(key) ?? 0) < 2) continue;
       if (next === undefined) this.#published.delete(key);
       else this.#published.set(key, next);
       this.#readsSincePublished.set(key, 0);
