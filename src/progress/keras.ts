@@ -10,6 +10,9 @@ export interface KerasCarry extends TextCarry {
   readonly epoch?: number;
   /** n of that header: the number of epochs the job plans. */
   readonly epochs?: number;
+  /** The epoch whose end was read last, and the end of its line (a line read twice is one epoch end). */
+  readonly ended?: number;
+  readonly lastEnd?: string;
 }
 
 const EPOCH_HEADER = /^\s*Epoch (\d{1,9})\/(\d{1,9})\s*$/;
@@ -43,17 +46,24 @@ export function parseKerasSegment(segment: string, carry: KerasCarry, logTime: n
   const endsEpoch = hasValidation || (doneText === totalText && !ETA.test(rest));
   if (!endsEpoch || entries.size === 0) return { carry, recognized: true };
 
+  // The same epoch end again (a reader that lost its place reads a line twice): nothing new.
+  const key = `${segment.length}:${segment.slice(-120)}`;
+  if (carry.lastEnd === key) return { carry, recognized: true };
+  // A second end of the same epoch means its `Epoch k/n` header was not read (a reader that skipped
+  // part of the log): Keras ends each epoch once.
+  const epoch = carry.epoch !== undefined && carry.ended === carry.epoch ? carry.epoch + 1 : carry.epoch;
+  const next: KerasCarry = { ...carry, ...(epoch !== undefined ? { epoch, ended: epoch } : {}), lastEnd: key };
   const stepsPerEpoch = totalText === 'Unknown' ? Number(doneText) : Number(totalText);
   // Keras numbers epochs from 1; after epoch k with s steps each, k·s batches have been seen (fit runs
   // a fixed number of steps per epoch unless the dataset is exhausted early).
-  const step = carry.epoch !== undefined && Number.isSafeInteger(carry.epoch * stepsPerEpoch) ? carry.epoch * stepsPerEpoch : undefined;
+  const step = epoch !== undefined && Number.isSafeInteger(epoch * stepsPerEpoch) ? epoch * stepsPerEpoch : undefined;
   const name = chooseTracked(entries);
   const metrics = [...entries].map(([n, text]) => ({ name: n, value: readMetric(text) }));
   const outcome = textOutcome('keras', { name, metrics, validation: hasValidation }, carry, {
     ...(step !== undefined ? { step } : {}),
-    ...(carry.epoch !== undefined ? { epoch: carry.epoch } : {}),
+    ...(epoch !== undefined ? { epoch } : {}),
     ...(carry.epochs !== undefined ? { epochs: carry.epochs } : {}),
     ...(logTime !== undefined ? { time: logTime } : {}),
   });
-  return { carry: hasValidation ? { ...carry, validation: true } : carry, recognized: true, ...(outcome ? { outcome } : {}) };
+  return { carry: hasValidation ? { ...next, validation: true } : next, recognized: true, ...(outcome ? { outcome } : {}) };
 }

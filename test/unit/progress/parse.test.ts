@@ -148,7 +148,7 @@ describe("Keras's own model.fit output", () => {
       { source: 'keras', value: 0.9731, name: 'val_accuracy', higherIsBetter: true, step: 5625, epoch: 3, epochs: 3, loss: 0.0889 },
     ]);
     expect(r.rejected).toEqual({});
-    expect(r.carry).toEqual({ epoch: 3, epochs: 3, validation: true });
+    expect(r.carry).toMatchObject({ epoch: 3, epochs: 3, validation: true });
   });
 
   // Captured from Keras 3 (JAX backend): see test/fixtures/progress/README.md.

@@ -34,6 +34,13 @@ export class CriLog implements LogSource {
     });
   }
 
+  /** Appends one record of a CRI log file (`<stamp> stdout P|F <content>`), with its own timestamp. */
+  append(record: string): void {
+    const m = /^(\S+) (?:stdout|stderr) ([PF]) (.*)$/s.exec(record);
+    if (!m) throw new Error(`not a CRI log record: ${record.slice(0, 80)}`);
+    this.records.push({ ms: Date.parse(m[1]!.replace(/(\.\d{3})\d+/, '$1')), stamp: m[1]!, text: m[3]!, partial: m[2] === 'P' });
+  }
+
   /** A distinct nanosecond stamp per record, in RFC 3339 as the kubelet prints it (no trailing zeros). */
   #stamp(ms: number): string {
     this.#seq += 1;
