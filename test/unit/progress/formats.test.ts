@@ -58,6 +58,18 @@ describe('Keras model.fit, captured', () => {
     ]);
   });
 
+  it('an epoch end whose header was not read counts as the next epoch, up to the plan (then it is evaluate())', () => {
+    const end = (acc: number) => `16/16 - 1s - loss: 0.7 - accuracy: ${acc} - val_loss: 0.7 - val_accuracy: ${acc}\n`;
+    const r = parseProgressLog(`Epoch 1/2\n${end(0.5)}${end(0.6)}${end(0.7)}`);
+    expect(r.samples.map((s) => [s.epoch, s.step])).toEqual([
+      [1, 16],
+      [2, 32],
+      [2, 32],
+    ]);
+    // The same line read twice is one epoch end.
+    expect(parseProgressLog(`Epoch 1/2\n${end(0.5)}${end(0.5)}`).samples).toHaveLength(1);
+  });
+
   it('a terminal-title escape before the epoch header does not hide it', () => {
     const r = parseProgressLog('\x1b]0;python train.py\x07Epoch 1/2\n16/16 - 1s - loss: 0.7 - accuracy: 0.5\n');
     expect(r.samples.map(brief)).toEqual([['keras', 'accuracy', 0.5, 1, 2, 16]]);
