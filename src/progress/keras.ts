@@ -52,8 +52,8 @@ export function parseKerasSegment(segment: string, carry: KerasCarry, logTime: n
   // A second end of the same epoch means its `Epoch k/n` header was not read (a reader that skipped
   // part of the log): Keras ends each epoch once. Not past the plan: after the last epoch, such a line
   // is `model.evaluate()`'s.
-  const missed = carry.epoch !== undefined && carry.ended === carry.epoch && carry.epoch < (carry.epochs ?? 0);
-  const epoch = missed ? carry.epoch! + 1 : carry.epoch;
+  const current = carry.epoch;
+  const epoch = current !== undefined && carry.ended === current && current < (carry.epochs ?? 0) ? current + 1 : current;
   const next: KerasCarry = { ...carry, ...(epoch !== undefined ? { epoch, ended: epoch } : {}), lastEnd: key };
   const stepsPerEpoch = totalText === 'Unknown' ? Number(doneText) : Number(totalText);
   // Keras numbers epochs from 1; after epoch k with s steps each, k·s batches have been seen (fit runs
