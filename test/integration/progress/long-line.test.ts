@@ -1,7 +1,8 @@
 // A Keras progress bar redrawn on one line for a whole epoch, 100 MB long, served through the real
 // pods/log path (kwok reads the CRI log file with the kubelet's own code: 16 KiB partial records,
 // sinceTime per record, tailLines counting records). The operator must not get stuck on it: each
-// epoch's end shows in status.progress within about a period, and a NaN loss makes the job Diverged.
+// epoch's end shows in status.progress within about a period (plus the loop's 2 s check), and a NaN
+// loss makes the job Diverged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operator } from '../../../src/operator/manager.ts';
 import { createNamespace, deleteNamespace, eventually } from '../../support/kube.ts';
@@ -51,7 +52,8 @@ describe('a 100 MB progress-bar line through pods/log', () => {
     return performance.now() - from;
   };
 
-  it('reads each epoch end of a redrawn bar, however long its line, and keeps the reader small', async () => {
+  // The reader's memory on such a line is measured by bench/progress-long-line.ts (docs/progress-protocol.md).
+  it('reads each epoch end of a redrawn bar, however long its line', async () => {
     await createTFJob(ns, onPool(tfjob('bar', { Worker: 1 }, { resources: { cpu: '1' } }), pool));
     await waitForPods(ns, 'bar', 1);
     const log = await servePodLog(ns, 'bar-worker-0');
@@ -65,13 +67,9 @@ describe('a 100 MB progress-bar line through pods/log', () => {
       size += r.length;
     }
     const chunk = parts.join('');
-    const heap = [process.memoryUsage().heapUsed];
-    const rss = [process.memoryUsage().rss];
     for (let k = 0; k < 25; k++) {
       log.writeOutput(chunk);
       await new Promise((r) => setTimeout(r, 300));
-      heap.push(process.memoryUsage().heapUsed);
-      rss.push(process.memoryUsage().rss);
     }
     expect(await progressOf('bar')).toBeUndefined();
 
@@ -83,14 +81,11 @@ describe('a 100 MB progress-bar line through pods/log', () => {
     log.writeOutput(`${redraw(3)}${finalRedraw('0.8066')}`);
     const second = await latencyUntil('bar', (p) => p?.epoch === 2, 'epoch 2 in status.progress');
     console.log(
-      `100 MB line: epoch 1 in status ${Math.round(first)} ms after its end, epoch 2 ${Math.round(second)} ms (period ${PERIOD_MS} ms); ` +
-        `test process heapUsed ${mb(Math.min(...heap))}–${mb(Math.max(...heap))} MB, rss ${mb(Math.min(...rss))}–${mb(Math.max(...rss))} MB while the line was written`,
+      `100 MB line: epoch 1 in status ${Math.round(first)} ms after its end, epoch 2 ${Math.round(second)} ms (period ${PERIOD_MS} ms)`,
     );
     // A round every period, then the status write (a reconcile): one period plus the write's latency.
     expect(first).toBeLessThan(PERIOD_MS + 3_000);
     expect(second).toBeLessThan(PERIOD_MS + 3_000);
-    // The 100 MB never enter the process: the heap stays within a few answers of 256 KiB of its start.
-    expect(Math.max(...heap) - heap[0]!).toBeLessThan(64 * 1024 * 1024);
   });
 
   it('makes a job whose loss goes NaN Diverged, with a Warning event', async () => {
@@ -111,5 +106,3 @@ describe('a 100 MB progress-bar line through pods/log', () => {
     expect(events[0]?.message).toMatch(/^Training diverged: Keras loss is not finite/);
   });
 });
-
-const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
