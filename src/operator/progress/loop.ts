@@ -83,6 +83,7 @@ export function progressStatus(v: ProgressView): ProgressStatus {
     since: time(v.since),
     // A job that diverged before any finite value has no metric to show.
     ...(Number.isFinite(v.metric) ? { metric: decimal(v.metric) } : {}),
+    ...(v.latest !== undefined ? { latest: decimal(v.latest) } : {}),
     metricName: v.name,
     higherIsBetter: v.higherIsBetter,
     ...(v.growth === undefined ? {} : { growth: decimal(v.growth) }),

@@ -16,6 +16,7 @@ const PERIOD_MS = 1_000;
 interface ProgressStatus {
   phase?: string;
   metric?: string;
+  latest?: string;
   metricName?: string;
   step?: number;
   epoch?: number;
@@ -80,6 +81,8 @@ describe('a 100 MB progress-bar line through pods/log', () => {
     await new Promise((r) => setTimeout(r, 2 * PERIOD_MS));
     log.writeOutput(`${redraw(3)}${finalRedraw('0.8066')}`);
     const second = await latencyUntil('bar', (p) => p?.epoch === 2, 'epoch 2 in status.progress');
+    // The smoothed value (0.7 × 0.7324 + 0.3 × 0.8066) and the one the log printed last, apart.
+    expect(await progressOf('bar')).toMatchObject({ metric: '0.75466', latest: '0.8066', step: 10_000_000 });
     console.log(
       `100 MB line: epoch 1 in status ${Math.round(first)} ms after its end, epoch 2 ${Math.round(second)} ms (period ${PERIOD_MS} ms)`,
     );
