@@ -61,8 +61,12 @@ for (let written = 0; written < totalMb; written += 4) {
 gc();
 const logHeap = process.memoryUsage().heapUsed - start;
 now += 1_000;
-writeAll(`${'\b'.repeat(60)}\r5000000/5000000 - 9s 2ms/step - accuracy: 0.6 - loss: 0.6 - val_accuracy: 0.73 - val_loss: 0.5\n`);
+writeAll(`${'\b'.repeat(60)}\r5000000/5000000 - 9s 2ms/step - accuracy: 0.6 - loss: 0.6 - val_binary_accuracy: 0.73 - val_loss: 0.5\n`);
+gc();
+const beforeEnd = process.memoryUsage().heapUsed;
 await reader.round(targets);
+gc();
+const afterEnd = process.memoryUsage().heapUsed - beforeEnd;
 const kb = (b: number) => `${(b / 1024).toFixed(0)} KiB`;
 console.log(
   JSON.stringify({
@@ -73,6 +77,7 @@ console.log(
     logRecordsHeap: kb(logHeap),
     heapRetainedByARoundMax: kb(retained),
     heapGrowthDuringARoundMax: kb(transient),
+    heapRetainedByTheEpochEndRound: kb(afterEnd),
     epochRead: targets.every((t) => reader.view(t.key)?.epoch === 1),
   }),
 );

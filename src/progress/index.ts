@@ -9,3 +9,4 @@ export * from './source.ts';
 export * from './rate.ts';
 export * from './metrics-text.ts';
 export * from './log-lines.ts';
+export * from './detach.ts';

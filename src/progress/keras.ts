@@ -2,6 +2,7 @@
 // of the protocol still give a signal. Only the line that ends an epoch becomes a sample: mid-epoch
 // lines carry running averages of the training batches, which would mix with validation values.
 
+import { detach } from './detach.ts';
 import { chooseTracked, direction, readMetric, textOutcome, type TextCarry, type TextOutcome } from './metrics-text.ts';
 
 /** What one chunk tells the next about Keras's output (the caller passes it back in). */
@@ -47,7 +48,7 @@ export function parseKerasSegment(segment: string, carry: KerasCarry, logTime: n
   if (!endsEpoch || entries.size === 0) return { carry, recognized: true };
 
   // The same epoch end again (a reader that lost its place reads a line twice): nothing new.
-  const key = `${segment.length}:${segment.slice(-120)}`;
+  const key = detach(`${segment.length}:${segment.slice(-120)}`);
   if (carry.lastEnd === key) return { carry, recognized: true };
   // A second end of the same epoch means its `Epoch k/n` header was not read (a reader that skipped
   // part of the log): Keras ends each epoch once. Not past the plan: after the last epoch, such a line

@@ -2,6 +2,7 @@
 // names and values: the direction of a name, which name is tracked, and what a line amounts to —
 // a sample, a position without a tracked value, a divergence (NaN/Inf), or a rejection.
 
+import { detach } from './detach.ts';
 import { MAX_ABS_VALUE, type ProgressPosition, type ProgressSample, type RejectReason, type SampleSource } from './protocol.ts';
 
 /** What earlier lines of a log tell the next about metric lines. */
@@ -79,7 +80,7 @@ export function textOutcome(
 ): TextOutcome | undefined {
   const value = (n: string): MetricValue => line.metrics.find((m) => m.name === n)?.value;
   const bad = line.metrics.find((m) => m.value === 'non-finite' && direction(m.name) !== undefined);
-  if (bad !== undefined) return { diverged: `${sourceName(source)} ${bad.name} is not finite`, position };
+  if (bad !== undefined) return { diverged: detach(`${sourceName(source)} ${bad.name} is not finite`), position };
   const lossValue = value(line.name?.startsWith('val_') === true ? 'val_loss' : 'loss');
   const loss = typeof lossValue === 'number' ? { loss: lossValue } : {};
   if (carry.validation === true && !line.validation) return { position: { ...position, ...loss } };
@@ -91,7 +92,8 @@ export function textOutcome(
   const sample: ProgressSample = {
     source,
     value: tracked,
-    name: line.name,
+    // Kept in the phase state for as long as the job runs.
+    name: detach(line.name),
     higherIsBetter: direction(line.name)!,
     ...(step !== undefined ? { step } : {}),
     ...(epoch !== undefined ? { epoch } : {}),

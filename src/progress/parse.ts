@@ -1,6 +1,7 @@
 // A log chunk (as `pods/log` returns it) → progress samples. Pure, bounded and total: whatever the
 // chunk holds, this returns; bad lines are counted by reason instead of thrown.
 
+import { detach } from './detach.ts';
 import { parseKerasSegment, type KerasCarry } from './keras.ts';
 import { parseLogLine } from './log-lines.ts';
 import type { TextOutcome } from './metrics-text.ts';
@@ -97,14 +98,6 @@ function logTimestamp(line: string): { time?: number; rest: string } {
   // Date.parse is only specified for milliseconds: cut the fraction to three digits.
   const ms = Date.parse(`${m[1]!}${(m[2] ?? '').slice(0, 4)}${m[3]!}`);
   return { ...(Number.isFinite(ms) ? { time: ms } : {}), rest: line.slice(m[0].length) };
-}
-
-/**
- * A copy of `text` that does not keep the chunk it was cut from alive: V8 substrings point into their
- * parent, and the carried segment (≤ 4 KiB) would hold the whole last read (256 KiB) per job.
- */
-function detach(text: string): string {
-  return Buffer.from(text, 'utf16le').toString('utf16le');
 }
 
 /** Removes colours, redraw characters and terminal titles from a segment. */

@@ -7,7 +7,7 @@
 // and remembers how much of the last, unfinished line it has read. A line longer than one read's
 // byte limit (a progress bar redrawn with \r for a whole epoch) is followed through its newest
 // records only (`tailLines`): the parser needs only a line's last redraw.
-import type { LogCarry } from '../../progress/index.ts';
+import { detach, type LogCarry } from '../../progress/index.ts';
 
 /** Bytes per record the tail read assumes: containerd's and Docker's maximum log line size. */
 export const RECORD_BYTES = 16 * 1024;
@@ -150,7 +150,7 @@ function splitLines(answer: string): Line[] {
     // Only the line's first characters can hold its timestamp.
     // A copy: a substring would keep the whole answer alive for as long as the cursor keeps the stamp.
     const found = STAMP.exec(answer.slice(start, start + 40))?.[1];
-    const stamp = found === undefined ? undefined : Buffer.from(found, 'latin1').toString('latin1');
+    const stamp = found === undefined ? undefined : detach(found);
     lines.push({ start, body: stamp === undefined ? start : start + stamp.length + 1, stamp });
     start = nl < 0 ? answer.length : nl + 1;
   }
