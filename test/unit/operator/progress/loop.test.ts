@@ -420,7 +420,15 @@ describe('ProgressMetrics', () => {
       now: () => T0,
     });
     // A budget of two reads: c waits for the next round; b's log held bad lines.
-    reader.next = { read: ['ns/a', 'ns/b'], deferred: ['ns/c'], problems: new Map([['ns/b', 'bad lines']]) };
+    reader.next = {
+      read: ['ns/a', 'ns/b'],
+      deferred: ['ns/c'],
+      problems: new Map([['ns/b', 'bad lines']]),
+      skipped: new Map([
+        ['malformed', 2],
+        ['unread', 5],
+      ]),
+    };
     expect(await loop.tick()).toBe(true);
     const samples = parseMetrics(await registry.metrics());
     expect(sumOf(samples, 'tfjob_operator_progress_log_reads_total', { result: 'ok' })).toBe(1);
@@ -429,5 +437,7 @@ describe('ProgressMetrics', () => {
     expect(sumOf(samples, 'tfjob_operator_progress_deferred_jobs')).toBe(1);
     expect(sumOf(samples, 'tfjob_operator_progress_period_seconds')).toBe(30);
     expect(sumOf(samples, 'tfjob_operator_progress_round_duration_seconds_count')).toBe(1);
+    expect(sumOf(samples, 'tfjob_operator_progress_lines_skipped_total', { reason: 'malformed' })).toBe(2);
+    expect(sumOf(samples, 'tfjob_operator_progress_lines_skipped_total', { reason: 'unread' })).toBe(5);
   });
 });
