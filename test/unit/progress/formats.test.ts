@@ -112,6 +112,16 @@ describe('custom training loops, captured (TF 2.15)', () => {
   });
 });
 
+describe('divergence in a structured line', () => {
+  it('a NaN written by json.dumps is counted and diverges the job; a later finite line ends it', () => {
+    const nan = 'TFJOB_PROGRESS {"step": 20, "loss": NaN}\n';
+    const r = parseProgressLog(nan);
+    expect(r.rejected).toEqual({ 'non-finite': 1 });
+    expect(r.diverged?.detail).toBe('progress line: NaN or Infinity in the JSON object');
+    expect(parseProgressLog(`${nan}TFJOB_PROGRESS {"step": 30, "loss": 0.5}\n`).diverged).toBeUndefined();
+  });
+});
+
 describe('mpirun --tag-output (Horovod), rank tags added to captures', () => {
   it.each([
     ['tf215-fit-v1-pipe.mpi.txt', 'tf215-fit-v1-pipe.txt'],
