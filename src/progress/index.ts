@@ -7,3 +7,6 @@ export * from './phase.ts';
 export * from './period.ts';
 export * from './source.ts';
 export * from './rate.ts';
+export * from './metrics-text.ts';
+export * from './log-lines.ts';
+export * from './detach.ts';

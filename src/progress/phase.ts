@@ -56,6 +56,8 @@ export interface PhaseState {
   /** Fixed for a series: steps when its first sample had one, else time. */
   readonly axis: 'step' | 'time';
   readonly ema: number;
+  /** The value of the last sample, unsmoothed. */
+  readonly latest?: number;
   readonly first: number;
   /** Largest improvement seen: the scale growth is measured against. */
   readonly best: number;
@@ -75,9 +77,15 @@ export interface PhaseState {
 
 /** What the rest of the operator sees; undefined means "no information" (schedule as without progress). */
 export interface ProgressView {
-  readonly phase: Phase;
+  /** The machine's phase, or Diverged: the log showed a NaN or infinite loss or metric (the reader's). */
+  readonly phase: Phase | 'Diverged';
+  /** Why, for Diverged. */
+  readonly detail?: string;
   readonly since: number;
+  /** The smoothed metric (EMA), on which the phase is judged. */
   readonly metric: number;
+  /** The last sample's value as the log printed it. */
+  readonly latest?: number;
   readonly name: string;
   readonly higherIsBetter: boolean;
   readonly growth?: number;
@@ -100,6 +108,7 @@ function start(sample: ProgressSample, time: number, now: number): PhaseState {
     higherIsBetter: sample.higherIsBetter,
     axis: sample.step !== undefined ? 'step' : 'time',
     ema: sample.value,
+    latest: sample.value,
     first: sample.value,
     best: 0,
     points: [],
@@ -138,6 +147,7 @@ function fold(prev: PhaseState | undefined, sample: ProgressSample, now: number,
     state: {
       ...prev,
       ema: config.smoothing * prev.ema + (1 - config.smoothing) * sample.value,
+      latest: sample.value,
       lastSampleAt: Math.max(prev.lastSampleAt, time),
       ...(gapMs !== undefined ? { gapMs } : {}),
       ...(sample.step !== undefined ? { step: sample.step } : {}),
@@ -238,6 +248,7 @@ export function progressView(
     phase: state.phase,
     since: state.since,
     metric: state.ema,
+    ...(state.latest !== undefined ? { latest: state.latest } : {}),
     name: state.name,
     higherIsBetter: state.higherIsBetter,
     lastUpdate: state.lastSampleAt,

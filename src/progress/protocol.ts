@@ -27,12 +27,17 @@ export type RejectReason =
   | 'unsupported-version' // `v` is not a version this parser knows
   | 'excess'; // a valid sample dropped because the chunk held more than the per-chunk bound
 
-/** One progress report, from either a structured line or Keras's output. */
+/** Where a progress report came from: a structured line, or a format a training library prints. */
+export type SampleSource = 'protocol' | 'keras' | 'estimator' | 'log';
+
+/** One progress report, from either a structured line or a library's own output. */
 export interface ProgressSample {
-  readonly source: 'protocol' | 'keras';
+  readonly source: SampleSource;
   /** Global training step (batches seen), if known. */
   readonly step?: number;
   readonly epoch?: number;
+  /** Epochs the job plans (N of Keras's `Epoch k/N`), if it said. */
+  readonly epochs?: number;
   /** The value the phase machine tracks: the reported metric, or the loss when no metric was given. */
   readonly value: number;
   readonly name: string;
@@ -41,6 +46,18 @@ export interface ProgressSample {
   /** Value of `value` at which the job considers itself done, in the same unit. */
   readonly target?: number;
   /** When the value was measured, ms since the Unix epoch (from the line, else the log's own timestamp). */
+  readonly time?: number;
+}
+
+/**
+ * How far a job is without a value of its tracked metric: an epoch end without validation values
+ * after validation was seen (validation_freq > 1), or the line that made the job diverge.
+ */
+export interface ProgressPosition {
+  readonly step?: number;
+  readonly epoch?: number;
+  readonly epochs?: number;
+  readonly loss?: number;
   readonly time?: number;
 }
 

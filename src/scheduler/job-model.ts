@@ -282,7 +282,8 @@ function compileJob(
   for (const g of fixed) signature = signature.then(g);
   if (workers !== undefined) signature = signature.then(workers);
   const served = ranking.byAttainedService ? serviceBand(js.attainedWorkerSeconds ?? 0, config) : 0;
-  const converged = ranking.byPhase && js.progress?.phase === 'Converged' ? 1 : 0;
+  // A diverged job (NaN loss) ranks like a converged one: more workers would only burn more NaNs.
+  const converged = ranking.byPhase && (js.progress?.phase === 'Converged' || js.progress?.phase === 'Diverged') ? 1 : 0;
   const band = Math.max(served, converged);
   return {
     state: js,

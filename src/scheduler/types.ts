@@ -189,7 +189,7 @@ export interface ReplicaInstance {
 export type JobPhase = 'waiting' | 'running' | 'finished';
 
 /** A job's training phase from the progress signal it emits (src/progress); docs/progress-protocol.md. */
-export type TrainingPhase = 'Progressing' | 'Slowing' | 'Converged';
+export type TrainingPhase = 'Progressing' | 'Slowing' | 'Converged' | 'Diverged';
 
 export interface JobProgress {
   readonly phase: TrainingPhase;

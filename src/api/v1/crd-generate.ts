@@ -242,9 +242,14 @@ export const PROGRESS_STATUS_SCHEMA: Json = {
   type: 'object',
   description: "The job's training progress as read from its log (tfjob-operator extension; see docs/progress-protocol.md).",
   properties: {
-    phase: { type: 'string', enum: [...PROGRESS_PHASES], description: 'Progressing, Slowing or Converged.' },
+    phase: {
+      type: 'string',
+      enum: [...PROGRESS_PHASES],
+      description: 'Progressing, Slowing, Converged, or Diverged (a NaN or infinite loss or metric in the log).',
+    },
     since: dateTime('When the job entered this phase.'),
-    metric: { type: 'string', description: 'The EMA-smoothed metric, as a decimal string.' },
+    metric: { type: 'string', description: 'The EMA-smoothed metric (what the phase is judged on), as a decimal string.' },
+    latest: { type: 'string', description: 'The metric as the last sample in the log had it, as a decimal string.' },
     metricName: { type: 'string', description: 'Name of the metric (or loss) the job reports.' },
     higherIsBetter: { type: 'boolean', description: 'Whether a larger metric is better.' },
     growth: { type: 'string', description: 'Relative improvement per relative progress over the recent window, as a decimal string.' },

@@ -141,7 +141,7 @@ export const SchedulingStatusSchema = z.object({
   attainedWorkerSeconds: opt(z.number().int().nonnegative()),
 });
 
-export const PROGRESS_PHASES = ['Progressing', 'Slowing', 'Converged'] as const;
+export const PROGRESS_PHASES = ['Progressing', 'Slowing', 'Converged', 'Diverged'] as const;
 
 /** Ours: the job's training progress as read from its log (`status.progress`; see docs/progress-protocol.md). */
 export const ProgressStatusSchema = z.object({
@@ -150,6 +150,8 @@ export const ProgressStatusSchema = z.object({
   since: opt(z.string()),
   /** The EMA-smoothed metric and its name, as decimal strings (API conventions avoid floats). */
   metric: opt(z.string()),
+  /** The metric of the last sample, unsmoothed: what the job's own log printed last. */
+  latest: opt(z.string()),
   metricName: opt(z.string()),
   higherIsBetter: opt(z.boolean()),
   /** Relative improvement per relative progress over the recent window (α compares with it). */

@@ -17,7 +17,7 @@ import type { ParsedTFJobEntry } from '../../api/v1/parse.ts';
 import { parseQuantity } from '../../api/v1/quantity.ts';
 import { isControlledBy } from '../../controllers/tfjob/owner.ts';
 import { isTerminating } from '../../controllers/tfjob/pod-state.ts';
-import type { Phase } from '../../progress/index.ts';
+import type { ProgressView } from '../../progress/index.ts';
 import type { KubeClients } from '../../runtime/kube-client.ts';
 
 /** One container's CPU limit to set in place. */
@@ -41,7 +41,12 @@ function millis(q: string | number | undefined): number | undefined {
  * The resizes that bring the job's running workers to what its phase asks for (none when they are
  * there already). `fraction` is F; the template is the job's own `Worker` replica template.
  */
-export function planCpuResizes(entry: ParsedTFJobEntry, phase: Phase | undefined, pods: readonly Pod[], fraction: number): CpuResize[] {
+export function planCpuResizes(
+  entry: ParsedTFJobEntry,
+  phase: ProgressView['phase'] | undefined,
+  pods: readonly Pod[],
+  fraction: number,
+): CpuResize[] {
   const template = entry.defaulted.spec.tfReplicaSpecs['Worker']?.template.spec?.containers.find((c) => c.name === DEFAULT_CONTAINER_NAME);
   const limit = millis(template?.resources?.limits?.['cpu']);
   const request = millis(template?.resources?.requests?.['cpu']) ?? limit;

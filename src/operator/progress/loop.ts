@@ -31,6 +31,8 @@ import type { ProgressTarget, RoundReport } from './reader.ts';
 
 export const EVENT_PROGRESS_PHASE = 'ProgressPhaseChanged';
 export const EVENT_PROGRESS_UNREADABLE = 'ProgressUnreadable';
+/** Warning: a NaN or infinite loss or metric in the job's log (status.progress.phase Diverged). */
+export const EVENT_DIVERGED = 'Diverged';
 export const EVENT_CPU_RESIZED = 'CpuResized';
 export const EVENT_CPU_RESIZE_FAILED = 'CpuResizeFailed';
 const WARNING_EVERY_MS = 10 * 60_000;
@@ -79,7 +81,9 @@ export function progressStatus(v: ProgressView): ProgressStatus {
   return {
     phase: v.phase,
     since: time(v.since),
-    metric: decimal(v.metric),
+    // A job that diverged before any finite value has no metric to show.
+    ...(Number.isFinite(v.metric) ? { metric: decimal(v.metric) } : {}),
+    ...(v.latest !== undefined ? { latest: decimal(v.latest) } : {}),
     metricName: v.name,
     higherIsBetter: v.higherIsBetter,
     ...(v.growth === undefined ? {} : { growth: decimal(v.growth) }),
@@ -231,6 +235,8 @@ export class ProgressLoop {
       return false;
     }
     this.#deps.metrics?.round(report, (performance.now() - startedAt) / 1000, periodMs);
+    if ((report.skipped?.size ?? 0) > 0)
+      this.#deps.log.debug({ skipped: Object.fromEntries(report.skipped!) }, 'Skipped progress log lines');
     this.#publish(entries, report);
     await this.#resize(entries);
     // Quiet: nothing to learn soon. A job with a rate target is quiet while it meets it (DQoES
@@ -269,7 +275,9 @@ export class ProgressLoop {
       const before = this.#published.get(key);
       if (JSON.stringify(next) === JSON.stringify(before)) continue;
       const samePhase = next !== undefined && before !== undefined && next.phase === before.phase && next.since === before.since;
-      if (samePhase && (this.#readsSincePublished.get(key) ?? 0) < 2) continue;
+      // A new epoch is written at once: it comes once per epoch, not once per read.
+      const sameEpoch = next?.epoch === before?.epoch;
+      if (samePhase && sameEpoch && (this.#readsSincePublished.get(key) ?? 0) < 2) continue;
       if (next === undefined) this.#published.delete(key);
       else this.#published.set(key, next);
       this.#readsSincePublished.set(key, 0);
@@ -285,6 +293,17 @@ export class ProgressLoop {
         'Normal',
         EVENT_PROGRESS_PHASE,
         `Progress phase ${to}${from === undefined ? '' : ` (was ${from})`}: ${s.metricName ?? 'metric'} ${s.metric ?? ''}${growth}`,
+      );
+    }
+    for (const [key, why] of report.diverged ?? []) {
+      const entry = entries.get(key);
+      if (entry === undefined) continue;
+      this.#deps.log.info({ tfjob: key, why }, 'Training diverged');
+      this.#deps.event(
+        entry,
+        'Warning',
+        EVENT_DIVERGED,
+        `Training diverged: ${why}; the job's progress phase is Diverged until a finite value is logged`,
       );
     }
     for (const [key, why] of report.problems) {

@@ -9,6 +9,7 @@ export class ProgressMetrics {
   readonly #followed: Gauge;
   readonly #deferred: Gauge;
   readonly #period: Gauge;
+  readonly #skipped: Counter<'reason'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -34,6 +35,12 @@ export class ProgressMetrics {
       help: 'Followed TFJobs the last round left unread because its read budget ran out (read first next round)',
       registers,
     });
+    this.#skipped = new Counter({
+      name: 'tfjob_operator_progress_lines_skipped_total',
+      help: 'Progress log lines or line segments skipped, by reason (a bad progress line, a segment over 4096 characters or whose start was not read)',
+      labelNames: ['reason'],
+      registers,
+    });
     this.#period = new Gauge({
       name: 'tfjob_operator_progress_period_seconds',
       help: 'Current progress period (doubles while every followed job is quiet, FlowCon/DQoES back-off)',
@@ -49,5 +56,6 @@ export class ProgressMetrics {
     this.#followed.set(report.read.length + report.deferred.length);
     this.#deferred.set(report.deferred.length);
     this.#period.set(periodMs / 1000);
+    for (const [reason, n] of report.skipped ?? []) this.#skipped.inc({ reason }, n);
   }
 }

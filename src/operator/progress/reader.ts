@@ -1,9 +1,10 @@
 // The progress reader: one evaluation round reads, for each running job, the new part of one
-// replica's log (`pods/log` with timestamps, since the last line it read), parses it with the pure
-// progress code and folds it into the job's phase. Training pods need no API rights: the operator
+// replica's log (`pods/log` with timestamps, from where it stopped: log-cursor.ts), parses it with the
+// pure progress code and folds it into the job's phase; a NaN or infinite value makes it Diverged. Training pods need no API rights: the operator
 // reads what they print. A global budget bounds requests per round (one per job at most), and the
 // jobs read least recently go first, so a budget smaller than the job count still reaches them all.
 // ProgressLoop (loop.ts) decides when rounds run and publishes what they find.
+import { advance, nextRequest, type CursorState } from './log-cursor.ts';
 import {
   DEFAULT_PHASE_CONFIG,
   DEFAULT_RATE_CONFIG,
@@ -11,11 +12,13 @@ import {
   foldSteps,
   measuredRate,
   parseProgressLog,
+  type ParseResult,
   progressView,
   type LogCarry,
   type PhaseConfig,
   type MeasuredRate,
   type PhaseState,
+  type ProgressPosition,
   type ProgressView,
   type RateConfig,
   type RateState,
@@ -27,7 +30,7 @@ export interface LogRequest {
   readonly container: string;
   /** RFC 3339, whole seconds (the API's `sinceTime`); absent on a pod's first read. */
   readonly sinceTime?: string;
-  /** On a pod's first read only: the end of the log, not all of it. */
+  /** On a pod's first read, and while a line is longer than one read: the end of the log only. */
   readonly tailLines?: number;
   readonly limitBytes: number;
 }
@@ -75,23 +78,27 @@ export interface RoundReport {
   readonly phaseChanges: ReadonlyMap<string, readonly [string | undefined, string]>;
   /** Jobs whose log could not be read or held bad lines: key → why (for a rate-limited warning). */
   readonly problems: ReadonlyMap<string, string>;
+  /** Jobs whose log showed a NaN or infinite loss or metric this round: key → what. */
+  readonly diverged?: ReadonlyMap<string, string>;
+  /** Lines or segments this round skipped, by reason (bad progress lines, over-long or cut segments). */
+  readonly skipped?: ReadonlyMap<string, number>;
 }
 
 interface Followed {
   podUid: string;
   carry: LogCarry;
-  /** The last line read: its exact timestamp, and the same in ms. */
-  lastStamp?: string;
-  lastMs?: number;
+  cursor: CursorState;
   lastReadAt: number;
+  /** The latest NaN/Inf seen after the last finite sample: the job diverged. */
+  diverged?: { readonly detail: string; readonly at: number };
+  /** The latest step and epoch any line gave (also lines without the tracked metric). */
+  position?: ProgressPosition;
   state?: PhaseState;
   steps?: RateState;
 }
 
 /** A rate whose last sample is older than this says nothing about the job now. */
 const RATE_STALE_MS = 10 * 60_000;
-
-const STAMP = /^(\S+) /;
 
 export class ProgressReader {
   readonly #opts: ProgressReaderOptions;
@@ -105,7 +112,27 @@ export class ProgressReader {
 
   /** The job's progress for the scheduler, or undefined: no signal, or a stale one. */
   view(key: string): ProgressView | undefined {
-    return progressView(this.#jobs.get(key)?.state, this.#now(), this.#opts.phase ?? DEFAULT_PHASE_CONFIG);
+    const f = this.#jobs.get(key);
+    const view = progressView(f?.state, this.#now(), this.#opts.phase ?? DEFAULT_PHASE_CONFIG);
+    if (f?.diverged !== undefined) {
+      // A diverged job stays so until a finite value comes (a restart from a checkpoint); its last
+      // finite metric is kept for the status, so the phase is the news.
+      const { detail, at } = f.diverged;
+      return {
+        ...(view ?? { metric: Number.NaN, name: 'loss', higherIsBetter: false }),
+        phase: 'Diverged',
+        since: at,
+        lastUpdate: at,
+        detail,
+      };
+    }
+    if (view === undefined || f?.position === undefined) return view;
+    // Epoch ends without the tracked metric (validation_freq > 1) still say how far the job is.
+    const { step, epoch } = f.position;
+    const later = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined ? b : Math.max(a, b ?? a));
+    const s = later(step, view.step);
+    const e = later(epoch, view.epoch);
+    return { ...view, ...(s !== undefined ? { step: s } : {}), ...(e !== undefined ? { epoch: e } : {}) };
   }
 
   /** The job's measured step rate with its present workers, or undefined: not measured yet, or stale. */
@@ -125,98 +152,82 @@ export class ProgressReader {
     const deferred = order.slice(budget).map((t) => t.key);
     const phaseChanges = new Map<string, readonly [string | undefined, string]>();
     const problems = new Map<string, string>();
+    const diverged = new Map<string, string>();
+    const skipped = new Map<string, number>();
     // Reads of one round run concurrently; the client's own rate limiter spaces them further.
     await Promise.all(
       chosen.map(async (t) => {
         const outcome = await this.#readOne(t);
         if (outcome.problem !== undefined) problems.set(t.key, outcome.problem);
         if (outcome.change !== undefined) phaseChanges.set(t.key, outcome.change);
+        if (outcome.diverged !== undefined) diverged.set(t.key, outcome.diverged);
+        for (const [reason, n] of Object.entries(outcome.skipped ?? {})) skipped.set(reason, (skipped.get(reason) ?? 0) + n);
       }),
     );
-    return { read: chosen.map((t) => t.key), deferred, phaseChanges, problems };
+    return { read: chosen.map((t) => t.key), deferred, phaseChanges, problems, diverged, skipped };
   }
 
-  async #readOne(t: ProgressTarget): Promise<{ problem?: string; change?: readonly [string | undefined, string] }> {
+  async #readOne(t: ProgressTarget): Promise<ReadOutcome> {
     let f = this.#jobs.get(t.key);
     if (f === undefined || f.podUid !== t.podUid) {
       // A new pod (first read, or the replica was re-created): its log starts afresh.
       f = {
         podUid: t.podUid,
         carry: {},
+        cursor: {},
         lastReadAt: 0,
         ...(f?.state === undefined ? {} : { state: f.state }),
         ...(f?.steps === undefined ? {} : { steps: f.steps }),
+        ...(f?.diverged === undefined ? {} : { diverged: f.diverged }),
       };
       this.#jobs.set(t.key, f);
     }
     f.lastReadAt = this.#now();
-    let chunk: string;
+    const limitBytes = this.#opts.limitBytes ?? DEFAULT_LOG_LIMIT_BYTES;
+    const request = nextRequest(f.cursor, this.#opts.firstReadTailLines ?? DEFAULT_FIRST_READ_TAIL_LINES);
+    let answer: string;
     try {
-      chunk = await this.#opts.logs.read({
-        namespace: t.namespace,
-        pod: t.pod,
-        container: t.container,
-        limitBytes: this.#opts.limitBytes ?? DEFAULT_LOG_LIMIT_BYTES,
-        ...(f.lastMs === undefined
-          ? { tailLines: this.#opts.firstReadTailLines ?? DEFAULT_FIRST_READ_TAIL_LINES }
-          : { sinceTime: new Date(Math.floor(f.lastMs / 1000) * 1000).toISOString().replace('.000Z', 'Z') }),
-      });
+      answer = await this.#opts.logs.read({ namespace: t.namespace, pod: t.pod, container: t.container, limitBytes, ...request });
     } catch (err) {
       const code = (err as { code?: unknown }).code;
       // Gone (404) or not started yet (400 "waiting to start"): no information, nothing wrong.
       if (code === 404 || code === 400) return {};
       return { problem: `cannot read the log of pod ${t.pod}: ${err instanceof Error ? err.message : String(err)}` };
     }
-    const fresh = this.#newLines(f, chunk);
-    const parsed = parseProgressLog(fresh, { timestamps: true, carry: f.carry });
+    const next = advance(f.cursor, f.carry, request, answer, limitBytes);
+    f.cursor = next.state;
+    const parsed = parseProgressLog(next.text, { timestamps: true, carry: next.carry, endsOpen: true });
     f.carry = parsed.carry;
-    const before = f.state?.phase;
+    return this.#fold(f, t, parsed);
+  }
+
+  #fold(f: Followed, t: ProgressTarget, parsed: ParseResult): ReadOutcome {
+    const before = f.diverged !== undefined ? 'Diverged' : f.state?.phase;
     const next = evaluatePhase(f.state, parsed.samples, this.#now(), this.#opts.phase ?? DEFAULT_PHASE_CONFIG);
     if (next !== undefined) f.state = next;
     f.steps = foldSteps(f.steps, parsed.samples, t.workers, this.#now(), this.#opts.rate ?? DEFAULT_RATE_CONFIG);
-    const out: { problem?: string; change?: readonly [string | undefined, string] } = {};
-    if (next !== undefined && next.phase !== before) out.change = [before, next.phase];
+    if (parsed.position !== undefined) f.position = { ...f.position, ...parsed.position };
+    const out: { -readonly [K in keyof ReadOutcome]: ReadOutcome[K] } = {};
+    if (parsed.diverged !== undefined) {
+      if (f.diverged === undefined) out.diverged = parsed.diverged.detail;
+      f.diverged = { detail: parsed.diverged.detail, at: f.diverged?.at ?? parsed.diverged.time ?? this.#now() };
+    } else if (parsed.samples.length > 0) delete f.diverged;
+    const after = f.diverged !== undefined ? 'Diverged' : f.state?.phase;
+    if (after !== undefined && after !== before) out.change = [before, after];
     if (parsed.firstRejection !== undefined) {
       const n = Object.values(parsed.rejected).reduce((a, b) => a + b, 0);
       out.problem = `ignored ${n} progress line(s) in the log of pod ${t.pod}, first: ${parsed.firstRejection.reason} (${parsed.firstRejection.detail})`;
     }
+    const skipped: Record<string, number> = { ...parsed.rejected };
+    if (parsed.unread > 0) skipped.unread = parsed.unread;
+    if (Object.keys(skipped).length > 0) out.skipped = skipped;
     return out;
-  }
-
-  /**
-   * The part of `chunk` after the last line already read. `sinceTime` has whole seconds, so the
-   * chunk repeats that second's lines: skip through the line with the last exact timestamp seen.
-   */
-  #newLines(f: Followed, chunk: string): string {
-    const lines = chunk.split('\n');
-    if (lines.at(-1) === '') lines.pop();
-    let from = 0;
-    if (f.lastStamp !== undefined) {
-      const at = lines.findLastIndex((l) => STAMP.exec(l)?.[1] === f.lastStamp);
-      if (at >= 0) from = at + 1;
-      else {
-        // That line is no longer in the log (rotated): skip what is older than it.
-        const lastMs = f.lastMs ?? 0;
-        while (from < lines.length && (lineStamp(lines[from]!)?.ms ?? Number.NEGATIVE_INFINITY) < lastMs) from += 1;
-      }
-    }
-    const fresh = lines.slice(from);
-    for (let i = fresh.length - 1; i >= 0; i--) {
-      const last = lineStamp(fresh[i]!);
-      if (last !== undefined) {
-        f.lastStamp = last.stamp;
-        f.lastMs = last.ms;
-        break;
-      }
-    }
-    return fresh.length === 0 ? '' : `${fresh.join('\n')}\n`;
   }
 }
 
-/** The kubelet's RFC 3339 timestamp at the start of a line (nanoseconds; Date.parse takes ms). */
-function lineStamp(line: string): { stamp: string; ms: number } | undefined {
-  const stamp = STAMP.exec(line)?.[1];
-  if (stamp === undefined) return undefined;
-  const ms = Date.parse(stamp.replace(/(\.\d{3})\d+/, '$1'));
-  return Number.isFinite(ms) ? { stamp, ms } : undefined;
+interface ReadOutcome {
+  readonly problem?: string;
+  readonly change?: readonly [string | undefined, string];
+  readonly diverged?: string;
+  readonly skipped?: Readonly<Record<string, number>>;
 }

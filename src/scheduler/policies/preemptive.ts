@@ -407,6 +407,8 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
         limitFor: (job, limit) => {
           // A job that reached its metric target and asked to shrink stays at its minimum.
           if (toggles.qoeTargets && shrinksAtTarget(job)) return job.workers.length;
+          // ours (demoteConverged): a job whose loss went NaN never grows.
+          if (toggles.demoteConverged && job.job.state.progress?.phase === 'Diverged') return job.workers.length;
           // ours (qoeCapAtTarget): while others wait, a throughput target's job grows no further than it needs.
           const capped = toggles.qoeTargets && toggles.qoeCapAtTarget && opts.knee ? throughputTargetCap(job, limit, now) : limit;
           return round.limitFor(job, opts.limitFor === undefined ? capped : opts.limitFor(job, capped));
@@ -614,6 +616,7 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
     const limitOf = (r: RunningJob): number => {
       const wg = r.job.workers!;
       if ((toggles.qoeTargets && shrinksAtTarget(r)) || (toggles.cooldown && r.scaledInThisPass)) return r.workers.length;
+      if (toggles.demoteConverged && r.job.state.progress?.phase === 'Diverged') return r.workers.length;
       if (starving.length > 0 && preemptibleByStarving(r)) return r.workers.length;
       return kneeLimit(wg.scalingCurve, wg.min, wg.max, knee);
     };

@@ -99,11 +99,17 @@ describe('the phase machine', () => {
       phase: 'Progressing',
       since: T0 + 10_000,
       metric: 5,
+      latest: 5,
       name: 'loss',
       higherIsBetter: false,
       lastUpdate: T0 + 10_000,
       step: 10,
     });
+  });
+
+  it('shows the smoothed metric and the last value apart', () => {
+    const st = evaluatePhase(undefined, [s(10, 5), s(20, 4)], T0 + 20_000)!;
+    expect(progressView(st, T0 + 20_000)).toMatchObject({ metric: 0.7 * 5 + 0.3 * 4, latest: 4 });
   });
 
   it('does not step on a round without new samples (silence is not convergence)', () => {

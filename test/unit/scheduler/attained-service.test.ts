@@ -78,6 +78,18 @@ describe('attained-service demotion (ours)', () => {
     const slowing = { progress: { phase: 'Slowing' as const, since: 0 } };
     expect(schedule('ours', twoRunning(slowing), config()).scaleIn.map((s) => s.job)).toEqual(['B']);
   });
+
+  it('a Diverged job (NaN loss) ranks as demoted and never grows (demoteConverged), and only then', () => {
+    const diverged = { progress: { phase: 'Diverged' as const, since: 0 } };
+    expect(schedule('ours', twoRunning(diverged), config()).scaleIn.map((s) => s.job)).toEqual(['A']);
+    expect(schedule('ours', twoRunning(diverged), config({ demoteConverged: false })).scaleIn.map((s) => s.job)).toEqual(['B']);
+    // J alone on the testbed, 1 of at most 4 workers: it grows unless it diverged.
+    const alone = (p: Partial<JobState>) =>
+      snapshot(paperTestbed(), [{ ...running('J', ['PS:0@node-3', 'Worker:0@node-3'], { ps: PS, worker: TWO }), ...p }]);
+    expect(schedule('ours', alone({}), config()).scaleOut.map((s) => s.job)).toEqual(['J']);
+    expect(schedule('ours', alone(diverged), config()).scaleOut).toEqual([]);
+    expect(schedule('ours', alone(diverged), config({ demoteConverged: false })).scaleOut.map((s) => s.job)).toEqual(['J']);
+  });
 });
 
 /** A on node-1 at its minimum: PS + 2 workers of 4 cpu = 9 cpu, min = max = 2. */

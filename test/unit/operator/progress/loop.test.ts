@@ -208,6 +208,51 @@ describe('ProgressLoop', () => {
     await round({ ...view('Slowing', 0.71, T0 + 90_000), since: T0 + 90_000 });
     expect(changed).toEqual(['ns/a', 'ns/a', 'ns/a']);
     expect(loop.statusOf('ns/a')?.phase).toBe('Slowing');
+    // A new epoch at the next read: written at once (once per epoch, not per read).
+    await round({ ...view('Slowing', 0.72, T0 + 120_000), since: T0 + 90_000, epoch: 4 });
+    expect(changed).toHaveLength(4);
+    expect(loop.statusOf('ns/a')?.epoch).toBe(4);
+  });
+
+  it('shows the smoothed and the latest value apart, and a divergence as phase Diverged with a warning event', async () => {
+    let now = T0;
+    const reader = new FakeReader();
+    const events: string[] = [];
+    const loop = new ProgressLoop({
+      jobs: () => [job('a')],
+      pod: (ns, name) => (name === 'a-worker-0' ? pod(name, 'a') : undefined),
+      podsOf: () => [],
+      followAll: true,
+      reader,
+      event: (_job, type, reason, message) => events.push(`${type} ${reason}: ${message}`),
+      changed: () => undefined,
+      log: silentLogger(),
+      period: { initialMs: 30_000, maxMs: 120_000 },
+      now: () => now,
+    });
+    reader.views.set('ns/a', { ...view('Progressing', 0.75466), latest: 0.8066 });
+    await loop.tick();
+    expect(loop.statusOf('ns/a')).toMatchObject({ metric: '0.75466', latest: '0.8066' });
+
+    // Diverged before any finite value: no metric to show.
+    now += 30_000;
+    reader.views.set('ns/a', { phase: 'Diverged', since: T0, lastUpdate: T0, metric: Number.NaN, name: 'loss', higherIsBetter: false });
+    reader.next = {
+      phaseChanges: new Map([['ns/a', ['Progressing', 'Diverged'] as const]]),
+      diverged: new Map([['ns/a', 'Keras loss is not finite']]),
+    };
+    await loop.tick();
+    expect(loop.statusOf('ns/a')).toEqual({
+      phase: 'Diverged',
+      since: '2026-11-25T00:00:00Z',
+      metricName: 'loss',
+      higherIsBetter: false,
+      lastUpdate: '2026-11-25T00:00:00Z',
+    });
+    expect(loop.phaseOf('ns/a')?.phase).toBe('Diverged');
+    expect(events).toContain(
+      "Warning Diverged: Training diverged: Keras loss is not finite; the job's progress phase is Diverged until a finite value is logged",
+    );
   });
 
   it('doubles the period while every followed job has converged, and warns about an unreadable log at most every ten minutes', async () => {
@@ -375,7 +420,15 @@ describe('ProgressMetrics', () => {
       now: () => T0,
     });
     // A budget of two reads: c waits for the next round; b's log held bad lines.
-    reader.next = { read: ['ns/a', 'ns/b'], deferred: ['ns/c'], problems: new Map([['ns/b', 'bad lines']]) };
+    reader.next = {
+      read: ['ns/a', 'ns/b'],
+      deferred: ['ns/c'],
+      problems: new Map([['ns/b', 'bad lines']]),
+      skipped: new Map([
+        ['malformed', 2],
+        ['unread', 5],
+      ]),
+    };
     expect(await loop.tick()).toBe(true);
     const samples = parseMetrics(await registry.metrics());
     expect(sumOf(samples, 'tfjob_operator_progress_log_reads_total', { result: 'ok' })).toBe(1);
@@ -384,5 +437,7 @@ describe('ProgressMetrics', () => {
     expect(sumOf(samples, 'tfjob_operator_progress_deferred_jobs')).toBe(1);
     expect(sumOf(samples, 'tfjob_operator_progress_period_seconds')).toBe(30);
     expect(sumOf(samples, 'tfjob_operator_progress_round_duration_seconds_count')).toBe(1);
+    expect(sumOf(samples, 'tfjob_operator_progress_lines_skipped_total', { reason: 'malformed' })).toBe(2);
+    expect(sumOf(samples, 'tfjob_operator_progress_lines_skipped_total', { reason: 'unread' })).toBe(5);
   });
 });
