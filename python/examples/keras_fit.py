@@ -4,7 +4,8 @@ Prints where tfjob_progress came from (the real-node test installs it with pip a
 trains EPOCHS epochs of STEPS_PER_EPOCH batches, sleeping BATCH_SLEEP seconds per batch, with
 validation, reporting each epoch end as a TFJOB_PROGRESS line.
 
-Env: EPOCHS (default 4), STEPS_PER_EPOCH (default 20), BATCH_SLEEP (default 0), VERBOSE (default 2).
+Env: EPOCHS (default 4), STEPS_PER_EPOCH (default 20), BATCH_SLEEP (default 0), VERBOSE (default 2),
+CALLBACK (default 1; 0 = no tfjob_progress callback: the operator then reads Keras's own output).
 """
 import os
 import time
@@ -43,6 +44,12 @@ y = (x.sum(axis=1) > 0).astype("float32")
 model = keras.Sequential([keras.Input(shape=(8,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(1, activation="sigmoid")])
 model.compile(optimizer="adam", loss="binary_crossentropy", metrics=["accuracy"])
 model.fit(
-    x, y, batch_size=32, epochs=EPOCHS, validation_split=0.2, verbose=int(os.environ.get("VERBOSE", "2")), callbacks=[keras_callback(), Slow()]
+    x,
+    y,
+    batch_size=32,
+    epochs=EPOCHS,
+    validation_split=0.2,
+    verbose=int(os.environ.get("VERBOSE", "2")),
+    callbacks=([keras_callback()] if os.environ.get("CALLBACK", "1") == "1" else []) + [Slow()],
 )
 print("TRAINING_DONE epochs=%d" % EPOCHS, flush=True)

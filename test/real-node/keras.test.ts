@@ -1,7 +1,8 @@
 // The training-side helper as users install it: `pip install` of python/ (the tfjob-progress package,
 // offline, inside the pod) and its Keras callback in a real model.fit, once with Keras 3 (TensorFlow
 // 2.21) and once with tf.keras 2.x (TensorFlow 2.15). Each epoch's line reaches the log, the operator
-// reads them into status.progress, and the job Succeeds.
+// reads them into status.progress, and the job Succeeds. And Keras's own progress bar on a terminal,
+// without the helper, read by the operator from the real kubelet's log.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,5 +71,33 @@ describe.skipIf(realNodeSkipped() !== undefined)('the tfjob-progress package, pi
     const epochs = [...log.matchAll(/TFJOB_PROGRESS (\{[^\n]*\})/g)].map((m) => (JSON.parse(m[1] ?? '{}') as { epoch?: number }).epoch);
     expect(epochs).toEqual([1, 2, 3, 4]);
     expect(log).toContain(`TRAINING_DONE epochs=${EPOCHS}`);
+  });
+
+  it('Keras 3 with its default progress bar on a terminal (verbose=1, no callback): the operator reads the epochs from the bar', async () => {
+    // A TTY makes Keras redraw one line per epoch with \r, as users see it; slow batches make each
+    // epoch's line long-lived (~20 s) and long, read by the operator while it is being redrawn.
+    const job = 'kerasbar';
+    await createTFJob(
+      ns,
+      realJob(
+        job,
+        { Worker: { replicas: 1, cpu: '700m', memory: '600Mi', tty: true, command: ['python3', '-u', '/trainers/keras_fit.py'] } },
+        { env: { EPOCHS: '3', STEPS_PER_EPOCH: '100', BATCH_SLEEP: '0.25', VERBOSE: '1', CALLBACK: '0' } },
+      ),
+    );
+    const seen = new Set<number>();
+    await eventually(
+      async () => {
+        const p = statusOf(await getTFJob(ns, job)).progress as { epoch?: number } | undefined;
+        if (p?.epoch !== undefined) seen.add(p.epoch);
+        return seen.has(1) && seen.has(2);
+      },
+      { what: `${job}: epochs 1 and 2 in status.progress`, timeoutMs: 300_000, intervalMs: 1_000 },
+    );
+    await waitForCondition(ns, job, 'Succeeded', { timeoutMs: 240_000 });
+    const log = await podLog(ns, `${job}-worker-0`);
+    expect(log).not.toContain('TFJOB_PROGRESS');
+    expect(log).toMatch(/\r/);
+    expect(log).toMatch(/Epoch 3\/3/);
   });
 });

@@ -36,6 +36,8 @@ export interface TrainerReplica {
   readonly image?: string;
   readonly restartPolicy?: string;
   readonly env?: Readonly<Record<string, string>>;
+  /** Give the container a terminal (progress bars then redraw one line with \r, as on a console). */
+  readonly tty?: boolean;
   /** A host directory mounted at /ckpt (checkpoints that outlive the pods). */
   readonly hostPath?: string;
 }
@@ -59,6 +61,7 @@ export function trainerReplicaSpec(r: TrainerReplica): Record<string, unknown> {
             command: r.command ?? ['python3', '-u', `/trainers/${r.script ?? 'ps_v1.py'}`],
             env: Object.entries(env).map(([name, value]) => ({ name, value })),
             resources: { requests: { cpu: r.cpu, memory: r.memory ?? '400Mi' } },
+            ...(r.tty === true ? { tty: true } : {}),
             volumeMounts: [{ name: 'trainers', mountPath: '/trainers' }, ...(ckpt ? [{ name: 'checkpoints', mountPath: '/ckpt' }] : [])],
           },
         ],
