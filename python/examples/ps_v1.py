@@ -96,11 +96,15 @@ with tf.compat.v1.train.MonitoredTrainingSession(
 ) as sess:
     step = sess.run(gs)
     print("session open after %.1fs, global step %d" % (time.time() - t0, step), flush=True)
+    reported = step // EVERY
     while not sess.should_stop():
         xb = rng.normal(size=(32, 4)).astype(np.float32)
         yb = xb @ true_w + 0.7
         _, step, last_loss = sess.run([train, gs, loss], {x: xb, y: yb})
-        if step % EVERY == 0:
+        # Each time the global step passes a multiple of EVERY: workers taking turns see every
+        # other step (two workers may see only odd ones), so `step % EVERY == 0` could never hold.
+        if step // EVERY > reported:
+            reported = step // EVERY
             report(step=int(step), loss=float(last_loss))
         time.sleep(SLEEP)
     # The step fetched with the last update may predate another worker's last one: read it again.
