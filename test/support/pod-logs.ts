@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { appendPodLog, servePodLogFile } from '../../src/local-cluster/pod-logs.ts';
 import { KubeClients } from '../../src/runtime/kube-client.ts';
+import { criSplit } from './cri-records.ts';
 import { adminKubeConfig } from './kube.ts';
 
 export interface PodLog {
@@ -18,27 +19,15 @@ export interface PodLog {
   readonly file: string;
 }
 
-/** containerd's max_container_log_line_size default. */
-const CRI_RECORD_BYTES = 16 * 1024;
-
-/** CRI log records of `text` (ASCII: 16 Ki characters are 16 KiB), stamped from `at` on. */
+/** CRI log records of `text`, stamped from `at` on (nanoseconds apart). */
 export function criRecords(text: string, at: Date): string {
   const base = at.toISOString().slice(0, 19);
   const ms = at.getTime() % 1000;
   let n = 0;
   const stamp = () => `${base}.${String(ms).padStart(3, '0')}${String(n++).padStart(6, '0')}Z`;
-  const out: string[] = [];
-  const lines = text.split('\n');
-  lines.forEach((line, i) => {
-    const ended = i < lines.length - 1;
-    if (!ended && line === '') return;
-    for (let s = 0; ; s += CRI_RECORD_BYTES) {
-      const last = s + CRI_RECORD_BYTES >= line.length;
-      out.push(`${stamp()} stdout ${last && ended ? 'F' : 'P'} ${line.slice(s, s + CRI_RECORD_BYTES)}\n`);
-      if (last) break;
-    }
-  });
-  return out.join('');
+  return criSplit(text)
+    .map((r) => `${stamp()} stdout ${r.partial ? 'P' : 'F'} ${r.text}\n`)
+    .join('');
 }
 
 export async function servePodLog(namespace: string, pod: string, container = 'tensorflow'): Promise<PodLog> {

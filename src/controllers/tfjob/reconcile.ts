@@ -576,6 +576,7 @@ function reconcileOnce(input: ReconcileInput): ReconcilePlan {
     events.push(warning(EVENT_ELASTIC_WITHOUT_PS, messages.elasticWithoutPs(view.namespace, name, view.elastic)));
   }
 
+  const workerPods = ofReplicaType(pods, REPLICA_TYPE_WORKER);
   const decision = decideJobStatus({
     name,
     namespace: view.namespace,
@@ -584,8 +585,8 @@ function reconcileOnce(input: ReconcileInput): ReconcilePlan {
     successPolicy: job.spec.successPolicy,
     tolerateWorkerFailures: view.tolerateWorkerFailures,
     worker0FailureFailsJob: view.worker0FailureFailsJob,
-    worker0Completed: isWorker0Completed(view.replicaSpecs[REPLICA_TYPE_WORKER] !== undefined, ofReplicaType(pods, REPLICA_TYPE_WORKER)),
-    worker0Failed: isWorker0Failed(ofReplicaType(pods, REPLICA_TYPE_WORKER)),
+    worker0Completed: isWorker0Completed(view.replicaSpecs[REPLICA_TYPE_WORKER] !== undefined, workerPods),
+    worker0Failed: isWorker0Failed(workerPods),
     conditions,
     ...(working.startTime ? { startTime: working.startTime } : {}),
     ...(working.completionTime ? { completionTime: working.completionTime } : {}),

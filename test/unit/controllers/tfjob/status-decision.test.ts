@@ -48,6 +48,17 @@ function decide(row: Row) {
   });
 }
 
+/** A job whose Worker failures are tolerated (dynamic or elastic workers), before its replicas are set. */
+const TOLERANT = {
+  name: 'test-tfjob',
+  namespace: 'default',
+  successPolicy: '',
+  worker0Completed: false,
+  conditions: [],
+  now: at(1),
+  tolerateWorkerFailures: true,
+};
+
 // compat §5.1 item 20 (status_test.go "Test Status"): the expected condition type must be present.
 const rows: Row[] = [
   { name: 'Chief succeeded', replicas: { Chief: 1 }, counts: { Chief: { succeeded: 1 } }, expected: 'Succeeded' },
@@ -193,17 +204,7 @@ describe('status decision table (compat §5.1 item 20)', () => {
   });
 
   it('dynamic workers: Worker failures do not fail the job, PS failures still do', () => {
-    const base = {
-      name: 'test-tfjob',
-      namespace: 'default',
-      successPolicy: '',
-      worker0Completed: false,
-      conditions: [],
-      now: at(1),
-      tolerateWorkerFailures: true,
-      worker0FailureFailsJob: false,
-      worker0Failed: false,
-    };
+    const base = { ...TOLERANT, worker0FailureFailsJob: false, worker0Failed: false };
     const workerFailed = decideJobStatus({
       ...base,
       replicas: { PS: 1, Worker: 3 },
@@ -221,16 +222,7 @@ describe('status decision table (compat §5.1 item 20)', () => {
 });
 
 describe('elastic jobs: worker 0 failing for good fails a job whose chief it is', () => {
-  const base = {
-    name: 'test-tfjob',
-    namespace: 'default',
-    successPolicy: '',
-    worker0Completed: false,
-    conditions: [],
-    now: at(1),
-    tolerateWorkerFailures: true,
-    worker0FailureFailsJob: true,
-  };
+  const base = { ...TOLERANT, worker0FailureFailsJob: true };
   it('worker 1 failed, worker 0 running → still Running', () => {
     const d = decideJobStatus({
       ...base,

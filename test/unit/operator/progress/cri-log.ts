@@ -4,6 +4,7 @@
 // line (or the first one written), `limitBytes` cutting the answer — the rules of
 // k8s.io/cri-client/pkg/logs ReadLogs, which kubelet and kwok share. The integration tests run the real one.
 import type { LogRequest, LogSource } from '../../../../src/operator/progress/reader.ts';
+import { criSplit } from '../../../support/cri-records.ts';
 
 interface CriRecord {
   readonly ms: number;
@@ -11,8 +12,6 @@ interface CriRecord {
   readonly text: string;
   readonly partial: boolean;
 }
-
-export const CRI_RECORD_BYTES = 16 * 1024;
 
 export class CriLog implements LogSource {
   readonly records: CriRecord[] = [];
@@ -22,16 +21,7 @@ export class CriLog implements LogSource {
 
   /** Appends text as the container writes it: each `\n` ends a line, longer lines become P records. */
   write(text: string, atMs: number): void {
-    const lines = text.split('\n');
-    lines.forEach((line, i) => {
-      const ended = i < lines.length - 1;
-      if (!ended && line === '') return;
-      for (let s = 0; ; s += CRI_RECORD_BYTES) {
-        const last = s + CRI_RECORD_BYTES >= line.length;
-        this.records.push({ ms: atMs, stamp: this.#stamp(atMs), text: line.slice(s, s + CRI_RECORD_BYTES), partial: !(last && ended) });
-        if (last) break;
-      }
-    });
+    for (const r of criSplit(text)) this.records.push({ ms: atMs, stamp: this.#stamp(atMs), ...r });
   }
 
   /** Appends one record of a CRI log file (`<stamp> stdout P|F <content>`), with its own timestamp. */
