@@ -323,6 +323,11 @@ describe('quota lent to a queue that cannot give it back (ours)', () => {
     expect(events.find((e) => e.reason === 'Waiting')?.message).toContain(why);
     // The same numbers as the queue's own status and the kubectl plugin: 4 of 6 in use.
     expect((await clusterQueue(lender)).status?.usage).toEqual({ cpu: '4' });
-    expect(plugin(['queues', '-n', ns]).out).toMatch(new RegExp(`${lender}\\s+${cohort}\\s+1\\s+1\\s+cpu 4/6`));
+    // The plugin's PENDING/ADMITTED columns come from the queue status writer, which may lag a pass.
+    const row = new RegExp(`${lender}\\s+${cohort}\\s+1\\s+1\\s+cpu 4/6`);
+    await eventually(async () => row.test(plugin(['queues', '-n', ns]).out), {
+      what: 'the plugin showing the lender 4/6',
+      timeoutMs: 30_000,
+    });
   });
 });
