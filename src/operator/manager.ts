@@ -251,7 +251,10 @@ export class Operator {
   async #startServers(): Promise<void> {
     const readyChecks = {
       caches: () => ({ ok: this.synced, detail: 'informer caches not synced' }),
-      scheduler: () => ({ ok: this.#scheduling === undefined || this.#scheduling.ready(), detail: 'scheduler has not completed a pass' }),
+      scheduler: () => ({
+        ok: this.#scheduling === undefined || this.#scheduling.ready(this.#leading),
+        detail: 'scheduler has not completed a pass',
+      }),
     };
     const healthChecks = { ping: () => ({ ok: true }) };
     const metricsAddr = this.config.metricsBindAddress;

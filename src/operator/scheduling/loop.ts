@@ -86,8 +86,11 @@ export interface SchedulingLoop extends SchedulingSource {
   /** Scheduling passes: only on the leader. */
   start(): void;
   stop(): Promise<void>;
-  /** True once caches synced and, when leading, a first pass ran. */
-  ready(): boolean;
+  /**
+   * True once caches synced and, when `leading`, a first pass ran. The manager says whether it
+   * leads: between taking the lead and the first pass (pods listed again) no pass has run yet.
+   */
+  ready(leading: boolean): boolean;
   /** The job's class against its performance target after the last pass (the progress loop's period). */
   qoeClassOf(key: string): string | undefined;
 }
@@ -238,11 +241,11 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     this.#queues?.caches.namespaces?.stop();
   }
 
-  ready(): boolean {
+  ready(leading: boolean): boolean {
     const c = this.#queues?.caches;
     const queues = c === undefined || (c.clusterQueues.hasSynced && c.localQueues.hasSynced && (c.namespaces?.hasSynced ?? true));
     const synced = queues && this.#caches.nodes.hasSynced && this.#caches.pods.hasSynced && this.#caches.priorityClasses.hasSynced;
-    return synced && (!this.#trigger.active || this.#passes > 0);
+    return synced && (!leading || this.#passes > 0);
   }
 
   /** Requests a pass soon (see PassTrigger). */
