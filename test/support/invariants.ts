@@ -117,6 +117,8 @@ interface PodRecord {
   /** For reports: creation time (HH:MM:SS) and phase. */
   readonly created: string;
   readonly phase: string;
+  /** The operator's removal mark (preemption, scale-in, …), for reports. */
+  readonly removal: string | undefined;
 }
 
 /** Pod-name history for judging service deletions (a scale-in removes the pod, then its service). */
@@ -356,6 +358,7 @@ export class InvariantState {
         usesNode: pod.spec?.nodeName !== undefined && !TERMINATED.has(phase),
         created: String(pod.metadata?.creationTimestamp ?? '').replace(/^.*T(\d\d:\d\d:\d\d).*$/, '$1'),
         phase,
+        removal,
         replicaKey:
           live && job !== undefined
             ? `${job}/${pod.metadata?.labels?.[LABEL_REPLICA_TYPE] ?? ''}/${pod.metadata?.labels?.[LABEL_REPLICA_INDEX] ?? ''}`
@@ -574,7 +577,9 @@ export class InvariantState {
       if (p.node !== node || !p.usesNode) continue;
       used.pods = (used.pods ?? 0) + 1;
       for (const [k, v] of Object.entries(p.requests)) used[k] = (used[k] ?? 0) + v;
-      on.push(`${name}@${p.rv}[${p.phase} ${p.created}]${p.terminating ? '(terminating)' : ''}`);
+      on.push(
+        `${name}@${p.rv}[${p.phase} ${p.created}]${p.terminating ? '(terminating)' : ''}${p.removal === undefined ? '' : `(removal ${p.removal})`}`,
+      );
     }
     const over = Object.entries(used).filter(([k, v]) => v > 0 && v > (allocatable[k] ?? 0));
     if (over.length === 0) return;
