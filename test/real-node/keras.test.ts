@@ -13,6 +13,9 @@ import { createTFJob, getTFJob, waitForCondition } from '../support/tfjob.ts';
 import { podLog, realJob, realNodeSkipped, startRealNodeRun, statusOf, type RealNodeRun } from './support.ts';
 
 const EPOCHS = 4;
+// Seconds per epoch of the progress-bar job: ~25 s in CI; a manual run sets minutes (docs/real-node.md).
+const BAR_EPOCH_SECONDS = Number(process.env.TFJOB_REAL_NODE_BAR_EPOCH_SECONDS ?? '25');
+const BAR_BATCH_SLEEP = 0.25;
 const PACKAGE_VERSION = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 // Copied out of the read-only ConfigMap, installed without an index; `python3 -I` keeps the script's
@@ -82,19 +85,33 @@ describe.skipIf(realNodeSkipped() !== undefined)('the tfjob-progress package, pi
       realJob(
         job,
         { Worker: { replicas: 1, cpu: '700m', memory: '600Mi', tty: true, command: ['python3', '-u', '/trainers/keras_fit.py'] } },
-        { env: { EPOCHS: '3', STEPS_PER_EPOCH: '100', BATCH_SLEEP: '0.25', VERBOSE: '1', CALLBACK: '0' } },
+        {
+          env: {
+            EPOCHS: '3',
+            // keras_fit.py holds 20% of the batches back for validation.
+            STEPS_PER_EPOCH: String(Math.round(BAR_EPOCH_SECONDS / BAR_BATCH_SLEEP / 0.8)),
+            BATCH_SLEEP: String(BAR_BATCH_SLEEP),
+            VERBOSE: '1',
+            CALLBACK: '0',
+          },
+        },
       ),
     );
-    const seen = new Set<number>();
+    const created = Date.now();
+    const firstSeen = new Map<number, number>();
+    const epochBudgetMs = 3 * BAR_EPOCH_SECONDS * 2_000;
     await eventually(
       async () => {
         const p = statusOf(await getTFJob(ns, job)).progress as { epoch?: number } | undefined;
-        if (p?.epoch !== undefined) seen.add(p.epoch);
-        return seen.has(1) && seen.has(2);
+        if (p?.epoch !== undefined && !firstSeen.has(p.epoch)) firstSeen.set(p.epoch, Math.round((Date.now() - created) / 1000));
+        return firstSeen.has(1) && firstSeen.has(2);
       },
-      { what: `${job}: epochs 1 and 2 in status.progress`, timeoutMs: 300_000, intervalMs: 1_000 },
+      { what: `${job}: epochs 1 and 2 in status.progress`, timeoutMs: 240_000 + epochBudgetMs, intervalMs: 1_000 },
     );
-    await waitForCondition(ns, job, 'Succeeded', { timeoutMs: 240_000 });
+    await waitForCondition(ns, job, 'Succeeded', { timeoutMs: 240_000 + epochBudgetMs });
+    console.log(
+      `[keras-bar] ${JSON.stringify({ epochSeconds: BAR_EPOCH_SECONDS, epochFirstSeenAfterSeconds: Object.fromEntries(firstSeen) })}`,
+    );
     const log = await podLog(ns, `${job}-worker-0`);
     expect(log).not.toContain('TFJOB_PROGRESS');
     expect(log).toMatch(/\r/);
