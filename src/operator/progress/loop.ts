@@ -16,6 +16,8 @@ import {
   DEFAULT_PERIOD_CONFIG,
   jobSetChanged,
   nextPeriod,
+  planProgress,
+  planSummary,
   progressSource,
   type PeriodConfig,
   type MeasuredRate,
@@ -44,6 +46,8 @@ export interface ProgressRounds {
   round(targets: readonly ProgressTarget[]): Promise<RoundReport>;
   view(key: string): ProgressView | undefined;
   rate(key: string): MeasuredRate | undefined;
+  /** The last rate with the present workers, however old (a plan's ETA); absent in fakes: no ETA. */
+  pace?(key: string): MeasuredRate | undefined;
 }
 
 export interface ProgressLoopDeps {
@@ -74,10 +78,40 @@ export interface ProgressLoopDeps {
   readonly resize?: { readonly fraction: number; readonly resizer: PodResizer };
 }
 
-/** `status.progress` from what the reader knows (decimal strings, whole-second times). */
-export function progressStatus(v: ProgressView): ProgressStatus {
-  const time = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const decimal = (x: number) => String(Number(x.toPrecision(6)));
+const time = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+const decimal = (x: number) => String(Number(x.toPrecision(6)));
+
+/**
+ * `status.progress` from what the reader knows (decimal strings, whole-second times); with a declared
+ * plan (the log's, or `spec.qoe.totalSteps`) also the planned epochs/steps, the share done and an ETA
+ * from `rate`, the rate measured with the present workers.
+ */
+export function progressStatus(v: ProgressView, specTotalSteps?: number, rate?: MeasuredRate): ProgressStatus {
+  return { ...viewStatus(v), ...planStatus(v, specTotalSteps, rate) };
+}
+
+function planStatus(v: ProgressView, specTotalSteps: number | undefined, rate: MeasuredRate | undefined): ProgressStatus {
+  const { step, epoch, epochs, totalSteps } = v;
+  const plan = planProgress({
+    ...(step !== undefined ? { step } : {}),
+    ...(epoch !== undefined ? { epoch } : {}),
+    ...(epochs !== undefined ? { epochs } : {}),
+    ...(totalSteps !== undefined ? { totalSteps } : {}),
+    ...(specTotalSteps !== undefined ? { specTotalSteps } : {}),
+    ...(rate !== undefined ? { rate } : {}),
+  });
+  if (plan === undefined) return {};
+  return {
+    ...(plan.plannedEpochs !== undefined ? { plannedEpochs: plan.plannedEpochs } : {}),
+    ...(plan.plannedSteps !== undefined ? { plannedSteps: plan.plannedSteps } : {}),
+    fractionDone: decimal(Math.floor(plan.fraction * 1000) / 1000),
+    // A diverged job's rate says nothing about when it ends.
+    ...(plan.etaMs !== undefined && v.phase !== 'Diverged' ? { eta: time(plan.etaMs) } : {}),
+    plan: planSummary(plan, step, epoch),
+  };
+}
+
+function viewStatus(v: ProgressView): ProgressStatus {
   return {
     phase: v.phase,
     since: time(v.since),
@@ -271,7 +305,9 @@ export class ProgressLoop {
     for (const key of report.read) this.#readsSincePublished.set(key, (this.#readsSincePublished.get(key) ?? 0) + 1);
     for (const key of entries.keys()) {
       const view = this.#deps.reader.view(key);
-      const next = view === undefined ? undefined : progressStatus(view);
+      const entry = entries.get(key);
+      const specTotalSteps = entry?.ok === true ? entry.job.spec?.qoe?.totalSteps : undefined;
+      const next = view === undefined ? undefined : progressStatus(view, specTotalSteps, this.#deps.reader.pace?.(key));
       const before = this.#published.get(key);
       if (JSON.stringify(next) === JSON.stringify(before)) continue;
       const samePhase = next !== undefined && before !== undefined && next.phase === before.phase && next.since === before.since;
