@@ -20,6 +20,8 @@ import {
   planSummary,
   progressSource,
   type PeriodConfig,
+  type PlanInput,
+  type PlanProgress,
   type MeasuredRate,
   type PeriodState,
   type ProgressView,
@@ -90,13 +92,20 @@ export function progressStatus(v: ProgressView, specTotalSteps?: number, rate?: 
   return { ...viewStatus(v), ...planStatus(v, specTotalSteps, rate) };
 }
 
-function planStatus(v: ProgressView, specTotalSteps: number | undefined, rate: MeasuredRate | undefined): ProgressStatus {
+/** Where the job is in its plan, as the log gave it. */
+function planInputOf(v: ProgressView): PlanInput {
   const { step, epoch, epochs, totalSteps } = v;
-  const plan = planProgress({
+  return {
     ...(step !== undefined ? { step } : {}),
     ...(epoch !== undefined ? { epoch } : {}),
     ...(epochs !== undefined ? { epochs } : {}),
     ...(totalSteps !== undefined ? { totalSteps } : {}),
+  };
+}
+
+function planStatus(v: ProgressView, specTotalSteps: number | undefined, rate: MeasuredRate | undefined): ProgressStatus {
+  const plan = planProgress({
+    ...planInputOf(v),
     ...(specTotalSteps !== undefined ? { specTotalSteps } : {}),
     ...(rate !== undefined ? { rate } : {}),
   });
@@ -107,7 +116,7 @@ function planStatus(v: ProgressView, specTotalSteps: number | undefined, rate: M
     fractionDone: decimal(Math.floor(plan.fraction * 1000) / 1000),
     // A diverged job's rate says nothing about when it ends.
     ...(plan.etaMs !== undefined && v.phase !== 'Diverged' ? { eta: time(plan.etaMs) } : {}),
-    plan: planSummary(plan, step, epoch),
+    plan: planSummary(plan, v.step, v.epoch),
   };
 }
 
@@ -172,6 +181,8 @@ export class ProgressLoop {
   readonly #resizeRefusedAt = new Map<string, number>();
   /** `spec.qoe.targetMetric` of the followed jobs that set one. */
   readonly #metricTargets = new Map<string, number>();
+  /** `spec.qoe.totalSteps` of the followed jobs that set one: their declared plan. */
+  readonly #specTotalSteps = new Map<string, number>();
   #period: PeriodState | undefined;
   #lastRound = Number.NEGATIVE_INFINITY;
   #timer: NodeJS.Timeout | undefined;
@@ -196,12 +207,19 @@ export class ProgressLoop {
   phaseOf(key: string): JobProgress | undefined {
     const v = this.#deps.reader.view(key);
     if (v === undefined) return undefined;
+    const planDone = this.#planOf(key, v)?.fraction;
     return {
       phase: v.phase,
       since: v.since,
       ...(v.growth === undefined ? {} : { growth: v.growth }),
       ...(this.targetReachedOf(key) === undefined ? {} : { targetReached: true }),
+      ...(planDone === undefined ? {} : { planDone }),
     };
+  }
+
+  #planOf(key: string, v: ProgressView): PlanProgress | undefined {
+    const total = this.#specTotalSteps.get(key);
+    return planProgress({ ...planInputOf(v), ...(total === undefined ? {} : { specTotalSteps: total }) });
   }
 
   /**
@@ -253,6 +271,8 @@ export class ProgressLoop {
         signatures.push(qoe === undefined ? t.key : `${t.key}#${JSON.stringify(qoe)}`);
         if (qoe?.targetMetric === undefined) this.#metricTargets.delete(t.key);
         else this.#metricTargets.set(t.key, qoe.targetMetric);
+        if (qoe?.totalSteps === undefined) this.#specTotalSteps.delete(t.key);
+        else this.#specTotalSteps.set(t.key, qoe.totalSteps);
       }
     }
     const keys = targets.map((t) => t.key);
@@ -296,6 +316,7 @@ export class ProgressLoop {
    */
   #publish(entries: ReadonlyMap<string, TFJobEntry>, report: RoundReport): void {
     for (const key of [...this.#metricTargets.keys()]) if (!entries.has(key)) this.#metricTargets.delete(key);
+    for (const key of [...this.#specTotalSteps.keys()]) if (!entries.has(key)) this.#specTotalSteps.delete(key);
     for (const key of [...this.#published.keys()]) {
       if (entries.has(key)) continue;
       this.#published.delete(key);
