@@ -16,7 +16,7 @@ const progress = (planDone?: number): JobState['progress'] => ({
   ...(planDone === undefined ? {} : { planDone }),
 });
 const job = (attainedWorkerSeconds: number, planDone?: number): JobState =>
-  ({ ...waiting('X', { ps: PS, worker: { cpu: cpu(2) } }), attainedWorkerSeconds, progress: progress(planDone) }) as JobState;
+  ({ ...waiting('X', { ps: PS, worker: { cpu: cpu(2) } }), attainedWorkerSeconds, progress: progress(planDone) });
 
 describe('declared remaining service', () => {
   it('is attained × (1 − f) / f once 5 % of the plan is done; 0 past the plan; unknown otherwise', () => {
