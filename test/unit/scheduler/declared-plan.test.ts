@@ -15,8 +15,11 @@ const progress = (planDone?: number): JobState['progress'] => ({
   since: 0,
   ...(planDone === undefined ? {} : { planDone }),
 });
-const job = (attainedWorkerSeconds: number, planDone?: number): JobState =>
-  ({ ...waiting('X', { ps: PS, worker: { cpu: cpu(2) } }), attainedWorkerSeconds, progress: progress(planDone) });
+const job = (attainedWorkerSeconds: number, planDone?: number): JobState => ({
+  ...waiting('X', { ps: PS, worker: { cpu: cpu(2) } }),
+  attainedWorkerSeconds,
+  progress: progress(planDone),
+});
 
 describe('declared remaining service', () => {
   it('is attained × (1 − f) / f once 5 % of the plan is done; 0 past the plan; unknown otherwise', () => {
