@@ -5,10 +5,12 @@
 //
 //   node bench/policy-sweep.ts [--scenarios a,b|all] [--seeds 1,2,3] [--jitter 0.2]
 //                              [--variant name=policy[:config.yaml]]... [--reference name] [--json FILE]
+//                              [--declared-plans none|perfect|realistic]
 //
 // Defaults: every scenario in scenarios/, seed 1, the scenario's own rateJitter, variants
 // kod2 and ours (default configuration), reference kod2. `--jitter X` overrides the scenario's
-// rateJitter in memory only (the files are never changed), so that seeds actually differ.
+// rateJitter in memory only (the files are never changed), so that seeds actually differ;
+// `--declared-plans M` likewise sets what the jobs declare of their own length (src/workloads/plans.ts).
 
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -27,6 +29,7 @@ const { values } = parseArgs({
     scenarios: { type: 'string', default: 'all' },
     seeds: { type: 'string', default: '1' },
     jitter: { type: 'string' },
+    'declared-plans': { type: 'string' },
     variant: { type: 'string', multiple: true },
     reference: { type: 'string' },
     json: { type: 'string' },
@@ -55,6 +58,11 @@ const reference = values.reference ?? variants[0]!.name;
 const scenarios = values.scenarios === 'all' ? listScenarioNames() : values.scenarios.split(',');
 const seeds = values.seeds.split(',').map(Number);
 const jitter = values.jitter === undefined ? undefined : Number(values.jitter);
+const PLAN_MODELS = ['none', 'perfect', 'realistic'] as const;
+const plansArg = values['declared-plans'];
+const plans = PLAN_MODELS.find((m) => m === plansArg);
+if (plansArg !== undefined && plans === undefined) throw new Error(`--declared-plans must be ${PLAN_MODELS.join(', ')}; got "${plansArg}"`);
+const DEFAULT_PLANS = { undeclared: 0.3, earlyStop: 0.4, stopAt: [0.4, 0.9] as [number, number] };
 const passes = new Map(variants.map((v) => [v.name, corePass(v.policy, readSchedulerConfig(v.configFile))]));
 
 interface Row {
@@ -74,12 +82,16 @@ interface Row {
 
 const rows: Row[] = [];
 const fmt = (x: number | null | undefined): string => (x === null || x === undefined ? '—' : x.toFixed(0));
-console.log(`seeds ${seeds.join(',')}, jitter ${jitter ?? 'scenario'}; mean JCT incl. unfinished (s) / p95 (s) / unfinished`);
+console.log(
+  `seeds ${seeds.join(',')}, jitter ${jitter ?? 'scenario'}, declared plans ${plans ?? 'scenario'}; mean JCT incl. unfinished (s) / p95 (s) / unfinished`,
+);
 console.log(['scenario'.padEnd(22), 'seed', ...variants.map((v) => v.name.padStart(20))].join(' '));
 for (const name of scenarios) {
   const file = resolveScenarioFile(name);
   const definition = readScenarioDefinition(file);
-  const def = jitter === undefined ? definition : { ...definition, rateJitter: jitter };
+  const jittered = jitter === undefined ? definition : { ...definition, rateJitter: jitter };
+  const def =
+    plans === undefined ? jittered : { ...jittered, declaredPlans: { ...DEFAULT_PLANS, ...jittered.declaredPlans, model: plans } };
   for (const seed of seeds) {
     const scenario = buildScenario(def, file, seed);
     const bounds = lowerBounds(scenario.jobs, scenario.cluster, def.startupSeconds);

@@ -90,8 +90,27 @@ def _number(value, field):
     return value
 
 
-def format_line(step, metric=None, name=None, higher_is_better=None, loss=None, epoch=None, target=None, time=None):
-    """The protocol line for one report (without newline). Raises ValueError on a value the operator would reject."""
+def _plan(value, field, limit):
+    """A positive integer up to limit (the job's planned epochs or steps)."""
+    if isinstance(value, bool):
+        raise ValueError("%s is not an integer" % field)
+    try:
+        as_int = int(value)
+    except (TypeError, ValueError):
+        raise ValueError("%s is not an integer" % field)
+    if as_int != value or not 1 <= as_int <= limit:
+        raise ValueError("%s is not an integer in [1, %d]" % (field, limit))
+    return as_int
+
+
+def format_line(
+    step, metric=None, name=None, higher_is_better=None, loss=None, epoch=None, target=None, time=None, epochs=None, total_steps=None
+):
+    """The protocol line for one report (without newline). Raises ValueError on a value the operator would reject.
+
+    epochs, total_steps: the job's plan (how many epochs, or up to which global step, it means to
+    train), shown as the share done and an ETA in status.progress.
+    """
     if isinstance(step, bool):
         raise ValueError("step is not an integer")
     try:
@@ -106,6 +125,10 @@ def format_line(step, metric=None, name=None, higher_is_better=None, loss=None, 
         if not 0 <= e <= MAX_EPOCH:
             raise ValueError("epoch is out of range")
         obj["epoch"] = int(e) if e == int(e) else e
+    if epochs is not None:
+        obj["epochs"] = _plan(epochs, "epochs", int(MAX_EPOCH))
+    if total_steps is not None:
+        obj["totalSteps"] = _plan(total_steps, "total_steps", _MAX_STEP)
     if metric is None and loss is None:
         raise ValueError("give metric or loss")
     if metric is not None:
@@ -132,12 +155,24 @@ def format_line(step, metric=None, name=None, higher_is_better=None, loss=None, 
     return line
 
 
-def report(step, metric=None, name=None, higher_is_better=None, loss=None, epoch=None, target=None, time=None, file=None):
+def report(
+    step,
+    metric=None,
+    name=None,
+    higher_is_better=None,
+    loss=None,
+    epoch=None,
+    target=None,
+    time=None,
+    file=None,
+    epochs=None,
+    total_steps=None,
+):
     """Print one progress line (flushed). Returns True if printed; never raises on a bad value."""
     if time is None:
         time = _time.time()
     try:
-        line = format_line(step, metric, name, higher_is_better, loss, epoch, target, time)
+        line = format_line(step, metric, name, higher_is_better, loss, epoch, target, time, epochs, total_steps)
     except ValueError as err:
         _warn(str(err), str(err))
         return False
@@ -234,7 +269,19 @@ def keras_callback(monitor="auto", higher_is_better=None, target=None, file=None
                 epoch=epoch + 1,  # Keras counts epochs from 0 here and prints them from 1
                 target=target,
                 file=file,
+                **self._plan(),
             )
+
+        def _plan(self):
+            # fit()'s own plan: epochs, and steps per epoch when the dataset has a length.
+            params = getattr(self, "params", None) or {}
+            epochs, steps = params.get("epochs"), params.get("steps")
+            plan = {}
+            if isinstance(epochs, int) and epochs >= 1:
+                plan["epochs"] = epochs
+                if isinstance(steps, int) and steps >= 1:
+                    plan["total_steps"] = epochs * steps
+            return plan
 
     return TFJobProgress()
 

@@ -10,3 +10,4 @@ export * from './rate.ts';
 export * from './metrics-text.ts';
 export * from './log-lines.ts';
 export * from './detach.ts';
+export * from './plan.ts';

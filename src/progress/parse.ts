@@ -70,7 +70,7 @@ export interface ParseResult {
   readonly rejected: Readonly<Partial<Record<RejectReason, number>>>;
   /** The first ignored line, to say why in a warning or event. */
   readonly firstRejection?: Rejection;
-  /** The latest position (step, epoch, planned epochs) any line gave, with or without a value. */
+  /** The latest position (step, epoch, the plan) any line gave, with or without a value. */
   readonly position?: ProgressPosition;
   /** A NaN or infinite loss or metric after the chunk's last sample: why, and when. */
   readonly diverged?: { readonly detail: string; readonly time?: number };
@@ -266,11 +266,12 @@ class ChunkParse {
   #keep(sample: ProgressSample): void {
     if (this.#protocol && sample.source !== 'protocol') return;
     this.#diverged = undefined;
-    const { step, epoch, epochs, time } = sample;
+    const { step, epoch, epochs, totalSteps, time } = sample;
     this.#move({
       ...(step !== undefined ? { step } : {}),
       ...(epoch !== undefined ? { epoch } : {}),
       ...(epochs !== undefined ? { epochs } : {}),
+      ...(totalSteps !== undefined ? { totalSteps } : {}),
       ...(time !== undefined ? { time } : {}),
     });
     if (this.#maxSamples === 0) {

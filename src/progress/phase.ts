@@ -92,6 +92,9 @@ export interface ProgressView {
   readonly lastUpdate: number;
   readonly step?: number;
   readonly epoch?: number;
+  /** The job's declared plan as its log gave it (the reader's; docs/progress-protocol.md). */
+  readonly epochs?: number;
+  readonly totalSteps?: number;
   readonly target?: number;
 }
 

@@ -36,8 +36,10 @@ export interface ProgressSample {
   /** Global training step (batches seen), if known. */
   readonly step?: number;
   readonly epoch?: number;
-  /** Epochs the job plans (N of Keras's `Epoch k/N`), if it said. */
+  /** Epochs the job plans (N of Keras's `Epoch k/N`, or the protocol's `epochs`), if it said. */
   readonly epochs?: number;
+  /** Global step at which the job plans to stop (the protocol's `totalSteps`), if it said. */
+  readonly totalSteps?: number;
   /** The value the phase machine tracks: the reported metric, or the loss when no metric was given. */
   readonly value: number;
   readonly name: string;
@@ -57,13 +59,15 @@ export interface ProgressPosition {
   readonly step?: number;
   readonly epoch?: number;
   readonly epochs?: number;
+  readonly totalSteps?: number;
   readonly loss?: number;
   readonly time?: number;
 }
 
-export type LineOutcome = { readonly sample: ProgressSample } | { readonly reason: RejectReason; readonly detail: string };
+type Rejected = { readonly reason: RejectReason; readonly detail: string };
+export type LineOutcome = { readonly sample: ProgressSample } | Rejected;
 
-const reject = (reason: RejectReason, detail: string): LineOutcome => ({ reason, detail });
+const reject = (reason: RejectReason, detail: string): Rejected => ({ reason, detail });
 
 /** A finite number within ±MAX_ABS_VALUE, or the reason it is not one; undefined when absent. */
 function boundedNumber(raw: unknown, field: string): number | LineOutcome | undefined {
@@ -72,6 +76,24 @@ function boundedNumber(raw: unknown, field: string): number | LineOutcome | unde
   if (!Number.isFinite(raw)) return reject('non-finite', `${field} is not finite`);
   if (Math.abs(raw) > MAX_ABS_VALUE) return reject('out-of-range', `${field} exceeds ${MAX_ABS_VALUE}`);
   return raw;
+}
+
+/** A positive integer up to `max`, or the reason it is not one; undefined when absent. */
+function positiveInteger(raw: unknown, field: string, max: number): number | Rejected | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'number') return reject('invalid-field', `${field} is not a number`);
+  if (!Number.isFinite(raw)) return reject('non-finite', `${field} is not finite`);
+  if (!Number.isInteger(raw) || raw < 1 || raw > max) return reject('out-of-range', `${field} is not an integer in [1, ${max}]`);
+  return raw;
+}
+
+/** The job's own plan (`epochs`, `totalSteps`): how far it means to train, an upper bound it may stop before. */
+function declaredPlan(epochs: unknown, totalSteps: unknown): { epochs?: number; totalSteps?: number } | Rejected {
+  const e = positiveInteger(epochs, 'epochs', MAX_EPOCH);
+  if (typeof e === 'object') return e;
+  const t = positiveInteger(totalSteps, 'totalSteps', Number.MAX_SAFE_INTEGER);
+  if (typeof t === 'object') return t;
+  return { ...(e !== undefined ? { epochs: e } : {}), ...(t !== undefined ? { totalSteps: t } : {}) };
 }
 
 /** JSON has no NaN or Infinity; Python's json.dumps writes them anyway. Name the real problem. */
@@ -109,6 +131,9 @@ export function parseProtocolPayload(payload: string, logTime: number | undefine
     if (epoch < 0 || epoch > MAX_EPOCH) return reject('out-of-range', `epoch is outside [0, ${MAX_EPOCH}]`);
   }
 
+  const plan = declaredPlan(field('epochs'), field('totalSteps'));
+  if ('reason' in plan) return plan;
+
   const metric = boundedNumber(field('metric'), 'metric');
   if (typeof metric === 'object') return metric;
   const loss = boundedNumber(field('loss'), 'loss');
@@ -144,6 +169,7 @@ export function parseProtocolPayload(payload: string, logTime: number | undefine
     sample: {
       ...sample,
       ...(epoch !== undefined ? { epoch } : {}),
+      ...plan,
       ...(loss !== undefined ? { loss } : {}),
       ...(target !== undefined ? { target } : {}),
       ...(time !== undefined ? { time } : {}),

@@ -124,6 +124,14 @@ export interface ImprovementToggles {
    */
   readonly demoteConverged: boolean;
   /**
+   * A job's own declared plan (declared-plan.ts; scheduling.md §6): from the share of its plan done
+   * and the service it has held, its remaining service is estimated; with little left (at most
+   * `demoteAfterWorkerSeconds`) it ranks in the first band, with more in the demoted one, whatever its
+   * attained service, and within a band jobs with an estimate rank first, least remaining first.
+   * Starving jobs and jobs without a plan rank as without this toggle.
+   */
+  readonly rankByDeclaredPlan: boolean;
+  /**
    * FlowCon Algorithm 1 at worker granularity (growth-share.ts): before plain scale-out, idle room
    * goes one worker at a time to the Progressing jobs among those that rank highest (top priority
    * class, then best band, of the jobs that may grow) in proportion to their growth per unit of
@@ -222,6 +230,7 @@ export const DEFAULT_IMPROVEMENTS: ImprovementToggles = {
   suspendDemoted: true,
   suspendForBackfill: true,
   demoteConverged: true,
+  rankByDeclaredPlan: false,
   growByEfficiency: false,
   relocateConverged: false,
   qoeTargets: true,
@@ -248,6 +257,7 @@ export const NO_IMPROVEMENTS: ImprovementToggles = {
   suspendDemoted: false,
   suspendForBackfill: false,
   demoteConverged: false,
+  rankByDeclaredPlan: false,
   growByEfficiency: false,
   relocateConverged: false,
   qoeTargets: false,
@@ -291,6 +301,7 @@ const improvementsSchema = z
     suspendDemoted: z.boolean().default(DEFAULT_IMPROVEMENTS.suspendDemoted),
     suspendForBackfill: z.boolean().default(DEFAULT_IMPROVEMENTS.suspendForBackfill),
     demoteConverged: z.boolean().default(DEFAULT_IMPROVEMENTS.demoteConverged),
+    rankByDeclaredPlan: z.boolean().default(DEFAULT_IMPROVEMENTS.rankByDeclaredPlan),
     growByEfficiency: z.boolean().default(DEFAULT_IMPROVEMENTS.growByEfficiency),
     relocateConverged: z.boolean().default(DEFAULT_IMPROVEMENTS.relocateConverged),
     qoeTargets: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeTargets),

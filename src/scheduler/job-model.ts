@@ -7,6 +7,7 @@ import type { SchedulerConfig } from './config.ts';
 import { ClusterState, canonicalNodes, clusterBase, collectResourceNames, FeasibilityMasks } from './cluster-state.ts';
 import type { BoundLoad } from './cluster-state.ts';
 import { ResourceIndex, VectorTable } from './resource-vector.ts';
+import { planRank } from './declared-plan.ts';
 import { effectiveLogit, isStarving } from './starvation.ts';
 import type { ClusterSnapshot, FixedReplicaGroup, JobState, PlacementConstraints, Resources } from './types.ts';
 import { clusterAllocatable, compareRank, jobWeightFrom, minimumRequests, sigmoid } from './weight.ts';
@@ -281,7 +282,10 @@ function compileJob(
   let signature = signatures;
   for (const g of fixed) signature = signature.then(g);
   if (workers !== undefined) signature = signature.then(workers);
-  const served = ranking.byAttainedService ? serviceBand(js.attainedWorkerSeconds ?? 0, config) : 0;
+  const attainedBand = ranking.byAttainedService ? serviceBand(js.attainedWorkerSeconds ?? 0, config) : 0;
+  const { served, remaining } = ranking.byDeclaredPlan
+    ? planRank(js, attainedBand, starving, config.demoteAfterWorkerSeconds)
+    : { served: attainedBand };
   // A diverged job (NaN loss) ranks like a converged one: more workers would only burn more NaNs.
   const converged = ranking.byPhase && (js.progress?.phase === 'Converged' || js.progress?.phase === 'Diverged') ? 1 : 0;
   const band = Math.max(served, converged);
@@ -291,6 +295,7 @@ function compileJob(
     priority: spec.priority,
     band,
     served,
+    ...(remaining === undefined ? {} : { remaining }),
     submittedAt: spec.submittedAt,
     logit,
     fixed,
@@ -344,6 +349,8 @@ export interface BandRanking {
   readonly byAttainedService: boolean;
   /** `demoteConverged`. */
   readonly byPhase: boolean;
+  /** `rankByDeclaredPlan` (declared-plan.ts). */
+  readonly byDeclaredPlan?: boolean;
   /** `qoeTargetAsMinimum`: a throughput target's size is the job's minimum (qoe-minimum.ts). */
   readonly targetMinimum?: boolean;
   /** With `targetMinimum`: jobs (by key) that keep their declared minimum all the same. */

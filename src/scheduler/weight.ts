@@ -29,6 +29,7 @@
 // of a huge cluster (each a tiny share) would otherwise tie; the logit never loses their order.
 
 import type { WeightConfig } from './config.ts';
+import { compareRemaining } from './declared-plan.ts';
 import { PODS } from './resources.ts';
 import type { JobSpec, NodeInfo, Resources } from './types.ts';
 
@@ -114,6 +115,8 @@ export interface RankKey {
    * the threshold; lower ranks higher, within a priority class and before the weight. Absent = 0.
    */
   readonly band?: number;
+  /** `rankByDeclaredPlan`: estimated remaining service (declared-plan.ts), within a band before the weight. */
+  readonly remaining?: number;
   readonly logit: number;
   readonly submittedAt: number;
 }
@@ -127,6 +130,8 @@ export function comparePriorityAndWeight(a: RankKey, b: RankKey): number {
   const bandA = a.band ?? 0;
   const bandB = b.band ?? 0;
   if (bandA !== bandB) return bandA < bandB ? -1 : 1;
+  const byPlan = compareRemaining(a.remaining, b.remaining);
+  if (byPlan !== 0) return byPlan;
   if (a.logit !== b.logit) return a.logit > b.logit ? -1 : 1;
   return 0;
 }

@@ -45,6 +45,11 @@ export class JobSignal {
     }
   }
 
+  /** The work at the last point the job printed (its step as the operator reads it); 0 before any. */
+  get printedWork(): number {
+    return this.#next === 0 ? 0 : (this.#workload.curve?.points[this.#next - 1]?.work ?? 0);
+  }
+
   /** One evaluation round at `now` (seconds) over what was printed since the last one. */
   evaluate(now: number): void {
     if (this.#pending.length === 0) return;
@@ -55,6 +60,14 @@ export class JobSignal {
   /** What the core may see now; undefined while the job has printed nothing recent. */
   view(now: number): JobProgress | undefined {
     const v = progressView(this.#state, now * 1000, DEFAULT_PHASE_CONFIG);
-    return v === undefined ? undefined : { phase: v.phase, since: v.since, ...(v.growth === undefined ? {} : { growth: v.growth }) };
+    if (v === undefined) return undefined;
+    // The share of its declared plan the job's last printed step is (src/progress/plan.ts's fraction).
+    const plan = this.#workload.plannedWork;
+    return {
+      phase: v.phase,
+      since: v.since,
+      ...(v.growth === undefined ? {} : { growth: v.growth }),
+      ...(plan === undefined || plan <= 0 ? {} : { planDone: Math.min(1, this.printedWork / plan) }),
+    };
   }
 }

@@ -55,6 +55,11 @@ export interface WorkloadJob {
    * a deadline is in ms of the scenario's clock (0 = its start).
    */
   readonly qoe?: QoeTarget;
+  /**
+   * The work the job declares it plans (plans.ts), in `workUnit`s: at least `work` (early stopping
+   * ends a job before its plan); absent: it declares none.
+   */
+  readonly plannedWork?: number;
   /** The team that submits the job (teams.ts), for per-team figures; absent: none. */
   readonly team?: string;
   /** The queue (`QueueSpec.name`) whose quota the job is charged to; absent: the single global queue. */

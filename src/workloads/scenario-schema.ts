@@ -64,6 +64,19 @@ const common = {
     })
     .optional(),
   /**
+   * What jobs declare about their own length (plans.ts): `none` (default), `perfect` (their true
+   * work) or `realistic` (a share `undeclared` declares nothing; a share `earlyStop` of the others
+   * stops at a uniform point within `stopAt` of its plan, so the plan overstates its work).
+   */
+  declaredPlans: z
+    .strictObject({
+      model: z.enum(['none', 'perfect', 'realistic']),
+      undeclared: z.number().min(0).max(1).default(0.3),
+      earlyStop: z.number().min(0).max(1).default(0.4),
+      stopAt: range.default([0.4, 0.9]),
+    })
+    .optional(),
+  /**
    * Who submits each job (teams.ts): the first rule that matches a job (submission time within
    * [fromSeconds, toSeconds), and position i in submission order with i mod every[1] = every[0])
    * names its team. Absent: no teams.

@@ -12,6 +12,7 @@ import { buildKod2PaperJobs } from './kod2-paper.ts';
 import { loadPhillyApp } from './philly/load.ts';
 import { buildPhillyJobs, parseWorkloadCsv } from './philly/workload.ts';
 import { canonicalResources } from './resources.ts';
+import { assignPlans } from './plans.ts';
 import { assignTargets } from './targets.ts';
 import { assignTeams } from './teams.ts';
 import { describeIssues, scenarioSchema } from './scenario-schema.ts';
@@ -129,6 +130,7 @@ export function buildScenario(definition: ScenarioDefinition, file: string, seed
   }
   if (definition.targets !== undefined) jobs = assignTargets(jobs, definition.targets, cluster, definition.startupSeconds, seed);
   if (definition.teams !== undefined) jobs = assignTeams(jobs, definition.teams, definition.queues);
+  if (definition.declaredPlans !== undefined) jobs = assignPlans(jobs, definition.declaredPlans, seed);
   return { definition, file, cluster, jobs, seed };
 }
 

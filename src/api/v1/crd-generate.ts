@@ -140,7 +140,10 @@ export const RULE_QOE_TOTAL_STEPS_ONLY_WITH_DEADLINE: CelRule = {
   message: MSG_QOE_TOTAL_STEPS_FORBIDDEN,
 };
 
-/** Printer columns: upstream's State and Age, plus our queue view (`-o wide` adds the reason and the progress phase). */
+/**
+ * Printer columns: upstream's State and Age, plus our queue view and the job's declared plan (`-o wide`
+ * adds the reason, the progress phase and the plan's ETA).
+ */
 export const PRINTER_COLUMNS: readonly Json[] = [
   {
     name: 'State',
@@ -162,6 +165,12 @@ export const PRINTER_COLUMNS: readonly Json[] = [
     jsonPath: '.status.qoe.class',
     description: 'Ahead, Satisfied, Behind or Unknown against spec.qoe (performance target)',
   },
+  {
+    name: 'Plan',
+    type: 'string',
+    jsonPath: '.status.progress.plan',
+    description: "How far the job is through its own declared plan (Epoch k/N, totalSteps), e.g. '3/90 epochs (3%)'",
+  },
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
   {
     name: 'Reason',
@@ -176,6 +185,13 @@ export const PRINTER_COLUMNS: readonly Json[] = [
     jsonPath: '.status.progress.phase',
     priority: 1,
     description: 'Training progress phase read from the job log (--progress-period)',
+  },
+  {
+    name: 'ETA',
+    type: 'string',
+    jsonPath: '.status.progress.eta',
+    priority: 1,
+    description: 'When the declared plan will be done at the step rate measured with the present workers',
   },
 ];
 
@@ -255,6 +271,21 @@ export const PROGRESS_STATUS_SCHEMA: Json = {
     growth: { type: 'string', description: 'Relative improvement per relative progress over the recent window, as a decimal string.' },
     step: { type: 'integer', format: 'int64', minimum: 0, description: 'Global training step of the last sample.' },
     epoch: { type: 'integer', format: 'int64', minimum: 0, description: 'Epoch of the last sample.' },
+    plannedEpochs: {
+      type: 'integer',
+      format: 'int64',
+      minimum: 1,
+      description: 'Epochs the job declared it plans (Epoch k/N, protocol epochs).',
+    },
+    plannedSteps: {
+      type: 'integer',
+      format: 'int64',
+      minimum: 1,
+      description: 'Global steps the job plans: spec.qoe.totalSteps, else the protocol totalSteps, else planned epochs x steps per epoch.',
+    },
+    fractionDone: { type: 'string', description: 'Share of the declared plan done, as a decimal string in [0, 1].' },
+    eta: dateTime('When the declared plan will be done at the step rate measured with the present workers.'),
+    plan: { type: 'string', description: "The plan column's text, e.g. '3/90 epochs (3%)'." },
     lastUpdate: dateTime('When the last sample was measured.'),
   },
 };

@@ -158,6 +158,15 @@ export const ProgressStatusSchema = z.object({
   growth: opt(z.string()),
   step: opt(z.number().int().nonnegative()),
   epoch: opt(z.number().int().nonnegative()),
+  /** The job's declared plan (docs/progress-protocol.md, "The job's plan"): epochs and/or global steps. */
+  plannedEpochs: opt(z.number().int().positive()),
+  plannedSteps: opt(z.number().int().positive()),
+  /** Share of the plan done, as a decimal string in [0, 1]. */
+  fractionDone: opt(z.string()),
+  /** When the plan will be done at the rate measured with the present workers (RFC 3339). */
+  eta: opt(z.string()),
+  /** `3/90 epochs (3%)`: the printer column. */
+  plan: opt(z.string()),
   /** When the last sample was measured. */
   lastUpdate: opt(z.string()),
 });

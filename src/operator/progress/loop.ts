@@ -16,8 +16,12 @@ import {
   DEFAULT_PERIOD_CONFIG,
   jobSetChanged,
   nextPeriod,
+  planProgress,
+  planSummary,
   progressSource,
   type PeriodConfig,
+  type PlanInput,
+  type PlanProgress,
   type MeasuredRate,
   type PeriodState,
   type ProgressView,
@@ -44,6 +48,8 @@ export interface ProgressRounds {
   round(targets: readonly ProgressTarget[]): Promise<RoundReport>;
   view(key: string): ProgressView | undefined;
   rate(key: string): MeasuredRate | undefined;
+  /** The last rate with the present workers, however old (a plan's ETA); absent in fakes: no ETA. */
+  pace?(key: string): MeasuredRate | undefined;
 }
 
 export interface ProgressLoopDeps {
@@ -74,10 +80,47 @@ export interface ProgressLoopDeps {
   readonly resize?: { readonly fraction: number; readonly resizer: PodResizer };
 }
 
-/** `status.progress` from what the reader knows (decimal strings, whole-second times). */
-export function progressStatus(v: ProgressView): ProgressStatus {
-  const time = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const decimal = (x: number) => String(Number(x.toPrecision(6)));
+const time = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+const decimal = (x: number) => String(Number(x.toPrecision(6)));
+
+/**
+ * `status.progress` from what the reader knows (decimal strings, whole-second times); with a declared
+ * plan (the log's, or `spec.qoe.totalSteps`) also the planned epochs/steps, the share done and an ETA
+ * from `rate`, the rate measured with the present workers.
+ */
+export function progressStatus(v: ProgressView, specTotalSteps?: number, rate?: MeasuredRate): ProgressStatus {
+  return { ...viewStatus(v), ...planStatus(v, specTotalSteps, rate) };
+}
+
+/** Where the job is in its plan, as the log gave it. */
+function planInputOf(v: ProgressView): PlanInput {
+  const { step, epoch, epochs, totalSteps } = v;
+  return {
+    ...(step !== undefined ? { step } : {}),
+    ...(epoch !== undefined ? { epoch } : {}),
+    ...(epochs !== undefined ? { epochs } : {}),
+    ...(totalSteps !== undefined ? { totalSteps } : {}),
+  };
+}
+
+function planStatus(v: ProgressView, specTotalSteps: number | undefined, rate: MeasuredRate | undefined): ProgressStatus {
+  const plan = planProgress({
+    ...planInputOf(v),
+    ...(specTotalSteps !== undefined ? { specTotalSteps } : {}),
+    ...(rate !== undefined ? { rate } : {}),
+  });
+  if (plan === undefined) return {};
+  return {
+    ...(plan.plannedEpochs !== undefined ? { plannedEpochs: plan.plannedEpochs } : {}),
+    ...(plan.plannedSteps !== undefined ? { plannedSteps: plan.plannedSteps } : {}),
+    fractionDone: decimal(Math.floor(plan.fraction * 1000) / 1000),
+    // A diverged job's rate says nothing about when it ends.
+    ...(plan.etaMs !== undefined && v.phase !== 'Diverged' ? { eta: time(plan.etaMs) } : {}),
+    plan: planSummary(plan, v.step, v.epoch),
+  };
+}
+
+function viewStatus(v: ProgressView): ProgressStatus {
   return {
     phase: v.phase,
     since: time(v.since),
@@ -138,6 +181,8 @@ export class ProgressLoop {
   readonly #resizeRefusedAt = new Map<string, number>();
   /** `spec.qoe.targetMetric` of the followed jobs that set one. */
   readonly #metricTargets = new Map<string, number>();
+  /** `spec.qoe.totalSteps` of the followed jobs that set one: their declared plan. */
+  readonly #specTotalSteps = new Map<string, number>();
   #period: PeriodState | undefined;
   #lastRound = Number.NEGATIVE_INFINITY;
   #timer: NodeJS.Timeout | undefined;
@@ -162,12 +207,19 @@ export class ProgressLoop {
   phaseOf(key: string): JobProgress | undefined {
     const v = this.#deps.reader.view(key);
     if (v === undefined) return undefined;
+    const planDone = this.#planOf(key, v)?.fraction;
     return {
       phase: v.phase,
       since: v.since,
       ...(v.growth === undefined ? {} : { growth: v.growth }),
       ...(this.targetReachedOf(key) === undefined ? {} : { targetReached: true }),
+      ...(planDone === undefined ? {} : { planDone }),
     };
+  }
+
+  #planOf(key: string, v: ProgressView): PlanProgress | undefined {
+    const total = this.#specTotalSteps.get(key);
+    return planProgress({ ...planInputOf(v), ...(total === undefined ? {} : { specTotalSteps: total }) });
   }
 
   /**
@@ -219,6 +271,8 @@ export class ProgressLoop {
         signatures.push(qoe === undefined ? t.key : `${t.key}#${JSON.stringify(qoe)}`);
         if (qoe?.targetMetric === undefined) this.#metricTargets.delete(t.key);
         else this.#metricTargets.set(t.key, qoe.targetMetric);
+        if (qoe?.totalSteps === undefined) this.#specTotalSteps.delete(t.key);
+        else this.#specTotalSteps.set(t.key, qoe.totalSteps);
       }
     }
     const keys = targets.map((t) => t.key);
@@ -262,6 +316,7 @@ export class ProgressLoop {
    */
   #publish(entries: ReadonlyMap<string, TFJobEntry>, report: RoundReport): void {
     for (const key of [...this.#metricTargets.keys()]) if (!entries.has(key)) this.#metricTargets.delete(key);
+    for (const key of [...this.#specTotalSteps.keys()]) if (!entries.has(key)) this.#specTotalSteps.delete(key);
     for (const key of [...this.#published.keys()]) {
       if (entries.has(key)) continue;
       this.#published.delete(key);
@@ -271,7 +326,9 @@ export class ProgressLoop {
     for (const key of report.read) this.#readsSincePublished.set(key, (this.#readsSincePublished.get(key) ?? 0) + 1);
     for (const key of entries.keys()) {
       const view = this.#deps.reader.view(key);
-      const next = view === undefined ? undefined : progressStatus(view);
+      const entry = entries.get(key);
+      const specTotalSteps = entry?.ok === true ? entry.job.spec?.qoe?.totalSteps : undefined;
+      const next = view === undefined ? undefined : progressStatus(view, specTotalSteps, this.#deps.reader.pace?.(key));
       const before = this.#published.get(key);
       if (JSON.stringify(next) === JSON.stringify(before)) continue;
       const samePhase = next !== undefined && before !== undefined && next.phase === before.phase && next.since === before.since;

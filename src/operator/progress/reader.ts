@@ -128,11 +128,25 @@ export class ProgressReader {
     }
     if (view === undefined || f?.position === undefined) return view;
     // Epoch ends without the tracked metric (validation_freq > 1) still say how far the job is.
-    const { step, epoch } = f.position;
+    const { step, epoch, epochs, totalSteps } = f.position;
     const later = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined ? b : Math.max(a, b ?? a));
     const s = later(step, view.step);
     const e = later(epoch, view.epoch);
-    return { ...view, ...(s !== undefined ? { step: s } : {}), ...(e !== undefined ? { epoch: e } : {}) };
+    return {
+      ...view,
+      ...(s !== undefined ? { step: s } : {}),
+      ...(e !== undefined ? { epoch: e } : {}),
+      ...(epochs !== undefined ? { epochs } : {}),
+      ...(totalSteps !== undefined ? { totalSteps } : {}),
+    };
+  }
+
+  /**
+   * The last rate measured with the present workers, however old: for a plan's ETA, which is shown
+   * only while the job's progress is (the view's staleness follows the job's own reporting gaps).
+   */
+  pace(key: string): MeasuredRate | undefined {
+    return measuredRate(this.#jobs.get(key)?.steps, this.#opts.rate ?? DEFAULT_RATE_CONFIG);
   }
 
   /** The job's measured step rate with its present workers, or undefined: not measured yet, or stale. */

@@ -72,6 +72,7 @@ export function runPreemptivePass(snapshot: ClusterSnapshot, config: SchedulerCo
   const ranking = {
     byAttainedService: toggles.demoteByAttainedService,
     byPhase: toggles.demoteConverged,
+    byDeclaredPlan: toggles.rankByDeclaredPlan,
     targetMinimum: toggles.qoeTargets && toggles.qoeTargetAsMinimum,
   };
   let model = buildPassModel(snapshot, config, ranking);

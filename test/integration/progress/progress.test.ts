@@ -18,6 +18,11 @@ interface ProgressStatus {
   metric?: string;
   metricName?: string;
   step?: number;
+  plannedEpochs?: number;
+  plannedSteps?: number;
+  fractionDone?: string;
+  eta?: string;
+  plan?: string;
 }
 
 describe('training progress from the job log (--progress-period)', () => {
@@ -80,6 +85,28 @@ describe('training progress from the job log (--progress-period)', () => {
       { timeoutMs: 30_000, what: 'the phase events' },
     );
     expect(phases.some((n) => n.startsWith('Progress phase Progressing: val_accuracy 0.5'))).toBe(true);
+  });
+
+  it('shows the plan Keras declares (Epoch k/N): epochs and steps planned, share done, ETA from the measured rate', async () => {
+    await createTFJob(ns, onPool(tfjob('planner', { Worker: 1 }, { resources: { cpu: '1' } }), pool));
+    await waitForPods(ns, 'planner', 1);
+    const log = await servePodLog(ns, 'planner-worker-0');
+    // Three epochs of 50 steps, 30 s apart (log timestamps): 100 steps in 60 s. The times lie ahead of
+    // the reader's first look at the job, past the rate's settling time after it (20 s of the 5 min window).
+    const t0 = Math.ceil(Date.now() / 1000) * 1000 + 30_000;
+    for (const k of [1, 2, 3]) {
+      log.write([`Epoch ${k}/10`, `50/50 - 1s - loss: ${1 - k / 10} - accuracy: ${0.5 + k / 20}`], new Date(t0 + (k - 1) * 30_000));
+    }
+    const p = await eventually(
+      async () => {
+        const q = await progressOf('planner');
+        return q?.eta !== undefined && q.step === 150 ? q : false;
+      },
+      { timeoutMs: 30_000, what: 'status.progress with a plan and an ETA' },
+    );
+    expect(p).toMatchObject({ plannedEpochs: 10, plannedSteps: 500, fractionDone: '0.3', plan: '3/10 epochs (30%)' });
+    // 350 steps left at 100 steps per 60 s: 210 s after the last epoch end.
+    expect(Date.parse(p.eta!)).toBe(t0 + 60_000 + 210_000);
   });
 
   it('leaves a job whose log reports nothing without progress and without a warning', async () => {

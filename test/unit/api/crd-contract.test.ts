@@ -37,7 +37,7 @@ describe('generated CRD', () => {
     expect(version).toMatchObject({ name: 'v1', served: true, storage: true, subresources: { status: {} } });
   });
 
-  it('has upstream State and Age columns plus our queue columns', () => {
+  it('has upstream State and Age columns plus our queue and plan columns', () => {
     const columns = crdVersion(OUR_CRD_PATH).additionalPrinterColumns as Json[];
     expect(columns.map((c) => [c.name, c.jsonPath, c.priority ?? 0])).toEqual([
       ['State', '.status.conditions[-1:].type', 0],
@@ -45,9 +45,11 @@ describe('generated CRD', () => {
       ['Weight', '.status.scheduling.weight', 0],
       ['Workers', '.status.scheduling.workersSummary', 0],
       ['Target', '.status.qoe.class', 0],
+      ['Plan', '.status.progress.plan', 0],
       ['Age', '.metadata.creationTimestamp', 0],
       ['Reason', '.status.scheduling.reason', 1],
       ['Progress', '.status.progress.phase', 1],
+      ['ETA', '.status.progress.eta', 1],
     ]);
   });
 });

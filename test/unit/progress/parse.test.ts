@@ -29,6 +29,12 @@ describe('structured progress lines', () => {
     expect(r.rejected).toEqual({});
   });
 
+  it("reads the job's plan (epochs, totalSteps) into the sample and the position", () => {
+    const r = parseProgressLog(`${line({ step: 300, epoch: 3, epochs: 90, totalSteps: 9000, loss: 0.5 })}\n`);
+    expect(r.samples[0]).toMatchObject({ step: 300, epoch: 3, epochs: 90, totalSteps: 9000 });
+    expect(r.position).toMatchObject({ step: 300, epoch: 3, epochs: 90, totalSteps: 9000 });
+  });
+
   it('tracks the loss when no metric is given, lower being better', () => {
     const r = parseProgressLog(line({ step: 5, loss: 2.5 }));
     expect(r.samples).toEqual([{ source: 'protocol', step: 5, value: 2.5, name: 'loss', higherIsBetter: false, loss: 2.5 }]);
@@ -72,6 +78,11 @@ describe('structured progress lines', () => {
     ['invalid-field', 'name with spaces', line({ step: 1, metric: 0.5, higherIsBetter: true, name: 'val acc' })],
     ['invalid-field', 'name too long', line({ step: 1, metric: 0.5, higherIsBetter: true, name: 'x'.repeat(65) })],
     ['invalid-field', 'time as a string', line({ step: 1, loss: 1, time: '2026-11-24T00:00:00Z' })],
+    ['invalid-field', 'epochs as a string', line({ step: 1, loss: 1, epochs: '90' })],
+    ['out-of-range', 'zero epochs', line({ step: 1, loss: 1, epochs: 0 })],
+    ['out-of-range', 'fractional totalSteps', line({ step: 1, loss: 1, totalSteps: 10.5 })],
+    ['out-of-range', 'totalSteps beyond 2^53', `${PROGRESS_PREFIX} {"step": 1, "loss": 1, "totalSteps": 9007199254740993}`],
+    ['non-finite', 'epochs 1e400', `${PROGRESS_PREFIX} {"step": 1, "loss": 1, "epochs": 1e400}`],
     ['non-finite', 'NaN (Python json.dumps)', `${PROGRESS_PREFIX} {"step": 1, "loss": NaN}`],
     ['non-finite', 'Infinity', `${PROGRESS_PREFIX} {"step": 1, "metric": -Infinity, "higherIsBetter": true}`],
     ['non-finite', '1e400 overflows', `${PROGRESS_PREFIX} {"step": 1, "loss": 1e400}`],

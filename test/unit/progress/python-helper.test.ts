@@ -102,6 +102,33 @@ cb2.on_epoch_end(0, {"my_score": 3.0})
     for (const s of r.samples) st = evaluatePhase(st, [s], s.time!);
     expect(st).toMatchObject({ name: 'val_accuracy', step: 150 });
   });
+
+  it("reports the job's plan: report(epochs=, total_steps=), and fit()'s params in the Keras callback", () => {
+    const { stdout, stderr } = python(`
+import sys, types
+from tfjob_progress import report
+print(report(step=10, loss=1.0, epoch=1, epochs=90, total_steps=9000))
+print(report(step=10, loss=1.0, epochs=0))
+print(report(step=10, loss=1.0, total_steps=2.5))
+keras = types.ModuleType("keras"); keras.callbacks = types.SimpleNamespace(Callback=type("Callback", (), {"__init__": lambda self: None}))
+sys.modules["keras"] = keras
+from tfjob_progress import keras_callback
+cb = keras_callback()
+cb.params = {"epochs": 12, "steps": 50, "verbose": 1}
+for batch in range(50):
+    cb.on_train_batch_end(batch, {})
+cb.on_epoch_end(0, {"loss": 0.5, "accuracy": 0.8})
+`);
+    expect(stdout.split('\n').filter((l) => !l.startsWith('TFJOB_PROGRESS'))).toEqual(['True', 'False', 'False', '']);
+    expect(stderr).toContain('epochs is not an integer in [1,');
+    expect(stderr).toContain('total_steps is not an integer in [1,');
+    const r = parseProgressLog(stdout);
+    expect(r.rejected).toEqual({});
+    expect(r.samples.map((s) => [s.step, s.epoch, s.epochs, s.totalSteps])).toEqual([
+      [10, 1, 90, 9000],
+      [50, 1, 12, 600],
+    ]);
+  });
 });
 
 describe('python/tfjob_progress.py: elastic helpers (docs/elastic-contract.md)', () => {

@@ -78,6 +78,10 @@ class FakeReader implements ProgressRounds {
   rate(key: string): MeasuredRate | undefined {
     return this.rates.get(key);
   }
+
+  pace(key: string): MeasuredRate | undefined {
+    return this.rates.get(key);
+  }
 }
 
 describe('progressTarget', () => {
@@ -110,6 +114,53 @@ describe('progressTarget', () => {
       key: 'ns/a',
       invalid: expect.stringContaining('has no Worker replica 7') as unknown,
     });
+  });
+});
+
+describe("progressStatus: the job's declared plan", () => {
+  const rate: MeasuredRate = { stepsPerSecond: 2, step: 300, workers: 2, from: T0 - 60_000, to: T0 };
+
+  it('shows planned epochs and steps, the share done, an ETA and the column text from Keras Epoch k/N', () => {
+    const s = progressStatus({ ...view('Progressing', 0.5), step: 300, epoch: 3, epochs: 90 }, undefined, rate);
+    expect(s).toMatchObject({
+      plannedEpochs: 90,
+      plannedSteps: 9000,
+      fractionDone: '0.033',
+      eta: new Date(T0 + 4_350_000).toISOString().replace('.000Z', 'Z'),
+      plan: '3/90 epochs (3%)',
+    });
+  });
+
+  it('takes spec.qoe.totalSteps over the log; no plan, no fields; a diverged job has no ETA', () => {
+    expect(progressStatus({ ...view('Progressing', 0.5), step: 300, totalSteps: 600 }, 1200, rate)).toMatchObject({
+      plannedSteps: 1200,
+      fractionDone: '0.25',
+      plan: '300/1200 steps (25%)',
+    });
+    const none = progressStatus(view('Progressing', 0.5), undefined, rate);
+    expect(Object.keys(none).filter((k) => ['plannedEpochs', 'plannedSteps', 'fractionDone', 'eta', 'plan'].includes(k))).toEqual([]);
+    expect(progressStatus({ ...view('Diverged', 0.5), step: 300, totalSteps: 600 }, undefined, rate).eta).toBeUndefined();
+  });
+
+  it('is published with spec.qoe.totalSteps from the job and the reader pace', async () => {
+    const reader = new FakeReader();
+    reader.views.set('ns/a', { ...view('Progressing', 0.5), step: 300 });
+    reader.rates.set('ns/a', rate);
+    const loop = new ProgressLoop({
+      jobs: () => [job('a', { qoe: { deadlineSeconds: 86_400, totalSteps: 3000 } })],
+      pod: (ns, name) => (name === 'a-worker-0' ? pod('a-worker-0', 'a') : undefined),
+      podsOf: () => [],
+      followAll: true,
+      reader,
+      event: () => undefined,
+      changed: () => undefined,
+      log: silentLogger(),
+      now: () => T0,
+    });
+    await loop.tick();
+    expect(loop.statusOf('ns/a')).toMatchObject({ plannedSteps: 3000, fractionDone: '0.1', plan: '300/3000 steps (10%)' });
+    expect(loop.statusOf('ns/a')?.eta).toBe(new Date(T0 + 1_350_000).toISOString().replace('.000Z', 'Z')); // The scheduler sees the share of the plan done (rankByDeclaredPlan).
+    expect(loop.phaseOf('ns/a')).toMatchObject({ planDone: 0.1 });
   });
 });
 
