@@ -1,14 +1,35 @@
 // `kod2`: the paper's Algorithms 1–3 and placement rule, with the decisions of scheduling.md §5
 // (real per-node packing for "fits", the starvation rule and its bound, dense worker indices,
 // the (priority, weight, t_j, key) tie-break) and none of the §6 improvements, whatever the
-// configuration's `improvements` say.
+// configuration's `improvements` say. Algorithm 1 as a list of actions (session/session.ts):
+//
+//   admit-heads   lines 5–30: the top waiting job, directly or by Scale-In (Alg. 2), victims
+//                 lowest weight first; else every waiting job that fits; a starving head holds
+//                 the line (starvation, lines 27–29, is applied when ranks are computed)
+//   scale-out     lines 31–36: Scale-Out (Alg. 3), heaviest first, nodes in name order
+//   RQ → FQ (lines 37–40) is observed by the controller, not decided here (§5.7).
+//
+// Queues with quotas (not in the paper) add `reclaim-quota` and `reclaim-for-growth`, which do
+// nothing without queues.
 
-import { NO_IMPROVEMENTS } from '../config.ts';
+import { admitHeads } from '../actions/admit-heads.ts';
+import { reclaimForGrowth } from '../actions/reclaim-for-growth.ts';
+import { reclaimQuota } from '../actions/reclaim-quota.ts';
+import { scaleOutRunning } from '../actions/scale-out-running.ts';
+import { runPass, type PassPolicy } from '../session/session.ts';
+import { lowestRankFirst } from '../session/victims.ts';
 import type { SchedulingPolicy } from './policy.ts';
-import { runPreemptivePass } from './preemptive.ts';
+
+export const KOD2_PASS: PassPolicy = {
+  ranking: { byAttainedService: false, byPhase: false, byDeclaredPlan: false, targetMinimum: false },
+  cooldown: false,
+  preemption: { order: lowestRankFirst, keeps: [], usableNodesFirst: false, pruneNeedless: false, fallbacks: [] },
+  growth: { psNodesFirst: false, packNodes: false, knee: false, holds: [], byEfficiency: false },
+  actions: [reclaimQuota, admitHeads({ untilBlocked: false, backfill: false }), reclaimForGrowth, scaleOutRunning],
+};
 
 export const kod2Policy: SchedulingPolicy = {
   name: 'kod2',
   description: 'KOD2 (Jeong & Yu 2022): weight-based preemption by worker scale-in, scale-out into idle capacity, fewest-node placement',
-  schedule: (snapshot, config) => runPreemptivePass(snapshot, config, NO_IMPROVEMENTS),
+  schedule: (snapshot, config) => runPass(snapshot, config, KOD2_PASS),
 };

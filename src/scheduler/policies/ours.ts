@@ -1,23 +1,77 @@
 // `ours`: `kod2` plus the improvements of scheduling.md §6 that `config.improvements` enables (all
-// but `preemptOnlyForGain` by default): scale-out onto the PS's nodes first, then the fullest nodes
-// with room (packing); a scale-out cool-down (hysteresis against preempting what was just grown);
-// a stop at the knee of a declared scaling curve; no needless preemption; scale-in on nodes the
-// waiting job can use first; backfill behind a blocked, non-starving head; several admissions per
-// pass; and, from declared scaling curves (gain.ts), growth of running jobs before admission where
-// a worker buys more speed per resource than a new job would, and preemption of the workers that
-// add least first (opt-in: only when the waiting job gains more); demotion of jobs that have held
-// much service (Tiresias's two queues) or whose own progress signal says Converged (FlowCon/SpeCon),
-// and suspension of whole demoted jobs that opted in when scale-in cannot admit the head
-// (suspend.ts). Every waiting job gets a reason
-// (as in all policies). Each toggle can be switched off alone, so the simulator can measure each
-// one (docs/simulation-results.md).
+// but `preemptOnlyForGain`, `growByEfficiency` and `relocateConverged` by default). Each toggle puts
+// an action in the list or sets a named rule or option; each can be switched off alone, so the
+// simulator can measure each one (docs/simulation-results.md). The README lists what each does.
 
+import { admitHeads } from '../actions/admit-heads.ts';
+import { growBeforeAdmit } from '../actions/grow-before-admit.ts';
+import { meetQoeTargets } from '../actions/meet-qoe-targets.ts';
+import { reclaimForGrowth } from '../actions/reclaim-for-growth.ts';
+import { reclaimQuota } from '../actions/reclaim-quota.ts';
+import { relocateConverged } from '../actions/relocate-converged.ts';
+import { scaleOutRunning } from '../actions/scale-out-running.ts';
+import { shrinkAtTarget } from '../actions/shrink-at-target.ts';
+import { suspendDemoted } from '../actions/suspend-demoted.ts';
+import type { ImprovementToggles } from '../config.ts';
+import type { RunningJob } from '../job-model.ts';
+import { shrinksAtTarget, throughputTargetCap } from '../qoe-rebalance.ts';
+import { runPass, type PassPolicy } from '../session/session.ts';
+import { cheapestFirst, keepForGain, keepTargetSize, lowestRankFirst } from '../session/victims.ts';
 import type { SchedulingPolicy } from './policy.ts';
-import { runPreemptivePass } from './preemptive.ts';
+
+/** The entries that are switched on. */
+function on<T>(entries: readonly (T | false)[]): T[] {
+  return entries.filter((e): e is T => e !== false);
+}
+
+/** `demoteConverged`: a job whose loss went NaN never grows. */
+const diverged = (job: RunningJob): boolean => job.job.state.progress?.phase === 'Diverged';
+
+export function oursPass(t: ImprovementToggles): PassPolicy {
+  const qoe = t.qoeTargets;
+  const suspend = t.demoteByAttainedService && t.suspendDemoted && suspendDemoted;
+  return {
+    ranking: {
+      byAttainedService: t.demoteByAttainedService,
+      byPhase: t.demoteConverged,
+      byDeclaredPlan: t.rankByDeclaredPlan,
+      targetMinimum: qoe && t.qoeTargetAsMinimum,
+    },
+    cooldown: t.cooldown,
+    preemption: {
+      order: t.preemptCheapestFirst ? cheapestFirst : lowestRankFirst,
+      keeps: on([qoe && t.qoeKeepTargetSize && keepTargetSize, t.preemptOnlyForGain && keepForGain]),
+      usableNodesFirst: t.preemptOnUsableNodesFirst,
+      pruneNeedless: t.pruneNeedlessPreemption,
+      fallbacks: on([t.relocateConverged && relocateConverged, suspend]),
+    },
+    growth: {
+      psNodesFirst: t.scaleOutPrefersPsNodes,
+      packNodes: t.scaleOutPacksNodes,
+      knee: t.scalingKnee,
+      holds: on([qoe && shrinksAtTarget, t.demoteConverged && diverged]),
+      ...(qoe && t.qoeCapAtTarget ? { capWhileWaiting: throughputTargetCap } : {}),
+      byEfficiency: t.growByEfficiency,
+    },
+    actions: on([
+      qoe && shrinkAtTarget,
+      reclaimQuota,
+      t.growBeforeAdmit && growBeforeAdmit,
+      admitHeads({
+        untilBlocked: t.admitUntilBlocked,
+        backfill: t.backfillWhenHeadBlocked,
+        suspendForOne: t.suspendForBackfill && suspend ? suspend : undefined,
+      }),
+      qoe && meetQoeTargets({ sizeFromCurve: t.qoeSizeFromCurve }),
+      reclaimForGrowth,
+      scaleOutRunning,
+    ]),
+  };
+}
 
 export const oursPolicy: SchedulingPolicy = {
   name: 'ours',
   description:
     'KOD2 plus PS-affine packing scale-out, cool-down, scaling-knee stop, growth before admission and cheapest-first preemption by scaling curve, minimal preemption, backfill, multi-admission, attained-service and Converged demotion, suspension of demoted checkpointing jobs',
-  schedule: (snapshot, config) => runPreemptivePass(snapshot, config, config.improvements),
+  schedule: (snapshot, config) => runPass(snapshot, config, oursPass(config.improvements)),
 };

@@ -1,0 +1,31 @@
+// `relocateConverged` (SpeCon Algorithm 4, relocate.ts): when scale-in cannot admit the head, remote
+// workers of Converged jobs ranked below it move onto their PS's nodes if the room they leave admits
+// the head. Tried before suspension: it stops no job.
+
+import { addWorkers, removeWorkers, type CompiledJob } from '../job-model.ts';
+import { relocateFor } from '../relocate.ts';
+import type { PassSession } from '../session/session.ts';
+import { relocationCandidates } from '../session/victims.ts';
+import { toInstance } from '../admission.ts';
+
+/** Admits `head` by moving Converged jobs' workers (a `HeadFallback`); false if that is not enough. */
+export function relocateConverged(session: PassSession, head: CompiledJob): boolean {
+  const { state, now } = session;
+  if (session.gate.blockOf(head) !== undefined) return false;
+  const candidates = relocationCandidates(session, head);
+  if (candidates.length === 0) return false;
+  const res = relocateFor(state, head, candidates, now, session.cooldownMs);
+  if (!res.ok) return false;
+  for (const m of res.moves) {
+    session.recordScaleIn(m.job, m.removed, head.key, { relocated: true });
+    removeWorkers(m.job, m.removed);
+    // Not `session.grow`: the job holds as much as before, so its queue is charged nothing.
+    const added = addWorkers(m.job, m.job.job.workers!.type, m.to, now);
+    session.plan.addWorkers(
+      m.job.job.key,
+      added.map((w) => toInstance(state, w)),
+    );
+  }
+  session.admitPlaced(head, res.items, res.placement);
+  return true;
+}

@@ -1,0 +1,108 @@
+// Preemption target selection, apart from issuing it (preempt.ts and the fallback actions issue):
+// who may lose workers to a head, in which order, and which workers a victim keeps. Every candidate
+// list starts from the running jobs lowest rank first (Alg. 2 line 3).
+//
+//   scale-in:   jobs ranked strictly below the head (so of its class or lower), of its own queue;
+//               under quotas, first the borrowed workers of other queues it may reclaim; then the
+//               policy's order (KOD2: by rank; `preemptCheapestFirst`: by what a worker adds).
+//   relocation: Converged jobs ranked below the head (`relocateConverged`).
+//   suspension: whole suspendable jobs more demoted than the head, ranked below it or reclaimable
+//               (`suspendDemoted`).
+
+import type { ClusterState } from '../cluster-state.ts';
+import { admissionGainDensity, workerGainDensity } from '../gain.ts';
+import type { CompiledJob, RunningJob } from '../job-model.ts';
+import { targetFloor } from '../qoe-protect.ts';
+import { compareRank } from '../weight.ts';
+import type { KeepRule, PassSession, VictimOrder } from './session.ts';
+
+/** KOD2: lowest rank first, as given. */
+export const lowestRankFirst: VictimOrder = (_state, ranked) => ranked;
+
+/**
+ * `preemptCheapestFirst`: by priority class, lowest first, then by what the victim's next worker
+ * adds per unit of share, least first (unknown last), then rank.
+ */
+export const cheapestFirst: VictimOrder = (state: ClusterState, ranked: readonly RunningJob[]): RunningJob[] => {
+  const loss = new Float64Array(ranked.length);
+  for (let i = 0; i < ranked.length; i++) {
+    const r = ranked[i]!;
+    loss[i] =
+      (r.job.workers === undefined ? undefined : workerGainDensity(state, r.job.workers, r.workers.length)) ?? Number.POSITIVE_INFINITY;
+  }
+  const order = (a: number, b: number): number => ranked[a]!.job.priority - ranked[b]!.job.priority || loss[a]! - loss[b]! || a - b;
+  // Rank order is already by class; without scaling curves every loss is unknown, so the list is
+  // usually in order already and needs no sort (nor an object per job to sort by).
+  let sorted = true;
+  for (let k = 1; k < ranked.length && sorted; k++) sorted = order(k - 1, k) <= 0;
+  if (sorted) return [...ranked];
+  return Array.from(ranked.keys())
+    .sort(order)
+    .map((i) => ranked[i]!);
+};
+
+/** Scale-in's victims for `head`, in the policy's order. */
+export function scaleInVictims(session: PassSession, head: CompiledJob): readonly RunningJob[] {
+  const { gate, state } = session;
+  const ascending = session.runningAscending();
+  // The jobs ranked strictly below the head are a prefix of the ascending list (ranks are a strict order).
+  let below = 0;
+  let above = ascending.length;
+  while (below < above) {
+    const mid = (below + above) >> 1;
+    if (compareRank(ascending[mid]!.job, head) > 0) below = mid + 1;
+    else above = mid;
+  }
+  const reclaimable = gate.reclaimTest(head);
+  const ranked = gate.enabled
+    ? [
+        ...(reclaimable === undefined ? [] : ascending.filter(reclaimable)),
+        ...ascending.slice(0, below).filter((r) => gate.sameLine(head, r)),
+      ]
+    : ascending.slice(0, below);
+  return session.policy.preemption.order(state, ranked);
+}
+
+/** Whether `r` ranks below `head` within its class or lower and its queue: `head` may preempt it by rank. */
+function preemptibleBy(session: PassSession, head: CompiledJob, r: RunningJob): boolean {
+  return r.job.priority <= head.priority && compareRank(r.job, head) > 0 && session.gate.sameLine(head, r);
+}
+
+/** `relocateConverged`'s candidates: Converged jobs `head` may preempt, lowest rank first. */
+export function relocationCandidates(session: PassSession, head: CompiledJob): RunningJob[] {
+  return session.runningAscending().filter((r) => r.job.state.progress?.phase === 'Converged' && preemptibleBy(session, head, r));
+}
+
+/** `suspendDemoted`'s candidates: suspendable jobs more demoted than `head` that it may preempt or reclaim, lowest rank first. */
+export function suspensionCandidates(session: PassSession, head: CompiledJob): RunningJob[] {
+  const reclaimable = session.gate.reclaimTest(head);
+  return session
+    .runningAscending()
+    .filter(
+      (r) =>
+        r.job.state.spec.suspendable === true &&
+        r.job.served > head.served &&
+        (preemptibleBy(session, head, r) || reclaimable?.(r) === true),
+    );
+}
+
+/** `qoeKeepTargetSize`: a victim keeps the workers its reachable target needs (qoe-protect.ts). */
+export const keepTargetSize: KeepRule = (session, head) => (victim, workers) => workers <= targetFloor(victim, head, session.now);
+
+/** `preemptOnlyForGain`: a same-class victim keeps a worker that adds at least what the head's admission buys (gain.ts). */
+export const keepForGain: KeepRule = (session, head) => {
+  const headGain = head.starving ? undefined : admissionGainDensity(session.state, head);
+  if (headGain === undefined) return undefined;
+  return (victim, workers) => {
+    if (victim.job.priority !== head.priority || victim.job.workers === undefined) return false;
+    const loss = workerGainDensity(session.state, victim.job.workers, workers);
+    return loss !== undefined && loss >= headGain;
+  };
+};
+
+/** The policy's reasons a victim keeps a worker against `head`, as one test (undefined: none applies). */
+export function keepsWorkerFor(session: PassSession, head: CompiledJob): ((victim: RunningJob, workers: number) => boolean) | undefined {
+  const tests = session.policy.preemption.keeps.map((k) => k(session, head)).filter((t) => t !== undefined);
+  if (tests.length <= 1) return tests[0];
+  return (victim, workers) => tests.some((t) => t(victim, workers));
+}
