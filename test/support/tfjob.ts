@@ -1,7 +1,7 @@
 // TFJob helpers for tests: create, read, wait for conditions, list the job's pods and events, as a
 // client (kubectl, the Kubeflow SDK) would see them.
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1Pod, type CoreV1Event } from '@kubernetes/client-node';
-import { adminKubeConfig, eventually } from './kube.ts';
+import { adminKubeConfig, eventually, exitPod } from './kube.ts';
 
 export interface TestCondition {
   type: string;
@@ -240,4 +240,16 @@ export async function livePods(namespace: string, name: string): Promise<V1Pod[]
   return (await jobPods(namespace, name)).filter(
     (p) => p.metadata?.deletionTimestamp === undefined && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed',
   );
+}
+
+/**
+ * Ends every live pod of a finished job with `exitCode`. A pod the job's cleanPodPolicy deletes
+ * between the listing and its patch (404) is already gone, which is what the caller wants.
+ */
+export async function exitLivePods(namespace: string, name: string, exitCode: number): Promise<void> {
+  for (const p of await livePods(namespace, name)) {
+    await exitPod(namespace, p.metadata?.name ?? '', exitCode).catch((e: unknown) => {
+      if ((e as { code?: number }).code !== 404) throw e;
+    });
+  }
 }

@@ -5,7 +5,7 @@ import { Watch, type V1Pod } from '@kubernetes/client-node';
 import { adminKubeConfig, clusterState, createNamespace, deleteNamespace, eventually, exitPod } from '../../support/kube.ts';
 import { OperatorChild } from '../../support/operator-child.ts';
 import { createPool, onPool, type Pool } from '../../support/pool.ts';
-import { createTFJob, elasticJob, getTFJob, jobEvents, livePods, waitForCondition } from '../../support/tfjob.ts';
+import { createTFJob, elasticJob, exitLivePods, getTFJob, jobEvents, livePods, waitForCondition } from '../../support/tfjob.ts';
 
 interface PodEvent {
   readonly type: string;
@@ -120,12 +120,12 @@ describe('operator restart (policy ours)', () => {
     // Finish everything, in order, as room appears.
     await exitPod(ns, 'first-worker-0', 0);
     await waitForCondition(ns, 'first', 'Succeeded', { timeoutMs: 60_000 });
-    for (const p of await livePods(ns, 'first')) await exitPod(ns, p.metadata!.name!, 0);
+    await exitLivePods(ns, 'first', 0);
     for (const name of ['second', 'third']) {
       await waitForCondition(ns, name, 'Running', { timeoutMs: 60_000 });
       await exitPod(ns, `${name}-worker-0`, 0);
       await waitForCondition(ns, name, 'Succeeded', { timeoutMs: 60_000 });
-      for (const p of await livePods(ns, name)) await exitPod(ns, p.metadata!.name!, 0);
+      await exitLivePods(ns, name, 0);
     }
     // The waiting job kept its original t_j through admission.
     expect((await getTFJob(ns, 'second')).status?.scheduling?.enqueueTime).toBe(enqueueTime);

@@ -11,6 +11,7 @@ import {
   elasticJob,
   getTFJob,
   waitForJobEvents,
+  exitLivePods,
   livePods,
   waitForCondition,
   waitForEventReasons,
@@ -126,7 +127,7 @@ describe('priority preemption and elastic scaling (policy ours)', () => {
     // The heavy job finishes: its capacity goes back to the light job (scale-out to its maximum).
     await exitPod(ns, 'heavy-worker-0', 0);
     await waitForCondition(ns, 'heavy', 'Succeeded');
-    for (const p of await livePods(ns, 'heavy')) await exitPod(ns, p.metadata!.name!, 0);
+    await exitLivePods(ns, 'heavy', 0);
     await eventually(async () => (await livePods(ns, 'light')).filter((x) => x.metadata?.name?.includes('-worker-')).length === 6, {
       what: 'light back to 6 workers',
       timeoutMs: 60_000,
