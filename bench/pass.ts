@@ -18,7 +18,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type * as SchedulerModule from '../src/scheduler/index.ts';
 import type { ClusterSnapshot, PolicyName } from '../src/scheduler/types.ts';
-import { lineChart, type Series } from '../src/simulator/svg.ts';
+import { lineChart, type Series } from '../lab/simulator/svg.ts';
 import type * as RandomClusterModule from './random-cluster.ts';
 import type { ClusterSize, Scenario } from './random-cluster.ts';
 import { cliArgs } from './lib/args.ts';

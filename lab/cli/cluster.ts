@@ -1,4 +1,4 @@
-// `tfjob-operator cluster up|down|status`: the embedded local control plane, by hand.
+// `node lab/cli/main.ts cluster up|down|status`: the embedded local control plane, by hand.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -12,7 +12,7 @@ import {
   TENSORFLOW_VERSION,
 } from '../local-cluster/real-node/index.ts';
 
-const HELP = `usage: tfjob-operator cluster <up|down|status> [options]
+const HELP = `usage: node lab/cli/main.ts cluster <up|down|status> [options]
 
   up       start etcd, kube-apiserver, kube-controller-manager, kwok (and kube-scheduler with
            --scheduler), install the CRDs (TFJob, ClusterQueue, LocalQueue), create fake nodes,

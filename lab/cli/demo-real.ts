@@ -1,4 +1,4 @@
-// `tfjob-operator demo --real`: the demo on real pods. A local control plane with one real node
+// `node lab/cli/main.ts demo --real`: the demo on real pods. A local control plane with one real node
 // (containerd, kubelet, cluster DNS, a TensorFlow image built here), the operator with policy ours,
 // and three real TensorFlow jobs: an elastic one (1..3 workers), a fixed one, and later one of a
 // higher PriorityClass that makes the elastic job shrink; the live table shows each job's queue,
@@ -8,9 +8,9 @@ import { CoreV1Api, CustomObjectsApi, SchedulingV1Api, type KubeConfig } from '@
 import { LocalCluster } from '../local-cluster/index.ts';
 import { installCrds } from '../local-cluster/crd.ts';
 import { createTrainersConfigMap, REAL_NODE_LABEL, RealNode, trainerReplicaSpec } from '../local-cluster/real-node/index.ts';
-import { loadConfig } from '../operator/config.ts';
-import { Operator } from '../operator/manager.ts';
-import { createLogger } from '../runtime/logger.ts';
+import { loadConfig } from '../../src/operator/config.ts';
+import { Operator } from '../../src/operator/manager.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
 
 const NAMESPACE = 'demo-real';
 const PRIORITY_CLASS = 'demo-real-urgent';

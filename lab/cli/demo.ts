@@ -1,12 +1,12 @@
-// `tfjob-operator demo`: the README's main command. On an embedded local control plane it reproduces
+// `node lab/cli/main.ts demo`: the README's main command. On an embedded local control plane it reproduces
 // the KOD2 paper's experiment with compressed time: 3 fake nodes of 10 cpu / 32Gi, the operator,
 // a training emulator, and ten TFJobs arriving 30 s apart; live progress per job, then the JCT table
 // and the simulator's prediction for the same scenario and policy. Ctrl-C stops everything.
 import { parseArgs } from 'node:util';
 import { LocalCluster } from '../local-cluster/index.ts';
-import { OPERATOR_POLICY_NAMES, type OperatorPolicyName } from '../scheduler/index.ts';
-import type { Operator } from '../operator/manager.ts';
-import { createLogger } from '../runtime/logger.ts';
+import { OPERATOR_POLICY_NAMES, type OperatorPolicyName } from '../../src/scheduler/index.ts';
+import type { Operator } from '../../src/operator/manager.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
 import { corePass } from '../simulator/core.ts';
 import { runScenario } from '../simulator/run.ts';
 import { HOST_LAG_WARNING_SHARE, runScenarioOnCluster, type ScenarioRunResult } from '../emulator/scenario-run.ts';
@@ -14,7 +14,7 @@ import type { EmulatedJob } from '../emulator/training-emulator.ts';
 import { installCrds } from '../local-cluster/crd.ts';
 import { loadScenario } from '../workloads/index.ts';
 
-const HELP = `usage: tfjob-operator demo [options]
+const HELP = `usage: node lab/cli/main.ts demo [options]
 
 Starts a local control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok),
 the operator and a training emulator, submits a benchmark scenario's TFJobs with compressed time,

@@ -1,8 +1,8 @@
-// Scenario jobs (src/workloads) as TFJob manifests, the way a user would write them: one PS group and
+// Scenario jobs (lab/workloads) as TFJob manifests, the way a user would write them: one PS group and
 // an elastic Worker group with the scenario's requests; the scaling curve, when the scenario declares
 // one, as the annotation the `ours` policy reads.
-import { ANNOTATION_SCALING_CURVE } from '../api/v1/constants.ts';
-import type { Resources } from '../scheduler/types.ts';
+import { ANNOTATION_SCALING_CURVE } from '../../src/api/v1/constants.ts';
+import type { Resources } from '../../src/scheduler/types.ts';
 import { fewestNodesRate, type ClusterShape, type WorkloadJob } from '../workloads/index.ts';
 
 /** Canonical amounts (millicores, bytes) back to Kubernetes quantities. */

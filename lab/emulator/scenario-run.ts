@@ -3,14 +3,14 @@
 // the scenario's TFJobs submitted at their (compressed) arrival times. Used by the demo, the
 // end-to-end tests and the benchmarks; returns the same figures the simulator reports.
 import { CoreV1Api, type V1Taint } from '@kubernetes/client-node';
-import { LABEL_NODE_POOL } from '../api/v1/constants.ts';
+import { LABEL_NODE_POOL } from '../../src/api/v1/constants.ts';
 import type { LocalCluster } from '../local-cluster/index.ts';
 import { fakeNodes } from '../local-cluster/index.ts';
-import { loadConfig } from '../operator/config.ts';
-import type { OperatorPolicyName } from '../scheduler/index.ts';
-import { Operator } from '../operator/manager.ts';
-import { KubeClients } from '../runtime/kube-client.ts';
-import type { Logger } from '../runtime/logger.ts';
+import { loadConfig } from '../../src/operator/config.ts';
+import type { OperatorPolicyName } from '../../src/scheduler/index.ts';
+import { Operator } from '../../src/operator/manager.ts';
+import { KubeClients } from '../../src/runtime/kube-client.ts';
+import type { Logger } from '../../src/runtime/logger.ts';
 import { idealRuntimeSeconds, type Scenario } from '../workloads/index.ts';
 import { jobName, tfjobManifest, toQuantities } from './manifests.ts';
 import { TrainingEmulator, type EmulatedJob } from './training-emulator.ts';

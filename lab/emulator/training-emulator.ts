@@ -16,15 +16,15 @@ import {
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { LABEL_JOB_NAME, LABEL_REPLICA_TYPE } from '../api/v1/constants.ts';
-import { PROGRESS_PREFIX } from '../progress/index.ts';
+import { LABEL_JOB_NAME, LABEL_REPLICA_TYPE } from '../../src/api/v1/constants.ts';
+import { PROGRESS_PREFIX } from '../../src/progress/signals/index.ts';
 import { POD_EXIT_CODE_ANNOTATION } from '../local-cluster/nodes.ts';
 import { appendPodLog, servePodLogFile } from '../local-cluster/pod-logs.ts';
-import { Informer } from '../runtime/informer.ts';
-import type { KubeClients } from '../runtime/kube-client.ts';
-import type { Logger } from '../runtime/logger.ts';
+import { Informer } from '../../src/runtime/informer.ts';
+import type { KubeClients } from '../../src/runtime/kube-client.ts';
+import type { Logger } from '../../src/runtime/logger.ts';
 import { progressRate, type WorkloadJob } from '../workloads/index.ts';
-import { podRequests } from '../operator/scheduling/convert.ts';
+import { podRequests } from '../../src/operator/scheduling/convert.ts';
 import { jobName } from './manifests.ts';
 
 export interface EmulatedJob {

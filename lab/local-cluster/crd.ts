@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiextensionsV1Api, type KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import { KubeClients } from '../runtime/kube-client.ts';
+import { KubeClients } from '../../src/runtime/kube-client.ts';
 import { REPO_ROOT } from './binaries.ts';
 
 export const TFJOB_CRD_FILE = path.join(REPO_ROOT, 'crds', 'kubeflow.org_tfjobs.yaml');

@@ -2,7 +2,7 @@
 // (kwok-logs-crd.yaml) from a file in CRI log format, as a kubelet serves a container's log. Used by
 // the training emulator (jobs printing their progress) and by tests.
 import { appendFileSync, writeFileSync } from 'node:fs';
-import type { KubeClients } from '../runtime/kube-client.ts';
+import type { KubeClients } from '../../src/runtime/kube-client.ts';
 
 /** Creates (or points at a new file) the Logs object of `pod`; `file` is emptied first. */
 export async function servePodLogFile(

@@ -1,9 +1,9 @@
-// `tfjob-operator simulate`: run policies on a scenario, print the comparison, write JSON and SVG.
+// `node lab/cli/main.ts simulate`: run policies on a scenario, print the comparison, write JSON and SVG.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { POLICY_NAMES } from '../scheduler/index.ts';
-import type { PolicyName } from '../scheduler/types.ts';
+import { POLICY_NAMES } from '../../src/scheduler/index.ts';
+import type { PolicyName } from '../../src/scheduler/types.ts';
 import { listScenarioNames, loadScenario, ScenarioError } from '../workloads/scenario.ts';
 import type { SchedulePass } from './engine.ts';
 import { scenarioCharts } from './charts.ts';
@@ -27,7 +27,7 @@ const OPTIONS = {
 
 function usage(): string {
   return [
-    'usage: tfjob-operator simulate --scenario <name|file> [options]',
+    'usage: node lab/cli/main.ts simulate --scenario <name|file> [options]',
     '',
     'Simulates scheduling policies with the real scheduling core on a scenario and prints the',
     'figures of docs/benchmark.md §3 side by side, with ratios to the lower bounds and to tf-operator.',

@@ -3,10 +3,10 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { ZodError } from 'zod';
-import type { PolicyName } from '../scheduler/types.ts';
-import type { SchedulerConfig } from '../scheduler/config.ts';
-import { DEFAULT_SCHEDULER_CONFIG, parseSchedulerConfig } from '../scheduler/config.ts';
-import { getPolicy, schedule } from '../scheduler/index.ts';
+import type { PolicyName } from '../../src/scheduler/types.ts';
+import type { SchedulerConfig } from '../../src/scheduler/config.ts';
+import { DEFAULT_SCHEDULER_CONFIG, parseSchedulerConfig } from '../../src/scheduler/config.ts';
+import { getPolicy, schedule } from '../../src/scheduler/index.ts';
 import { describeIssues } from '../workloads/scenario-schema.ts';
 import type { SchedulePass } from './engine.ts';
 

@@ -3,11 +3,11 @@
 // cool-downs read the clock only when asked). At every event the scheduling core is called on a
 // snapshot and its Plan applied, again until it has nothing more to do; then every job's progress
 // rate is recomputed from where its ready replicas run, and time jumps to the next event.
-import type { ClusterSnapshot, Plan, QueueSpec, Resources } from '../scheduler/types.ts';
+import type { ClusterSnapshot, Plan, QueueSpec, Resources } from '../../src/scheduler/types.ts';
 import type { ClusterShape, WorkloadJob } from '../workloads/model.ts';
 import { addResources } from '../workloads/resources.ts';
 import { progressRate } from '../workloads/throughput.ts';
-import { foldSteps } from '../progress/rate.ts';
+import { foldSteps } from '../../src/progress/signals/rate.ts';
 import type { SimJob } from './state.ts';
 import { ClusterState } from './state.ts';
 

@@ -1,5 +1,5 @@
 // The figures of benchmark.md §3 for one run, computed from its job outcomes and timeline.
-import type { Resources } from '../scheduler/types.ts';
+import type { Resources } from '../../src/scheduler/types.ts';
 import type { LowerBounds } from './bounds.ts';
 import type { SimulationResult } from './engine.ts';
 import type { Distribution } from './stats.ts';

@@ -1,11 +1,11 @@
 // The simulated jobs' progress signal: each job prints its evaluation metric when its work crosses a
-// point of its curve (src/workloads/progress-curve.ts), and the operator's own phase machine
-// (src/progress/phase.ts, the same code and defaults) turns those reports into the phase the
+// point of its curve (lab/workloads/progress-curve.ts), and the operator's own phase machine
+// (src/progress/signals/phase.ts, the same code and defaults) turns those reports into the phase the
 // scheduling core sees. Nothing else about the work reaches the core.
-import { DEFAULT_PHASE_CONFIG, evaluatePhase, progressView } from '../progress/phase.ts';
-import type { PhaseState } from '../progress/phase.ts';
-import type { ProgressSample } from '../progress/protocol.ts';
-import type { JobProgress } from '../scheduler/types.ts';
+import { DEFAULT_PHASE_CONFIG, evaluatePhase, progressView } from '../../src/progress/signals/phase.ts';
+import type { PhaseState } from '../../src/progress/signals/phase.ts';
+import type { ProgressSample } from '../../src/progress/signals/protocol.ts';
+import type { JobProgress } from '../../src/scheduler/types.ts';
 import { accuracyPointIndex } from '../workloads/progress-curve.ts';
 import type { WorkloadJob } from '../workloads/model.ts';
 

@@ -1,6 +1,6 @@
 // Runs one scenario under several policies with the same bounds and horizon.
-import { POLICY_REGISTRY } from '../scheduler/policies/registry.ts';
-import type { PolicyName } from '../scheduler/types.ts';
+import { POLICY_REGISTRY } from '../../src/scheduler/policies/registry.ts';
+import type { PolicyName } from '../../src/scheduler/types.ts';
 import type { Scenario } from '../workloads/scenario.ts';
 import type { LowerBounds } from './bounds.ts';
 import type { ProgressStatus, SchedulePass, SimulationResult } from './engine.ts';

@@ -1,6 +1,6 @@
 // The simulator's mutable picture of the cluster: jobs, their replicas, node usage. Kept apart from
 // the event loop so that applying a Plan (and refusing an impossible one) reads on its own.
-import { measuredRate, type RateState } from '../progress/rate.ts';
+import { measuredRate, type RateState } from '../../src/progress/signals/rate.ts';
 import type {
   ClusterSnapshot,
   JobPhase,
@@ -12,11 +12,11 @@ import type {
   ReplicaInstance,
   Resources,
   StepRate,
-} from '../scheduler/types.ts';
+} from '../../src/scheduler/types.ts';
 import type { ClusterShape, ReplicaPlacement, WorkloadJob } from '../workloads/model.ts';
 import { nodeNames } from '../workloads/model.ts';
 import { fewestNodesRate } from '../workloads/ideal.ts';
-import { JobSignal } from './progress.ts';
+import { JobSignal } from './job-signal.ts';
 import { addResources, fitsIn, formatResources } from '../workloads/resources.ts';
 
 export const PS = 'PS';

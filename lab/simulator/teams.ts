@@ -2,7 +2,7 @@
 // share of the cluster's scarcest resource, overall and while every team has jobs waiting
 // (contended: each would use more than it holds), its jobs' completion times, and how long its first job waited.
 
-import type { Resources } from '../scheduler/types.ts';
+import type { Resources } from '../../src/scheduler/types.ts';
 import type { SimulationResult, TimelineSample } from './engine.ts';
 
 export interface TeamFigure {

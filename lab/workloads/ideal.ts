@@ -1,5 +1,5 @@
 // What a job could do alone on an empty cluster: the basis of every lower bound we report.
-import type { Resources } from '../scheduler/types.ts';
+import type { Resources } from '../../src/scheduler/types.ts';
 import type { ClusterShape, ReplicaPlacement, WorkloadJob } from './model.ts';
 import { nodeNames } from './model.ts';
 import { addResources, fitsIn } from './resources.ts';

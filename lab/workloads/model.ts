@@ -1,6 +1,6 @@
 // The data a workload model hands to the simulator and to the real-cluster training emulator: what
 // a job asks for (its TFJob shape) and how fast it progresses from where its replicas run.
-import type { QoeTarget, Resources } from '../scheduler/types.ts';
+import type { QoeTarget, Resources } from '../../src/scheduler/types.ts';
 import type { PhillyApp } from './philly/app.ts';
 import type { ProgressCurve } from './progress-curve.ts';
 

@@ -1,7 +1,7 @@
 // What a training job would print as its evaluation metric, as a function of the work it has done:
 // the simulator's progress model (issue: progress-aware scheduling). A job reports a point when its
 // work crosses one (an evaluation at the end of an epoch); the scheduler sees only those reports,
-// through the same phase machine as the operator (src/progress/phase.ts), never the work.
+// through the same phase machine as the operator (src/progress/signals/phase.ts), never the work.
 //
 // - Philly: the application's measured validation curve (traces/philly/apps/<app>/validation-<batch>.csv,
 //   Pollux artifact), one point per epoch up to the job's maxEpochs, iterations and metric both

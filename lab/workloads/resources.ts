@@ -1,7 +1,7 @@
 // Kubernetes quantities and resource arithmetic in the core's canonical units (cpu in millicores,
 // memory in bytes, everything else in whole units), so workload models, the simulator and the
 // scheduling core all compare the same numbers.
-import type { Resources } from '../scheduler/types.ts';
+import type { Resources } from '../../src/scheduler/types.ts';
 
 const SUFFIX_FACTOR: Readonly<Record<string, number>> = {
   '': 1,

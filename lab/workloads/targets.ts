@@ -3,7 +3,7 @@
 // (a multiple of its ideal runtime after submission), as users who know their job roughly would.
 // The target is the user's statement; no policy reads how it was derived.
 
-import type { QoeTarget } from '../scheduler/types.ts';
+import type { QoeTarget } from '../../src/scheduler/types.ts';
 import { fewestNodesRate, idealRuntimeSeconds } from './ideal.ts';
 import type { ClusterShape, WorkloadJob } from './model.ts';
 import { seededRandom } from './random.ts';

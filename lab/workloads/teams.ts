@@ -1,7 +1,7 @@
 // Teams and their queues in a scenario (queues with quotas, docs/simulation-results.md §1d): which
 // team submits each job, and the queue with a quota each team's jobs are charged to.
 
-import type { QueueSpec } from '../scheduler/types.ts';
+import type { QueueSpec } from '../../src/scheduler/types.ts';
 import type { WorkloadJob } from './model.ts';
 import { canonicalResources } from './resources.ts';
 import type { ScenarioDefinition } from './scenario-schema.ts';

@@ -1,4 +1,4 @@
-// The TFJob controller: the I/O around the pure reconciler (src/controllers/tfjob). For one job key it
+// The TFJob controller: the I/O around the pure reconciler (src/reconciler/tfjob). For one job key it
 // reads the job and its pods/services from the informer caches, asks the reconciler what to do
 // (and, in priority mode, the scheduling loop where the job may run), then performs the actions:
 // deletes before creates, expectations raised before every write, status through the status
@@ -18,7 +18,7 @@ import {
   type Action,
   type ReconcileOptions,
   type SchedulingInput,
-} from '../controllers/tfjob/index.ts';
+} from '../reconciler/tfjob/index.ts';
 import {
   EVENT_FAILED_CREATE_POD,
   EVENT_FAILED_CREATE_SERVICE,
@@ -33,7 +33,7 @@ import {
   EVENT_SUCCESSFUL_DELETE_POD,
   EVENT_SUCCESSFUL_DELETE_SERVICE,
   messages,
-} from '../controllers/tfjob/events.ts';
+} from '../reconciler/tfjob/events.ts';
 import type { Controller, ReconcileContext, ReconcileResult } from '../runtime/controller.ts';
 import type { EventRecorder } from '../runtime/events.ts';
 import type { Expectations } from '../runtime/expectations.ts';

@@ -199,7 +199,7 @@ export interface JobProgress {
   readonly targetReached?: boolean;
   /**
    * Relative improvement of the smoothed metric per relative progress over the recent window
-   * (src/progress/phase.ts); absent until the job has reported twice.
+   * (src/progress/signals/phase.ts); absent until the job has reported twice.
    */
   readonly growth?: number;
 }

@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { LABEL_NODE_POOL } from '../../src/api/v1/constants.ts';
-import { POD_EXIT_CODE_ANNOTATION } from '../../src/local-cluster/index.ts';
+import { POD_EXIT_CODE_ANNOTATION } from '../../lab/local-cluster/index.ts';
 import { isFinished, type TFJobLike } from './invariants.ts';
 import { rng } from './prng.ts';
 import type { TestTFJob } from './tfjob.ts';

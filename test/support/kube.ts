@@ -2,8 +2,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, KubeConfig, setHeaderOptions, PatchStrategy, type V1Pod } from '@kubernetes/client-node';
 import { inject } from 'vitest';
-import { renderKubeconfig } from '../../src/local-cluster/kubeconfig.ts';
-import { POD_EXIT_CODE_ANNOTATION, POD_EXIT_REASON_ANNOTATION, type ClusterState } from '../../src/local-cluster/index.ts';
+import { renderKubeconfig } from '../../lab/local-cluster/kubeconfig.ts';
+import { POD_EXIT_CODE_ANNOTATION, POD_EXIT_REASON_ANNOTATION, type ClusterState } from '../../lab/local-cluster/index.ts';
 
 export function clusterState(): ClusterState {
   return inject('cluster');
@@ -77,7 +77,7 @@ export function apiStatus(err: unknown): number | undefined {
   return undefined;
 }
 
-/** Asks kwok to end the pod's containers with `exitCode` (see src/local-cluster/kwok-stages.yaml). */
+/** Asks kwok to end the pod's containers with `exitCode` (see lab/local-cluster/kwok-stages.yaml). */
 export async function exitPod(namespace: string, name: string, exitCode: number, reason?: string): Promise<V1Pod> {
   const core = adminKubeConfig().makeApiClient(CoreV1Api);
   const annotations: Record<string, string> = { [POD_EXIT_CODE_ANNOTATION]: String(exitCode) };

@@ -7,7 +7,7 @@
 // and remembers how much of the last, unfinished line it has read. A line longer than one read's
 // byte limit (a progress bar redrawn with \r for a whole epoch) is followed through its newest
 // records only (`tailLines`): the parser needs only a line's last redraw.
-import { detach, type LogCarry } from '../../progress/index.ts';
+import { detach, type LogCarry } from '../signals/index.ts';
 
 /** Bytes per record the tail read assumes: containerd's and Docker's maximum log line size. */
 export const RECORD_BYTES = 16 * 1024;

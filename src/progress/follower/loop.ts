@@ -8,10 +8,10 @@ import type { Pod } from '../../api/v1/k8s-types.ts';
 import type { ParsedTFJobEntry, TFJobEntry } from '../../api/v1/parse.ts';
 import { canonicalReplicaType, type ReplicaType } from '../../api/v1/replica-types.ts';
 import type { ProgressStatus } from '../../api/v1/schema.ts';
-import { isFinished } from '../../controllers/tfjob/conditions.ts';
-import { replicaName } from '../../controllers/tfjob/names.ts';
-import { isControlledBy } from '../../controllers/tfjob/owner.ts';
-import { isTerminating } from '../../controllers/tfjob/pod-state.ts';
+import { isFinished } from '../../reconciler/tfjob/conditions.ts';
+import { replicaName } from '../../reconciler/tfjob/names.ts';
+import { isControlledBy } from '../../reconciler/tfjob/owner.ts';
+import { isTerminating } from '../../reconciler/tfjob/pod-state.ts';
 import {
   DEFAULT_PERIOD_CONFIG,
   jobSetChanged,
@@ -21,7 +21,7 @@ import {
   type MeasuredRate,
   type PeriodState,
   type ProgressView,
-} from '../../progress/index.ts';
+} from '../signals/index.ts';
 import { apiErrorMessage } from '../../runtime/kube-client.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { JobProgress, StepRate } from '../../scheduler/types.ts';

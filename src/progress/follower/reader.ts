@@ -22,7 +22,7 @@ import {
   type ProgressView,
   type RateConfig,
   type RateState,
-} from '../../progress/index.ts';
+} from '../signals/index.ts';
 
 export interface LogRequest {
   readonly namespace: string;

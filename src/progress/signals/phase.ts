@@ -12,7 +12,7 @@ export interface PhaseConfig {
    * reads "10% more training buys less than 2% more improvement". SpeCon tested α ∈ {0.01, 0.05, 0.1}
    * on its own (unnormalised) growth; this normalisation needs its own value, and 0.2 is the one that
    * reaches Converged before the time to accuracy on most Philly validation curves without flapping
-   * (test/unit/progress/phase.test.ts, docs/progress-protocol.md).
+   * (test/unit/progress/signals/phase.test.ts, docs/progress-protocol.md).
    */
   readonly alpha: number;
   /** Hysteresis: leaving Slowing/Converged needs growth ≥ exitFactor·α ... */

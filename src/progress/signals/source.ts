@@ -1,14 +1,14 @@
 // Which replica's log carries a job's progress: the annotation's choice, else the Chief (or Master)
 // replica 0, else Worker 0. One log per job keeps reads to one request per job per period.
 
-import { ANNOTATION_PROGRESS_REPLICA } from '../api/v1/constants.ts';
+import { ANNOTATION_PROGRESS_REPLICA } from '../../api/v1/constants.ts';
 import {
   REPLICA_TYPE_CHIEF,
   REPLICA_TYPE_MASTER,
   REPLICA_TYPE_WORKER,
   canonicalReplicaType,
   type ReplicaType,
-} from '../api/v1/replica-types.ts';
+} from '../../api/v1/replica-types.ts';
 
 export type ProgressSource =
   | { readonly kind: 'replica'; readonly type: ReplicaType; readonly index: number }

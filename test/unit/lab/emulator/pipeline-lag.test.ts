@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pipelineLag } from '../../../src/emulator/scenario-run.ts';
+import { pipelineLag } from '../../../../lab/emulator/scenario-run.ts';
 
 describe('pipelineLag', () => {
   it('measures what the real run adds to the model: work done to Succeeded per job, bound to Running per pod', () => {

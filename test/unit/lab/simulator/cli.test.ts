@@ -2,9 +2,9 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../../../src/simulator/cli.ts';
-import type { CliDependencies } from '../../../src/simulator/cli.ts';
-import { SCENARIO_DIR } from '../../../src/workloads/scenario.ts';
+import { main } from '../../../../lab/simulator/cli.ts';
+import type { CliDependencies } from '../../../../lab/simulator/cli.ts';
+import { SCENARIO_DIR } from '../../../../lab/workloads/scenario.ts';
 import { toyFifoPass } from './toy-policy.ts';
 
 const TOY: CliDependencies = { passFor: () => toyFifoPass, schedulerConfig: { policy: 'toy-fifo' } };

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { ClusterSnapshot, Plan } from '../../../src/scheduler/types.ts';
-import type { SchedulePass } from '../../../src/simulator/engine.ts';
-import { simulate } from '../../../src/simulator/engine.ts';
-import { summarize } from '../../../src/simulator/figures.ts';
-import { lowerBounds } from '../../../src/simulator/bounds.ts';
-import { PlanViolation } from '../../../src/simulator/state.ts';
-import type { ClusterShape, WorkloadJob } from '../../../src/workloads/model.ts';
-import { corePass } from '../../../src/simulator/core.ts';
-import { runScenario } from '../../../src/simulator/run.ts';
-import { loadScenario } from '../../../src/workloads/scenario.ts';
+import type { ClusterSnapshot, Plan } from '../../../../src/scheduler/types.ts';
+import type { SchedulePass } from '../../../../lab/simulator/engine.ts';
+import { simulate } from '../../../../lab/simulator/engine.ts';
+import { summarize } from '../../../../lab/simulator/figures.ts';
+import { lowerBounds } from '../../../../lab/simulator/bounds.ts';
+import { PlanViolation } from '../../../../lab/simulator/state.ts';
+import type { ClusterShape, WorkloadJob } from '../../../../lab/workloads/model.ts';
+import { corePass } from '../../../../lab/simulator/core.ts';
+import { runScenario } from '../../../../lab/simulator/run.ts';
+import { loadScenario } from '../../../../lab/workloads/scenario.ts';
 import { toyFifoPass } from './toy-policy.ts';
 
 const ONE_NODE: ClusterShape = { nodeCount: 1, allocatable: { cpu: 4000 } };

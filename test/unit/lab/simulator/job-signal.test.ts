@@ -1,14 +1,14 @@
 // The simulator's progress signal (what jobs print, what the core sees), suspension and the
 // oracle-only remaining work, on hand-computed cases.
 import { describe, expect, it } from 'vitest';
-import type { ClusterSnapshot, Plan } from '../../../src/scheduler/types.ts';
-import { simulate } from '../../../src/simulator/engine.ts';
-import { JobSignal } from '../../../src/simulator/progress.ts';
-import { ClusterState } from '../../../src/simulator/state.ts';
-import type { ClusterShape, WorkloadJob } from '../../../src/workloads/model.ts';
-import { accuracyPointIndex, emulatedAccuracy, syntheticCurve } from '../../../src/workloads/progress-curve.ts';
-import type { ProgressCurve } from '../../../src/workloads/progress-curve.ts';
-import { loadScenario } from '../../../src/workloads/scenario.ts';
+import type { ClusterSnapshot, Plan } from '../../../../src/scheduler/types.ts';
+import { simulate } from '../../../../lab/simulator/engine.ts';
+import { JobSignal } from '../../../../lab/simulator/job-signal.ts';
+import { ClusterState } from '../../../../lab/simulator/state.ts';
+import type { ClusterShape, WorkloadJob } from '../../../../lab/workloads/model.ts';
+import { accuracyPointIndex, emulatedAccuracy, syntheticCurve } from '../../../../lab/workloads/progress-curve.ts';
+import type { ProgressCurve } from '../../../../lab/workloads/progress-curve.ts';
+import { loadScenario } from '../../../../lab/workloads/scenario.ts';
 
 const ONE_NODE: ClusterShape = { nodeCount: 1, allocatable: { cpu: 4000 } };
 

@@ -2,14 +2,14 @@
 // a job ahead of its target to one behind it on a hand-built cluster where kod2 leaves the second
 // job short (same engine and core as every other run).
 import { describe, expect, it } from 'vitest';
-import { schedule } from '../../../src/scheduler/index.ts';
-import type { QoeTarget } from '../../../src/scheduler/types.ts';
-import { simulate } from '../../../src/simulator/engine.ts';
-import { summarize } from '../../../src/simulator/figures.ts';
-import { lowerBounds } from '../../../src/simulator/bounds.ts';
-import type { ClusterShape, WorkloadJob } from '../../../src/workloads/model.ts';
-import { fewestNodesRate } from '../../../src/workloads/ideal.ts';
-import { loadScenario } from '../../../src/workloads/scenario.ts';
+import { schedule } from '../../../../src/scheduler/index.ts';
+import type { QoeTarget } from '../../../../src/scheduler/types.ts';
+import { simulate } from '../../../../lab/simulator/engine.ts';
+import { summarize } from '../../../../lab/simulator/figures.ts';
+import { lowerBounds } from '../../../../lab/simulator/bounds.ts';
+import type { ClusterShape, WorkloadJob } from '../../../../lab/workloads/model.ts';
+import { fewestNodesRate } from '../../../../lab/workloads/ideal.ts';
+import { loadScenario } from '../../../../lab/workloads/scenario.ts';
 
 /** Two nodes of 10 cpu: a PS (1 cpu) and four 2-cpu workers fill one but for 1 cpu. */
 const CLUSTER: ClusterShape = { nodeCount: 2, allocatable: { cpu: 10_000 } };

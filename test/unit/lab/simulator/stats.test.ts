@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { distribution, percentile, timeWeightedMean } from '../../../src/simulator/stats.ts';
+import { distribution, percentile, timeWeightedMean } from '../../../../lab/simulator/stats.ts';
 
 describe('percentiles (nearest rank)', () => {
   it('picks the smallest value with at least p% at or below it', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cdfPoints, lineChart, niceTicks, stepPoints } from '../../../src/simulator/svg.ts';
+import { cdfPoints, lineChart, niceTicks, stepPoints } from '../../../../lab/simulator/svg.ts';
 
 describe('SVG charts', () => {
   it('chooses round ticks covering the maximum', () => {

@@ -2,12 +2,12 @@
 // hand-built cluster where a team that borrowed the idle team's quota gives it back when that team
 // returns (same engine and core as every other run).
 import { describe, expect, it } from 'vitest';
-import { schedule } from '../../../src/scheduler/index.ts';
-import { simulate } from '../../../src/simulator/engine.ts';
-import { teamFigures } from '../../../src/simulator/teams.ts';
-import type { ClusterShape, WorkloadJob } from '../../../src/workloads/model.ts';
-import { loadScenario } from '../../../src/workloads/scenario.ts';
-import { assignTeams, queueSpecs } from '../../../src/workloads/teams.ts';
+import { schedule } from '../../../../src/scheduler/index.ts';
+import { simulate } from '../../../../lab/simulator/engine.ts';
+import { teamFigures } from '../../../../lab/simulator/teams.ts';
+import type { ClusterShape, WorkloadJob } from '../../../../lab/workloads/model.ts';
+import { loadScenario } from '../../../../lab/workloads/scenario.ts';
+import { assignTeams, queueSpecs } from '../../../../lab/workloads/teams.ts';
 
 /** Two nodes of 4 GPUs; a job is a 0-GPU PS and 1-GPU workers. */
 const CLUSTER: ClusterShape = { nodeCount: 2, allocatable: { 'nvidia.com/gpu': 4, cpu: 16_000 } };

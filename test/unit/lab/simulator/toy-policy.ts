@@ -1,8 +1,8 @@
 // A throwaway policy for testing the simulator without the real core: strict FIFO, each job
 // admitted whole at the largest worker count (max down to min) that first-fit packs onto the nodes,
 // PS first. No preemption, no scaling. Small enough to reason about by hand.
-import type { ClusterSnapshot, Plan, ReplicaInstance, Resources } from '../../../src/scheduler/types.ts';
-import { addResources, fitsIn } from '../../../src/workloads/resources.ts';
+import type { ClusterSnapshot, Plan, ReplicaInstance, Resources } from '../../../../src/scheduler/types.ts';
+import { addResources, fitsIn } from '../../../../lab/workloads/resources.ts';
 
 function freeByNode(snapshot: ClusterSnapshot): Map<string, Resources> {
   const free = new Map(snapshot.nodes.map((n) => [n.name, n.allocatable]));

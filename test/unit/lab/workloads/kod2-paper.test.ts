@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Kod2PaperThroughput, WorkloadJob } from '../../../src/workloads/model.ts';
-import { loadScenario } from '../../../src/workloads/scenario.ts';
-import { progressRate } from '../../../src/workloads/throughput.ts';
-import { fewestNodesPlacement, idealRuntimeSeconds } from '../../../src/workloads/ideal.ts';
+import type { Kod2PaperThroughput, WorkloadJob } from '../../../../lab/workloads/model.ts';
+import { loadScenario } from '../../../../lab/workloads/scenario.ts';
+import { progressRate } from '../../../../lab/workloads/throughput.ts';
+import { fewestNodesPlacement, idealRuntimeSeconds } from '../../../../lab/workloads/ideal.ts';
 
 const BATCHES = [8, 16, 32, 64, 128] as const;
 

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { WorkloadJob } from '../../../src/workloads/model.ts';
-import { smallestRotation } from '../../../src/workloads/philly/app.ts';
-import { loadPhillyApp } from '../../../src/workloads/philly/load.ts';
-import { iterationSeconds, iterationsToFinish, measuredStepTime } from '../../../src/workloads/philly/step-time.ts';
-import { loadScenario, REPO_ROOT } from '../../../src/workloads/scenario.ts';
-import { progressRate, workersPerNode } from '../../../src/workloads/throughput.ts';
-import { fewestNodesPlacement, idealRuntimeSeconds } from '../../../src/workloads/ideal.ts';
+import type { WorkloadJob } from '../../../../lab/workloads/model.ts';
+import { smallestRotation } from '../../../../lab/workloads/philly/app.ts';
+import { loadPhillyApp } from '../../../../lab/workloads/philly/load.ts';
+import { iterationSeconds, iterationsToFinish, measuredStepTime } from '../../../../lab/workloads/philly/step-time.ts';
+import { loadScenario, REPO_ROOT } from '../../../../lab/workloads/scenario.ts';
+import { progressRate, workersPerNode } from '../../../../lab/workloads/throughput.ts';
+import { fewestNodesPlacement, idealRuntimeSeconds } from '../../../../lab/workloads/ideal.ts';
 
 const APPS = join(REPO_ROOT, 'traces/philly/apps');
 const cifar10 = loadPhillyApp(APPS, 'cifar10');

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listScenarioNames, loadScenario, SCENARIO_DIR, ScenarioError } from '../../../src/workloads/scenario.ts';
+import { listScenarioNames, loadScenario, SCENARIO_DIR, ScenarioError } from '../../../../lab/workloads/scenario.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'scenario-test-'));
 const BASE = join(SCENARIO_DIR, 'base/kod2-paper.yaml');

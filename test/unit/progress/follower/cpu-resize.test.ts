@@ -3,10 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../../../src/api/v1/k8s-types.ts';
 import { toTFJobEntry, type ParsedTFJobEntry, type TFJobEntry } from '../../../../src/api/v1/parse.ts';
-import { planCpuResizes, type CpuResize, type PodResizer } from '../../../../src/operator/progress/cpu-resize.ts';
-import { ProgressLoop, type ProgressRounds } from '../../../../src/operator/progress/loop.ts';
-import type { ProgressTarget, RoundReport } from '../../../../src/operator/progress/reader.ts';
-import type { MeasuredRate, Phase, ProgressView } from '../../../../src/progress/index.ts';
+import { planCpuResizes, type CpuResize, type PodResizer } from '../../../../src/progress/follower/cpu-resize.ts';
+import { ProgressLoop, type ProgressRounds } from '../../../../src/progress/follower/loop.ts';
+import type { ProgressTarget, RoundReport } from '../../../../src/progress/follower/reader.ts';
+import type { MeasuredRate, Phase, ProgressView } from '../../../../src/progress/signals/index.ts';
 import { silentLogger } from '../../../../src/runtime/logger.ts';
 
 const T0 = Date.UTC(2026, 10, 26);

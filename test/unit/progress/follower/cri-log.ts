@@ -3,7 +3,7 @@
 // compared per record, `tailLines` counting records, a timestamp only before a record that starts a
 // line (or the first one written), `limitBytes` cutting the answer — the rules of
 // k8s.io/cri-client/pkg/logs ReadLogs, which kubelet and kwok share. The integration tests run the real one.
-import type { LogRequest, LogSource } from '../../../../src/operator/progress/reader.ts';
+import type { LogRequest, LogSource } from '../../../../src/progress/follower/reader.ts';
 import { criSplit } from '../../../support/cri-records.ts';
 
 interface CriRecord {

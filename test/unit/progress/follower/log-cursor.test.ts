@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { advance, compareStamps, nextRequest, wholeSecond } from '../../../../src/operator/progress/log-cursor.ts';
+import { advance, compareStamps, nextRequest, wholeSecond } from '../../../../src/progress/follower/log-cursor.ts';
 
 const S1 = '2026-11-25T00:00:01.5Z';
 const S2 = '2026-11-25T00:00:01.600000001Z';

@@ -2,7 +2,7 @@
 // redrawn with \r on one line for a whole epoch, lines split into 16 KiB records, bursts larger than
 // one read, and divergence. One pods/log request per job per round throughout.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LOG_LIMIT_BYTES, ProgressReader, type ProgressTarget } from '../../../../src/operator/progress/reader.ts';
+import { DEFAULT_LOG_LIMIT_BYTES, ProgressReader, type ProgressTarget } from '../../../../src/progress/follower/reader.ts';
 import { CriLog } from './cri-log.ts';
 
 const T0 = Date.UTC(2026, 10, 25, 0, 0, 0);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../../../src/api/v1/k8s-types.ts';
 import { toTFJobEntry, type TFJobEntry } from '../../../../src/api/v1/parse.ts';
-import { ProgressLoop, progressStatus, progressTarget, type ProgressRounds } from '../../../../src/operator/progress/loop.ts';
-import type { ProgressTarget, RoundReport } from '../../../../src/operator/progress/reader.ts';
-import type { MeasuredRate, ProgressView } from '../../../../src/progress/index.ts';
+import { ProgressLoop, progressStatus, progressTarget, type ProgressRounds } from '../../../../src/progress/follower/loop.ts';
+import type { ProgressTarget, RoundReport } from '../../../../src/progress/follower/reader.ts';
+import type { MeasuredRate, ProgressView } from '../../../../src/progress/signals/index.ts';
 import { Registry } from 'prom-client';
-import { ProgressMetrics } from '../../../../src/operator/progress/metrics.ts';
+import { ProgressMetrics } from '../../../../src/progress/follower/metrics.ts';
 import { silentLogger } from '../../../../src/runtime/logger.ts';
 import { parseMetrics, sumOf } from '../../../support/prometheus.ts';
 

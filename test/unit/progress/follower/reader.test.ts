@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ProgressReader, type LogRequest, type LogSource, type ProgressTarget } from '../../../../src/operator/progress/reader.ts';
-import { PROGRESS_PREFIX } from '../../../../src/progress/index.ts';
+import { ProgressReader, type LogRequest, type LogSource, type ProgressTarget } from '../../../../src/progress/follower/reader.ts';
+import { PROGRESS_PREFIX } from '../../../../src/progress/signals/index.ts';
 
 const T0 = Date.UTC(2026, 10, 25, 0, 0, 0);
 

@@ -1,9 +1,9 @@
 // Philly validation curves (test/fixtures/philly-validation, see its NOTICE.md) as progress samples.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ProgressSample } from '../../../src/progress/index.ts';
+import type { ProgressSample } from '../../../../src/progress/signals/index.ts';
 
-const DIR = path.resolve(import.meta.dirname, '../../fixtures/philly-validation');
+const DIR = path.resolve(import.meta.dirname, '../../../fixtures/philly-validation');
 
 export interface CurvePoint {
   readonly progress: number;

@@ -4,11 +4,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ProgressReader } from '../../../src/operator/progress/reader.ts';
-import { parseProgressLog, type ProgressSample } from '../../../src/progress/index.ts';
-import { CriLog } from '../operator/progress/cri-log.ts';
+import { ProgressReader } from '../../../../src/progress/follower/reader.ts';
+import { parseProgressLog, type ProgressSample } from '../../../../src/progress/signals/index.ts';
+import { CriLog } from '../follower/cri-log.ts';
 
-const fixture = (name: string) => readFileSync(path.join(import.meta.dirname, '../../fixtures/progress-logs', name), 'utf8');
+const fixture = (name: string) => readFileSync(path.join(import.meta.dirname, '../../../fixtures/progress-logs', name), 'utf8');
 const brief = (s: ProgressSample) => [s.source, s.name, s.value, s.epoch, s.epochs, s.step];
 
 const epochs3 = (values: readonly number[]) => values.map((v, i) => ['keras', 'val_accuracy', v, i + 1, 3, 16 * (i + 1)]);
@@ -160,7 +160,7 @@ describe('CRI log file with partial records (Keras 3 bar lines of 29 KB, framed 
   });
 
   // Each bar line is two records (16 KiB P, then F): read after the first, the line is unfinished and
-  // must not be taken for read. (Bar lines longer than a read: test/unit/operator/progress/long-lines.test.ts.)
+  // must not be taken for read. (Bar lines longer than a read: test/unit/progress/follower/long-lines.test.ts.)
   it('the reader gets both epochs when the records arrive one per read', async () => {
     const log = new CriLog();
     const records = cri.split('\n').filter((l) => l !== '');

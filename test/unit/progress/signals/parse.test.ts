@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_LINE_LENGTH, PROGRESS_PREFIX, parseProgressLog } from '../../../src/progress/index.ts';
+import { MAX_LINE_LENGTH, PROGRESS_PREFIX, parseProgressLog } from '../../../../src/progress/signals/index.ts';
 
-const FIXTURES = path.resolve(import.meta.dirname, '../../fixtures/progress');
+const FIXTURES = path.resolve(import.meta.dirname, '../../../fixtures/progress');
 const fixture = (name: string): string => readFileSync(path.join(FIXTURES, name), 'utf8');
 const line = (o: unknown): string => `${PROGRESS_PREFIX} ${JSON.stringify(o)}`;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PERIOD_CONFIG, jobSetChanged, nextPeriod, type PeriodState } from '../../../src/progress/index.ts';
+import { DEFAULT_PERIOD_CONFIG, jobSetChanged, nextPeriod, type PeriodState } from '../../../../src/progress/signals/index.ts';
 
 const config = { initialMs: 30_000, maxMs: 240_000 };
 

@@ -6,8 +6,8 @@ import {
   type Phase,
   type PhaseState,
   type ProgressSample,
-} from '../../../src/progress/index.ts';
-import { seededRandom } from '../../../src/workloads/random.ts';
+} from '../../../../src/progress/signals/index.ts';
+import { seededRandom } from '../../../../lab/workloads/random.ts';
 import { T0, readCurve, samples } from './curves.ts';
 
 /** Feeds one sample per round (a round per epoch) and returns the phase after each round. */

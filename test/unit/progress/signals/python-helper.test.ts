@@ -5,9 +5,9 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { evaluatePhase, parseProgressLog, type PhaseState } from '../../../src/progress/index.ts';
+import { evaluatePhase, parseProgressLog, type PhaseState } from '../../../../src/progress/signals/index.ts';
 
-const PYTHON_DIR = path.resolve(import.meta.dirname, '../../../python');
+const PYTHON_DIR = path.resolve(import.meta.dirname, '../../../../python');
 
 function python(script: string): { stdout: string; stderr: string } {
   const r = spawnSync('python3', ['-c', script], {

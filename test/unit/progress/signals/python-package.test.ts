@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const ROOT = path.resolve(import.meta.dirname, '../../..');
+const ROOT = path.resolve(import.meta.dirname, '../../../..');
 const read = (f: string) => readFileSync(path.join(ROOT, f), 'utf8');
 
 describe('the tfjob-progress package', () => {

@@ -1,8 +1,8 @@
 // The step-rate estimator behind performance targets: a rate belongs to one worker count, skips the
 // settling after a change, needs a minimum span, and survives re-reads and restarts.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RATE_CONFIG, foldSteps, measuredRate } from '../../../src/progress/rate.ts';
-import type { ProgressSample } from '../../../src/progress/protocol.ts';
+import { DEFAULT_RATE_CONFIG, foldSteps, measuredRate } from '../../../../src/progress/signals/rate.ts';
+import type { ProgressSample } from '../../../../src/progress/signals/protocol.ts';
 
 const sample = (step: number, seconds: number): ProgressSample => ({
   source: 'protocol',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ANNOTATION_PROGRESS_REPLICA } from '../../../src/api/v1/constants.ts';
-import type { ReplicaType } from '../../../src/api/v1/replica-types.ts';
-import { progressSource } from '../../../src/progress/index.ts';
+import { ANNOTATION_PROGRESS_REPLICA } from '../../../../src/api/v1/constants.ts';
+import type { ReplicaType } from '../../../../src/api/v1/replica-types.ts';
+import { progressSource } from '../../../../src/progress/signals/index.ts';
 
 const job = (entries: [ReplicaType, number][]): Map<ReplicaType, number> => new Map(entries);
 

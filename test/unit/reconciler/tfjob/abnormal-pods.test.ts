@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { abnormalPodEvents } from '../../../../src/controllers/tfjob/abnormal-pods.ts';
+import { abnormalPodEvents } from '../../../../src/reconciler/tfjob/abnormal-pods.ts';
 import { newPod } from './builders.ts';
 
 describe('abnormal pod echoes (compat §2.14)', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pinnedToNode, schedulerOnlyConstraint } from '../../../../src/controllers/tfjob/binding.ts';
+import { pinnedToNode, schedulerOnlyConstraint } from '../../../../src/reconciler/tfjob/binding.ts';
 
 const container = { name: 'tensorflow', image: 'tf' };
 

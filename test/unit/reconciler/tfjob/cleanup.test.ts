@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { selectForCleanup } from '../../../../src/controllers/tfjob/cleanup.ts';
+import { selectForCleanup } from '../../../../src/reconciler/tfjob/cleanup.ts';
 import { newPod, pods, services } from './builders.ts';
 
 const allServices = [...services('Worker', 4), ...services('PS', 2)];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conditionFor } from '../../../../src/controllers/tfjob/condition-constructors.ts';
+import { conditionFor } from '../../../../src/reconciler/tfjob/condition-constructors.ts';
 import { at } from './builders.ts';
 
 const now = at(0);

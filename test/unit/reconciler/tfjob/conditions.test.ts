@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JobCondition } from '../../../../src/api/v1/schema.ts';
-import { ensureCreated, newCondition, setCondition, updateConditions } from '../../../../src/controllers/tfjob/conditions.ts';
+import { ensureCreated, newCondition, setCondition, updateConditions } from '../../../../src/reconciler/tfjob/conditions.ts';
 import { at } from './builders.ts';
 
 type Triple = [type: string, status: string, reason: string];

@@ -4,8 +4,8 @@ import { applyDefaults } from '../../../../src/api/v1/defaults.ts';
 import type { DefaultedTFJob } from '../../../../src/api/v1/defaults.ts';
 import { parseTFJob } from '../../../../src/api/v1/parse.ts';
 import type { TFJob } from '../../../../src/api/v1/schema.ts';
-import type { JobView } from '../../../../src/controllers/tfjob/job-view.ts';
-import { buildJobView } from '../../../../src/controllers/tfjob/job-view.ts';
+import type { JobView } from '../../../../src/reconciler/tfjob/job-view.ts';
+import { buildJobView } from '../../../../src/reconciler/tfjob/job-view.ts';
 
 export function parsed(raw: unknown): TFJob {
   const result = parseTFJob(raw);

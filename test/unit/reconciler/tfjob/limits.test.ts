@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { countRestarts, exceedsBackoffLimit, pastBackoffLimit } from '../../../../src/controllers/tfjob/backoff.ts';
-import { pastActiveDeadline, untilActiveDeadline } from '../../../../src/controllers/tfjob/deadline.ts';
-import { ttlDecision } from '../../../../src/controllers/tfjob/ttl.ts';
+import { countRestarts, exceedsBackoffLimit, pastBackoffLimit } from '../../../../src/reconciler/tfjob/backoff.ts';
+import { pastActiveDeadline, untilActiveDeadline } from '../../../../src/reconciler/tfjob/deadline.ts';
+import { ttlDecision } from '../../../../src/reconciler/tfjob/ttl.ts';
 import { at, newPod, pods } from './builders.ts';
 
 describe('backoffLimit (TestPastBackoffLimit, compat §2.8)', () => {

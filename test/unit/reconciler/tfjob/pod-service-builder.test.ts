@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { tfConfigFor } from '../../../../src/controllers/tfjob/job-view.ts';
-import { buildPod } from '../../../../src/controllers/tfjob/pod-builder.ts';
-import { buildService } from '../../../../src/controllers/tfjob/service-builder.ts';
+import { tfConfigFor } from '../../../../src/reconciler/tfjob/job-view.ts';
+import { buildPod } from '../../../../src/reconciler/tfjob/pod-builder.ts';
+import { buildService } from '../../../../src/reconciler/tfjob/service-builder.ts';
 import { JOB_UID, newTFJob } from './builders.ts';
 import { viewOf } from './job-helpers.ts';
 

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { toTFJobEntry } from '../../../../src/api/v1/parse.ts';
 import type { Pod, Service } from '../../../../src/api/v1/k8s-types.ts';
 import type { JobStatus } from '../../../../src/api/v1/schema.ts';
-import type { Action, ReconcilePlan, SchedulingInput } from '../../../../src/controllers/tfjob/reconcile.ts';
-import { reconcileTFJob } from '../../../../src/controllers/tfjob/reconcile.ts';
+import type { Action, ReconcilePlan, SchedulingInput } from '../../../../src/reconciler/tfjob/reconcile.ts';
+import { reconcileTFJob } from '../../../../src/reconciler/tfjob/reconcile.ts';
 import { at, newPod, newTFJob, pods, services } from './builders.ts';
 
 function run(

@@ -1,6 +1,6 @@
 // Admission plugins' refusals of a replica's pod, explained with the TFJob field that causes them.
 import { describe, expect, it } from 'vitest';
-import { explainRefusal } from '../../../../src/controllers/tfjob/index.ts';
+import { explainRefusal } from '../../../../src/reconciler/tfjob/index.ts';
 
 const worker = { metadata: { labels: { 'training.kubeflow.org/replica-type': 'worker' } } };
 

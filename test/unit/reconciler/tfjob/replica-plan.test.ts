@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planElasticPods, planFixedPods, planServices } from '../../../../src/controllers/tfjob/replica-plan.ts';
+import { planElasticPods, planFixedPods, planServices } from '../../../../src/reconciler/tfjob/replica-plan.ts';
 import { newPod, pods, services } from './builders.ts';
 
 const names = (list: readonly { metadata?: { name?: string } }[]) => list.map((o) => o.metadata?.name);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countPods, podContribution, toReplicaStatus } from '../../../../src/controllers/tfjob/replica-status.ts';
+import { countPods, podContribution, toReplicaStatus } from '../../../../src/reconciler/tfjob/replica-status.ts';
 import { newPod, pods } from './builders.ts';
 
 describe('replicaStatuses counting (compat §1.5)', () => {

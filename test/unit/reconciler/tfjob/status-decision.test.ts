@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { JobCondition } from '../../../../src/api/v1/schema.ts';
-import { updateConditions } from '../../../../src/controllers/tfjob/conditions.ts';
-import type { ReplicaCounts } from '../../../../src/controllers/tfjob/replica-status.ts';
-import { decideJobStatus, isWorker0Completed, isWorker0Failed } from '../../../../src/controllers/tfjob/status-decision.ts';
+import { updateConditions } from '../../../../src/reconciler/tfjob/conditions.ts';
+import type { ReplicaCounts } from '../../../../src/reconciler/tfjob/replica-status.ts';
+import { decideJobStatus, isWorker0Completed, isWorker0Failed } from '../../../../src/reconciler/tfjob/status-decision.ts';
 import { at, newPod } from './builders.ts';
 
 interface Row {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { goJsonString } from '../../../../src/controllers/tfjob/go-json.ts';
-import { tfConfigFor } from '../../../../src/controllers/tfjob/job-view.ts';
-import { elasticTfConfig, isDistributed, normalTfConfig } from '../../../../src/controllers/tfjob/tf-config.ts';
-import { buildJobView } from '../../../../src/controllers/tfjob/job-view.ts';
+import { goJsonString } from '../../../../src/reconciler/tfjob/go-json.ts';
+import { tfConfigFor } from '../../../../src/reconciler/tfjob/job-view.ts';
+import { elasticTfConfig, isDistributed, normalTfConfig } from '../../../../src/reconciler/tfjob/tf-config.ts';
+import { buildJobView } from '../../../../src/reconciler/tfjob/job-view.ts';
 import { MAX_ELASTIC_WORKERS } from '../../../../src/api/v1/elastic.ts';
 import { applyDefaults } from '../../../../src/api/v1/defaults.ts';
 import { newTFJob } from './builders.ts';
