@@ -15,7 +15,7 @@ import { DEFAULT_CONTAINER_NAME, LABEL_REPLICA_TYPE } from '../../api/v1/constan
 import type { Pod } from '../../api/v1/k8s-types.ts';
 import type { ParsedTFJobEntry } from '../../api/v1/parse.ts';
 import { parseQuantity } from '../../api/v1/quantity.ts';
-import { isControlledBy } from '../../reconciler/tfjob/owner.ts';
+import { isControlledBy } from '../../reconciler/tfjob/identity.ts';
 import { isTerminating } from '../../reconciler/tfjob/pod-state.ts';
 import type { ProgressView } from '../signals/index.ts';
 import type { KubeClients } from '../../runtime/kube-client.ts';

@@ -9,8 +9,7 @@ import type { ParsedTFJobEntry, TFJobEntry } from '../../api/v1/parse.ts';
 import { canonicalReplicaType, type ReplicaType } from '../../api/v1/replica-types.ts';
 import type { ProgressStatus } from '../../api/v1/schema.ts';
 import { isFinished } from '../../reconciler/tfjob/conditions.ts';
-import { replicaName } from '../../reconciler/tfjob/names.ts';
-import { isControlledBy } from '../../reconciler/tfjob/owner.ts';
+import { replicaName, isControlledBy } from '../../reconciler/tfjob/identity.ts';
 import { isTerminating } from '../../reconciler/tfjob/pod-state.ts';
 import {
   DEFAULT_PERIOD_CONFIG,

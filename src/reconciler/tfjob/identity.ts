@@ -1,10 +1,15 @@
-// Labels on pods and services. Clients select by them (Kubeflow SDK: job-name, replica-type,
-// replica-index, job-role=master), and the headless services select pods by the first four.
+// How the reconciler marks what it owns. Names (`<job>-<lowercase type>-<index>`): TF_CONFIG host
+// names and every client that looks pods up by name depend on them. Labels: clients select by them
+// (Kubeflow SDK: job-name, replica-type, replica-index, job-role=master), and the headless services
+// select pods by the first four. The single controller owner reference: Kubernetes GC deletes pods and
+// services with the job, and Kubeflow Pipelines' foreground deletion waits for them (blockOwnerDeletion).
 
 import {
+  API_VERSION,
   CONTROLLER_NAME,
   GROUP,
   JOB_ROLE_MASTER,
+  KIND,
   LABEL_JOB_NAME,
   LABEL_JOB_ROLE,
   LABEL_OPERATOR_NAME,
@@ -16,8 +21,8 @@ import {
   LEGACY_LABEL_REPLICA_INDEX,
   LEGACY_LABEL_REPLICA_TYPE,
 } from '../../api/v1/constants.ts';
+import type { OwnerReference } from '../../api/v1/k8s-types.ts';
 import { REPLICA_TYPE_WORKER, isChiefOrMaster } from '../../api/v1/replica-types.ts';
-import { jobNameLabelValue } from './names.ts';
 
 export type Labels = Record<string, string>;
 
@@ -69,4 +74,28 @@ export function podLabels(
     if (master) labels[LEGACY_LABEL_JOB_ROLE] = JOB_ROLE_MASTER;
   }
   return labels;
+}
+
+/** tf-operator's `GenGeneralName`: any `/` becomes `-`. */
+export function replicaName(jobName: string, replicaType: string, index: number): string {
+  return `${jobName}-${replicaType.toLowerCase()}-${index}`.replaceAll('/', '-');
+}
+
+/** Value of the job-name label (`/` replaced, as in tf-operator's `GenLabels`). */
+export function jobNameLabelValue(jobName: string): string {
+  return jobName.replaceAll('/', '-');
+}
+
+export interface OwnerIdentity {
+  readonly name: string;
+  readonly uid: string;
+}
+
+export function ownerReference(job: OwnerIdentity): OwnerReference {
+  return { apiVersion: API_VERSION, kind: KIND, name: job.name, uid: job.uid, controller: true, blockOwnerDeletion: true };
+}
+
+/** Whether the job (by UID) is the object's controller; pods merely carrying our labels are not ours. */
+export function isControlledBy(object: { metadata?: { ownerReferences?: readonly OwnerReference[] } }, jobUid: string): boolean {
+  return (object.metadata?.ownerReferences ?? []).some((ref) => ref.controller === true && ref.uid === jobUid);
 }

@@ -2,9 +2,16 @@
 
 export type { Action, DeleteReason, Outcome, ReconcileInput, ReconcileOptions, ReconcilePlan, SchedulingInput } from './reconcile.ts';
 export { reconcileTFJob } from './reconcile.ts';
-export { jobLabels, podLabels, replicaLabels, isMasterRole } from './labels.ts';
-export { replicaName, jobNameLabelValue } from './names.ts';
-export { ownerReference, isControlledBy } from './owner.ts';
+export {
+  jobLabels,
+  podLabels,
+  replicaLabels,
+  isMasterRole,
+  replicaName,
+  jobNameLabelValue,
+  ownerReference,
+  isControlledBy,
+} from './identity.ts';
 export { buildPod, podRestartPolicy } from './pod-builder.ts';
 export type { Placement, PodBuildOptions, BuiltPod } from './pod-builder.ts';
 export { buildService } from './service-builder.ts';
@@ -26,13 +33,11 @@ export {
 } from './conditions.ts';
 export { decideJobStatus, isWorker0Completed } from './status-decision.ts';
 export { countPods, podContribution, toReplicaStatus } from './replica-status.ts';
-export { classifyExitCode, isRetryableExitCode, UNKNOWN_EXIT_CODE } from './exit-code.ts';
-export { decideFailedPod } from './restart.ts';
+export { classifyExitCode, decideFailedPod, isRetryableExitCode, UNKNOWN_EXIT_CODE } from './restart.ts';
 export { countRestarts, pastBackoffLimit, exceedsBackoffLimit } from './backoff.ts';
-export { pastActiveDeadline, untilActiveDeadline } from './deadline.ts';
+export { pastActiveDeadline, ttlDecision, untilActiveDeadline } from './time-limits.ts';
 export { selectForCleanup } from './cleanup.ts';
-export { ttlDecision } from './ttl.ts';
-export type { TtlDecision } from './ttl.ts';
+export type { TtlDecision } from './time-limits.ts';
 export { planFixedPods, planElasticPods, planServices } from './replica-plan.ts';
 export { abnormalPodEvents } from './abnormal-pods.ts';
 export * from './events.ts';

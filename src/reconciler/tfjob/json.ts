@@ -1,5 +1,7 @@
-// Byte-exact Go `encoding/json` output for the few shapes TF_CONFIG needs. Go escapes <, > and & (HTML
-// safety) and U+2028/U+2029, which JSON.stringify leaves alone; everything else matches.
+// JSON as the reconciler needs it: byte-exact Go `encoding/json` output for the few shapes TF_CONFIG
+// needs (Go escapes <, > and & (HTML safety) and U+2028/U+2029, which JSON.stringify leaves alone;
+// everything else matches), and structural equality ignoring key order and `undefined` members, to
+// decide whether a status write is needed (every write triggers another reconcile).
 
 export function goJsonString(value: string): string {
   return JSON.stringify(value)
@@ -19,4 +21,23 @@ export function goJsonStringArray(values: readonly string[] | undefined): string
 export function goJsonMap(entries: ReadonlyMap<string, string>): string {
   const keys = [...entries.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return `{${keys.map((k) => `${goJsonString(k)}:${entries.get(k) ?? 'null'}`).join(',')}}`;
+}
+
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a instanceof Date || b instanceof Date) {
+    return a instanceof Date && b instanceof Date && a.getTime() === b.getTime();
+  }
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => jsonEqual(x, b[i]));
+  }
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  const keys = new Set([...Object.keys(ra), ...Object.keys(rb)]);
+  for (const key of keys) {
+    if (!jsonEqual(ra[key], rb[key])) return false;
+  }
+  return true;
 }

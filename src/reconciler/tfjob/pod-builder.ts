@@ -9,11 +9,8 @@ import { RESTART_POLICY_EXIT_CODE, RESTART_POLICY_NEVER } from '../../api/v1/pol
 import { pinnedToNode, schedulerOnlyConstraint } from './binding.ts';
 import type { JobEvent } from './events.ts';
 import { EVENT_SET_POD_TEMPLATE_RESTART_POLICY, messages, warning } from './events.ts';
-import type { PodLabelOptions } from './labels.ts';
-import { podLabels } from './labels.ts';
-import { replicaName } from './names.ts';
-import type { OwnerIdentity } from './owner.ts';
-import { ownerReference } from './owner.ts';
+import type { PodLabelOptions, OwnerIdentity } from './identity.ts';
+import { podLabels, replicaName, ownerReference } from './identity.ts';
 
 export interface PodIdentity extends OwnerIdentity {
   readonly namespace: string;

@@ -17,7 +17,7 @@ import { countRestarts, exceedsBackoffLimit, pastBackoffLimit } from './backoff.
 import { selectForCleanup } from './cleanup.ts';
 import { conditionFor } from './condition-constructors.ts';
 import { ensureCreated, isFailed, isFinished, isRunning, isSucceeded, isSuspended, setCondition } from './conditions.ts';
-import { pastActiveDeadline, untilActiveDeadline } from './deadline.ts';
+import { pastActiveDeadline, untilActiveDeadline, ttlDecision } from './time-limits.ts';
 import type { JobEvent } from './events.ts';
 import {
   EVENT_EXITED_WITH_CODE,
@@ -33,11 +33,11 @@ import {
   normal,
   warning,
 } from './events.ts';
-import { UNKNOWN_EXIT_CODE } from './exit-code.ts';
+import { UNKNOWN_EXIT_CODE, decideFailedPod } from './restart.ts';
 import type { JobView } from './job-view.ts';
 import { buildJobView, tfConfigFor, type ElasticOptions } from './job-view.ts';
-import { jsonEqual } from './json-equal.ts';
-import { isControlledBy } from './owner.ts';
+import { jsonEqual } from './json.ts';
+import { isControlledBy, replicaName } from './identity.ts';
 import type { Placement } from './pod-builder.ts';
 import { buildPod } from './pod-builder.ts';
 import {
@@ -51,16 +51,13 @@ import {
   replicaIndex,
   tensorflowExitCode,
 } from './pod-state.ts';
-import { replicaName } from './names.ts';
 import type { PodPlan } from './replica-plan.ts';
 import { planElasticPods, planFixedPods, planServices } from './replica-plan.ts';
 import type { ReplicaCounts } from './replica-status.ts';
 import { addCounts, fromReplicaStatus, podContribution, toReplicaStatus, ZERO_COUNTS } from './replica-status.ts';
-import { decideFailedPod } from './restart.ts';
 import { buildService } from './service-builder.ts';
 import { decideJobStatus, isWorker0Completed, isWorker0Failed } from './status-decision.ts';
 import { formatTime } from './time.ts';
-import { ttlDecision } from './ttl.ts';
 import { waitingState } from './waiting.ts';
 
 /** Why a pod is deleted; `scale-in` pods must get the removal annotation before the delete. */

@@ -4,9 +4,7 @@
 import { DEFAULT_PORT_NAME } from '../../api/v1/constants.ts';
 import type { DefaultedReplicaSpec } from '../../api/v1/defaults.ts';
 import type { Service } from '../../api/v1/k8s-types.ts';
-import { replicaLabels } from './labels.ts';
-import { replicaName } from './names.ts';
-import { ownerReference } from './owner.ts';
+import { replicaLabels, replicaName, ownerReference } from './identity.ts';
 import type { PodIdentity } from './pod-builder.ts';
 import { replicaPort } from './tf-config.ts';
 

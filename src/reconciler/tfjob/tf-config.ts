@@ -11,8 +11,8 @@
 import { DEFAULT_CONTAINER_NAME, DEFAULT_PORT, DEFAULT_PORT_NAME } from '../../api/v1/constants.ts';
 import type { DefaultedReplicaSpec } from '../../api/v1/defaults.ts';
 import { REPLICA_TYPES, REPLICA_TYPE_PS, REPLICA_TYPE_WORKER } from '../../api/v1/replica-types.ts';
-import { goJsonMap, goJsonString, goJsonStringArray } from './go-json.ts';
-import { replicaName } from './names.ts';
+import { goJsonMap, goJsonString, goJsonStringArray } from './json.ts';
+import { replicaName } from './identity.ts';
 
 export interface ClusterLayout {
   readonly jobName: string;

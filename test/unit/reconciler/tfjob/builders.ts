@@ -10,7 +10,7 @@ import {
   LABEL_REPLICA_TYPE,
 } from '../../../../src/api/v1/constants.ts';
 import type { TFJob } from '../../../../src/api/v1/schema.ts';
-import { ownerReference } from '../../../../src/reconciler/tfjob/owner.ts';
+import { ownerReference } from '../../../../src/reconciler/tfjob/identity.ts';
 
 export const JOB_UID = '8f0e4c1e-5d3b-4a53-9a7e-1f0a2b3c4d5e';
 export const T0 = new Date('2024-09-10T10:00:00Z');

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyExitCode, isRetryableExitCode, UNKNOWN_EXIT_CODE } from '../../../../src/reconciler/tfjob/exit-code.ts';
-import { decideFailedPod } from '../../../../src/reconciler/tfjob/restart.ts';
+import { classifyExitCode, isRetryableExitCode, UNKNOWN_EXIT_CODE, decideFailedPod } from '../../../../src/reconciler/tfjob/restart.ts';
 import { podRestartPolicy } from '../../../../src/reconciler/tfjob/pod-builder.ts';
 
 describe('exit-code classification (ExitCode restart policy)', () => {

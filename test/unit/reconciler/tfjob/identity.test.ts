@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { jobLabels, isMasterRole, podLabels, replicaLabels } from '../../../../src/reconciler/tfjob/labels.ts';
-import { jobNameLabelValue, replicaName } from '../../../../src/reconciler/tfjob/names.ts';
-import { isControlledBy, ownerReference } from '../../../../src/reconciler/tfjob/owner.ts';
+import {
+  jobLabels,
+  isMasterRole,
+  podLabels,
+  replicaLabels,
+  jobNameLabelValue,
+  replicaName,
+  isControlledBy,
+  ownerReference,
+} from '../../../../src/reconciler/tfjob/identity.ts';
 import { newPod } from './builders.ts';
 
 describe('replica names', () => {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { countRestarts, exceedsBackoffLimit, pastBackoffLimit } from '../../../../src/reconciler/tfjob/backoff.ts';
-import { pastActiveDeadline, untilActiveDeadline } from '../../../../src/reconciler/tfjob/deadline.ts';
-import { ttlDecision } from '../../../../src/reconciler/tfjob/ttl.ts';
+import { pastActiveDeadline, untilActiveDeadline, ttlDecision } from '../../../../src/reconciler/tfjob/time-limits.ts';
 import { at, newPod, pods } from './builders.ts';
 
 describe('backoffLimit (TestPastBackoffLimit, compat §2.8)', () => {

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { goJsonString } from '../../../../src/reconciler/tfjob/go-json.ts';
-import { tfConfigFor } from '../../../../src/reconciler/tfjob/job-view.ts';
+import { goJsonString } from '../../../../src/reconciler/tfjob/json.ts';
+import { tfConfigFor, buildJobView } from '../../../../src/reconciler/tfjob/job-view.ts';
 import { elasticTfConfig, isDistributed, normalTfConfig } from '../../../../src/reconciler/tfjob/tf-config.ts';
-import { buildJobView } from '../../../../src/reconciler/tfjob/job-view.ts';
 import { MAX_ELASTIC_WORKERS } from '../../../../src/api/v1/elastic.ts';
 import { applyDefaults } from '../../../../src/api/v1/defaults.ts';
 import { newTFJob } from './builders.ts';
