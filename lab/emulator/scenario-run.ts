@@ -14,6 +14,7 @@ import type { Logger } from '../../src/runtime/logger.ts';
 import { idealRuntimeSeconds, type Scenario } from '../workloads/index.ts';
 import { jobName, tfjobManifest, toQuantities } from './manifests.ts';
 import { TrainingEmulator, type EmulatedJob } from './training-emulator.ts';
+import { httpStatus } from '../../src/runtime/http-status.ts';
 
 export const POOL_LABEL = LABEL_NODE_POOL;
 
@@ -109,7 +110,7 @@ export async function runScenarioOnCluster(opts: ScenarioRunOptions): Promise<Sc
   const wallStart = performance.now();
 
   await core.createNamespace({ body: { metadata: { name: namespace } } }).catch((err: unknown) => {
-    if ((err as { code?: number }).code !== 409) throw err;
+    if (httpStatus(err) !== 409) throw err;
   });
   const dedicated = opts.dedicatedNodes ?? false;
   const taint: V1Taint = { key: POOL_LABEL, value: nodePrefix, effect: 'NoSchedule' };

@@ -7,6 +7,7 @@ import { ApiextensionsV1Api, type KubeConfig, type V1CustomResourceDefinition } 
 import { parse } from 'yaml';
 import { KubeClients } from '../../src/runtime/kube-client.ts';
 import { REPO_ROOT } from './binaries.ts';
+import { httpStatus } from '../../src/runtime/http-status.ts';
 
 export const TFJOB_CRD_FILE = path.join(REPO_ROOT, 'crds', 'kubeflow.org_tfjobs.yaml');
 /** The queue CRDs (ClusterQueue, LocalQueue; docs/queues.md). */
@@ -28,7 +29,7 @@ export async function installCrd(kc: KubeConfig, file = TFJOB_CRD_FILE): Promise
   try {
     await raw.request('POST', collection, crd);
   } catch (err) {
-    if ((err as { code?: number }).code !== 409) throw err;
+    if (httpStatus(err) !== 409) throw err;
     const current = await api.readCustomResourceDefinition({ name });
     await raw.request('PUT', `${collection}/${name}`, {
       ...crd,

@@ -3,6 +3,7 @@
 // the training emulator (jobs printing their progress) and by tests.
 import { appendFileSync, writeFileSync } from 'node:fs';
 import type { KubeClients } from '../../src/runtime/kube-client.ts';
+import { httpStatus } from '../../src/runtime/http-status.ts';
 
 /** Creates (or points at a new file) the Logs object of `pod`; `file` is emptied first. */
 export async function servePodLogFile(
@@ -24,7 +25,7 @@ export async function servePodLogFile(
     });
   } catch (err) {
     // Left by an earlier pod of the same name: the new pod's log is the new file.
-    if ((err as { code?: number }).code !== 409) throw err;
+    if (httpStatus(err) !== 409) throw err;
     await clients.request('PATCH', `${collection}/${pod}`, { spec }, 'application/merge-patch+json');
   }
 }

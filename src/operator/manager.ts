@@ -16,6 +16,7 @@ import { KubeClients } from '../runtime/kube-client.ts';
 import { LeaderElector } from '../runtime/leader-election.ts';
 import { createLogger, type Logger } from '../runtime/logger.ts';
 import { RuntimeMetrics } from '../runtime/metrics.ts';
+import { objectKey } from '../runtime/store.ts';
 import { elasticOptions, type OperatorConfig } from './config.ts';
 import { ROUTINE_EVENT_REASONS, UNFILTERED_EVENT_REASONS } from './event-policy.ts';
 import { BY_JOB, createOperatorCaches, type OperatorCaches } from './informers.ts';
@@ -245,7 +246,7 @@ export class Operator {
     this.#progress?.start();
     this.controller.start();
     // Level-triggered: every known job is reconciled once on taking over.
-    for (const job of this.caches.tfjobs.list()) this.controller.enqueue(`${job.metadata?.namespace ?? ''}/${job.metadata?.name ?? ''}`);
+    for (const job of this.caches.tfjobs.list()) this.controller.enqueue(objectKey(job));
   }
 
   async #startServers(): Promise<void> {

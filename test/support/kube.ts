@@ -72,10 +72,7 @@ export async function eventually<T>(
 }
 
 /** HTTP status of a client-node ApiException (undefined for other errors). */
-export function apiStatus(err: unknown): number | undefined {
-  if (typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'number') return err.code;
-  return undefined;
-}
+export { httpStatus as apiStatus } from '../../src/runtime/http-status.ts';
 
 /** Asks kwok to end the pod's containers with `exitCode` (see lab/local-cluster/kwok-stages.yaml). */
 export async function exitPod(namespace: string, name: string, exitCode: number, reason?: string): Promise<V1Pod> {

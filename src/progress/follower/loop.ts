@@ -23,6 +23,7 @@ import {
 } from '../signals/index.ts';
 import { apiErrorMessage } from '../../runtime/kube-client.ts';
 import type { Logger } from '../../runtime/logger.ts';
+import { namespacedKey } from '../../runtime/store.ts';
 import type { JobProgress, StepRate } from '../../scheduler/types.ts';
 import { planCpuResizes, type CpuResize, type PodResizer } from './cpu-resize.ts';
 import type { ProgressMetrics } from './metrics.ts';
@@ -107,10 +108,10 @@ export function progressTarget(
     if (canonical !== undefined) counts.set(canonical, spec.replicas);
   }
   const source = progressSource(counts, metadata.annotations?.[ANNOTATION_PROGRESS_REPLICA]);
-  if (source.kind === 'invalid') return { key: `${metadata.namespace ?? 'default'}/${metadata.name}`, invalid: source.message };
+  if (source.kind === 'invalid') return { key: namespacedKey(metadata.namespace ?? 'default', metadata.name), invalid: source.message };
   if (source.kind === 'none') return undefined;
   const namespace = metadata.namespace ?? 'default';
-  const key = `${namespace}/${metadata.name}`;
+  const key = namespacedKey(namespace, metadata.name);
   const name = replicaName(metadata.name, source.type, source.index);
   const p = pod(namespace, name);
   const uid = metadata.uid;
