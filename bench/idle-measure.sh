@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Idle figures of a fresh operator (this checkout) on the memory benchmark's cluster.
+# Idle figures of a fresh operator (this checkout) on the memory benchmark's cluster: time to ready,
+# time to quiescence, then CPU while idle (docs/benchmarks.md). Run under `hack/dev shell`.
+#   bash bench/idle-measure.sh KUBECONFIG OUT
 set -u
 KC=$1; OUT=$2
-cd /work/main
-export PATH=/work/main/.cache/toolchain/bin-v24.21.0-11.21.2:$PATH
+cd "$(dirname "$0")/.."
 LOG_LEVEL=warn node src/cli/main.ts run --kubeconfig "$KC" --policy ours --metrics-bind-address 127.0.0.1:48123 --health-probe-bind-address 127.0.0.1:48124 >/tmp/idle-op.log 2>&1 &
 pid=$!
 start=$(date +%s.%N)
