@@ -20,11 +20,11 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
-import { fakeNodes, LocalCluster } from '../src/local-cluster/index.ts';
-import { installCrd } from '../src/local-cluster/crd.ts';
+import { fakeNodes, LocalCluster } from '../lab/local-cluster/index.ts';
+import { installCrd } from '../lab/local-cluster/crd.ts';
 import { Informer } from '../src/runtime/informer.ts';
 import { createLogger } from '../src/runtime/logger.ts';
-import { lineChart, type Series } from '../src/simulator/svg.ts';
+import { lineChart, type Series } from '../lab/simulator/svg.ts';
 import { cliArgs } from './lib/args.ts';
 import type { Sample } from '../test/support/prometheus.ts';
 import { diffCounts, requestsByMethod, total } from './lib/prom.ts';
@@ -39,7 +39,7 @@ import {
 } from './lib/processes.ts';
 import { header, resultDir, writeJson, writeText } from './lib/results.ts';
 import { snapshotSource, type SourceTree } from './lib/snapshot.ts';
-import { quantile, round, roundSpread, spread } from './lib/stats.ts';
+import { percentile, round, roundSpread, spread } from './lib/stats.ts';
 import { createNamespace, driverClients, pool, simpleTfjob, tfjobsPath } from './lib/workload.ts';
 
 const SCHEMA = 'burst/v1';
@@ -171,7 +171,7 @@ type Options = ReturnType<typeof parse>;
 function delayQuantiles(values: readonly number[]): { median: number | null; p99: number | null } {
   if (values.length === 0) return { median: null, p99: null };
   const sorted = [...values].sort((a, b) => a - b);
-  return { median: round(quantile(sorted, 0.5), 1), p99: round(quantile(sorted, 0.99), 1) };
+  return { median: round(percentile(sorted, 50), 1), p99: round(percentile(sorted, 99), 1) };
 }
 
 async function oneRun(opts: Options, config: Config, repeat: number, logDir: string, source: SourceTree): Promise<RunRecord> {

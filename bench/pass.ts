@@ -18,13 +18,13 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type * as SchedulerModule from '../src/scheduler/index.ts';
 import type { ClusterSnapshot, PolicyName } from '../src/scheduler/types.ts';
-import { lineChart, type Series } from '../src/simulator/svg.ts';
+import { lineChart, type Series } from '../lab/simulator/svg.ts';
 import type * as RandomClusterModule from './random-cluster.ts';
 import type { ClusterSize, Scenario } from './random-cluster.ts';
 import { cliArgs } from './lib/args.ts';
 import { header, resultDir, writeJson, writeText } from './lib/results.ts';
 import { snapshotSource } from './lib/snapshot.ts';
-import { quantile, round } from './lib/stats.ts';
+import { percentile, round } from './lib/stats.ts';
 
 const SCHEMA = 'scheduling-pass/v1';
 
@@ -110,8 +110,8 @@ function measure(sweep: Row['sweep'], scenario: Scenario, size: ClusterSize): Ro
       running,
       policy,
       runs,
-      medianMs: round(quantile(times, 0.5), 3),
-      p99Ms: round(quantile(times, 0.99), 3),
+      medianMs: round(percentile(times, 50), 3),
+      p99Ms: round(percentile(times, 99), 3),
       minMs: round(times[0]!, 3),
       maxMs: round(times[times.length - 1]!, 3),
       plan: {

@@ -10,18 +10,18 @@
 // Defaults: every scenario in scenarios/, seed 1, the scenario's own rateJitter, variants
 // kod2 and ours (default configuration), reference kod2. `--jitter X` overrides the scenario's
 // rateJitter in memory only (the files are never changed), so that seeds actually differ;
-// `--declared-plans M` likewise sets what the jobs declare of their own length (src/workloads/plans.ts).
+// `--declared-plans M` likewise sets what the jobs declare of their own length (lab/workloads/plans.ts).
 
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { readSchedulerConfig, corePass } from '../src/simulator/core.ts';
-import { lowerBounds } from '../src/simulator/bounds.ts';
-import { simulatePolicy } from '../src/simulator/run.ts';
-import { summarize, type Summary } from '../src/simulator/figures.ts';
+import { readSchedulerConfig, corePass } from '../lab/simulator/core.ts';
+import { lowerBounds } from '../lab/simulator/bounds.ts';
+import { simulatePolicy } from '../lab/simulator/run.ts';
+import { summarize, type Summary } from '../lab/simulator/figures.ts';
 import type { PolicyName } from '../src/scheduler/types.ts';
 import { isPolicyName } from '../src/scheduler/index.ts';
 import { cliArgs } from './lib/args.ts';
-import { buildScenario, listScenarioNames, readScenarioDefinition, resolveScenarioFile } from '../src/workloads/scenario.ts';
+import { buildScenario, listScenarioNames, readScenarioDefinition, resolveScenarioFile } from '../lab/workloads/scenario.ts';
 
 const { values } = parseArgs({
   args: cliArgs(),

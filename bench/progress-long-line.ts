@@ -1,13 +1,13 @@
 // Benchmark (not a test): the progress reader's memory while a job's log holds a 100 MB progress-bar
 // line (Keras 3 redraws, no newline for a whole epoch), read one round per 4 MB written, as the
-// kubelet serves it (test/unit/operator/progress/cri-log.ts: 16 KiB records). The log's records are
+// kubelet serves it (test/unit/progress/follower/cri-log.ts: 16 KiB records). The log's records are
 // slices of one 4 MB string, so the heap measures the reader, not the log. Prints, per round, the
 // heap growth the round leaves after a full GC (what the reader keeps) and before it (what a read
 // costs while it runs), the largest answer, and whether the epoch was read at the end.
 //
 //   node --expose-gc bench/progress-long-line.ts [--mb 100] [--jobs 1]
-import { ProgressReader } from '../src/operator/progress/reader.ts';
-import { CriLog } from '../test/unit/operator/progress/cri-log.ts';
+import { ProgressReader } from '../src/progress/follower/reader.ts';
+import { CriLog } from '../test/unit/progress/follower/cri-log.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('run with node --expose-gc');

@@ -12,7 +12,7 @@ import type {
   ReplicaInstance,
   Resources,
 } from '../src/scheduler/types.ts';
-import { seededRandom as rng } from '../src/workloads/random.ts';
+import { seededRandom as rng } from '../lab/workloads/random.ts';
 
 const Gi = 1024 ** 3;
 

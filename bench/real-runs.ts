@@ -19,17 +19,17 @@ import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { POOL_LABEL, runScenarioOnCluster, type ScenarioRunResult } from '../src/emulator/scenario-run.ts';
-import { LocalCluster } from '../src/local-cluster/index.ts';
-import { installCrd } from '../src/local-cluster/crd.ts';
+import { POOL_LABEL, runScenarioOnCluster, type ScenarioRunResult } from '../lab/emulator/scenario-run.ts';
+import { LocalCluster } from '../lab/local-cluster/index.ts';
+import { installCrd } from '../lab/local-cluster/crd.ts';
 import { createLogger } from '../src/runtime/logger.ts';
 import type { PolicyName } from '../src/scheduler/types.ts';
-import { cdfPoints, lineChart, type Series } from '../src/simulator/svg.ts';
-import { loadScenario } from '../src/workloads/index.ts';
+import { cdfPoints, lineChart, type Series } from '../lab/simulator/svg.ts';
+import { loadScenario } from '../lab/workloads/index.ts';
 import { cliArgs } from './lib/args.ts';
 import { requestsByMethod } from './lib/prom.ts';
 import { startOperatorProcess, startTrainingOperator, upstreamCrdFile, type SystemProcess } from './lib/processes.ts';
-import { snapshotSource, type SourceTree } from './lib/snapshot.ts';
+import { simulatorMain, snapshotSource, type SourceTree } from './lib/snapshot.ts';
 import { header, resultDir, writeJson, writeText, type ResultHeader } from './lib/results.ts';
 import { round, roundSpread, spread, type Spread } from './lib/stats.ts';
 
@@ -167,16 +167,7 @@ function predict(batchSize: number, source: SourceTree): Record<string, Predicti
   const file = path.join(dir, 'sim.json');
   execFileSync(
     process.execPath,
-    [
-      path.join(source.root, 'src', 'cli', 'main.ts'),
-      'simulate',
-      '--scenario',
-      `kod2-paper-b${batchSize}`,
-      '--policy',
-      'all',
-      '--json',
-      file,
-    ],
+    [simulatorMain(source.root), 'simulate', '--scenario', `kod2-paper-b${batchSize}`, '--policy', 'all', '--json', file],
     { cwd: source.root, stdio: 'ignore' },
   );
   const docs = JSON.parse(readFileSync(file, 'utf8')) as SimDocument[];

@@ -4,7 +4,7 @@
 //   node bench/report.ts [bench/results/<date>]      (default: the newest folder)
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from '../src/local-cluster/index.ts';
+import { REPO_ROOT } from '../lab/local-cluster/index.ts';
 import type { Spread } from './lib/stats.ts';
 
 const base = path.join(REPO_ROOT, 'bench', 'results');

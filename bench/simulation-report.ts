@@ -8,7 +8,7 @@
 // and to the lower bounds).
 
 import { readFileSync } from 'node:fs';
-import type { RunDocument } from '../src/simulator/report.ts';
+import type { RunDocument } from '../lab/simulator/report.ts';
 import { cliArgs } from './lib/args.ts';
 
 const files = cliArgs();

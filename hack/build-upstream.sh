@@ -5,7 +5,7 @@
 #
 #   hack/build-upstream.sh [k8s] [etcd] [kwok] [training-operator] [helm] [kubelet] [coredns]
 #                                                                       (default: k8s etcd kwok)
-# kubelet and coredns are the real node's (src/local-cluster/real-node): built only when asked for.
+# kubelet and coredns are the real node's (lab/local-cluster/real-node): built only when asked for.
 #
 # Prints the directory of each component's binaries on stdout as `<component>=<dir>`; progress goes
 # to stderr. Environment: TFJOB_CACHE_DIR (default <repo>/.cache), BUILD_PARALLELISM (go build -p).

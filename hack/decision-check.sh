@@ -12,5 +12,5 @@ node hack/decision-fingerprint.ts --out "$dir/random-clusters.jsonl"
 # scenarios/ablations/ holds scheduler configurations and scenarios/base/ templates, not scenarios.
 for f in scenarios/*.yaml; do
   name=${f#scenarios/}
-  node src/cli/main.ts simulate --scenario "$f" --policy all --json "$dir/sim-$name.json" --quiet > /dev/null
+  node lab/cli/main.ts simulate --scenario "$f" --policy all --json "$dir/sim-$name.json" --quiet > /dev/null
 done

@@ -8,7 +8,7 @@
 //
 //   node hack/decision-fingerprint.ts [--sizes 100,1000,3000] [--seed S] [--out FILE]
 //
-// (The simulator's outputs are the other half of the check: `node src/cli/main.ts simulate
+// (The simulator's outputs are the other half of the check: `node lab/cli/main.ts simulate
 // --scenario <s> --json FILE --quiet` per scenario, see hack/decision-check.sh.)
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';

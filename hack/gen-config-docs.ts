@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Registry } from 'prom-client';
 import { JobMetrics } from '../src/operator/job-metrics.ts';
 import { OPTIONS } from '../src/operator/config.ts';
-import { ProgressMetrics } from '../src/operator/progress/metrics.ts';
+import { ProgressMetrics } from '../src/progress/follower/metrics.ts';
 import { SchedulerMetrics } from '../src/operator/scheduling/metrics.ts';
 import { QueueMetrics } from '../src/operator/scheduling/queue-status.ts';
 import { RuntimeMetrics } from '../src/runtime/metrics.ts';

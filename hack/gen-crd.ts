@@ -1,11 +1,11 @@
 // Writes crds/kubeflow.org_tfjobs.yaml from tf-operator v1.8.1's CRD plus our additions
-// (src/api/v1/crd-generate.ts). Run: `npm run gen:crd` (or `node hack/gen-crd.ts [--check]`).
+// (hack/crd-generate.ts). Run: `npm run gen:crd` (or `node hack/gen-crd.ts [--check]`).
 // With --check it writes nothing and exits 1 when the committed CRD is stale.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generateCrd } from '../src/api/v1/crd-generate.ts';
+import { generateCrd } from './crd-generate.ts';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const UPSTREAM_CRD_PATH = join(repo, 'test/fixtures/kubeflow.org_tfjobs.v1.8.1.yaml');

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
-import { ensureUpstream, REPO_ROOT } from '../src/local-cluster/binaries.ts';
+import { ensureUpstream, REPO_ROOT } from '../lab/local-cluster/binaries.ts';
 
 export const DEFAULT_OUT = path.join(REPO_ROOT, 'release', 'install.yaml');
 

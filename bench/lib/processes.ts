@@ -6,9 +6,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ensureUpstream, REPO_ROOT, type LocalCluster } from '../../src/local-cluster/index.ts';
-import { freePorts } from '../../src/local-cluster/ports.ts';
-import { ManagedProcess, signalGroup } from '../../src/local-cluster/process.ts';
+import { ensureUpstream, REPO_ROOT, type LocalCluster } from '../../lab/local-cluster/index.ts';
+import { freePorts } from '../../lab/local-cluster/ports.ts';
+import { ManagedProcess, signalGroup } from '../../lab/local-cluster/process.ts';
 import type { Sample } from '../../test/support/prometheus.ts';
 import { scrape } from './prom.ts';
 

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { REPO_ROOT } from '../../src/local-cluster/index.ts';
+import { REPO_ROOT } from '../../lab/local-cluster/index.ts';
 import { cliArgs } from './args.ts';
 
 export const SCHEMA_PREFIX = 'tfjob-operator.kubeflow.org/bench';

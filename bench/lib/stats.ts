@@ -1,5 +1,7 @@
 // Spread of repeated measurements: min / median / max and the coefficient of variation, which is
-// what "how noisy is it" means in docs/benchmarks.md.
+// what "how noisy is it" means in docs/benchmarks.md. Percentiles are the simulator's (nearest rank).
+
+export { percentile } from '../../lab/simulator/stats.ts';
 
 export interface Spread {
   readonly n: number;
@@ -20,12 +22,6 @@ export function spread(values: readonly number[]): Spread | null {
   const mean = sorted.reduce((a, b) => a + b, 0) / n;
   const variance = n > 1 ? sorted.reduce((a, v) => a + (v - mean) ** 2, 0) / (n - 1) : 0;
   return { n, min: sorted[0]!, median, max: sorted[n - 1]!, mean, cv: mean === 0 ? 0 : Math.sqrt(variance) / Math.abs(mean) };
-}
-
-/** Nearest-rank quantile of an ascending array (the simulator's definition). */
-export function quantile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
 
 export function round(v: number, digits = 3): number {

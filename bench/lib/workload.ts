@@ -4,6 +4,7 @@
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeClients } from '../../src/runtime/kube-client.ts';
+import { httpStatus } from '../../src/runtime/http-status.ts';
 
 export interface SimpleJobShape {
   readonly workers: number;
@@ -53,7 +54,7 @@ export async function pool<T>(items: readonly T[], concurrency: number, fn: (ite
           await fn(items[i]!, i);
           break;
         } catch (err) {
-          const code = (err as { code?: number }).code;
+          const code = httpStatus(err);
           const retriable = code === undefined || code === 429 || code >= 500;
           if (!retriable || attempt >= 8) throw err;
           await sleep(100 * 2 ** attempt);
@@ -67,7 +68,7 @@ export async function pool<T>(items: readonly T[], concurrency: number, fn: (ite
 export async function createNamespace(clients: KubeClients, name: string): Promise<void> {
   const core = clients.api(CoreV1Api);
   await core.createNamespace({ body: { metadata: { name } } }).catch((err: unknown) => {
-    if ((err as { code?: number }).code !== 409) throw err;
+    if (httpStatus(err) !== 409) throw err;
   });
   // Pods need the namespace's default ServiceAccount (kube-controller-manager creates it).
   for (let i = 0; i < 600; i++) {

@@ -7,7 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { schedulerConfigSchema, type SchedulerConfig } from '../scheduler/config.ts';
 import { DEFAULT_OPERATOR_POLICY, OPERATOR_POLICY_NAMES } from '../scheduler/policies/registry.ts';
-import type { ElasticOptions } from '../controllers/tfjob/index.ts';
+import type { ElasticOptions } from '../reconciler/tfjob/index.ts';
 import { MAX_ELASTIC_WORKERS } from '../api/v1/elastic.ts';
 
 type Kind = 'string' | 'number' | 'boolean' | 'list' | 'duration';

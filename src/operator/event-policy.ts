@@ -9,7 +9,7 @@ import {
   EVENT_SUCCESSFUL_CREATE_SERVICE,
   EVENT_SUCCESSFUL_DELETE_POD,
   EVENT_SUCCESSFUL_DELETE_SERVICE,
-} from '../controllers/tfjob/events.ts';
+} from '../reconciler/tfjob/events.ts';
 
 /** Thousands of these under a burst; a decision, a failure or a job's end must not drop with them. */
 export const ROUTINE_EVENT_REASONS: ReadonlySet<string> = new Set([

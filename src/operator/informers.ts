@@ -17,7 +17,7 @@ import {
 import type { KubeClients } from '../runtime/kube-client.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { RuntimeMetrics } from '../runtime/metrics.ts';
-import type { IndexFunc } from '../runtime/store.ts';
+import { namespacedKey, type IndexFunc } from '../runtime/store.ts';
 
 export const OWNED_SELECTOR = `${LABEL_OPERATOR_NAME}=${CONTROLLER_NAME}`;
 export const BY_JOB = 'job';
@@ -26,7 +26,7 @@ export const BY_JOB = 'job';
 export function controllingJobKey(obj: KubernetesObject): string | undefined {
   const ref = obj.metadata?.ownerReferences?.find((r) => r.controller === true && r.kind === KIND && r.apiVersion.startsWith(`${GROUP}/`));
   const ns = obj.metadata?.namespace;
-  return ref === undefined || ns === undefined ? undefined : `${ns}/${ref.name}`;
+  return ref === undefined || ns === undefined ? undefined : namespacedKey(ns, ref.name);
 }
 
 const byJob: IndexFunc<KubernetesObject> = (obj) => {

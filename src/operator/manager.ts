@@ -7,7 +7,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { CONTROLLER_NAME } from '../api/v1/constants.ts';
 import { Controller, controllerQueue } from '../runtime/controller.ts';
-import { DEFAULT_PERIOD_CONFIG, rateConfig } from '../progress/index.ts';
+import { DEFAULT_PERIOD_CONFIG, rateConfig } from '../progress/signals/index.ts';
 import { isPlacingPolicy } from '../scheduler/index.ts';
 import { KubeEventRecorder } from '../runtime/events.ts';
 import { Expectations } from '../runtime/expectations.ts';
@@ -16,15 +16,16 @@ import { KubeClients } from '../runtime/kube-client.ts';
 import { LeaderElector } from '../runtime/leader-election.ts';
 import { createLogger, type Logger } from '../runtime/logger.ts';
 import { RuntimeMetrics } from '../runtime/metrics.ts';
+import { objectKey } from '../runtime/store.ts';
 import { elasticOptions, type OperatorConfig } from './config.ts';
 import { ROUTINE_EVENT_REASONS, UNFILTERED_EVENT_REASONS } from './event-policy.ts';
 import { BY_JOB, createOperatorCaches, type OperatorCaches } from './informers.ts';
 import { JobMetrics } from './job-metrics.ts';
-import { KubePodResizer } from './progress/cpu-resize.ts';
-import { KubeLogSource } from './progress/kube-log-source.ts';
-import { ProgressLoop } from './progress/loop.ts';
-import { ProgressMetrics } from './progress/metrics.ts';
-import { ProgressReader } from './progress/reader.ts';
+import { KubePodResizer } from '../progress/follower/cpu-resize.ts';
+import { KubeLogSource } from '../progress/follower/kube-log-source.ts';
+import { ProgressLoop } from '../progress/follower/loop.ts';
+import { ProgressMetrics } from '../progress/follower/metrics.ts';
+import { ProgressReader } from '../progress/follower/reader.ts';
 import { PrioritySchedulingLoop, type SchedulingLoop } from './scheduling/loop.ts';
 import { TFJobController } from './tfjob-controller.ts';
 
@@ -245,7 +246,7 @@ export class Operator {
     this.#progress?.start();
     this.controller.start();
     // Level-triggered: every known job is reconciled once on taking over.
-    for (const job of this.caches.tfjobs.list()) this.controller.enqueue(`${job.metadata?.namespace ?? ''}/${job.metadata?.name ?? ''}`);
+    for (const job of this.caches.tfjobs.list()) this.controller.enqueue(objectKey(job));
   }
 
   async #startServers(): Promise<void> {

@@ -1,4 +1,4 @@
-// The TFJob controller: the I/O around the pure reconciler (src/controllers/tfjob). For one job key it
+// The TFJob controller: the I/O around the pure reconciler (src/reconciler/tfjob). For one job key it
 // reads the job and its pods/services from the informer caches, asks the reconciler what to do
 // (and, in priority mode, the scheduling loop where the job may run), then performs the actions:
 // deletes before creates, expectations raised before every write, status through the status
@@ -18,7 +18,7 @@ import {
   type Action,
   type ReconcileOptions,
   type SchedulingInput,
-} from '../controllers/tfjob/index.ts';
+} from '../reconciler/tfjob/index.ts';
 import {
   EVENT_FAILED_CREATE_POD,
   EVENT_FAILED_CREATE_SERVICE,
@@ -33,12 +33,13 @@ import {
   EVENT_SUCCESSFUL_DELETE_POD,
   EVENT_SUCCESSFUL_DELETE_SERVICE,
   messages,
-} from '../controllers/tfjob/events.ts';
+} from '../reconciler/tfjob/events.ts';
 import type { Controller, ReconcileContext, ReconcileResult } from '../runtime/controller.ts';
 import type { EventRecorder } from '../runtime/events.ts';
 import type { Expectations } from '../runtime/expectations.ts';
+import { httpStatus } from '../runtime/http-status.ts';
 import { apiErrorMessage, type KubeClients } from '../runtime/kube-client.ts';
-import { splitKey } from '../runtime/store.ts';
+import { objectKey, splitKey } from '../runtime/store.ts';
 import { BY_JOB, controllingJobKey, type OperatorCaches } from './informers.ts';
 import type { JobMetrics } from './job-metrics.ts';
 
@@ -89,7 +90,7 @@ export class TFJobController {
   watch(controller: Controller): void {
     const { caches, expectations } = this.#deps;
     caches.tfjobs.on((_type, job) => {
-      controller.enqueue(keyOf(job));
+      controller.enqueue(objectKey(job));
     });
     const child = (kind: 'pod' | 'service') => (type: 'add' | 'update' | 'delete', obj: KubernetesObject) => {
       const key = controllingJobKey(obj);
@@ -263,7 +264,7 @@ export class TFJobController {
               expectations.deletionFailed(key, `pod/${a.name}`);
               // 404: already gone. 409: the UID precondition failed, so the pod reasoned about is gone and
               // the name belongs to a newer pod, which the next reconcile judges on its own.
-              if (statusOf(err) === 404 || statusOf(err) === 409) return;
+              if (httpStatus(err) === 404 || httpStatus(err) === 409) return;
               recorder.event(job, 'Warning', EVENT_FAILED_DELETE_POD, `Error deleting: ${apiErrorMessage(err)}`, 'Delete');
               errors.push(err);
             }
@@ -278,7 +279,7 @@ export class TFJobController {
               recorder.event(job, 'Normal', EVENT_SUCCESSFUL_DELETE_SERVICE, `Deleted service: ${a.name}`, 'Delete');
             } catch (err) {
               expectations.deletionFailed(key, `service/${a.name}`);
-              if (statusOf(err) === 404) return;
+              if (httpStatus(err) === 404) return;
               recorder.event(job, 'Warning', EVENT_FAILED_DELETE_SERVICE, `Error deleting: ${apiErrorMessage(err)}`, 'Delete');
               errors.push(err);
             }
@@ -300,11 +301,11 @@ export class TFJobController {
               ctx.log.info({ pod: `${ns}/${name}`, node: a.pod.spec?.nodeName }, 'Created pod');
             } catch (err) {
               expectations.creationFailed(key, `pod/${name}`);
-              if (statusOf(err) === 409) return; // already exists: the cache will show it
+              if (httpStatus(err) === 409) return; // already exists: the cache will show it
               // An admission plugin's refusal speaks of the pod; the user needs the TFJob's field.
               const message = isRefusal(err) ? explainRefusal(a.pod, apiErrorMessage(err)) : apiErrorMessage(err);
               recorder.event(job, 'Warning', EVENT_FAILED_CREATE_POD, `Error creating: ${message}`, 'Create');
-              if (statusOf(err) === 422) invalid.push(message);
+              if (httpStatus(err) === 422) invalid.push(message);
               else {
                 if (isRefusal(err)) refused.push(message);
                 errors.push(err);
@@ -317,9 +318,9 @@ export class TFJobController {
               recorder.event(job, 'Normal', EVENT_SUCCESSFUL_CREATE_SERVICE, `Created service: ${name}`, 'Create');
             } catch (err) {
               expectations.creationFailed(key, `service/${name}`);
-              if (statusOf(err) === 409) return;
+              if (httpStatus(err) === 409) return;
               recorder.event(job, 'Warning', EVENT_FAILED_CREATE_SERVICE, `Error creating: ${apiErrorMessage(err)}`, 'Create');
-              if (statusOf(err) === 422) invalid.push(apiErrorMessage(err));
+              if (httpStatus(err) === 422) invalid.push(apiErrorMessage(err));
               else {
                 if (isRefusal(err)) refused.push(apiErrorMessage(err));
                 errors.push(err);
@@ -348,7 +349,7 @@ export class TFJobController {
         this.#deps.jobMetrics?.deleted.inc({ job_namespace: ns, framework: 'tensorflow' });
         ctx.log.info('Deleted TFJob after ttlSecondsAfterFinished');
       } catch (err) {
-        if (statusOf(err) === 404) return true;
+        if (httpStatus(err) === 404) return true;
         recorder.event(job, 'Warning', EVENT_FAILED_DELETE_JOB, `Error deleting: ${apiErrorMessage(err)}`, 'Delete');
         throw err;
       }
@@ -394,10 +395,6 @@ export class TFJobController {
   }
 }
 
-export function keyOf(obj: KubernetesObject): string {
-  return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
-}
-
 function conditionsOf(job: TFJobEntry): readonly JobCondition[] {
   return job.status?.conditions ?? [];
 }
@@ -415,10 +412,6 @@ const CREATE_REFUSED = 'CreateRefused';
  * conflict: the user must learn about it, since retrying alone may never succeed.
  */
 function isRefusal(err: unknown): boolean {
-  const code = statusOf(err);
+  const code = httpStatus(err);
   return code !== undefined && code >= 400 && code < 500 && code !== 409 && code !== 429;
-}
-
-function statusOf(err: unknown): number | undefined {
-  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'number' ? err.code : undefined;
 }

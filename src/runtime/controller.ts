@@ -1,8 +1,8 @@
 // The reconcile loop (controller-runtime's contract): N workers take keys from the work queue and call
 // the reconciler. Success forgets the key's backoff; `requeueAfterMs` schedules the next visit; an
-// error requeues with per-key exponential backoff; a TerminalError is logged and not retried (the
-// reconciler has recorded why on the object). A key is never reconciled by two workers at once.
+// error requeues with per-key exponential backoff. A key is never reconciled by two workers at once.
 import { randomUUID } from 'node:crypto';
+import { httpStatus } from './http-status.ts';
 import type { Logger } from './logger.ts';
 import type { ControllerObserver, RuntimeMetrics } from './metrics.ts';
 import { WorkQueue } from './workqueue.ts';
@@ -19,11 +19,6 @@ export interface ReconcileContext {
 }
 
 export type Reconciler = (key: string, ctx: ReconcileContext) => Promise<ReconcileResult | undefined>;
-
-/** An error retrying cannot fix (e.g. an invalid spec already reported on the object). */
-export class TerminalError extends Error {
-  override readonly name = 'TerminalError';
-}
 
 export interface ControllerOptions {
   readonly name: string;
@@ -111,28 +106,18 @@ export class Controller {
       }
     } catch (err) {
       result = 'error';
-      if (err instanceof TerminalError) {
-        this.queue.forget(key);
-        this.#observer?.terminalError();
-        log.error({ err }, 'Reconciler error (terminal, not retried)');
-      } else {
-        const retries = this.queue.numRequeues(key);
-        this.queue.addRateLimited(key);
-        // Conflicts are routine (a stale cache), and so is a 404 (the object was deleted while it was
-        // being reconciled; the next visit finds it gone): keep them out of the error level.
-        const code = statusCode(err);
-        if (code === 409) log.info({ err, retries }, 'Reconcile hit a conflict; requeued');
-        else if (code === 404) log.debug({ err, retries }, 'Object gone during reconcile; requeued');
-        else log.error({ err, retries }, 'Reconciler error; requeued with backoff');
-      }
+      const retries = this.queue.numRequeues(key);
+      this.queue.addRateLimited(key);
+      // Conflicts are routine (a stale cache), and so is a 404 (the object was deleted while it was
+      // being reconciled; the next visit finds it gone): keep them out of the error level.
+      const code = httpStatus(err);
+      if (code === 409) log.info({ err, retries }, 'Reconcile hit a conflict; requeued');
+      else if (code === 404) log.debug({ err, retries }, 'Object gone during reconcile; requeued');
+      else log.error({ err, retries }, 'Reconciler error; requeued with backoff');
     } finally {
       this.queue.done(key);
       this.#observer?.activeWorkers(-1);
       this.#observer?.reconciled(result, (performance.now() - started) / 1000);
     }
   }
-}
-
-function statusCode(err: unknown): number | undefined {
-  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'number' ? err.code : undefined;
 }

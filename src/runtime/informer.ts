@@ -7,6 +7,7 @@
 // An optional transform (client-go's SetTransform) turns each object from the API (`Raw`) into what
 // the store holds (`T`) as it enters the cache: a reduced copy, or a typed value parsed once.
 import { Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { httpStatus } from './http-status.ts';
 import type { Logger } from './logger.ts';
 import { objectKey, Store, type IndexFunc } from './store.ts';
 
@@ -318,7 +319,7 @@ export class Informer<T extends KubernetesObject, Raw extends KubernetesObject =
 
   #retry(err: WatchError): void {
     if (this.#stopped) return;
-    if (err.statusCode === 410 || err.code === 410) {
+    if (httpStatus(err) === 410) {
       this.#resourceVersion = undefined;
       this.#opts.onWatchEvent?.('gone');
     } else {
@@ -328,10 +329,7 @@ export class Informer<T extends KubernetesObject, Raw extends KubernetesObject =
     const base = Math.min(maxMs, initialMs * 2 ** this.#failures);
     const delay = base / 2 + Math.random() * (base / 2);
     this.#failures += 1;
-    this.#log.warn(
-      { err: { message: err.message, statusCode: err.statusCode ?? err.code }, retryInMs: Math.round(delay) },
-      'Watch failed; retrying',
-    );
+    this.#log.warn({ err: { message: err.message, statusCode: httpStatus(err) }, retryInMs: Math.round(delay) }, 'Watch failed; retrying');
     const generation = this.#generation;
     this.#retryTimer = setTimeout(() => {
       this.#retryTimer = undefined;

@@ -7,6 +7,7 @@
 // - on a graceful stop the leader releases the lease so a standby takes over immediately.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoordinationV1Api, V1MicroTime, type V1Lease } from '@kubernetes/client-node';
+import { httpStatus } from './http-status.ts';
 import type { KubeClients } from './kube-client.ts';
 import type { Logger } from './logger.ts';
 import type { RuntimeMetrics } from './metrics.ts';
@@ -19,8 +20,6 @@ export interface LeaderElectionConfig {
   readonly renewDeadlineMs: number;
   readonly retryPeriodMs: number;
 }
-
-export const DEFAULT_LEASE_TIMINGS = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 } as const;
 
 export interface LeaderCallbacks {
   /** Leadership acquired: start acting. `signal` aborts when leadership is lost or the elector stops. */
@@ -175,7 +174,7 @@ export class LeaderElector {
       }
       lease = await this.#api.readNamespacedLease({ name: this.#cfg.name, namespace: this.#cfg.namespace });
     } catch (err) {
-      if (statusOf(err) !== 404) {
+      if (httpStatus(err) !== 404) {
         this.#log.debug({ err }, 'Failed to read the lease');
         return false;
       }
@@ -263,8 +262,4 @@ export class LeaderElector {
       body: { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now, acquireTime: now } },
     });
   }
-}
-
-function statusOf(err: unknown): number | undefined {
-  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'number' ? err.code : undefined;
 }

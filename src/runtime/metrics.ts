@@ -5,7 +5,6 @@ import type { WorkQueue, WorkQueueObserver } from './workqueue.ts';
 
 export interface ControllerObserver {
   reconciled(result: 'success' | 'error' | 'requeue' | 'requeue_after', seconds: number): void;
-  terminalError(): void;
   panicked(): void;
   activeWorkers(delta: number): void;
 }
@@ -14,7 +13,6 @@ export class RuntimeMetrics {
   readonly registry: Registry;
   readonly #reconcileTotal: Counter<'controller' | 'result'>;
   readonly #reconcileErrors: Counter<'controller'>;
-  readonly #terminalErrors: Counter<'controller'>;
   readonly #panics: Counter<'controller'>;
   readonly #reconcileTime: Histogram<'controller'>;
   readonly #activeWorkers: Gauge<'controller'>;
@@ -47,7 +45,9 @@ export class RuntimeMetrics {
       labelNames: ['controller'],
       registers,
     });
-    this.#terminalErrors = new Counter({
+    // controller-runtime's name, kept for dashboards; the TFJob reconciler has no terminal errors (an
+    // invalid spec is reported on the object and not requeued), so it stays without samples.
+    new Counter({
       name: 'controller_runtime_terminal_reconcile_errors_total',
       help: 'Total number of terminal reconciliation errors per controller',
       labelNames: ['controller'],
@@ -195,9 +195,6 @@ export class RuntimeMetrics {
         this.#reconcileTotal.inc({ controller, result });
         if (result === 'error') this.#reconcileErrors.inc({ controller });
         this.#reconcileTime.observe({ controller }, seconds);
-      },
-      terminalError: () => {
-        this.#terminalErrors.inc({ controller });
       },
       panicked: () => {
         this.#panics.inc({ controller });

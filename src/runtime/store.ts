@@ -5,10 +5,16 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 
 export type IndexFunc<T> = (obj: T) => readonly string[];
 
+/** `namespace/name`: how stores, the work queue and the scheduler's decisions key a namespaced object. */
+export function namespacedKey(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+/** An object's key: `namespace/name`, or the bare name of a cluster-scoped object. */
 export function objectKey(obj: KubernetesObject): string {
   const name = obj.metadata?.name ?? '';
   const ns = obj.metadata?.namespace;
-  return ns === undefined || ns === '' ? name : `${ns}/${name}`;
+  return ns === undefined || ns === '' ? name : namespacedKey(ns, name);
 }
 
 export function splitKey(key: string): { namespace: string | undefined; name: string } {

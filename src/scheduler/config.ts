@@ -202,8 +202,8 @@ export interface SchedulerConfig {
   /**
    * Attained-service threshold (`demoteByAttainedService`), in worker-seconds: 2 worker-hours.
    * Tiresias uses 16 GPU-hours for fixed-size jobs that are suspended entirely; an elastic job keeps
-   * its minimum while it is demoted, so the lower threshold measured best on philly-1..4 (sum of mean
-   * JCTs 13,262 s at 2 h against 14,338 s at 16 h; docs/simulation-results.md).
+   * its minimum while it is demoted, so a lower threshold fits; 2 h measured best on philly-1..4
+   * (docs/simulation-results.md §1a).
    */
   readonly demoteAfterWorkerSeconds: number;
   readonly improvements: ImprovementToggles;

@@ -6,7 +6,7 @@
 //               within it, the best rank band (rank is class first, then band: a job of a lower
 //               class or a demoted one never goes before one that ranks above it), whose own
 //               progress signal says Progressing with a growth > 0 (relative improvement per
-//               relative progress, src/progress/phase.ts);
+//               relative progress, src/progress/signals/phase.ts);
 //   efficiency: E_j = growth_j / R_j, R_j = w_j · r_j (workers × one worker's normalised size):
 //               FlowCon's growth per unit of resource held;
 //   shares:     one worker at a time to the job with the largest E_j / (a_j + 1), a_j the workers

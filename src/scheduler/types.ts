@@ -199,12 +199,12 @@ export interface JobProgress {
   readonly targetReached?: boolean;
   /**
    * Relative improvement of the smoothed metric per relative progress over the recent window
-   * (src/progress/phase.ts); absent until the job has reported twice.
+   * (src/progress/signals/phase.ts); absent until the job has reported twice.
    */
   readonly growth?: number;
   /**
    * Share of its own declared plan the job has done, in [0, 1] (`Epoch k/N`, the protocol's
-   * `epochs`/`totalSteps`, `spec.qoe.totalSteps`; src/progress/plan.ts); absent: it declared none.
+   * `epochs`/`totalSteps`, `spec.qoe.totalSteps`; src/progress/signals/plan.ts); absent: it declared none.
    * An upper bound of its work, not the truth (early stopping): scheduling.md §6.
    */
   readonly planDone?: number;

@@ -2,7 +2,7 @@
 // namespace). Started here, stopped in the returned teardown; the local cluster's watchdog cleans
 // up even if vitest itself is killed. The CRDs (TFJob, ClusterQueue, LocalQueue) are installed once, as a user would.
 import type { TestProject } from 'vitest/node';
-import { LocalCluster, fakeNodes, type ClusterState } from '../../src/local-cluster/index.ts';
+import { LocalCluster, fakeNodes, type ClusterState } from '../../lab/local-cluster/index.ts';
 import { installCrds } from '../support/crd.ts';
 
 declare module 'vitest' {

@@ -8,7 +8,7 @@
 // fails at a scale-in, as the contract says: that is checked too.
 import { SchedulingV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ESTIMATOR_TENSORFLOW_IMAGE } from '../../src/local-cluster/real-node/index.ts';
+import { ESTIMATOR_TENSORFLOW_IMAGE } from '../../lab/local-cluster/real-node/index.ts';
 import { adminKubeConfig, eventually, uniqueName } from '../support/kube.ts';
 import { coreApi, createTFJob, livePods, patchTFJob, waitForCondition, waitForEventReasons } from '../support/tfjob.ts';
 import {

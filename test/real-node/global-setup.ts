@@ -1,8 +1,8 @@
 // One control plane with kube-scheduler, two kwok nodes and one real node for the whole suite. When
 // the host cannot run a real node the suite is skipped with the reason, loudly; CI requires it.
 import type { TestProject } from 'vitest/node';
-import { LocalCluster, fakeNodes, type ClusterState } from '../../src/local-cluster/index.ts';
-import { ESTIMATOR_TENSORFLOW_VERSION, RealNode, TENSORFLOW_VERSION } from '../../src/local-cluster/real-node/index.ts';
+import { LocalCluster, fakeNodes, type ClusterState } from '../../lab/local-cluster/index.ts';
+import { ESTIMATOR_TENSORFLOW_VERSION, RealNode, TENSORFLOW_VERSION } from '../../lab/local-cluster/real-node/index.ts';
 import { installCrds } from '../support/crd.ts';
 
 declare module 'vitest' {

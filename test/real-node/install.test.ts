@@ -1,5 +1,5 @@
 // The operator as users install it, on the real node: the Dockerfile's image built on this machine
-// (src/local-cluster/real-node/operator-image.ts) and imported into the node's containerd, installed
+// (lab/local-cluster/real-node/operator-image.ts) and imported into the node's containerd, installed
 // (a) with the Helm chart and (b) from the release manifest (hack/release-manifest.ts). Each install:
 // two replicas Ready on the real node, one of them holding the leader Lease, /metrics, /healthz and
 // /readyz served by each pod (through the apiserver's pod proxy), and one real TensorFlow PS/worker
@@ -16,10 +16,10 @@ import { AppsV1Api, CoordinationV1Api, type V1Pod } from '@kubernetes/client-nod
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
-import { ensureUpstream, REPO_ROOT } from '../../src/local-cluster/index.ts';
-import { containerdPaths, importImages } from '../../src/local-cluster/real-node/containerd.ts';
-import { operatorImage, type OperatorImage } from '../../src/local-cluster/real-node/operator-image.ts';
-import { REAL_NODE_LABEL } from '../../src/local-cluster/real-node/index.ts';
+import { ensureUpstream, REPO_ROOT } from '../../lab/local-cluster/index.ts';
+import { containerdPaths, importImages } from '../../lab/local-cluster/real-node/containerd.ts';
+import { operatorImage, type OperatorImage } from '../../lab/local-cluster/real-node/operator-image.ts';
+import { REAL_NODE_LABEL } from '../../lab/local-cluster/real-node/index.ts';
 import { kubectl, type CommandResult, type K8sObject } from '../integration/install/helpers.ts';
 import { adminKubeConfig, apiStatus, clusterState, createNamespace, eventually } from '../support/kube.ts';
 import { coreApi, createTFJob, waitForCondition } from '../support/tfjob.ts';

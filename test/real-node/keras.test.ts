@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../src/local-cluster/binaries.ts';
-import { ESTIMATOR_TENSORFLOW_IMAGE, HELPER_PACKAGE_FILES, TENSORFLOW_IMAGE } from '../../src/local-cluster/real-node/index.ts';
+import { REPO_ROOT } from '../../lab/local-cluster/binaries.ts';
+import { ESTIMATOR_TENSORFLOW_IMAGE, HELPER_PACKAGE_FILES, TENSORFLOW_IMAGE } from '../../lab/local-cluster/real-node/index.ts';
 import { eventually } from '../support/kube.ts';
 import { createTFJob, getTFJob, waitForCondition } from '../support/tfjob.ts';
 import { podLog, realJob, realNodeSkipped, startRealNodeRun, statusOf, type RealNodeRun } from './support.ts';

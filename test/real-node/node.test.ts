@@ -2,7 +2,7 @@
 // from inside a pod (what TF_CONFIG's names need), and names outside the cluster domain fail at once.
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUSYBOX_IMAGE } from '../../src/local-cluster/real-node/index.ts';
+import { BUSYBOX_IMAGE } from '../../lab/local-cluster/real-node/index.ts';
 import { createNamespace, eventually } from '../support/kube.ts';
 import { coreApi } from '../support/tfjob.ts';
 import { podLog, realNodeName, realNodeSkipped, deleteNamespaceAndWait } from './support.ts';

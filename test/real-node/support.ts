@@ -8,7 +8,7 @@ import {
   REAL_NODE_LABEL,
   trainerReplicaSpec,
   type TrainerReplica,
-} from '../../src/local-cluster/real-node/index.ts';
+} from '../../lab/local-cluster/real-node/index.ts';
 import type { Operator } from '../../src/operator/manager.ts';
 import { createNamespace, eventually } from '../support/kube.ts';
 import { startOperator } from '../support/operator.ts';

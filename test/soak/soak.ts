@@ -13,7 +13,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { REPO_ROOT } from '../../src/local-cluster/index.ts';
+import { REPO_ROOT } from '../../lab/local-cluster/index.ts';
 
 const [mode = 'faults', ...rest] = process.argv.slice(2);
 const { values } = parseArgs({

@@ -1,1 +1,1 @@
-export { installCrd, installCrds, TFJOB_CRD_FILE as CRD_FILE } from '../../src/local-cluster/crd.ts';
+export { installCrd, installCrds, TFJOB_CRD_FILE as CRD_FILE } from '../../lab/local-cluster/crd.ts';

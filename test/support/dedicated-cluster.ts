@@ -3,8 +3,8 @@
 // for namespaces, node pools and etcd compaction against it.
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { LABEL_NODE_POOL } from '../../src/api/v1/constants.ts';
-import { installCrds } from '../../src/local-cluster/crd.ts';
-import { LocalCluster, fakeNodes } from '../../src/local-cluster/index.ts';
+import { installCrds } from '../../lab/local-cluster/crd.ts';
+import { LocalCluster, fakeNodes } from '../../lab/local-cluster/index.ts';
 import { eventually, uniqueName } from './kube.ts';
 import type { Pool } from './pool.ts';
 

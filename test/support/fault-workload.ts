@@ -5,10 +5,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { LABEL_NODE_POOL } from '../../src/api/v1/constants.ts';
-import { POD_EXIT_CODE_ANNOTATION } from '../../src/local-cluster/index.ts';
+import { POD_EXIT_CODE_ANNOTATION } from '../../lab/local-cluster/index.ts';
 import { isFinished, type TFJobLike } from './invariants.ts';
 import { rng } from './prng.ts';
 import type { TestTFJob } from './tfjob.ts';
+import { httpStatus } from '../../src/runtime/http-status.ts';
 
 export interface WorkloadOptions {
   readonly seed: number;
@@ -93,7 +94,7 @@ export async function submitWorkload(
         await custom.createNamespacedCustomObject({ ...GROUP, namespace, body: p.job });
         break;
       } catch (err) {
-        if ((err as { code?: number }).code === 409) break;
+        if (httpStatus(err) === 409) break;
         retries += 1;
         await sleep(500);
       }

@@ -42,6 +42,7 @@ import {
 } from '../../src/api/v1/constants.ts';
 import { podSpecRequests } from '../../src/operator/scheduling/convert.ts';
 import { canonicalResources } from '../../src/api/v1/quantity.ts';
+import { httpStatus } from '../../src/runtime/http-status.ts';
 
 export type ViolationKind =
   | 'duplicate-replica'
@@ -850,7 +851,7 @@ export class InvariantMonitor {
         { resourceVersion: rv, allowWatchBookmarks: true },
         (type: string, obj: T) => {
           if (type === 'ERROR') {
-            if ((obj as { code?: number }).code === 410) gone = true;
+            if (httpStatus(obj) === 410) gone = true;
             return;
           }
           const next = obj.metadata?.resourceVersion;
@@ -860,7 +861,7 @@ export class InvariantMonitor {
         (err: unknown) => {
           if (this.#stopped) return;
           void (async () => {
-            if (gone || (err as { statusCode?: number } | null)?.statusCode === 410) {
+            if (gone || httpStatus(err) === 410) {
               this.#gaps += 1;
               process.stderr.write(`[invariants] ${what} watch: 410 Gone, relisting (a gap)\n`);
               const seen = await relist().catch(() => undefined);

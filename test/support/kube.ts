@@ -2,8 +2,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, KubeConfig, setHeaderOptions, PatchStrategy, type V1Pod } from '@kubernetes/client-node';
 import { inject } from 'vitest';
-import { renderKubeconfig } from '../../src/local-cluster/kubeconfig.ts';
-import { POD_EXIT_CODE_ANNOTATION, POD_EXIT_REASON_ANNOTATION, type ClusterState } from '../../src/local-cluster/index.ts';
+import { renderKubeconfig } from '../../lab/local-cluster/kubeconfig.ts';
+import { POD_EXIT_CODE_ANNOTATION, POD_EXIT_REASON_ANNOTATION, type ClusterState } from '../../lab/local-cluster/index.ts';
 
 export function clusterState(): ClusterState {
   return inject('cluster');
@@ -72,12 +72,9 @@ export async function eventually<T>(
 }
 
 /** HTTP status of a client-node ApiException (undefined for other errors). */
-export function apiStatus(err: unknown): number | undefined {
-  if (typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'number') return err.code;
-  return undefined;
-}
+export { httpStatus as apiStatus } from '../../src/runtime/http-status.ts';
 
-/** Asks kwok to end the pod's containers with `exitCode` (see src/local-cluster/kwok-stages.yaml). */
+/** Asks kwok to end the pod's containers with `exitCode` (see lab/local-cluster/kwok-stages.yaml). */
 export async function exitPod(namespace: string, name: string, exitCode: number, reason?: string): Promise<V1Pod> {
   const core = adminKubeConfig().makeApiClient(CoreV1Api);
   const annotations: Record<string, string> = { [POD_EXIT_CODE_ANNOTATION]: String(exitCode) };

@@ -9,6 +9,7 @@ import { InvariantMonitor, type MonitorReport } from './invariants.ts';
 import { withForensics } from './forensics.ts';
 import type { OperatorChild } from './operator-child.ts';
 import { sumOf } from './prometheus.ts';
+import { httpStatus } from '../../src/runtime/http-status.ts';
 
 export interface LoadReport {
   readonly jobs: number;
@@ -96,7 +97,7 @@ export async function runLoad(opts: {
             });
             break;
           } catch (err) {
-            if ((err as { code?: number }).code === 409) break;
+            if (httpStatus(err) === 409) break;
             await sleep(500);
           }
         }

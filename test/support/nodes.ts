@@ -1,5 +1,5 @@
 import { CoreV1Api } from '@kubernetes/client-node';
-import { fakeNode, type FakeNodeSpec } from '../../src/local-cluster/index.ts';
+import { fakeNode, type FakeNodeSpec } from '../../lab/local-cluster/index.ts';
 import { adminKubeConfig, eventually } from './kube.ts';
 
 /** Creates fake nodes in the shared cluster and waits until kwok reports them Ready. */

@@ -6,8 +6,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from '../../src/local-cluster/index.ts';
-import { freePorts } from '../../src/local-cluster/ports.ts';
+import { REPO_ROOT } from '../../lab/local-cluster/index.ts';
+import { freePorts } from '../../lab/local-cluster/ports.ts';
 import { rssBytes } from './invariants.ts';
 import { eventually } from './kube.ts';
 import { parseMetrics, type Sample } from './prometheus.ts';

@@ -1,9 +1,9 @@
 // Pod logs on kwok nodes for tests: a file per pod, served through `pods/log` as a kubelet would
-// (src/local-cluster/pod-logs.ts).
+// (lab/local-cluster/pod-logs.ts).
 import { appendFileSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { appendPodLog, servePodLogFile } from '../../src/local-cluster/pod-logs.ts';
+import { appendPodLog, servePodLogFile } from '../../lab/local-cluster/pod-logs.ts';
 import { KubeClients } from '../../src/runtime/kube-client.ts';
 import { criSplit } from './cri-records.ts';
 import { adminKubeConfig } from './kube.ts';

@@ -2,7 +2,7 @@
 // labelled so the operator under test (--node-selector) and the jobs (nodeSelector + toleration) use
 // only them. Tests in parallel then never compete for capacity.
 import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { fakeNodes, type FakeNodeSpec } from '../../src/local-cluster/index.ts';
+import { fakeNodes, type FakeNodeSpec } from '../../lab/local-cluster/index.ts';
 import { LABEL_NODE_POOL as POOL_LABEL } from '../../src/api/v1/constants.ts';
 import { adminKubeConfig, uniqueName } from './kube.ts';
 import { createTestNodes, deleteTestNodes } from './nodes.ts';

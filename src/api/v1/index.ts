@@ -15,4 +15,3 @@ export { resolveElastic } from './elastic.ts';
 export type { ElasticBounds, ElasticResolution } from './elastic.ts';
 export { aggregateFieldErrors, formatFieldError } from './field-error.ts';
 export type { FieldError, FieldErrorType } from './field-error.ts';
-export { generateCrd } from './crd-generate.ts';

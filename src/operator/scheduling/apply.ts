@@ -8,7 +8,7 @@
 // What happened is returned as outcomes; turning them into events and metrics is the report stage's.
 import type { V1Pod } from '@kubernetes/client-node';
 import { REMOVAL_NODE_LOST, REMOVAL_PREEMPTION, REMOVAL_REFUSED, REMOVAL_SCALE_IN } from '../../api/v1/constants.ts';
-import { replicaName } from '../../controllers/tfjob/index.ts';
+import { replicaName } from '../../reconciler/tfjob/index.ts';
 import { objectKey } from '../../runtime/store.ts';
 import type { Plan } from '../../scheduler/index.ts';
 import type { Decided } from './decide.ts';

@@ -3,7 +3,7 @@
 // gathers the facts (victims still present, nodes where a preempted pod still terminates) and this
 // turns a decision into the reconciler's input.
 import type { SchedulingStatus } from '../../api/v1/schema.ts';
-import { workersSummary, type SchedulingInput } from '../../controllers/tfjob/index.ts';
+import { workersSummary, type SchedulingInput } from '../../reconciler/tfjob/index.ts';
 import type { V1Pod } from '@kubernetes/client-node';
 import { objectKey } from '../../runtime/store.ts';
 import { pendingAlive, type Decision } from './decisions.ts';

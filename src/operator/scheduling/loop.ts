@@ -15,7 +15,7 @@ import type { Registry } from 'prom-client';
 import { LABEL_REPLICA_TYPE } from '../../api/v1/constants.ts';
 import type { TFJobEntry } from '../../api/v1/parse.ts';
 import type { QoeStatus } from '../../api/v1/schema.ts';
-import type { SchedulingInput } from '../../controllers/tfjob/index.ts';
+import type { SchedulingInput } from '../../reconciler/tfjob/index.ts';
 import type { JobProgress, PlacingPolicyName, SchedulerConfig, StepRate } from '../../scheduler/index.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import type { Expectations } from '../../runtime/expectations.ts';

@@ -5,7 +5,7 @@ import type { TFJobEntry } from '../../api/v1/parse.ts';
 
 /**
  * The node a pod uses or will use: its `nodeName`, or for one of ours that kube-scheduler has yet to
- * bind, the node the operator chose for it (controllers/tfjob/binding.ts). Its capacity is taken from
+ * bind, the node the operator chose for it (reconciler/tfjob/binding.ts). Its capacity is taken from
  * the moment the pod exists.
  */
 export function podNode(p: V1Pod): string | undefined {

@@ -16,7 +16,7 @@ import {
   type QueueHead,
 } from '../../api/queues/types.ts';
 import type { QueueSummary, Resources } from '../../scheduler/index.ts';
-import { jsonEqual } from '../../controllers/tfjob/json-equal.ts';
+import { jsonEqual } from '../../reconciler/tfjob/json.ts';
 import type { KubeClients } from '../../runtime/kube-client.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { objectKey } from '../../runtime/store.ts';

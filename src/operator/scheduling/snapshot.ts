@@ -12,7 +12,7 @@ import type { ParsedTFJobEntry, TFJobEntry } from '../../api/v1/parse.ts';
 import { canonicalReplicaType } from '../../api/v1/replica-types.ts';
 import { resolveQoe } from '../../api/v1/qoe.ts';
 import type { TFJob } from '../../api/v1/schema.ts';
-import { buildJobView, isControlledBy, replicaName, type ElasticOptions } from '../../controllers/tfjob/index.ts';
+import { buildJobView, isControlledBy, replicaName, type ElasticOptions } from '../../reconciler/tfjob/index.ts';
 import {
   isNodeFeasible,
   type ClusterSnapshot,

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import { LocalCluster, REPO_ROOT } from '../../../src/local-cluster/index.ts';
+import { LocalCluster, REPO_ROOT } from '../../../lab/local-cluster/index.ts';
 import { installCrd } from '../../support/crd.ts';
 import { adminKubeConfig, createNamespace, deleteNamespace } from '../../support/kube.ts';
 

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ClusterState } from '../../../src/local-cluster/index.ts';
+import type { ClusterState } from '../../../lab/local-cluster/index.ts';
 import { eventually } from '../../support/kube.ts';
 
 function alive(pid: number): boolean {

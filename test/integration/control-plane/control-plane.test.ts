@@ -14,7 +14,7 @@ import {
   kubeConfigForToken,
   uniqueName,
 } from '../../support/kube.ts';
-import { fakeNodes } from '../../../src/local-cluster/index.ts';
+import { fakeNodes } from '../../../lab/local-cluster/index.ts';
 import { createTestNodes, deleteTestNodes } from '../../support/nodes.ts';
 
 const core = () => adminKubeConfig().makeApiClient(CoreV1Api);

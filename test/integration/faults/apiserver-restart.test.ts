@@ -5,7 +5,7 @@
 // the watch cache off so every watch resumes from etcd at its resourceVersion (no spurious gaps).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalCluster } from '../../../src/local-cluster/index.ts';
+import type { LocalCluster } from '../../../lab/local-cluster/index.ts';
 import { namespaceIn, poolIn, startDedicatedCluster } from '../../support/dedicated-cluster.ts';
 import { Scenario, createPriorityClass } from '../../support/fault-scenario.ts';
 import { sumOf } from '../../support/prometheus.ts';

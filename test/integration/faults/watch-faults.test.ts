@@ -7,7 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalCluster } from '../../../src/local-cluster/index.ts';
+import type { LocalCluster } from '../../../lab/local-cluster/index.ts';
 import { compactEtcdAt, namespaceIn, poolIn, startDedicatedCluster } from '../../support/dedicated-cluster.ts';
 import { FaultProxy } from '../../support/fault-proxy.ts';
 import { Scenario, createPriorityClass, scratchDir } from '../../support/fault-scenario.ts';

@@ -8,8 +8,8 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../../src/local-cluster/index.ts';
-import { freePorts } from '../../../src/local-cluster/ports.ts';
+import { REPO_ROOT } from '../../../lab/local-cluster/index.ts';
+import { freePorts } from '../../../lab/local-cluster/ports.ts';
 import { OPTIONS } from '../../../src/operator/config.ts';
 import { clusterState, createNamespace, deleteNamespace, eventually } from '../../support/kube.ts';
 import type { CommandResult } from './helpers.ts';

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { ensureUpstream, REPO_ROOT } from '../../../src/local-cluster/index.ts';
+import { ensureUpstream, REPO_ROOT } from '../../../lab/local-cluster/index.ts';
 import { clusterState, createNamespace, deleteNamespace } from '../../support/kube.ts';
 import { CONFIG_DIR, render, type CommandResult, type K8sObject } from './helpers.ts';
 

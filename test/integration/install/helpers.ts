@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { CoreV1Api, RbacAuthorizationV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
-import { fakeNodes, REPO_ROOT } from '../../../src/local-cluster/index.ts';
-import { renderKubeconfig } from '../../../src/local-cluster/kubeconfig.ts';
+import { fakeNodes, REPO_ROOT } from '../../../lab/local-cluster/index.ts';
+import { renderKubeconfig } from '../../../lab/local-cluster/kubeconfig.ts';
 import { uniqueName } from '../../support/kube.ts';
 import { createTestNodes, deleteTestNodes } from '../../support/nodes.ts';
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { LocalCluster, REPO_ROOT } from '../../../src/local-cluster/index.ts';
+import { LocalCluster, REPO_ROOT } from '../../../lab/local-cluster/index.ts';
 import { loadConfig } from '../../../src/operator/config.ts';
 import { apiStatus, eventually } from '../../support/kube.ts';
 import { CONFIG_DIR, find, kubectl, render, type K8sObject } from './helpers.ts';

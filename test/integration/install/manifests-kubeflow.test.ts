@@ -13,7 +13,7 @@ import {
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANNOTATION_CRD_GENERATED_FROM } from '../../../src/api/v1/constants.ts';
-import { LocalCluster, REPO_ROOT } from '../../../src/local-cluster/index.ts';
+import { LocalCluster, REPO_ROOT } from '../../../lab/local-cluster/index.ts';
 import { eventually } from '../../support/kube.ts';
 import { CONFIG_DIR, find, kubectl, render, type K8sObject } from './helpers.ts';
 

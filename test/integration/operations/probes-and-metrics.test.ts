@@ -7,7 +7,7 @@
 //   election, and ours (queue lengths, weights, preemptions, scale-outs, pass duration, time in queue).
 import { CoreV1Api, SchedulingV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePorts } from '../../../src/local-cluster/ports.ts';
+import { freePorts } from '../../../lab/local-cluster/ports.ts';
 import { loadConfig } from '../../../src/operator/config.ts';
 import { Operator } from '../../../src/operator/manager.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';

@@ -3,7 +3,7 @@
 // other running job would be; the job that prints nothing keeps its workers and is ranked as before.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operator } from '../../../src/operator/manager.ts';
-import { PROGRESS_PREFIX } from '../../../src/progress/index.ts';
+import { PROGRESS_PREFIX } from '../../../src/progress/signals/index.ts';
 import { createNamespace, deleteNamespace, eventually } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
 import { servePodLog } from '../../support/pod-logs.ts';

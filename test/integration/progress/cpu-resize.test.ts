@@ -4,7 +4,7 @@
 // so in an event, and leaves the request, and so every scheduler's accounting, as it was. Without a
 // kubelet that supports resize the API server refuses it, and the job says why in a warning.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROGRESS_PREFIX } from '../../../src/progress/index.ts';
+import { PROGRESS_PREFIX } from '../../../src/progress/signals/index.ts';
 import type { Operator } from '../../../src/operator/manager.ts';
 import { createNamespace, deleteNamespace, eventually } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';

@@ -2,7 +2,7 @@
 // as a kubelet would): `status.progress` follows the job's phase, each phase change is an event, and a
 // job whose log says nothing has no progress and no warning.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROGRESS_PREFIX } from '../../../src/progress/index.ts';
+import { PROGRESS_PREFIX } from '../../../src/progress/signals/index.ts';
 import type { Operator } from '../../../src/operator/manager.ts';
 import { createNamespace, deleteNamespace, eventually } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';

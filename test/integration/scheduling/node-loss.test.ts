@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { Operator } from '../../../src/operator/manager.ts';
-import { NODE_NOT_READY_ANNOTATION } from '../../../src/local-cluster/index.ts';
+import { NODE_NOT_READY_ANNOTATION } from '../../../lab/local-cluster/index.ts';
 import { adminKubeConfig, createNamespace, deleteNamespace, eventually } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
 import { createPool, onPool, patchNode, type Pool } from '../../support/pool.ts';

@@ -5,7 +5,7 @@
 // can meet is reported unreachable and is not chased.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operator } from '../../../src/operator/manager.ts';
-import { PROGRESS_PREFIX } from '../../../src/progress/index.ts';
+import { PROGRESS_PREFIX } from '../../../src/progress/signals/index.ts';
 import { createNamespace, deleteNamespace, eventually } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
 import { servePodLog, type PodLog } from '../../support/pod-logs.ts';

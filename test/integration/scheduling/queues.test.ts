@@ -15,7 +15,7 @@ import {
   type ClusterQueue,
 } from '../../../src/api/queues/types.ts';
 import type { Operator } from '../../../src/operator/manager.ts';
-import { REPO_ROOT } from '../../../src/local-cluster/index.ts';
+import { REPO_ROOT } from '../../../lab/local-cluster/index.ts';
 import { adminKubeConfig, clusterState, createNamespace, deleteNamespace, eventually, uniqueName } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
 import { createPool, onPool, type Pool } from '../../support/pool.ts';

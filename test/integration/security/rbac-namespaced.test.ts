@@ -13,7 +13,7 @@ import { AuthorizationV1Api, CoreV1Api, RbacAuthorizationV1Api, type KubeConfig,
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operator } from '../../../src/operator/manager.ts';
-import { REPO_ROOT } from '../../../src/local-cluster/index.ts';
+import { REPO_ROOT } from '../../../lab/local-cluster/index.ts';
 import {
   adminKubeConfig,
   apiStatus,

@@ -1,5 +1,5 @@
 // Restart policies, ExitCode classification, backoffLimit, activeDeadlineSeconds and TTL, each
-// driven through real pods on kwok nodes (kwok plays the kubelet: see src/local-cluster/kwok-stages.yaml).
+// driven through real pods on kwok nodes (kwok plays the kubelet: see lab/local-cluster/kwok-stages.yaml).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operator } from '../../../src/operator/manager.ts';
 import { apiStatus, createNamespace, deleteNamespace, eventually, exitPod } from '../../support/kube.ts';

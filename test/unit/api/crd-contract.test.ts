@@ -4,7 +4,7 @@
 // small checker and the CEL part by its TypeScript mirror (validateTFJob).
 
 import { describe, expect, it } from 'vitest';
-import { generateCrd } from '../../../src/api/v1/crd-generate.ts';
+import { generateCrd } from '../../../hack/crd-generate.ts';
 import { aggregateFieldErrors, formatFieldError } from '../../../src/api/v1/field-error.ts';
 import { parseTFJob } from '../../../src/api/v1/parse.ts';
 import { validateTFJob } from '../../../src/api/v1/validation.ts';

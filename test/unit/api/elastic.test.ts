@@ -3,7 +3,7 @@ import { resolveElastic } from '../../../src/api/v1/elastic.ts';
 import { formatFieldError } from '../../../src/api/v1/field-error.ts';
 import { parseTFJob } from '../../../src/api/v1/parse.ts';
 import type { TFJob } from '../../../src/api/v1/schema.ts';
-import { clamp, elasticWorkerTarget } from '../../../src/controllers/tfjob/job-view.ts';
+import { clamp, elasticWorkerTarget } from '../../../src/reconciler/tfjob/job-view.ts';
 
 const tf = { name: 'tensorflow', image: 'tf' };
 

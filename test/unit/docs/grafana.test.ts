@@ -5,7 +5,7 @@ import path from 'node:path';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { metricFamilies } from '../../../hack/gen-config-docs.ts';
-import { REPO_ROOT } from '../../../src/local-cluster/index.ts';
+import { REPO_ROOT } from '../../../lab/local-cluster/index.ts';
 
 interface Panel {
   id: number;

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../../src/local-cluster/index.ts';
+import { REPO_ROOT } from '../../../lab/local-cluster/index.ts';
 
 const read = (...p: string[]) => readFileSync(path.join(REPO_ROOT, ...p), 'utf8');
 

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../../src/local-cluster/index.ts';
+import { REPO_ROOT } from '../../../lab/local-cluster/index.ts';
 import { LABEL_QUEUE_NAME } from '../../../src/api/queues/types.ts';
 import * as messages from '../../../src/operator/scheduling/messages.ts';
 import { queueDirectory } from '../../../src/operator/scheduling/queue-directory.ts';

@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import { README_PATH, configTable, metricFamilies, renderReadme, replaceBlock } from '../../../hack/gen-config-docs.ts';
 import { parseTFJob } from '../../../src/api/v1/parse.ts';
 import { validateTFJob } from '../../../src/api/v1/validation.ts';
-import { buildJobView } from '../../../src/controllers/tfjob/index.ts';
+import { buildJobView } from '../../../src/reconciler/tfjob/index.ts';
 import { applyDefaults } from '../../../src/api/v1/defaults.ts';
 import { OPTIONS } from '../../../src/operator/config.ts';
 

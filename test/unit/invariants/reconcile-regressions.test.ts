@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { toTFJobEntry } from '../../../src/api/v1/parse.ts';
 import { applyDefaults } from '../../../src/api/v1/defaults.ts';
-import { buildJobView, reconcileTFJob, sparseTfConfig, type Action } from '../../../src/controllers/tfjob/index.ts';
-import { asTFJob, at, newPod, newService, newTFJob, pods, services } from '../controllers/tfjob/builders.ts';
+import { buildJobView, reconcileTFJob, sparseTfConfig, type Action } from '../../../src/reconciler/tfjob/index.ts';
+import { asTFJob, at, newPod, newService, newTFJob, pods, services } from '../reconciler/tfjob/builders.ts';
 
 const deletedPods = (actions: readonly Action[]) => actions.flatMap((a) => (a.kind === 'deletePod' ? [a.name] : []));
 const deletedServices = (actions: readonly Action[]) => actions.flatMap((a) => (a.kind === 'deleteService' ? [a.name] : []));

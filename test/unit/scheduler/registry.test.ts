@@ -11,7 +11,7 @@ import {
   isPlacingPolicy,
   isPolicyName,
 } from '../../../src/scheduler/index.ts';
-import { POLICIES as SIMULATED } from '../../../src/simulator/cli.ts';
+import { POLICIES as SIMULATED } from '../../../lab/simulator/cli.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
