@@ -12,12 +12,12 @@ import { ConfigError, helpText, loadConfig, schedulerConfigFrom, type OperatorCo
 import { controllingJobKey, OWNED_SELECTOR } from '../operator/informers.ts';
 import { loadKubeConfig } from '../operator/manager.ts';
 import { reducePod } from '../operator/scheduling/caches.ts';
-import { decide } from '../operator/scheduling/decide.ts';
-import { DecisionBook } from '../operator/scheduling/decisions.ts';
+import { decide } from '../operator/scheduling/pass/decide.ts';
+import { DecisionBook } from '../operator/scheduling/decisions/book.ts';
 import { snapshotOptionsOf } from '../operator/scheduling/loop.ts';
-import { queueCrdsServed } from '../operator/scheduling/queue-caches.ts';
-import { queueDirectory } from '../operator/scheduling/queue-directory.ts';
-import { JobShapes, takeSnapshot } from '../operator/scheduling/snapshot.ts';
+import { queueCrdsServed } from '../operator/scheduling/queues/caches.ts';
+import { queueDirectory } from '../operator/scheduling/queues/directory.ts';
+import { JobShapes, takeSnapshot } from '../operator/scheduling/pass/snapshot.ts';
 import { isPlacingPolicy, type Plan, type PlacingPolicyName } from '../scheduler/index.ts';
 import { KubeClients } from '../runtime/kube-client.ts';
 import { objectKey } from '../runtime/store.ts';

@@ -26,7 +26,7 @@ import { objectKey } from '../../runtime/store.ts';
 import { elasticOptions, schedulerConfigFrom, type OperatorConfig } from '../config.ts';
 import { BY_JOB, controllingJobKey, type OperatorCaches } from '../informers.ts';
 import type { SchedulingSource } from '../tfjob-controller.ts';
-import { applyDecisions } from './apply.ts';
+import { applyDecisions } from './pass/apply.ts';
 import {
   BY_NODE,
   createSchedulerCaches,
@@ -37,23 +37,23 @@ import {
   type SchedulerCaches,
 } from './caches.ts';
 import type { DefaultRequests } from './convert.ts';
-import { decide } from './decide.ts';
-import { DecisionBook, handedOut } from './decisions.ts';
-import { heldPlacementNodes, holdsNode, schedulingInput } from './input.ts';
+import { decide } from './pass/decide.ts';
+import { DecisionBook, handedOut } from './decisions/book.ts';
+import { heldPlacementNodes, holdsNode, schedulingInput } from './decisions/input.ts';
 import { SchedulerMetrics } from './metrics.ts';
 import { NodeHealth } from './node-health.ts';
 import { KubePodRemover, type PodRemover } from './pod-remover.ts';
 import { isFinished, isLiveWorker, podNode } from './pod-facts.ts';
 import { canonicalAmount } from '../../api/v1/quantity.ts';
-import { QoeBook } from './qoe-status.ts';
-import { SchedulingReporter } from './report.ts';
-import { JobShapes, jobView, takeSnapshot, type JobFacts, type SnapshotOptions, type SnapshotSources } from './snapshot.ts';
-import { PassTrigger } from './trigger.ts';
+import { QoeBook } from './pass/report-qoe.ts';
+import { SchedulingReporter } from './pass/report.ts';
+import { JobShapes, jobView, takeSnapshot, type JobFacts, type SnapshotOptions, type SnapshotSources } from './pass/snapshot.ts';
+import { PassTrigger } from './pass/trigger.ts';
 import { summarizeQueues, type ClusterSnapshot, type Plan } from '../../scheduler/index.ts';
-import { checkQueueAccess, selfSubjectReviewer } from './queue-access.ts';
-import { createQueueCaches, queueCrdsServed, queueLookups, type QueueCaches } from './queue-caches.ts';
-import { queueDirectory, type QueueDirectorySnapshot } from './queue-directory.ts';
-import { QueueMetrics, QueueStatusWriter } from './queue-status.ts';
+import { checkQueueAccess, selfSubjectReviewer } from './queues/access.ts';
+import { createQueueCaches, queueCrdsServed, queueLookups, type QueueCaches } from './queues/caches.ts';
+import { queueDirectory, type QueueDirectorySnapshot } from './queues/directory.ts';
+import { QueueMetrics, QueueStatusWriter } from './queues/status.ts';
 
 /**
  * How long a node kube-scheduler refused a job's pod on is left out of that job's placements: long
@@ -305,7 +305,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     }
   }
 
-  /** Queue statuses and metrics (stage 5 for queues); nothing without the queue CRDs. */
+  /** Queue statuses and metrics (the report stage, queues); nothing without the queue CRDs. */
   async #publishQueues(
     directory: QueueDirectorySnapshot,
     plan: Plan,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { applyDecisions } from '../../../../src/operator/scheduling/apply.ts';
-import type { Decided } from '../../../../src/operator/scheduling/decide.ts';
-import { DecisionBook } from '../../../../src/operator/scheduling/decisions.ts';
-import { JobShapes, takeSnapshot, type JobFacts } from '../../../../src/operator/scheduling/snapshot.ts';
+import { applyDecisions } from '../../../../src/operator/scheduling/pass/apply.ts';
+import type { Decided } from '../../../../src/operator/scheduling/pass/decide.ts';
+import { DecisionBook } from '../../../../src/operator/scheduling/decisions/book.ts';
+import { JobShapes, takeSnapshot, type JobFacts } from '../../../../src/operator/scheduling/pass/snapshot.ts';
 import type { Plan } from '../../../../src/scheduler/index.ts';
 import { NS, OPTIONS, RecordingRemover, T0, node, replicaPod, sources, tfjob } from './fixtures.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DecisionBook, PENDING_TTL_MS, handedOut, pendingAlive, restoreDecision } from '../../../../src/operator/scheduling/decisions.ts';
+import { DecisionBook, PENDING_TTL_MS, handedOut, pendingAlive, restoreDecision } from '../../../../src/operator/scheduling/decisions/book.ts';
 import { T0, replicaPod } from './fixtures.ts';
 
 describe('decision book', () => {

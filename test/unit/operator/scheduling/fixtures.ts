@@ -1,7 +1,7 @@
 // Small fakes of what the scheduling stages read and call: TFJobs, pods and nodes as the informer
 // caches hold them, the snapshot sources, and a pod remover that records its calls (events go to
 // runtime/events.ts's MemoryEventRecorder).
-import { queueDirectory, type QueueLookups } from '../../../../src/operator/scheduling/queue-directory.ts';
+import { queueDirectory, type QueueLookups } from '../../../../src/operator/scheduling/queues/directory.ts';
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import {
   ANNOTATION_MAX_WORKERS,
@@ -13,7 +13,7 @@ import {
 import { toTFJobEntry, type TFJobEntry } from '../../../../src/api/v1/parse.ts';
 import type { TFJobObject } from '../../../../src/operator/informers.ts';
 import type { PodRemover, Removal } from '../../../../src/operator/scheduling/pod-remover.ts';
-import type { NodeLoss, SnapshotOptions, SnapshotSources } from '../../../../src/operator/scheduling/snapshot.ts';
+import type { NodeLoss, SnapshotOptions, SnapshotSources } from '../../../../src/operator/scheduling/pass/snapshot.ts';
 import type { JobProgress, StepRate } from '../../../../src/scheduler/types.ts';
 
 export const NS = 'team';

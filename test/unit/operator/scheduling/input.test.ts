@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DecisionBook, PENDING_TTL_MS } from '../../../../src/operator/scheduling/decisions.ts';
-import { heldPlacementNodes, holdsNode, schedulingInput, type InputFacts } from '../../../../src/operator/scheduling/input.ts';
+import { DecisionBook, PENDING_TTL_MS } from '../../../../src/operator/scheduling/decisions/book.ts';
+import { heldPlacementNodes, holdsNode, schedulingInput, type InputFacts } from '../../../../src/operator/scheduling/decisions/input.ts';
 import { NS, T0, replicaPod } from './fixtures.ts';
 
 const FACTS: InputFacts = {

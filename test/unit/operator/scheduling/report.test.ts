@@ -1,10 +1,10 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import type { Outcome } from '../../../../src/operator/scheduling/apply.ts';
-import { DecisionBook } from '../../../../src/operator/scheduling/decisions.ts';
+import type { Outcome } from '../../../../src/operator/scheduling/pass/apply.ts';
+import { DecisionBook } from '../../../../src/operator/scheduling/decisions/book.ts';
 import { SchedulerMetrics } from '../../../../src/operator/scheduling/metrics.ts';
-import { SchedulingReporter, WAITING_EVENT_INTERVAL_MS } from '../../../../src/operator/scheduling/report.ts';
-import type { JobFacts } from '../../../../src/operator/scheduling/snapshot.ts';
+import { SchedulingReporter, WAITING_EVENT_INTERVAL_MS } from '../../../../src/operator/scheduling/pass/report.ts';
+import type { JobFacts } from '../../../../src/operator/scheduling/pass/snapshot.ts';
 import { MemoryEventRecorder } from '../../../../src/runtime/events.ts';
 import { NS, T0, tfjob } from './fixtures.ts';
 

@@ -1,7 +1,7 @@
 import { ANNOTATION_PLACED_NODE } from '../../../../src/api/v1/constants.ts';
 import { describe, expect, it } from 'vitest';
-import { DecisionBook, PENDING_TTL_MS } from '../../../../src/operator/scheduling/decisions.ts';
-import { JobShapes, takeSnapshot } from '../../../../src/operator/scheduling/snapshot.ts';
+import { DecisionBook, PENDING_TTL_MS } from '../../../../src/operator/scheduling/decisions/book.ts';
+import { JobShapes, takeSnapshot } from '../../../../src/operator/scheduling/pass/snapshot.ts';
 import { toTFJobEntry } from '../../../../src/api/v1/parse.ts';
 import { NS, OPTIONS, T0, foreignPod, node, replicaPod, sources, tfjob, tfjobObject } from './fixtures.ts';
 

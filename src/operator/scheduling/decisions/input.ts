@@ -2,12 +2,12 @@
 // many workers, where each pod it may create now goes, and `status.scheduling`. Pure: the loop
 // gathers the facts (victims still present, nodes where a preempted pod still terminates) and this
 // turns a decision into the reconciler's input.
-import type { SchedulingStatus } from '../../api/v1/schema.ts';
-import { workersSummary, type SchedulingInput } from '../../controllers/tfjob/index.ts';
+import type { SchedulingStatus } from '../../../api/v1/schema.ts';
+import { workersSummary, type SchedulingInput } from '../../../controllers/tfjob/index.ts';
 import type { V1Pod } from '@kubernetes/client-node';
-import { objectKey } from '../../runtime/store.ts';
-import { pendingAlive, type Decision } from './decisions.ts';
-import { isTerminatingPreempted } from './pod-facts.ts';
+import { objectKey } from '../../../runtime/store.ts';
+import { pendingAlive, type Decision } from './book.ts';
+import { isTerminatingPreempted } from '../pod-facts.ts';
 
 export interface InputFacts {
   readonly elastic: boolean;

@@ -6,8 +6,8 @@
 // No I/O here. The stages change entries only through the book's named transitions, so every way a
 // decision can move is listed in this file.
 import type { V1Pod } from '@kubernetes/client-node';
-import type { TFJob } from '../../api/v1/schema.ts';
-import { isLive, isLiveWorker } from './pod-facts.ts';
+import type { TFJob } from '../../../api/v1/schema.ts';
+import { isLive, isLiveWorker } from '../pod-facts.ts';
 
 /** A pending placement never observed as a pod within this time is dropped (its create failed). */
 export const PENDING_TTL_MS = 60_000;

@@ -1,18 +1,18 @@
-// Stage 1 of a scheduling pass: the informer stores in, the core's input out. For every unfinished
-// TFJob it works out the job's shape for the core, its live pods, the replicas it is missing and the
-// pods stranded on lost nodes; with the nodes and every other pod using capacity this makes the
-// `ClusterSnapshot` that the pure core decides on.
+// The snapshot stage of a scheduling pass (snapshot → decide → apply → report): the informer stores in,
+// the core's input out. For every unfinished TFJob it works out the job's shape for the core, its live
+// pods, the replicas it is missing and the pods stranded on lost nodes; with the nodes and every other
+// pod using capacity this makes the `ClusterSnapshot` that the pure core decides on.
 //
 // Pure: it reads the stores and the decision book and changes neither. What the book must learn from
 // it (decisions rebuilt on first sight, placements that expired or materialised, suspended jobs) is
 // returned as `upkeep` for the pass to apply.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import { ANNOTATION_SCALING_CURVE, ANNOTATION_SUSPENDABLE, LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE } from '../../api/v1/constants.ts';
-import type { ParsedTFJobEntry, TFJobEntry } from '../../api/v1/parse.ts';
-import { canonicalReplicaType } from '../../api/v1/replica-types.ts';
-import { resolveQoe } from '../../api/v1/qoe.ts';
-import type { TFJob } from '../../api/v1/schema.ts';
-import { buildJobView, isControlledBy, replicaName, type ElasticOptions } from '../../controllers/tfjob/index.ts';
+import { ANNOTATION_SCALING_CURVE, ANNOTATION_SUSPENDABLE, LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE } from '../../../api/v1/constants.ts';
+import type { ParsedTFJobEntry, TFJobEntry } from '../../../api/v1/parse.ts';
+import { canonicalReplicaType } from '../../../api/v1/replica-types.ts';
+import { resolveQoe } from '../../../api/v1/qoe.ts';
+import type { TFJob } from '../../../api/v1/schema.ts';
+import { buildJobView, isControlledBy, replicaName, type ElasticOptions } from '../../../controllers/tfjob/index.ts';
 import {
   isNodeFeasible,
   type ClusterSnapshot,
@@ -24,11 +24,11 @@ import {
   type QoeTarget,
   type ReplicaInstance,
   type StepRate,
-} from '../../scheduler/index.ts';
-import { objectKey } from '../../runtime/store.ts';
-import type { QueueDirectorySnapshot } from './queue-directory.ts';
-import { avoidingNodes, jobSpec, nodeInfo, parseScalingCurve, podRequests, type DefaultRequests } from './convert.ts';
-import { pendingAlive, restoreDecision, type Decision, type Pending, type Upkeep } from './decisions.ts';
+} from '../../../scheduler/index.ts';
+import { objectKey } from '../../../runtime/store.ts';
+import type { QueueDirectorySnapshot } from '../queues/directory.ts';
+import { avoidingNodes, jobSpec, nodeInfo, parseScalingCurve, podRequests, type DefaultRequests } from '../convert.ts';
+import { pendingAlive, restoreDecision, type Decision, type Pending, type Upkeep } from '../decisions/book.ts';
 import {
   isFinished,
   isLive,
@@ -39,7 +39,7 @@ import {
   replicaOf,
   schedulerRefusal,
   type Refusal,
-} from './pod-facts.ts';
+} from '../pod-facts.ts';
 
 /** Why a node counts as lost (see NodeHealth). */
 export interface NodeLoss {
@@ -65,7 +65,7 @@ export interface SnapshotSources {
   stepRateOf(jobKey: string): StepRate | undefined;
   /** Whether the TFJob controller has pod creates for the job in flight (sent, not yet seen or failed). */
   podCreatesInFlight(jobKey: string): boolean;
-  /** The queues and how a job finds its own (queue-directory.ts). */
+  /** The queues and how a job finds its own (queues/directory.ts). */
   readonly queues: QueueDirectorySnapshot;
 }
 

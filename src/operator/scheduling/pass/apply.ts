@@ -1,21 +1,21 @@
-// Stage 3 of a scheduling pass: the decided plan becomes desired state and removals. Target
+// The apply stage of a scheduling pass: the decided plan becomes desired state and removals. Target
 // selection happened in the core (which workers a preemption takes, where each pod goes); this stage
-// issues it, in a fixed order: pods stranded on lost nodes, then preemptions and scale-ins (victims
-// are marked and deleted before anything is created for their preemptor), then admissions,
-// scale-outs and repairs, which only record placements in the decision book — the TFJob controller
-// creates those pods when it reconciles the jobs returned as `touched`.
+// issues it, in a fixed order: pods stranded on lost nodes, then preemptions and scale-ins (victims are
+// marked and deleted before anything is created for their preemptor), then admissions, scale-outs and
+// repairs, which only record placements in the decision book — the TFJob controller creates those pods
+// when it reconciles the jobs returned as `touched`.
 //
 // What happened is returned as outcomes; turning them into events and metrics is the report stage's.
 import type { V1Pod } from '@kubernetes/client-node';
-import { REMOVAL_NODE_LOST, REMOVAL_PREEMPTION, REMOVAL_REFUSED, REMOVAL_SCALE_IN } from '../../api/v1/constants.ts';
-import { replicaName } from '../../controllers/tfjob/index.ts';
-import { objectKey } from '../../runtime/store.ts';
-import type { Plan } from '../../scheduler/index.ts';
+import { REMOVAL_NODE_LOST, REMOVAL_PREEMPTION, REMOVAL_REFUSED, REMOVAL_SCALE_IN } from '../../../api/v1/constants.ts';
+import { replicaName } from '../../../controllers/tfjob/index.ts';
+import { objectKey } from '../../../runtime/store.ts';
+import type { Plan } from '../../../scheduler/index.ts';
 import type { Decided } from './decide.ts';
-import { attainedReportDue, type Decision, type DecisionBook } from './decisions.ts';
-import * as messages from './messages.ts';
-import { isLiveWorker, podNode } from './pod-facts.ts';
-import type { PodRemover } from './pod-remover.ts';
+import { attainedReportDue, type Decision, type DecisionBook } from '../decisions/book.ts';
+import * as messages from '../messages.ts';
+import { isLiveWorker, podNode } from '../pod-facts.ts';
+import type { PodRemover } from '../pod-remover.ts';
 import type { JobFacts } from './snapshot.ts';
 
 /** The Event reason of each kind of outcome; also `status.scheduling.reason` of the job. */
