@@ -11,7 +11,7 @@ import { toTFJobEntry } from '../api/v1/parse.ts';
 import { ConfigError, helpText, loadConfig, schedulerConfigFrom, type OperatorConfig } from '../operator/config.ts';
 import { controllingJobKey, OWNED_SELECTOR } from '../operator/informers.ts';
 import { loadKubeConfig } from '../operator/manager.ts';
-import { reducePod } from '../operator/scheduling/caches.ts';
+import { reduceForeignPod } from '../operator/pod-reduction.ts';
 import { decide } from '../operator/scheduling/pass/decide.ts';
 import { DecisionBook } from '../operator/scheduling/decisions/book.ts';
 import { snapshotOptionsOf } from '../operator/scheduling/loop.ts';
@@ -65,7 +65,7 @@ async function whatIf(config: OperatorConfig, policy: PlacingPolicyName): Promis
     const key = controllingJobKey(p);
     if (key !== undefined) podsByJob.set(key, [...(podsByJob.get(key) ?? []), p]);
   }
-  const allPods = (await core.listPodForAllNamespaces({ fieldSelector: ACTIVE_PODS })).items.map(reducePod);
+  const allPods = (await core.listPodForAllNamespaces({ fieldSelector: ACTIVE_PODS })).items.map(reduceForeignPod);
   const nodes = (await core.listNode()).items;
   const classes = new Map((await clients.api(SchedulingV1Api).listPriorityClass()).items.map((c) => [c.metadata?.name ?? '', c.value]));
   let queues = queueDirectory(undefined);

@@ -1,128 +1,15 @@
-// What the scheduler wants for each job between passes: admitted or waiting, how many workers, where
-// each pod it placed but has not seen yet goes, which victims must be gone first. It is a cache of
-// state kept in the API (the queue, enqueue time and counters in `status.scheduling`, placements on
-// the pods): `restoreDecision` rebuilds an entry from there after a restart or a failover.
+// The decision book: every job's decision (decision.ts) and the pods preempted for them. It is the
+// one writer of decisions: the pass's stages and the loop's event handlers change them only through
+// the named transitions below, so every way a decision can move is listed in this file. No I/O.
 //
-// No I/O here. The stages change entries only through the book's named transitions, so every way a
-// decision can move is listed in this file.
-import type { V1Pod } from '@kubernetes/client-node';
-import type { TFJob } from '../../../api/v1/schema.ts';
-import { isLive, isLiveWorker } from '../pod-facts.ts';
-
-/** A pending placement never observed as a pod within this time is dropped (its create failed). */
-export const PENDING_TTL_MS = 60_000;
-
-export interface Pending {
-  readonly node: string;
-  readonly since: number;
-}
-
-export interface Decision {
-  admitted: boolean;
-  /** Desired live workers of an elastic job. */
-  targetWorkers: number;
-  /** Fixed replicas (and workers of fixed-size jobs) to create, by pod name. */
-  readonly pendingByName: Map<string, Pending>;
-  /** Nodes for new workers of an elastic job, whichever free index each one takes. */
-  pendingWorkers: Pending[];
-  /**
-   * Pods preempted for this job (namespace/name → UID) that must be gone before its pods are created.
-   * The UID tells the victim from a later pod of the same name, which must not hold the job back.
-   */
-  readonly victims: Map<string, string | undefined>;
-  /** Nodes where this job's placements wait for a pod preempted for another job to be gone. */
-  readonly heldOnNodes: Set<string>;
-  /**
-   * Nodes kube-scheduler refused one of this job's pods on (node → until when, ms): the job's pods
-   * are not placed there meanwhile. Kept in memory only: after a restart a refusal is seen again.
-   */
-  readonly avoidNodes: Map<string, number>;
-  readonly enqueueTime: number;
-  weight?: number;
-  /** The ClusterQueue whose quota the job is charged to (queues, docs/queues.md); absent: none. */
-  clusterQueue?: string;
-  starving: boolean;
-  reason?: string;
-  message?: string;
-  preemptions: number;
-  scaleOuts: number;
-  lastScaleTime?: string;
-  /** Worker-seconds held by the job's running workers so far (restored from the status). */
-  attainedWorkerSeconds: number;
-  /** When attained service was last counted (ms); undefined until the first pass sees the job. */
-  attainedAt?: number;
-  /**
-   * The attained service `status.scheduling` shows. It is brought up to date only when it lags by
-   * enough (`attainedReportDue`), so a running job's status is not rewritten every minute, and a
-   * restart, which restores from it, loses at most that lag.
-   */
-  attainedReported: number;
-}
-
-/**
- * Report attained service again once it doubled, and by at least a worker-hour, since the last report:
- * a job's status is written about log2(service / 1 worker-hour) times in its life (7 for 4 workers
- * over a day), and a restart loses at most half of a job's service. Smaller steps made 10,000 jobs
- * started together rewrite their statuses in waves of 10,000 writes every few minutes.
- */
-export function attainedReportDue(d: Pick<Decision, 'attainedWorkerSeconds' | 'attainedReported'>): boolean {
-  const growth = d.attainedWorkerSeconds - d.attainedReported;
-  return growth >= 3600 && growth >= d.attainedReported;
-}
-
-/** A decision as the API last recorded it (`status.scheduling`, the job's pods). */
-export function restoreDecision(raw: TFJob, pods: readonly V1Pod[], now: number): Decision {
-  const status = raw.status?.scheduling;
-  const created = raw.metadata.creationTimestamp === undefined ? now : new Date(raw.metadata.creationTimestamp).getTime();
-  const enqueue = status?.enqueueTime === undefined ? created : new Date(status.enqueueTime).getTime();
-  const running = status?.queue === 'Running' || pods.some(isLive);
-  return {
-    admitted: running,
-    targetWorkers: status?.workers?.current ?? pods.filter(isLiveWorker).length,
-    pendingByName: new Map(),
-    pendingWorkers: [],
-    victims: new Map(),
-    heldOnNodes: new Set(),
-    avoidNodes: new Map(),
-    enqueueTime: Number.isFinite(enqueue) ? enqueue : created,
-    starving: status?.starving ?? false,
-    ...(status?.reason === undefined ? {} : { reason: status.reason }),
-    ...(status?.message === undefined ? {} : { message: status.message }),
-    preemptions: status?.preemptions ?? 0,
-    scaleOuts: status?.scaleOuts ?? 0,
-    ...(status?.lastScaleTime === undefined ? {} : { lastScaleTime: status.lastScaleTime }),
-    ...(status?.weight === undefined ? {} : { weight: Number(status.weight) }),
-    attainedWorkerSeconds: status?.attainedWorkerSeconds ?? 0,
-    attainedReported: status?.attainedWorkerSeconds ?? 0,
-  };
-}
-
-/** Whether a pending placement is still worth waiting for. */
-export function pendingAlive(p: Pending, now: number): boolean {
-  return now - p.since < PENDING_TTL_MS;
-}
-
-/**
- * The reconciler was handed these placements to create pods with: their wait starts again. A
- * placement must not expire between the create that uses it and the cache showing the pod (under a
- * long work queue the create can come late in the TTL; a pass that then saw neither the placement
- * nor the pod would count its room as free and place another job there: the over-commit of the
- * full-size load run). A job whose creates keep failing hands its placements out only at each retry
- * (capped back-off), so they still expire between retries longer than the TTL.
- */
-export function handedOut(d: Decision, names: readonly string[], workerNodes: readonly string[], now: number): void {
-  for (const name of names) {
-    const p = d.pendingByName.get(name);
-    if (p !== undefined) d.pendingByName.set(name, { node: p.node, since: now });
-  }
-  const nodes = [...workerNodes];
-  d.pendingWorkers = d.pendingWorkers.map((p) => {
-    const i = nodes.indexOf(p.node);
-    if (i < 0) return p;
-    nodes.splice(i, 1);
-    return { node: p.node, since: now };
-  });
-}
+//   upkeep, pruneVictims                 the pass, before deciding (what the snapshot found)
+//   avoid, preempting, suspend, scaleIn,  the pass's apply stage, one per kind of plan entry
+//   admit, scaleOut, repair, shrink,
+//   explain, wait, chargeTo, weigh,
+//   reportAttained
+//   podCreated, podGone, forget          informer and reconcile events between passes
+//   handedOut                            the TFJob controller took placements to create pods from
+import type { Decision, DecisionView, Pending } from './decision.ts';
 
 /** Housekeeping a snapshot found: what to register, forget or prune before deciding. */
 export interface Upkeep {
@@ -137,6 +24,23 @@ export interface Upkeep {
   readonly at: number;
 }
 
+/** A pod as the book tells it: its `namespace/name`, UID and node. */
+export interface PodRef {
+  readonly key: string;
+  readonly uid: string | undefined;
+  readonly node?: string | undefined;
+}
+
+/** Where an admission puts the job's replicas: fixed ones by pod name, elastic workers by node. */
+export interface Admission {
+  readonly byName: readonly (readonly [name: string, node: string])[];
+  readonly workerNodes: readonly string[];
+  readonly targetWorkers: number;
+  readonly starving: boolean;
+  /** Workers beyond the minimum taken at admission: a scale-out into idle capacity too. */
+  readonly scaledOut: number;
+}
+
 export class DecisionBook {
   readonly #byJob = new Map<string, Decision>();
   /**
@@ -146,21 +50,13 @@ export class DecisionBook {
    */
   readonly #preempted = new Map<string, string | undefined>();
 
-  get(key: string): Decision | undefined {
+  // --- reads ---
+
+  get(key: string): DecisionView | undefined {
     return this.#byJob.get(key);
   }
 
-  /** The job's decision, rebuilt from the API the first time it is asked for. */
-  ensure(key: string, raw: TFJob, pods: readonly V1Pod[], now: number): Decision {
-    let d = this.#byJob.get(key);
-    if (d === undefined) {
-      d = restoreDecision(raw, pods, now);
-      this.#byJob.set(key, d);
-    }
-    return d;
-  }
-
-  entries(): IterableIterator<[string, Decision]> {
+  entries(): IterableIterator<[string, DecisionView]> {
     return this.#byJob.entries();
   }
 
@@ -168,43 +64,12 @@ export class DecisionBook {
     return this.#byJob.size;
   }
 
-  forget(key: string): void {
-    const d = this.#byJob.get(key);
-    if (d !== undefined) for (const victim of d.victims.keys()) this.#preempted.delete(victim);
-    this.#byJob.delete(key);
-  }
-
-  /** The job's pods are not placed on `node` until `until` (ms): kube-scheduler refused one there. */
-  avoid(jobKey: string, node: string, until: number): void {
-    this.#byJob.get(jobKey)?.avoidNodes.set(node, until);
-  }
-
-  /** `pod` is about to be removed so that `forJob` fits: registered before the delete is sent. */
-  preempting(forJob: string, pod: { readonly key: string; readonly uid: string | undefined }): void {
-    this.#byJob.get(forJob)?.victims.set(pod.key, pod.uid);
-    this.#preempted.set(pod.key, pod.uid);
-  }
-
   /** Whether this pod is one the operator preempted and has not seen gone. */
   isPreempted(podKey: string, uid: string | undefined): boolean {
     return this.#preempted.has(podKey) && this.#preempted.get(podKey) === uid;
   }
 
-  /**
-   * Drops the victims of `jobKey` that are gone: `current` gives the UID of the pod now cached under
-   * a name, undefined when there is none (its delete event may have been missed).
-   */
-  pruneVictims(jobKey: string, current: (podKey: string) => { readonly uid: string | undefined } | undefined): void {
-    const d = this.#byJob.get(jobKey);
-    if (d === undefined) return;
-    for (const [victim, uid] of d.victims) {
-      const pod = current(victim);
-      if (pod === undefined || pod.uid !== uid) {
-        d.victims.delete(victim);
-        if (this.#preempted.get(victim) === uid) this.#preempted.delete(victim);
-      }
-    }
-  }
+  // --- the pass, before deciding ---
 
   upkeep(u: Upkeep): void {
     for (const [key, d] of u.restored) if (!this.#byJob.has(key)) this.#byJob.set(key, d);
@@ -230,6 +95,182 @@ export class DecisionBook {
   }
 
   /**
+   * Drops every victim that is gone: `current` gives the UID of the pod now cached under a name,
+   * undefined when there is none (its delete event may have been missed).
+   */
+  pruneVictims(current: (podKey: string) => { readonly uid: string | undefined } | undefined): void {
+    for (const d of this.#byJob.values()) {
+      for (const [victim, uid] of d.victims) {
+        const pod = current(victim);
+        if (pod !== undefined && pod.uid === uid) continue;
+        d.victims.delete(victim);
+        if (this.#preempted.get(victim) === uid) this.#preempted.delete(victim);
+      }
+    }
+  }
+
+  // --- the apply stage ---
+
+  /** The job's pods are not placed on `node` until `until` (ms): kube-scheduler refused one there. */
+  avoid(jobKey: string, node: string, until: number): void {
+    this.#byJob.get(jobKey)?.avoidNodes.set(node, until);
+  }
+
+  /** `pod` is about to be removed so that `forJob` fits: registered before the delete is sent. */
+  preempting(forJob: string, pod: PodRef): void {
+    this.#byJob.get(forJob)?.victims.set(pod.key, pod.uid);
+    this.#preempted.set(pod.key, pod.uid);
+  }
+
+  /** Every pod of the job was removed (`preempted` workers among them): it is back in the queue. */
+  suspend(jobKey: string, to: { readonly minWorkers: number; readonly preempted: number; readonly now: number }): void {
+    const d = this.#byJob.get(jobKey);
+    if (d === undefined) return;
+    d.admitted = false;
+    d.pendingByName.clear();
+    d.pendingWorkers = [];
+    d.targetWorkers = to.minWorkers;
+    d.preemptions += to.preempted;
+    d.lastScaleTime = new Date(to.now).toISOString();
+  }
+
+  /**
+   * `removed` workers of the job were taken away. A move (relocated) keeps the job's size: its
+   * replacements come in the same plan's scale-out. Others lower its target, never below `minWorkers`.
+   */
+  scaleIn(
+    jobKey: string,
+    s: { readonly removed: number; readonly relocated: boolean; readonly minWorkers: number; readonly now: number },
+  ): void {
+    const d = this.#byJob.get(jobKey);
+    if (d === undefined) return;
+    if (!s.relocated) d.targetWorkers = Math.max(s.minWorkers, d.targetWorkers - s.removed);
+    d.preemptions += s.removed;
+    d.lastScaleTime = new Date(s.now).toISOString();
+  }
+
+  admit(jobKey: string, a: Admission, now: number): void {
+    const d = this.#byJob.get(jobKey);
+    if (d === undefined) return;
+    d.admitted = true;
+    for (const [name, node] of a.byName) d.pendingByName.set(name, { node, since: now });
+    for (const node of a.workerNodes) d.pendingWorkers.push({ node, since: now });
+    d.targetWorkers = a.targetWorkers;
+    d.starving = a.starving;
+    if (a.scaledOut > 0) {
+      d.scaleOuts += a.scaledOut;
+      d.lastScaleTime = new Date(now).toISOString();
+    }
+  }
+
+  /**
+   * `added` new workers, placed on `nodes`. `moved` of them replace workers relocated in the same
+   * plan: only the others raise the target (never above `maxWorkers`).
+   */
+  scaleOut(
+    jobKey: string,
+    s: {
+      readonly nodes: readonly string[];
+      readonly added: number;
+      readonly moved: number;
+      readonly maxWorkers: number;
+      readonly now: number;
+    },
+  ): void {
+    const d = this.#byJob.get(jobKey);
+    if (d === undefined) return;
+    for (const node of s.nodes) d.pendingWorkers.push({ node, since: s.now });
+    d.targetWorkers = Math.min(s.maxWorkers, d.targetWorkers + s.added - s.moved);
+    d.scaleOuts += s.added;
+    d.lastScaleTime = new Date(s.now).toISOString();
+  }
+
+  /** A lost replica goes to `node` again: by its pod name, or (an elastic worker) by node only. */
+  repair(jobKey: string, r: { readonly name: string | undefined; readonly node: string }, now: number): void {
+    const d = this.#byJob.get(jobKey);
+    if (d === undefined) return;
+    if (r.name !== undefined) d.pendingByName.set(r.name, { node: r.node, since: now });
+    else d.pendingWorkers.push({ node: r.node, since: now });
+  }
+
+  /** An elastic job lost `workers` it cannot get back: its target drops by as many. */
+  shrink(jobKey: string, workers: number): void {
+    const d = this.#byJob.get(jobKey);
+    if (d !== undefined) d.targetWorkers -= workers;
+  }
+
+  /** What `status.scheduling` says the scheduler last did to the job. */
+  explain(jobKey: string, reason: string, message: string): void {
+    const d = this.#byJob.get(jobKey);
+    if (d === undefined) return;
+    d.reason = reason;
+    d.message = message;
+  }
+
+  /** The job waits, for this reason; true when that is news to its status. */
+  wait(jobKey: string, w: { readonly reason: string; readonly message: string; readonly starving: boolean }): boolean {
+    const d = this.#byJob.get(jobKey);
+    if (d === undefined) return false;
+    const news = d.message !== w.message || d.reason !== w.reason || d.starving !== w.starving;
+    if (news) {
+      d.reason = w.reason;
+      d.message = w.message;
+      d.starving = w.starving;
+    }
+    return news;
+  }
+
+  /** The ClusterQueue the job is charged to (undefined: none); true when it changed. */
+  chargeTo(jobKey: string, clusterQueue: string | undefined): boolean {
+    const d = this.#byJob.get(jobKey);
+    if (d === undefined || d.clusterQueue === clusterQueue) return false;
+    if (clusterQueue === undefined) delete d.clusterQueue;
+    else d.clusterQueue = clusterQueue;
+    return true;
+  }
+
+  /** The job's weight, rounded as its status shows it; true when that changed. */
+  weigh(jobKey: string, weight: number): boolean {
+    const d = this.#byJob.get(jobKey);
+    const rounded = Math.round(weight * 1000) / 1000;
+    if (d === undefined || d.weight === rounded) return false;
+    d.weight = rounded;
+    return true;
+  }
+
+  /** The status catches up with the attained service counted so far. */
+  reportAttained(jobKey: string): void {
+    const d = this.#byJob.get(jobKey);
+    if (d !== undefined) d.attainedReported = Math.floor(d.attainedWorkerSeconds);
+  }
+
+  // --- between passes ---
+
+  /**
+   * The reconciler was handed these placements to create pods with: their wait starts again. A
+   * placement must not expire between the create that uses it and the cache showing the pod (under a
+   * long work queue the create can come late in the TTL; a pass that then saw neither the placement
+   * nor the pod would count its room as free and place another job there: the over-commit of the
+   * full-size load run). A job whose creates keep failing hands its placements out only at each retry
+   * (capped back-off), so they still expire between retries longer than the TTL.
+   */
+  handedOut(jobKey: string, names: readonly string[], workerNodes: readonly string[], now: number): void {
+    const d = this.#byJob.get(jobKey);
+    if (d === undefined) return;
+    for (const name of names) {
+      const p = d.pendingByName.get(name);
+      if (p !== undefined) d.pendingByName.set(name, { node: p.node, since: now });
+    }
+    const nodes = [...workerNodes];
+    d.pendingWorkers = d.pendingWorkers.map((p) => {
+      const i = nodes.indexOf(p.node);
+      if (i < 0) return p;
+      nodes.splice(i, 1);
+      return { node: p.node, since: now };
+    });
+  }
+
+  /**
    * One of our pods appeared: the placement it was created from is no longer pending. A fixed
    * replica is matched by name, an elastic worker by node (it takes whichever free index).
    */
@@ -242,17 +283,30 @@ export class DecisionBook {
   }
 
   /**
-   * A pod is gone from the cluster: jobs that waited for it as a victim, or for a node it held, may
-   * go on. Returns those jobs.
+   * A pod is gone from the cluster: jobs that waited for it as their last victim may go on, and so
+   * may jobs with placements on its node (a preempted pod terminating there held them; input.ts).
+   * Returns those jobs.
    */
-  podGone(pod: { readonly key: string; readonly uid: string | undefined; readonly node: string | undefined }): string[] {
-    if (this.#preempted.has(pod.key) && this.#preempted.get(pod.key) === pod.uid) this.#preempted.delete(pod.key);
+  podGone(pod: PodRef): string[] {
+    if (this.isPreempted(pod.key, pod.uid)) this.#preempted.delete(pod.key);
     const unblocked: string[] = [];
     for (const [jobKey, d] of this.#byJob) {
       const victim = d.victims.has(pod.key) && d.victims.get(pod.key) === pod.uid;
       if (victim && d.victims.delete(pod.key) && d.victims.size === 0) unblocked.push(jobKey);
-      else if (pod.node !== undefined && d.heldOnNodes.delete(pod.node)) unblocked.push(jobKey);
+      else if (!victim && d.victims.size === 0 && pod.node !== undefined && placedOn(d, pod.node)) unblocked.push(jobKey);
     }
     return unblocked;
   }
+
+  forget(key: string): void {
+    const d = this.#byJob.get(key);
+    if (d !== undefined) for (const victim of d.victims.keys()) this.#preempted.delete(victim);
+    this.#byJob.delete(key);
+  }
+}
+
+/** Whether the decision has a placement still pending on `node`. */
+function placedOn(d: DecisionView, node: string): boolean {
+  for (const p of d.pendingByName.values()) if (p.node === node) return true;
+  return d.pendingWorkers.some((p) => p.node === node);
 }

@@ -28,7 +28,8 @@ import {
 import { objectKey } from '../../../runtime/store.ts';
 import type { QueueDirectorySnapshot } from '../queues/directory.ts';
 import { avoidingNodes, jobSpec, nodeInfo, parseScalingCurve, podRequests, type DefaultRequests } from '../convert.ts';
-import { pendingAlive, restoreDecision, type Decision, type Pending, type Upkeep } from '../decisions/book.ts';
+import type { Upkeep } from '../decisions/book.ts';
+import { pendingAlive, restoreDecision, type Decision, type DecisionView, type Pending } from '../decisions/decision.ts';
 import {
   isFinished,
   isLive,
@@ -155,7 +156,7 @@ function computeShape(entry: TFJobEntry, options: ElasticOptions): JobShape | un
 
 /** Reads the book, never writes it: `upkeep` says what it should learn. */
 export interface DecisionReader {
-  get(key: string): Decision | undefined;
+  get(key: string): DecisionView | undefined;
 }
 
 export function takeSnapshot(
@@ -182,8 +183,9 @@ export function takeSnapshot(
     const pods = sources.podsOf(key).filter((p) => isControlledBy(p, raw.metadata.uid ?? ''));
     let decision = book.get(key);
     if (decision === undefined) {
-      decision = restoreDecision(raw, pods, now);
-      restored.set(key, decision);
+      const rebuilt = restoreDecision(raw, pods, now);
+      restored.set(key, rebuilt);
+      decision = rebuilt;
     }
     // A suspension gives the job's placements up, but not while the controller is creating pods from
     // them: their room stays taken (the job is read as before) until those creates are seen or fail.
@@ -210,7 +212,7 @@ function jobFacts(
   key: string,
   object: TFJobEntry,
   shape: JobShape,
-  decision: Decision,
+  decision: DecisionView,
   pods: readonly V1Pod[],
   sources: SnapshotSources,
   options: SnapshotOptions,
@@ -369,7 +371,7 @@ function runningWorkers(pods: Iterable<V1Pod>): number {
  * running now × the time since it last counted (passes are seconds apart, so the count at the end
  * of the interval stands for the whole interval).
  */
-export function attainedService(d: Pick<Decision, 'attainedWorkerSeconds' | 'attainedAt'>, running: number, now: number): number {
+export function attainedService(d: Pick<DecisionView, 'attainedWorkerSeconds' | 'attainedAt'>, running: number, now: number): number {
   const since = d.attainedAt ?? now;
   return d.attainedWorkerSeconds + (running * Math.max(0, now - since)) / 1000;
 }

@@ -1,0 +1,143 @@
+// The operator's one pod cache when it places pods itself (a placing policy): one informer over every
+// pod in the cluster, read two ways. The TFJob controller (and the progress loop) read the pods of the
+// TFJobs it manages, in every phase, indexed by job (`owned`); the scheduler reads every pod still
+// using capacity, whoever owns it, indexed by node (`active`). Each pod is cached once, in the form
+// its readers need (pod-reduction.ts); other workloads' finished pods are not kept.
+//
+// Without a placing policy (`tf-operator`) the operator reads only its own pods, per managed namespace
+// (informers.ts): no cluster-wide pod read is needed then.
+import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { CONTROLLER_NAME, LABEL_OPERATOR_NAME } from '../api/v1/constants.ts';
+import { Informer, type InformerHandler } from '../runtime/informer.ts';
+import type { KubeClients } from '../runtime/kube-client.ts';
+import type { Logger } from '../runtime/logger.ts';
+import type { RuntimeMetrics } from '../runtime/metrics.ts';
+import { BY_JOB, controllingJobKey, type OwnedPods } from './informers.ts';
+import { reduceForeignPod, reduceOwnedPod } from './pod-reduction.ts';
+import { podNode } from './scheduling/pod-facts.ts';
+
+export const BY_NODE = 'node';
+
+/** Every pod still using capacity (not Succeeded or Failed), as the scheduler reads them. */
+export interface ActivePods {
+  get(key: string): V1Pod | undefined;
+  onNode(node: string): V1Pod[];
+  list(): V1Pod[];
+  readonly hasSynced: boolean;
+  /** A pod that terminates is `delete`d here, as if it left a field selector on its phase. */
+  on(handler: InformerHandler<V1Pod>): void;
+}
+
+/** Bound or not, a pod uses capacity until it is Succeeded or Failed. */
+export function usesCapacity(pod: V1Pod): boolean {
+  const phase = pod.status?.phase;
+  return phase !== 'Succeeded' && phase !== 'Failed';
+}
+
+export class AllPodsCache {
+  readonly informer: Informer<V1Pod>;
+  readonly owned: OwnedPods;
+  readonly active: ActivePods;
+
+  constructor(informer: Informer<V1Pod>, managed: (pod: V1Pod) => boolean) {
+    this.informer = informer;
+    this.owned = ownedView(informer, managed);
+    this.active = activeView(informer);
+  }
+}
+
+/**
+ * One informer over every pod. `namespaces` are the managed ones (empty: all): an owned pod outside
+ * them belongs to another operator's TFJob and is only capacity here.
+ */
+export function createAllPodsCache(deps: {
+  readonly kc: KubeConfig;
+  readonly clients: KubeClients;
+  readonly namespaces: readonly string[];
+  readonly logger: Logger;
+  readonly metrics?: RuntimeMetrics;
+}): AllPodsCache {
+  const core = deps.clients.api(CoreV1Api);
+  const managed = (pod: V1Pod): boolean =>
+    pod.metadata?.labels?.[LABEL_OPERATOR_NAME] === CONTROLLER_NAME &&
+    (deps.namespaces.length === 0 || deps.namespaces.includes(pod.metadata.namespace ?? ''));
+  const informer = new Informer<V1Pod>(
+    deps.kc,
+    {
+      list: ({ limit, continueToken }) => core.listPodForAllNamespaces({ limit, _continue: continueToken }),
+      watchPath: '/api/v1/pods',
+    },
+    {
+      name: 'pods',
+      logger: deps.logger,
+      transform: (pod) => (managed(pod) ? reduceOwnedPod(pod) : reduceForeignPod(pod)),
+      keep: (pod) => managed(pod) || usesCapacity(pod),
+      indexers: {
+        [BY_JOB]: (pod) => {
+          const key = managed(pod) ? controllingJobKey(pod) : undefined;
+          return key === undefined ? [] : [key];
+        },
+        [BY_NODE]: (pod) => {
+          const node = usesCapacity(pod) ? podNode(pod) : undefined;
+          return node === undefined ? [] : [node];
+        },
+      },
+      onWatchEvent: (event) => deps.metrics?.informerEvents.inc({ informer: 'pods', event }),
+    },
+  );
+  return new AllPodsCache(informer, managed);
+}
+
+function ownedView(informer: Informer<V1Pod>, managed: (pod: V1Pod) => boolean): OwnedPods {
+  const { store } = informer;
+  return {
+    get: (key) => {
+      const pod = store.get(key);
+      return pod !== undefined && managed(pod) ? pod : undefined;
+    },
+    byIndex: (index, value) => store.byIndex(index, value),
+    get size() {
+      return store.list().filter(managed).length;
+    },
+    on: (handler) => {
+      informer.on((type, pod, old) => {
+        if (managed(pod) || (old !== undefined && managed(old))) handler(type, pod, old);
+      });
+    },
+    start: () => {
+      informer.start();
+    },
+    stop: () => {
+      informer.stop();
+    },
+    get hasSynced() {
+      return informer.hasSynced;
+    },
+    waitForSync: () => informer.waitForSync(),
+    resync: () => informer.resync(),
+  };
+}
+
+function activeView(informer: Informer<V1Pod>): ActivePods {
+  const { store } = informer;
+  return {
+    get: (key) => {
+      const pod = store.get(key);
+      return pod !== undefined && usesCapacity(pod) ? pod : undefined;
+    },
+    onNode: (node) => store.byIndex(BY_NODE, node),
+    list: () => store.list().filter(usesCapacity),
+    get hasSynced() {
+      return informer.hasSynced;
+    },
+    on: (handler) => {
+      informer.on((type, pod, old) => {
+        const was = type === 'add' ? false : usesCapacity(old ?? pod);
+        const is = type !== 'delete' && usesCapacity(pod);
+        if (was && is) handler('update', pod, old);
+        else if (is) handler('add', pod, old);
+        else if (was) handler('delete', pod, old);
+      });
+    },
+  };
+}
