@@ -8,7 +8,7 @@
 // (informers.ts): no cluster-wide pod read is needed then.
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { CONTROLLER_NAME, LABEL_OPERATOR_NAME } from '../api/v1/constants.ts';
-import { Informer, type InformerHandler } from '../runtime/informer.ts';
+import { Informer, type InformerEvent, type InformerHandler } from '../runtime/informer.ts';
 import type { KubeClients } from '../runtime/kube-client.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { RuntimeMetrics } from '../runtime/metrics.ts';
@@ -58,9 +58,7 @@ export function createAllPodsCache(deps: {
   readonly metrics?: RuntimeMetrics;
 }): AllPodsCache {
   const core = deps.clients.api(CoreV1Api);
-  const managed = (pod: V1Pod): boolean =>
-    pod.metadata?.labels?.[LABEL_OPERATOR_NAME] === CONTROLLER_NAME &&
-    (deps.namespaces.length === 0 || deps.namespaces.includes(pod.metadata.namespace ?? ''));
+  const managed = managedBy(deps.namespaces);
   const informer = new Informer<V1Pod>(
     deps.kc,
     {
@@ -132,12 +130,28 @@ function activeView(informer: Informer<V1Pod>): ActivePods {
     },
     on: (handler) => {
       informer.on((type, pod, old) => {
-        const was = type === 'add' ? false : usesCapacity(old ?? pod);
-        const is = type !== 'delete' && usesCapacity(pod);
-        if (was && is) handler('update', pod, old);
-        else if (is) handler('add', pod, old);
-        else if (was) handler('delete', pod, old);
+        const seen = activeEvent(type, pod, old);
+        if (seen !== undefined) handler(seen, pod, old);
       });
     },
   };
+}
+
+/**
+ * An event of the one pod cache as the active view tells it: a pod that terminates is deleted there
+ * (as from an informer selecting on its phase), and a terminated pod's later events are none.
+ */
+export function activeEvent(type: InformerEvent, pod: V1Pod, old: V1Pod | undefined): InformerEvent | undefined {
+  const was = type !== 'add' && usesCapacity(old ?? pod);
+  const is = type !== 'delete' && usesCapacity(pod);
+  if (was && is) return 'update';
+  if (is) return 'add';
+  return was ? 'delete' : undefined;
+}
+
+/** Whether a pod is one of a TFJob this operator manages: its label, in a managed namespace (none: all). */
+export function managedBy(namespaces: readonly string[]): (pod: V1Pod) => boolean {
+  return (pod) =>
+    pod.metadata?.labels?.[LABEL_OPERATOR_NAME] === CONTROLLER_NAME &&
+    (namespaces.length === 0 || namespaces.includes(pod.metadata.namespace ?? ''));
 }
