@@ -34,16 +34,10 @@ export function usesCapacity(pod: V1Pod): boolean {
   return phase !== 'Succeeded' && phase !== 'Failed';
 }
 
-export class AllPodsCache {
-  readonly informer: Informer<V1Pod>;
+/** The one pod cache, as its two kinds of reader see it. */
+export interface AllPodsCache {
   readonly owned: OwnedPods;
   readonly active: ActivePods;
-
-  constructor(informer: Informer<V1Pod>, managed: (pod: V1Pod) => boolean) {
-    this.informer = informer;
-    this.owned = ownedView(informer, managed);
-    this.active = activeView(informer);
-  }
 }
 
 /**
@@ -83,7 +77,7 @@ export function createAllPodsCache(deps: {
       onWatchEvent: (event) => deps.metrics?.informerEvents.inc({ informer: 'pods', event }),
     },
   );
-  return new AllPodsCache(informer, managed);
+  return { owned: ownedView(informer, managed), active: activeView(informer) };
 }
 
 function ownedView(informer: Informer<V1Pod>, managed: (pod: V1Pod) => boolean): OwnedPods {
