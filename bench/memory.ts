@@ -22,8 +22,8 @@ import { parseArgs } from 'node:util';
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
 import { fakeNodes, LocalCluster, POD_EXIT_CODE_ANNOTATION } from '../lab/local-cluster/index.ts';
 import { installCrd } from '../lab/local-cluster/crd.ts';
-import { reduceOwnedPod, reduceOwnedService } from '../src/operator/informers.ts';
-import { reducePod } from '../src/operator/scheduling/caches.ts';
+import { reduceOwnedService } from '../src/operator/informers.ts';
+import { reduceForeignPod, reduceOwnedPod } from '../src/operator/pod-reduction.ts';
 import { Informer, stripForCache } from '../src/runtime/informer.ts';
 import type { KubeClients } from '../src/runtime/kube-client.ts';
 import { createLogger } from '../src/runtime/logger.ts';
@@ -382,10 +382,11 @@ async function main(): Promise<void> {
     log(`in the API (and so in every operator's caches): ${JSON.stringify(inApi)}`);
     if (opts.composition) {
       // The caches' transforms: before (stripForCache only) and after reducing owned pods and services;
-      // `reducePod` is the scheduler's all-pods cache (active pods only).
+      // `reduceForeignPod` is the form other workloads' pods are cached in (the operator's own pods are
+      // cached once, reduced by `reduceOwnedPod`, since the one pod cache).
       const strip = { stripForCache: (o: KubernetesObject) => stripForCache(o) };
       compositions = await composition(clients, NAMESPACE, {
-        pods: { ...strip, reduceOwnedPod: (o) => reduceOwnedPod(o), schedulerReducePod: (o) => reducePod(o) },
+        pods: { ...strip, reduceOwnedPod: (o) => reduceOwnedPod(o), reduceForeignPod: (o) => reduceForeignPod(o) },
         services: { ...strip, reduceOwnedService: (o) => reduceOwnedService(o) },
         tfjobs: strip,
       });

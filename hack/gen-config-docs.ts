@@ -11,7 +11,7 @@ import { JobMetrics } from '../src/operator/job-metrics.ts';
 import { OPTIONS } from '../src/operator/config.ts';
 import { ProgressMetrics } from '../src/progress/follower/metrics.ts';
 import { SchedulerMetrics } from '../src/operator/scheduling/metrics.ts';
-import { QueueMetrics } from '../src/operator/scheduling/queue-status.ts';
+import { QueueMetrics } from '../src/operator/scheduling/queues/status.ts';
 import { RuntimeMetrics } from '../src/runtime/metrics.ts';
 
 export const README_PATH = path.join(import.meta.dirname, '..', 'README.md');

@@ -11,13 +11,13 @@ import { toTFJobEntry } from '../api/v1/parse.ts';
 import { ConfigError, helpText, loadConfig, schedulerConfigFrom, type OperatorConfig } from '../operator/config.ts';
 import { controllingJobKey, OWNED_SELECTOR } from '../operator/informers.ts';
 import { loadKubeConfig } from '../operator/manager.ts';
-import { reducePod } from '../operator/scheduling/caches.ts';
-import { decide } from '../operator/scheduling/decide.ts';
-import { DecisionBook } from '../operator/scheduling/decisions.ts';
+import { reduceForeignPod } from '../operator/pod-reduction.ts';
+import { decide } from '../operator/scheduling/pass/decide.ts';
+import { DecisionBook } from '../operator/scheduling/decisions/book.ts';
 import { snapshotOptionsOf } from '../operator/scheduling/loop.ts';
-import { queueCrdsServed } from '../operator/scheduling/queue-caches.ts';
-import { queueDirectory } from '../operator/scheduling/queue-directory.ts';
-import { JobShapes, takeSnapshot } from '../operator/scheduling/snapshot.ts';
+import { queueCrdsServed } from '../operator/scheduling/queues/caches.ts';
+import { queueDirectory } from '../operator/scheduling/queues/directory.ts';
+import { JobShapes, takeSnapshot } from '../operator/scheduling/pass/snapshot.ts';
 import { isPlacingPolicy, type Plan, type PlacingPolicyName } from '../scheduler/index.ts';
 import { KubeClients } from '../runtime/kube-client.ts';
 import { objectKey } from '../runtime/store.ts';
@@ -65,7 +65,7 @@ async function whatIf(config: OperatorConfig, policy: PlacingPolicyName): Promis
     const key = controllingJobKey(p);
     if (key !== undefined) podsByJob.set(key, [...(podsByJob.get(key) ?? []), p]);
   }
-  const allPods = (await core.listPodForAllNamespaces({ fieldSelector: ACTIVE_PODS })).items.map(reducePod);
+  const allPods = (await core.listPodForAllNamespaces({ fieldSelector: ACTIVE_PODS })).items.map(reduceForeignPod);
   const nodes = (await core.listNode()).items;
   const classes = new Map((await clients.api(SchedulingV1Api).listPriorityClass()).items.map((c) => [c.metadata?.name ?? '', c.value]));
   let queues = queueDirectory(undefined);

@@ -1,8 +1,9 @@
 // The operator's caches: TFJobs, and the pods and services it owns (selected by the operator-name
-// label), per managed namespace or cluster-wide. Pods and services are indexed by their controlling
-// TFJob (`namespace/name`) so a reconcile never scans every pod, and cached reduced to the fields
-// the operator reads (docs/benchmarks.md, memory). TFJobs are parsed, validated and defaulted once,
-// as they enter the cache (TFJobEntry): every consumer reads the typed entry.
+// label), per managed namespace or cluster-wide; pods come from the one pod cache (pod-cache.ts) when
+// the operator places pods itself. Pods and services are indexed by their controlling TFJob
+// (`namespace/name`) so a reconcile never scans every pod, and cached reduced to the fields the
+// operator reads (docs/benchmarks.md, memory). TFJobs are parsed, validated and defaulted once, as they
+// enter the cache (TFJobEntry): every consumer reads the typed entry.
 import { CoreV1Api, CustomObjectsApi, type KubeConfig, type KubernetesObject, type V1Pod, type V1Service } from '@kubernetes/client-node';
 import { CONTROLLER_NAME, GROUP, KIND, LABEL_OPERATOR_NAME, PLURAL, VERSION } from '../api/v1/constants.ts';
 import { toTFJobEntry, type TFJobEntry } from '../api/v1/parse.ts';
@@ -18,6 +19,7 @@ import type { KubeClients } from '../runtime/kube-client.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { RuntimeMetrics } from '../runtime/metrics.ts';
 import { namespacedKey, type IndexFunc } from '../runtime/store.ts';
+import { reduceOwnedPod } from './pod-reduction.ts';
 
 export const OWNED_SELECTOR = `${LABEL_OPERATOR_NAME}=${CONTROLLER_NAME}`;
 export const BY_JOB = 'job';
@@ -94,6 +96,24 @@ export class NamespacedInformers<T extends KubernetesObject> {
   }
 }
 
+/**
+ * The pods of the TFJobs this operator manages, in every phase, indexed by job: what the TFJob
+ * controller and the progress loop read. Per managed namespace in `tf-operator` mode, else a view of
+ * the one pod cache (pod-cache.ts).
+ */
+export interface OwnedPods {
+  get(key: string): V1Pod | undefined;
+  byIndex(index: typeof BY_JOB, value: string): V1Pod[];
+  readonly size: number;
+  on(handler: InformerHandler<V1Pod>): void;
+  start(): void;
+  stop(): void;
+  readonly hasSynced: boolean;
+  waitForSync(): Promise<void>;
+  /** Lists again now (Informer.resync). */
+  resync(): Promise<void>;
+}
+
 /** A TFJob as the API returns it, before the cache parses it. */
 export interface TFJobObject extends KubernetesObject {
   readonly spec?: unknown;
@@ -107,7 +127,7 @@ export function tfjobEntry(raw: TFJobObject): TFJobEntry {
 
 export interface OperatorCaches {
   readonly tfjobs: NamespacedInformers<TFJobEntry>;
-  readonly pods: NamespacedInformers<V1Pod>;
+  readonly pods: OwnedPods;
   readonly services: NamespacedInformers<V1Service>;
 }
 
@@ -117,81 +137,6 @@ interface Deps {
   readonly namespaces: readonly string[];
   readonly logger: Logger;
   readonly metrics?: RuntimeMetrics;
-}
-
-type Status = NonNullable<V1Pod['status']>;
-type ContainerStatus = NonNullable<Status['containerStatuses']>[number];
-type Container = NonNullable<V1Pod['spec']>['containers'][number];
-
-/** A container as the caches keep it: its name, requests/limits and restart policy (sidecars). */
-export function reduceContainer(c: Container): Container {
-  return {
-    name: c.name,
-    ...(c.resources === undefined
-      ? {}
-      : {
-          resources: {
-            ...(c.resources.requests ? { requests: c.resources.requests } : {}),
-            ...(c.resources.limits ? { limits: c.resources.limits } : {}),
-          },
-        }),
-    ...(c.restartPolicy === undefined ? {} : { restartPolicy: c.restartPolicy }),
-  };
-}
-
-function reduceContainerStatus(s: ContainerStatus): ContainerStatus {
-  return {
-    name: s.name,
-    restartCount: s.restartCount,
-    ready: s.ready,
-    // Required by the type, never read: not worth a copy of every image name per pod.
-    image: '',
-    imageID: '',
-    ...(s.started === undefined ? {} : { started: s.started }),
-    ...(s.state === undefined ? {} : { state: s.state }),
-  };
-}
-
-/**
- * An owned pod as the TFJob controller and the scheduling loop read it: its whole metadata (but
- * managedFields and kubectl's last-applied copy), its node, restart policy and container requests,
- * and the status fields tf-operator's logic uses — phase, reason, conditions, container states and
- * restart counts. The rest of the spec (env with TF_CONFIG, volumes, mounts, ports, tolerations) and
- * of the status (IPs, images, QoS) is never read, and was about 60% of a cached pod: with 50,000
- * pods it dominated the operator's memory. Writes never start from a cached pod (pods are built from
- * the job's template), so nothing dropped here can be written back by mistake.
- */
-export function reduceOwnedPod(pod: V1Pod): V1Pod {
-  const stripped = stripForCache(pod);
-  const spec = pod.spec;
-  const status = pod.status;
-  return {
-    ...(pod.apiVersion === undefined ? {} : { apiVersion: pod.apiVersion }),
-    ...(pod.kind === undefined ? {} : { kind: pod.kind }),
-    metadata: stripped.metadata,
-    spec: {
-      ...(spec?.nodeName === undefined ? {} : { nodeName: spec.nodeName }),
-      ...(spec?.restartPolicy === undefined ? {} : { restartPolicy: spec.restartPolicy }),
-      ...(spec?.schedulerName === undefined ? {} : { schedulerName: spec.schedulerName }),
-      ...(spec?.priority === undefined ? {} : { priority: spec.priority }),
-      containers: (spec?.containers ?? []).map(reduceContainer),
-      ...(spec?.initContainers ? { initContainers: spec.initContainers.map(reduceContainer) } : {}),
-      ...(spec?.overhead ? { overhead: spec.overhead } : {}),
-    },
-    ...(status === undefined
-      ? {}
-      : {
-          status: {
-            ...(status.phase === undefined ? {} : { phase: status.phase }),
-            ...(status.reason === undefined ? {} : { reason: status.reason }),
-            ...(status.message === undefined ? {} : { message: status.message }),
-            ...(status.startTime === undefined ? {} : { startTime: status.startTime }),
-            ...(status.conditions ? { conditions: status.conditions } : {}),
-            ...(status.containerStatuses ? { containerStatuses: status.containerStatuses.map(reduceContainerStatus) } : {}),
-            ...(status.initContainerStatuses ? { initContainerStatuses: status.initContainerStatuses.map(reduceContainerStatus) } : {}),
-          },
-        }),
-  };
 }
 
 /** An owned service: only its metadata is read (which replica it serves, owner, deletion). */
@@ -236,7 +181,8 @@ function ownedInformers<T extends KubernetesObject>(
   });
 }
 
-export function createOperatorCaches(deps: Deps): OperatorCaches {
+/** `pods`: the one pod cache's view (pod-cache.ts) when the operator places pods; absent: its own pods only. */
+export function createOperatorCaches(deps: Deps & { readonly pods?: OwnedPods }): OperatorCaches {
   const core = deps.clients.api(CoreV1Api);
   const custom = deps.clients.api(CustomObjectsApi);
 
@@ -258,11 +204,13 @@ export function createOperatorCaches(deps: Deps): OperatorCaches {
     return new Informer(deps.kc, lw, informerOptions(deps, ns === undefined ? 'tfjobs' : `tfjobs/${ns}`, false, tfjobEntry));
   });
 
-  const pods = ownedInformers(deps, 'pods', reduceOwnedPod, (ns, limit, _continue) =>
-    ns === undefined
-      ? core.listPodForAllNamespaces({ labelSelector: OWNED_SELECTOR, limit, _continue })
-      : core.listNamespacedPod({ namespace: ns, labelSelector: OWNED_SELECTOR, limit, _continue }),
-  );
+  const pods =
+    deps.pods ??
+    ownedInformers(deps, 'pods', reduceOwnedPod, (ns, limit, _continue) =>
+      ns === undefined
+        ? core.listPodForAllNamespaces({ labelSelector: OWNED_SELECTOR, limit, _continue })
+        : core.listNamespacedPod({ namespace: ns, labelSelector: OWNED_SELECTOR, limit, _continue }),
+    );
   const services = ownedInformers(deps, 'services', reduceOwnedService, (ns, limit, _continue) =>
     ns === undefined
       ? core.listServiceForAllNamespaces({ labelSelector: OWNED_SELECTOR, limit, _continue })

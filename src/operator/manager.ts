@@ -26,6 +26,7 @@ import { KubeLogSource } from '../progress/follower/kube-log-source.ts';
 import { ProgressLoop } from '../progress/follower/loop.ts';
 import { ProgressMetrics } from '../progress/follower/metrics.ts';
 import { ProgressReader } from '../progress/follower/reader.ts';
+import { createAllPodsCache } from './pod-cache.ts';
 import { PrioritySchedulingLoop, type SchedulingLoop } from './scheduling/loop.ts';
 import { TFJobController } from './tfjob-controller.ts';
 
@@ -71,7 +72,10 @@ export class Operator {
     const userAgent = `tfjob-operator (${process.platform}/${process.arch}) ${CONTROLLER_NAME}/${this.identity}`;
     const rateLimit = { qps: config.kubeApiQps, burst: config.kubeApiBurst };
     this.clients = new KubeClients(kc, { rateLimit, metrics, userAgent });
-    this.caches = createOperatorCaches({ kc, clients: this.clients, namespaces: config.namespace, logger: this.logger, metrics });
+    const cacheDeps = { kc, clients: this.clients, namespaces: config.namespace, logger: this.logger, metrics };
+    // Placing pods, the operator reads every pod (the scheduler counts them all): one cache for both.
+    const allPods = isPlacingPolicy(config.policy) ? createAllPodsCache(cacheDeps) : undefined;
+    this.caches = createOperatorCaches({ ...cacheDeps, ...(allPods === undefined ? {} : { pods: allPods.owned }) });
     // Events get a client of their own (its own rate limiter, as controller-runtime's broadcaster has
     // its own clientset): under a burst they must not take the budget pod and service creates need.
     const eventClients = new KubeClients(kc, { rateLimit, metrics, userAgent });
@@ -120,24 +124,25 @@ export class Operator {
           : {}),
       });
     }
-    this.#scheduling = !isPlacingPolicy(policy)
-      ? undefined
-      : new PrioritySchedulingLoop({
-          config,
-          policy,
-          clients: this.clients,
-          kubeConfig: kc,
-          caches: this.caches,
-          enqueue: (key) => {
-            queue.add(key);
-          },
-          logger: this.logger,
-          registry: this.registry,
-          metrics,
-          recorder: this.#recorder,
-          creates: expectations,
-          ...(this.#progress === undefined ? {} : { progress: this.#progress }),
-        });
+    this.#scheduling =
+      !isPlacingPolicy(policy) || allPods === undefined
+        ? undefined
+        : new PrioritySchedulingLoop({
+            config,
+            policy,
+            clients: this.clients,
+            kubeConfig: kc,
+            caches: { tfjobs: this.caches.tfjobs, pods: this.caches.pods, activePods: allPods.active },
+            enqueue: (key) => {
+              queue.add(key);
+            },
+            logger: this.logger,
+            registry: this.registry,
+            metrics,
+            recorder: this.#recorder,
+            creates: expectations,
+            ...(this.#progress === undefined ? {} : { progress: this.#progress }),
+          });
     const tfjobController = new TFJobController({
       clients: this.clients,
       caches: this.caches,
@@ -232,7 +237,7 @@ export class Operator {
   async #takeOver(): Promise<void> {
     this.#leading = true;
     const started = performance.now();
-    await Promise.all([this.caches.pods.resync(), this.#scheduling?.resyncCaches()]);
+    await this.caches.pods.resync();
     // Leadership may have been lost, or a stop begun, while listing.
     if (!this.isLeader || this.#stopping) return;
     this.logger.info({ pods: this.caches.pods.size, ms: Math.round(performance.now() - started) }, 'Pods listed again on taking the lead');

@@ -45,7 +45,10 @@ import type { JobMetrics } from './job-metrics.ts';
 
 /** Where the scheduling loop plugs in; absent in `tf-operator` mode (everything created at once). */
 export interface SchedulingSource {
+  /** What the scheduler wants for the job now; reading it changes nothing. */
   inputFor(key: string, job: TFJobEntry, pods: readonly V1Pod[]): SchedulingInput | undefined;
+  /** The reconcile was handed the input's placements to create pods from (their wait starts again). */
+  handedOut?(key: string, input: SchedulingInput): void;
   /** Called after a reconcile with the job's observed state, so the scheduler can react. */
   observed?(key: string, job: TFJobEntry | undefined): void;
   /** The job against its performance target (`status.qoe`); undefined: no target, or not read yet. */
@@ -119,6 +122,7 @@ export class TFJobController {
     const pods = caches.pods.byIndex(BY_JOB, key);
     const services = caches.services.byIndex(BY_JOB, key);
     const schedulingInput = scheduling?.inputFor(key, job, pods);
+    if (schedulingInput !== undefined) scheduling?.handedOut?.(key, schedulingInput);
     const progress = this.#deps.progress?.statusOf(key);
     const qoe = scheduling?.qoeStatusOf?.(key);
     const reached = job.ok && job.job.spec?.qoe?.onTargetMetric === 'Stop' ? this.#deps.progress?.targetReachedOf?.(key) : undefined;

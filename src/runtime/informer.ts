@@ -46,6 +46,12 @@ interface InformerOptionsBase<T> {
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
   /** Called on every (re)connect and relist, e.g. to count them in metrics. */
   readonly onWatchEvent?: (what: 'list' | 'watch' | 'error' | 'gone') => void;
+  /**
+   * Which objects the store holds, as a selector the API server cannot evaluate would: one that
+   * stops matching leaves the store with a delete event (carrying its new state), one that never
+   * matched is not stored. Absent: every object.
+   */
+  readonly keep?: (obj: T) => boolean;
 }
 
 interface WatchError {
@@ -200,7 +206,10 @@ export class Informer<T extends KubernetesObject, Raw extends KubernetesObject =
       resourceVersion ??= page.metadata?.resourceVersion;
       // Transformed page by page: holding every full object of a large list until the last page
       // would make the start-up peak (and the RSS V8 keeps afterwards) as big as an untransformed cache.
-      for (const item of page.items) fresh.push(transform(item));
+      for (const item of page.items) {
+        const obj = transform(item);
+        if (this.#opts.keep?.(obj) !== false) fresh.push(obj);
+      }
       continueToken = page.metadata?._continue ?? page.metadata?.continue;
       if (continueToken === '') continueToken = undefined;
     } while (continueToken !== undefined);
@@ -297,11 +306,18 @@ export class Informer<T extends KubernetesObject, Raw extends KubernetesObject =
     if (type === 'DELETED') {
       const old = this.store.delete(objectKey(obj));
       if (rv !== undefined && this.#synced) this.#resourceVersion = rv;
-      this.#emit('delete', obj, old);
+      if (old !== undefined || this.#opts.keep?.(obj) !== false) this.#emit('delete', obj, old);
       return;
     }
     const old = this.store.get(objectKey(obj));
     if (old?.metadata?.resourceVersion === rv && old !== undefined) return; // unchanged (relist)
+    if (this.#opts.keep?.(obj) === false) {
+      // Left (or never entered) what the store holds: for its handlers, it is gone.
+      if (old !== undefined) this.store.delete(objectKey(obj));
+      if (rv !== undefined && this.#synced) this.#resourceVersion = rv;
+      if (old !== undefined) this.#emit('delete', obj, old);
+      return;
+    }
     this.store.upsert(obj);
     if (rv !== undefined && this.#synced) this.#resourceVersion = rv;
     this.#emit(old === undefined ? 'add' : 'update', obj, old);

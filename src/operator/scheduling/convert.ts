@@ -137,7 +137,7 @@ export interface JobInput {
   readonly suspendable?: boolean;
   /** Its performance target (`spec.qoe`, resolved). */
   readonly qoe?: QoeTarget;
-  /** The ClusterQueue it is charged to, or why it may not be admitted (queue-directory.ts). */
+  /** The ClusterQueue it is charged to, or why it may not be admitted (queues/directory.ts). */
   readonly queue?: string;
   readonly inadmissible?: string;
   readonly defaults: DefaultRequests;

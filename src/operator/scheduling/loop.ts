@@ -1,15 +1,16 @@
 // The priority scheduler on a live cluster, as a pipeline of small stages:
 //
-//   trigger.ts   when a pass runs (events, debounced; a timer; retry after a failure)
-//   snapshot.ts  informer stores in, the core's ClusterSnapshot out            (pure)
-//   decide.ts    the scheduling core: policy plan + repairs                    (pure)
-//   apply.ts     the plan becomes desired state (decisions.ts) and removals
-//   report.ts    events and metrics for what was decided
-//   input.ts     what the TFJob controller asks for one job between passes     (pure)
+//   pass/trigger.ts    when a pass runs (events, debounced; a timer; retry after a failure)
+//   pass/snapshot.ts   informer stores in, the core's ClusterSnapshot out             (pure)
+//   pass/decide.ts     the scheduling core: policy plan + repairs                     (pure)
+//   pass/apply.ts      the plan becomes decision book transitions and removals
+//   pass/report*.ts    events, metrics, status.qoe; queues/status.ts the queues' statuses
+//   decisions/input.ts what the TFJob controller reads for one job between passes  (pure)
 //
-// This file only wires them: it owns the stores, the decision book and the trigger, and runs the
-// stages in order. Decisions live in memory, but everything needed to rebuild them after a restart
-// is in the API: the queue, enqueue time and counters in the job's status, placements on the pods.
+// This file only wires them: it owns the decision book (decisions/book.ts, its one writer) and the
+// trigger, and runs the stages in order. Decisions live in memory, but everything needed to rebuild
+// them after a restart is in the API: the queue, enqueue time and counters in the job's status,
+// placements on the pods.
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import { LABEL_REPLICA_TYPE } from '../../api/v1/constants.ts';
@@ -25,10 +26,10 @@ import type { RuntimeMetrics } from '../../runtime/metrics.ts';
 import { objectKey } from '../../runtime/store.ts';
 import { elasticOptions, schedulerConfigFrom, type OperatorConfig } from '../config.ts';
 import { BY_JOB, controllingJobKey, type OperatorCaches } from '../informers.ts';
+import type { ActivePods } from '../pod-cache.ts';
 import type { SchedulingSource } from '../tfjob-controller.ts';
-import { applyDecisions } from './apply.ts';
+import { applyDecisions } from './pass/apply.ts';
 import {
-  BY_NODE,
   createSchedulerCaches,
   labelMatcher,
   startSchedulerCaches,
@@ -37,23 +38,24 @@ import {
   type SchedulerCaches,
 } from './caches.ts';
 import type { DefaultRequests } from './convert.ts';
-import { decide } from './decide.ts';
-import { DecisionBook, handedOut } from './decisions.ts';
-import { heldPlacementNodes, holdsNode, schedulingInput } from './input.ts';
+import { decide } from './pass/decide.ts';
+import { DecisionBook } from './decisions/book.ts';
+import { restoreDecision } from './decisions/decision.ts';
+import { readInput, type InputCache } from './decisions/input.ts';
 import { SchedulerMetrics } from './metrics.ts';
 import { NodeHealth } from './node-health.ts';
 import { KubePodRemover, type PodRemover } from './pod-remover.ts';
 import { isFinished, isLiveWorker, podNode } from './pod-facts.ts';
 import { canonicalAmount } from '../../api/v1/quantity.ts';
-import { QoeBook } from './qoe-status.ts';
-import { SchedulingReporter } from './report.ts';
-import { JobShapes, jobView, takeSnapshot, type JobFacts, type SnapshotOptions, type SnapshotSources } from './snapshot.ts';
-import { PassTrigger } from './trigger.ts';
+import { QoeBook } from './pass/report-qoe.ts';
+import { SchedulingReporter } from './pass/report.ts';
+import { JobShapes, jobView, takeSnapshot, type JobFacts, type SnapshotOptions, type SnapshotSources } from './pass/snapshot.ts';
+import { PassTrigger } from './pass/trigger.ts';
 import { summarizeQueues, type ClusterSnapshot, type Plan } from '../../scheduler/index.ts';
-import { checkQueueAccess, selfSubjectReviewer } from './queue-access.ts';
-import { createQueueCaches, queueCrdsServed, queueLookups, type QueueCaches } from './queue-caches.ts';
-import { queueDirectory, type QueueDirectorySnapshot } from './queue-directory.ts';
-import { QueueMetrics, QueueStatusWriter } from './queue-status.ts';
+import { checkQueueAccess, selfSubjectReviewer } from './queues/access.ts';
+import { createQueueCaches, queueCrdsServed, queueLookups, type QueueCaches } from './queues/caches.ts';
+import { queueDirectory, type QueueDirectorySnapshot } from './queues/directory.ts';
+import { QueueMetrics, QueueStatusWriter } from './queues/status.ts';
 
 /**
  * How long a node kube-scheduler refused a job's pod on is left out of that job's placements: long
@@ -78,11 +80,9 @@ export function snapshotOptionsOf(config: OperatorConfig): SnapshotOptions {
 
 /** The priority scheduler's lifecycle, as the manager drives it. */
 export interface SchedulingLoop extends SchedulingSource {
-  /** Extra caches (nodes, all pods, priority classes): started on every replica. */
+  /** Extra caches (nodes, priority classes, queues): started on every replica. */
   startCaches(): void;
   waitForCaches(): Promise<void>;
-  /** Lists every pod again (on taking the lead: the room of pods a previous leader just created). */
-  resyncCaches(): Promise<void>;
   /** Scheduling passes: only on the leader. */
   start(): void;
   stop(): Promise<void>;
@@ -101,8 +101,8 @@ export interface SchedulingLoopDeps {
   readonly policy: PlacingPolicyName;
   readonly clients: KubeClients;
   readonly kubeConfig: KubeConfig;
-  /** The TFJob controller's caches (TFJobs, owned pods). */
-  readonly caches: Pick<OperatorCaches, 'tfjobs' | 'pods'>;
+  /** The TFJob controller's caches (TFJobs, owned pods) and every pod using capacity (one pod cache). */
+  readonly caches: Pick<OperatorCaches, 'tfjobs' | 'pods'> & { readonly activePods: ActivePods };
   /** Puts a job key on the TFJob controller's work queue. */
   readonly enqueue: (key: string) => void;
   readonly logger: Logger;
@@ -158,10 +158,6 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
 
   startCaches(): void {
     startSchedulerCaches(this.#caches);
-  }
-
-  async resyncCaches(): Promise<void> {
-    await this.#caches.pods.resync();
   }
 
   async waitForCaches(): Promise<void> {
@@ -244,7 +240,8 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
   ready(leading: boolean): boolean {
     const c = this.#queues?.caches;
     const queues = c === undefined || (c.clusterQueues.hasSynced && c.localQueues.hasSynced && (c.namespaces?.hasSynced ?? true));
-    const synced = queues && this.#caches.nodes.hasSynced && this.#caches.pods.hasSynced && this.#caches.priorityClasses.hasSynced;
+    const synced =
+      queues && this.#caches.nodes.hasSynced && this.#deps.caches.activePods.hasSynced && this.#caches.priorityClasses.hasSynced;
     return synced && (!leading || this.#passes > 0);
   }
 
@@ -261,6 +258,12 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     const sources = this.#sources();
     const { snapshot, facts, upkeep } = takeSnapshot(sources, this.#book, this.#shapes, this.#snapshotOptions, now);
     this.#book.upkeep(upkeep);
+    // Victims gone from the cache no longer block (their delete event may have been missed).
+    const { activePods } = this.#deps.caches;
+    this.#book.pruneVictims((victim) => {
+      const pod = activePods.get(victim);
+      return pod === undefined ? undefined : { uid: pod.metadata?.uid };
+    });
     const decided = decide(this.#deps.policy, snapshot, facts, this.#schedulerConfig);
     const applied = await applyDecisions(this.#book, this.#remover, facts, decided, now, {
       starveLimitMs: this.#schedulerConfig.starveLimitMs,
@@ -305,7 +308,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     }
   }
 
-  /** Queue statuses and metrics (stage 5 for queues); nothing without the queue CRDs. */
+  /** Queue statuses and metrics (the report stage, queues); nothing without the queue CRDs. */
   async #publishQueues(
     directory: QueueDirectorySnapshot,
     plan: Plan,
@@ -332,7 +335,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     return {
       tfjobs: tfjobs.list(),
       podsOf: (key) => pods.byIndex(BY_JOB, key),
-      allPods: this.#caches.pods.store.list(),
+      allPods: this.#deps.caches.activePods.list(),
       nodes: nodes.list(),
       priorityClassValue: (name) => this.#caches.priorityClasses.store.get(name)?.value,
       nodeLost: (node, now) => this.#nodeHealth.lost(node, node === undefined || nodes.get(node) !== undefined, now),
@@ -345,34 +348,32 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
 
   // --- the TFJob controller asks (SchedulingSource) ---
 
+  /** A pure read: a job the book does not know yet reads as rebuilt from the API (the pass adopts it). */
   inputFor(key: string, job: TFJobEntry, pods: readonly V1Pod[]): SchedulingInput | undefined {
     if (!job.ok) return undefined;
     const now = Date.now();
-    const decision = this.#book.ensure(key, job.job, pods, now);
+    const decision = this.#book.get(key) ?? restoreDecision(job.job, pods, now);
     const view = jobView(job, this.#snapshotOptions);
-    // Victims already gone from the cache no longer block (their delete event may have been missed).
-    const cached = this.#caches.pods.store;
-    this.#book.pruneVictims(key, (victim) => {
-      const pod = cached.get(victim);
-      return pod === undefined ? undefined : { uid: pod.metadata?.uid };
-    });
-    const held = heldPlacementNodes(decision, now, (node) =>
-      holdsNode(cached.byIndex(BY_NODE, node), (pod, uid) => this.#book.isPreempted(pod, uid)),
-    );
-    decision.heldOnNodes.clear();
-    for (const node of held) decision.heldOnNodes.add(node);
-    const input = schedulingInput(decision, {
+    const facts = {
       elastic: view.elastic !== undefined,
       bounds: view.elastic ?? { min: view.replicas.Worker ?? 0, max: view.replicas.Worker ?? 0 },
       finished: isFinished(job),
       liveWorkers: pods.filter(isLiveWorker).length,
       placedBy: this.#deps.policy,
-      heldNodes: held,
-      now,
-    });
-    handedOut(decision, Object.keys(input.placements ?? {}), input.workerNodes ?? [], now);
-    return input;
+    };
+    return readInput(decision, facts, this.#inputCache, now);
   }
+
+  handedOut(key: string, input: SchedulingInput): void {
+    this.#book.handedOut(key, Object.keys(input.placements ?? {}), input.workerNodes ?? [], Date.now());
+  }
+
+  /** What the input reads of the caches and the book. */
+  readonly #inputCache: InputCache = {
+    pod: (key) => this.#deps.caches.activePods.get(key),
+    onNode: (node) => this.#deps.caches.activePods.onNode(node),
+    isPreempted: (pod, uid) => this.#book.isPreempted(pod, uid),
+  };
 
   qoeStatusOf(key: string): QoeStatus | undefined {
     return this.#qoe.statusOf(key);
@@ -414,7 +415,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       const worker = pod.metadata?.labels?.[LABEL_REPLICA_TYPE] === 'worker';
       this.#book.podCreated(key, { name: pod.metadata?.name ?? '', node: podNode(pod), worker });
     });
-    this.#caches.pods.on((type, pod, old) => {
+    this.#deps.caches.activePods.on((type, pod, old) => {
       if (type === 'delete') {
         // Capacity freed; a preempted victim is gone.
         const gone = { key: objectKey(pod), uid: pod.metadata?.uid, node: podNode(pod) };

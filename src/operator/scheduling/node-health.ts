@@ -3,7 +3,7 @@
 // node may come back, so its pods count as lost only after a grace period, measured from when this
 // replica saw the node turn NotReady.
 import type { V1Node } from '@kubernetes/client-node';
-import type { NodeLoss } from './snapshot.ts';
+import type { NodeLoss } from './pass/snapshot.ts';
 
 export class NodeHealth {
   readonly #graceMs: number;

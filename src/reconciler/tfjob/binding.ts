@@ -11,7 +11,7 @@
 // kube-scheduler would refuse it; when it refuses, the pod stays Pending and its Unschedulable
 // condition (echoed on the TFJob as a warning) names the constraint. A refusal tied to the chosen
 // node that lasts (--replace-refused-after) makes the scheduling pass place the pod again elsewhere
-// (operator/scheduling/apply.ts).
+// (operator/scheduling/pass/apply.ts).
 
 import type { Pod } from '../../api/v1/k8s-types.ts';
 

@@ -104,9 +104,7 @@ describe('fault: watches broken under the operator', () => {
     const m = await operator.metrics();
     // Every informer kind came back through a 410 relist at least once.
     const gone = (informer: string) => sumOf(m, 'tfjob_operator_informer_events_total', { informer, event: 'gone' });
-    expect(gone(`tfjobs/${scenarios.at(-1)!.namespace}`) + gone(`pods/${scenarios.at(-1)!.namespace}`) + gone('all-pods')).toBeGreaterThan(
-      0,
-    );
+    expect(gone(`tfjobs/${scenarios.at(-1)!.namespace}`) + gone(`pods/${scenarios.at(-1)!.namespace}`) + gone('pods')).toBeGreaterThan(0);
   }, 600_000);
 
   it('reconnects watches that go silent without closing', async () => {

@@ -152,4 +152,31 @@ describe('Informer', () => {
     await eventually(async () => adds.includes('after-resync'), { what: 'event after resync' });
     informer.stop();
   });
+
+  it('keeps only what `keep` selects: an object leaving it is deleted with its new state, one entering it is added', async () => {
+    const clients = new KubeClients(kc());
+    const kept = (c: V1ConfigMap) => c.data?.phase !== 'done';
+    for (const [name, phase] of [
+      ['k-active', 'running'],
+      ['k-done', 'done'],
+    ] as const)
+      await core().createNamespacedConfigMap({ namespace: ns, body: cm(name, { phase }) });
+    const informer = new Informer(kc(), configMapLister(clients, ns), { name: 'cm-keep', logger: silentLogger(), keep: kept });
+    const events: string[] = [];
+    informer.on((type, obj, old) => {
+      if (obj.metadata?.name?.startsWith('k-') === true)
+        events.push(`${type} ${obj.metadata.name} ${obj.data?.phase ?? ''}<${old?.data?.phase ?? ''}`);
+    });
+    informer.start();
+    await informer.waitForSync();
+    expect(informer.store.get(`${ns}/k-done`)).toBeUndefined();
+    expect(informer.store.get(`${ns}/k-active`)).toBeDefined();
+    await core().replaceNamespacedConfigMap({ name: 'k-active', namespace: ns, body: cm('k-active', { phase: 'done' }) });
+    await core().deleteNamespacedConfigMap({ name: 'k-active', namespace: ns }); // no longer held: no event
+    await core().replaceNamespacedConfigMap({ name: 'k-done', namespace: ns, body: cm('k-done', { phase: 'again' }) });
+    await eventually(async () => events.some((e) => e.startsWith('add k-done')), { what: 'add of k-done' });
+    expect(events).toEqual(['add k-active running<', 'delete k-active done<running', 'add k-done again<']);
+    expect(informer.store.get(`${ns}/k-active`)).toBeUndefined();
+    informer.stop();
+  });
 });

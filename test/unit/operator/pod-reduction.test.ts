@@ -1,10 +1,9 @@
-// The cached forms of pods (informers.ts, scheduling/caches.ts) keep exactly what the controller and
-// the scheduler read of each container: its name, requests/limits (the scheduler's accounting) and
-// restart policy (sidecar init containers run for the pod's life and count as such).
+// The cached forms of pods (pod-reduction.ts: the operator's own, other workloads') keep exactly what
+// the controller and the scheduler read of each container: its name, requests/limits (the scheduler's
+// accounting) and restart policy (sidecar init containers run for the pod's life and count as such).
 import type { V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { reduceOwnedPod } from '../../../src/operator/informers.ts';
-import { reducePod } from '../../../src/operator/scheduling/caches.ts';
+import { reduceForeignPod, reduceOwnedPod } from '../../../src/operator/pod-reduction.ts';
 
 const pod: V1Pod = {
   metadata: { name: 'job-worker-0', namespace: 'ns', uid: 'u1', resourceVersion: '7' },
@@ -36,7 +35,7 @@ const expectedInit = [{ name: 'sidecar', resources: { requests: { memory: '64Mi'
 describe('cached pod containers', () => {
   for (const [name, reduce] of [
     ['reduceOwnedPod', reduceOwnedPod],
-    ['reducePod', reducePod],
+    ['reduceForeignPod', reduceForeignPod],
   ] as const) {
     it(`${name} keeps name, requests/limits and restart policy of every container, nothing else`, () => {
       const reduced = reduce(pod);

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeSelector, parseNamespaceSelector, selectorMatches } from '../../../../src/api/queues/namespace-selector.ts';
 import type { ClusterQueue, LocalQueue } from '../../../../src/api/queues/types.ts';
-import { queueDirectory, type QueueLookups } from '../../../../src/operator/scheduling/queue-directory.ts';
+import { queueDirectory, type QueueLookups } from '../../../../src/operator/scheduling/queues/directory.ts';
 
 const parsed = (raw: unknown) => {
   const { selector, errors } = parseNamespaceSelector(raw);

@@ -1,6 +1,6 @@
 // Which grants the operator asks for before it starts the queue caches, and what it concludes.
 import { describe, expect, it } from 'vitest';
-import { checkQueueAccess, describeQuestion, type AccessQuestion } from '../../../../src/operator/scheduling/queue-access.ts';
+import { checkQueueAccess, describeQuestion, type AccessQuestion } from '../../../../src/operator/scheduling/queues/access.ts';
 
 /** A reviewer that allows exactly the listed questions (as `describeQuestion` prints them). */
 function reviewer(allowed: readonly string[]) {

@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { LABEL_QUEUE_NAME, type ClusterQueue, type LocalQueue } from '../../../../src/api/queues/types.ts';
 import { parseClusterQueue } from '../../../../src/api/queues/validate.ts';
-import { queueDirectory } from '../../../../src/operator/scheduling/queue-directory.ts';
-import { clusterQueueStatus, localQueueStatus, quantityString } from '../../../../src/operator/scheduling/queue-status.ts';
+import { queueDirectory } from '../../../../src/operator/scheduling/queues/directory.ts';
+import { clusterQueueStatus, localQueueStatus, quantityString } from '../../../../src/operator/scheduling/queues/status.ts';
 import type { QueueSummary } from '../../../../src/scheduler/index.ts';
 
 const cq = (name: string, spec: ClusterQueue['spec']): ClusterQueue => ({ metadata: { name }, spec });

@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { applyDecisions } from '../../../../src/operator/scheduling/apply.ts';
-import type { Decided } from '../../../../src/operator/scheduling/decide.ts';
-import { DecisionBook } from '../../../../src/operator/scheduling/decisions.ts';
-import { JobShapes, takeSnapshot, type JobFacts } from '../../../../src/operator/scheduling/snapshot.ts';
+import { applyDecisions } from '../../../../src/operator/scheduling/pass/apply.ts';
+import type { Decided } from '../../../../src/operator/scheduling/pass/decide.ts';
+import { DecisionBook } from '../../../../src/operator/scheduling/decisions/book.ts';
+import { JobShapes, takeSnapshot, type JobFacts } from '../../../../src/operator/scheduling/pass/snapshot.ts';
 import type { Plan } from '../../../../src/scheduler/index.ts';
 import { NS, OPTIONS, RecordingRemover, T0, node, replicaPod, sources, tfjob } from './fixtures.ts';
 
 const A = `${NS}/a`;
 const B = `${NS}/b`;
 const OPTS = { starveLimitMs: 60_000, timeScale: 1, avoidRefusedNodeMs: 600_000 };
+const NO_UPKEEP = { restored: new Map(), suspended: [], settled: new Map(), attained: new Map(), at: T0 };
 const EMPTY: Plan = { suspend: [], admit: [], scaleIn: [], scaleOut: [], bind: [], waiting: [], weights: {} };
 
 /** Facts and a book as a pass has them after the snapshot stage. */
@@ -54,7 +55,7 @@ const B_WORKER_3_ON_N1: Plan['scaleOut'][number] = { job: B, add: [{ type: 'Work
 describe('apply stage', () => {
   it('suspends: every pod of the victim is marked and deleted for the preemptor, and the job is back in the queue', async () => {
     const { book, facts } = cluster();
-    book.get(B)!.attainedWorkerSeconds = 3 * 3600;
+    book.upkeep({ ...NO_UPKEEP, attained: new Map([[B, 3 * 3600]]) });
     const remover = new RecordingRemover();
     const applied = await applyDecisions(book, remover, facts, decided({ suspend: [{ job: B, forJob: A }] }), T0, OPTS);
     expect(remover.calls.map((c) => [c.pod, c.removal]).sort()).toEqual([
@@ -74,17 +75,17 @@ describe('apply stage', () => {
 
   it('reports attained service in steps: not for every minute, each time it doubled, by a worker-hour at least', async () => {
     const { book, facts } = cluster();
-    const d = book.get(B)!;
-    d.attainedReported = 3600;
-    d.attainedWorkerSeconds = 3600 + 3000; // grew by less than it had
-    expect([...(await applyDecisions(book, new RecordingRemover(), facts, decided({}), T0, OPTS)).touched]).toEqual([]);
-    d.attainedWorkerSeconds = 3600 + 3600.5;
-    expect([...(await applyDecisions(book, new RecordingRemover(), facts, decided({}), T0, OPTS)).touched]).toEqual([B]);
-    expect(d.attainedReported).toBe(7200);
+    const touched = async (attained: number) => {
+      book.upkeep({ ...NO_UPKEEP, attained: new Map([[B, attained]]) });
+      return [...(await applyDecisions(book, new RecordingRemover(), facts, decided({}), T0, OPTS)).touched];
+    };
     // From nothing, the first report waits for a whole worker-hour.
-    d.attainedReported = 0;
-    d.attainedWorkerSeconds = 3000;
-    expect([...(await applyDecisions(book, new RecordingRemover(), facts, decided({}), T0, OPTS)).touched]).toEqual([]);
+    expect(await touched(3000)).toEqual([]);
+    expect(await touched(3600)).toEqual([B]);
+    expect(book.get(B)!.attainedReported).toBe(3600);
+    expect(await touched(3600 + 3000)).toEqual([]); // grew by less than it had
+    expect(await touched(3600 + 3600.5)).toEqual([B]);
+    expect(book.get(B)!.attainedReported).toBe(7200);
   });
 
   it('preempts: registers the victims with the preemptor before deleting them, marked as preemption', async () => {
@@ -303,14 +304,18 @@ describe('apply stage', () => {
 
   it('places replacements for lost replicas, and shrinks an elastic job that cannot get its workers back', async () => {
     const { book, facts } = cluster();
-    book.get(B)!.targetWorkers = 4; // wants a fourth worker it does not have
+    // Wants a fourth worker it does not have.
+    const wantsFour = () => {
+      book.scaleOut(B, { nodes: [], added: 1, moved: 0, maxWorkers: 4, now: T0 });
+    };
+    wantsFour();
     const b = facts.find((f) => f.key === B)!;
     const missing = { job: B, group: b.state.spec.workers! };
     const withHole: JobFacts[] = facts.map((f) => (f.key === B ? { ...f, missing: [missing] } : f));
     const none = await applyDecisions(book, new RecordingRemover(), withHole, decided({}), T0, OPTS);
     expect(book.get(B)!.targetWorkers).toBe(3);
     expect(none.touched.has(B)).toBe(true);
-    book.get(B)!.targetWorkers = 4;
+    wantsFour();
     const placed = await applyDecisions(book, new RecordingRemover(), withHole, decided({}, [{ replica: missing, node: 'n1' }]), T0, OPTS);
     expect(book.get(B)!.targetWorkers).toBe(4);
     expect(placed.outcomes).toEqual([

@@ -1,7 +1,7 @@
 // Small fakes of what the scheduling stages read and call: TFJobs, pods and nodes as the informer
 // caches hold them, the snapshot sources, and a pod remover that records its calls (events go to
 // runtime/events.ts's MemoryEventRecorder).
-import { queueDirectory, type QueueLookups } from '../../../../src/operator/scheduling/queue-directory.ts';
+import { queueDirectory, type QueueLookups } from '../../../../src/operator/scheduling/queues/directory.ts';
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import {
   ANNOTATION_MAX_WORKERS,
@@ -12,8 +12,10 @@ import {
 } from '../../../../src/api/v1/constants.ts';
 import { toTFJobEntry, type TFJobEntry } from '../../../../src/api/v1/parse.ts';
 import type { TFJobObject } from '../../../../src/operator/informers.ts';
+import { DecisionBook } from '../../../../src/operator/scheduling/decisions/book.ts';
+import { restoreDecision, type Decision, type DecisionView } from '../../../../src/operator/scheduling/decisions/decision.ts';
 import type { PodRemover, Removal } from '../../../../src/operator/scheduling/pod-remover.ts';
-import type { NodeLoss, SnapshotOptions, SnapshotSources } from '../../../../src/operator/scheduling/snapshot.ts';
+import type { NodeLoss, SnapshotOptions, SnapshotSources } from '../../../../src/operator/scheduling/pass/snapshot.ts';
 import type { JobProgress, StepRate } from '../../../../src/scheduler/types.ts';
 
 export const NS = 'team';
@@ -152,4 +154,22 @@ export class RecordingRemover implements PodRemover {
     this.calls.push({ pod: name, removal, force: options.force === true });
     return Promise.resolve('removed');
   }
+}
+
+/**
+ * `key`'s decision as a test sets it up: rebuilt from a bare TFJob created at `created`, `shape`d, and
+ * then handed to the book the way a pass adopts a rebuilt decision (upkeep).
+ */
+export function adopt(book: DecisionBook, key: string, shape: (d: Decision) => void = () => undefined, created?: string): DecisionView {
+  const name = key.slice(key.indexOf('/') + 1);
+  const d = restoreDecision({ metadata: { name, ...(created === undefined ? {} : { creationTimestamp: created }) } }, [], T0);
+  shape(d);
+  book.upkeep({ restored: new Map([[key, d]]), suspended: [], settled: new Map(), attained: new Map(), at: T0 });
+  return book.get(key)!;
+}
+
+/** A new book holding `key`'s decision (see adopt). */
+export function bookWith(key: string, shape?: (d: Decision) => void): { book: DecisionBook; d: DecisionView } {
+  const book = new DecisionBook();
+  return { book, d: adopt(book, key, shape) };
 }

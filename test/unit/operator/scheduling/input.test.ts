@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { DecisionBook, PENDING_TTL_MS } from '../../../../src/operator/scheduling/decisions.ts';
-import { heldPlacementNodes, holdsNode, schedulingInput, type InputFacts } from '../../../../src/operator/scheduling/input.ts';
-import { NS, T0, replicaPod } from './fixtures.ts';
+import type { V1Pod } from '@kubernetes/client-node';
+import { DecisionBook } from '../../../../src/operator/scheduling/decisions/book.ts';
+import { PENDING_TTL_MS, restoreDecision } from '../../../../src/operator/scheduling/decisions/decision.ts';
+import {
+  heldPlacementNodes,
+  holdsNode,
+  readInput,
+  schedulingInput,
+  type InputCache,
+  type InputFacts,
+} from '../../../../src/operator/scheduling/decisions/input.ts';
+import { NS, T0, adopt, replicaPod } from './fixtures.ts';
 
 const FACTS: InputFacts = {
   elastic: true,
@@ -9,12 +18,14 @@ const FACTS: InputFacts = {
   finished: false,
   liveWorkers: 1,
   placedBy: 'ours',
+  victimsPresent: false,
   heldNodes: new Set(),
   now: T0,
 };
 
+/** An admitted elastic job's decision, as a value (no book). */
 function admitted() {
-  const d = new DecisionBook().ensure('ns/a', { metadata: { name: 'a', creationTimestamp: '2026-11-24T09:00:00Z' } }, [], T0);
+  const d = restoreDecision({ metadata: { name: 'a', creationTimestamp: '2026-11-24T09:00:00Z' } }, [], T0);
   d.admitted = true;
   d.targetWorkers = 3;
   d.weight = 0.75;
@@ -47,10 +58,11 @@ describe('the scheduling input of one job', () => {
   });
 
   it('creates nothing while the victims of a preemption are still there', () => {
-    const d = admitted();
-    d.victims.set('ns/b-worker-1', 'uid-b1');
-    expect(schedulingInput(d, FACTS)).toMatchObject({ admitted: true, placements: {}, workerNodes: [] });
-    expect(heldPlacementNodes(d, T0, () => true).size).toBe(0);
+    expect(schedulingInput(admitted(), { ...FACTS, victimsPresent: true })).toMatchObject({
+      admitted: true,
+      placements: {},
+      workerNodes: [],
+    });
   });
 
   it('a node is held by a preempted pod terminating in the cache, or by one the book knows it just preempted', () => {
@@ -62,7 +74,7 @@ describe('the scheduling input of one job', () => {
     expect(holdsNode([live, scaledIn], isPreempted)).toBe(false);
     expect(holdsNode([live, terminating], isPreempted)).toBe(true);
     // The delete was sent but the cache still shows the pod live and unmarked.
-    book.ensure(`${NS}/a`, { metadata: { name: 'a' } }, [], T0);
+    adopt(book, `${NS}/a`);
     book.preempting(`${NS}/a`, { key: `${NS}/b-worker-1`, uid: live.metadata?.uid });
     expect(holdsNode([live], isPreempted)).toBe(true);
   });
@@ -109,7 +121,62 @@ describe('the scheduling input of one job', () => {
   });
 
   it('keeps the enqueue time to the millisecond (the queue orders by it)', () => {
-    const d = new DecisionBook().ensure('ns/a', { metadata: { name: 'a', creationTimestamp: '2026-11-24T09:00:00.123Z' } }, [], T0);
+    const d = restoreDecision({ metadata: { name: 'a', creationTimestamp: '2026-11-24T09:00:00.123Z' } }, [], T0);
     expect(schedulingInput(d, FACTS).status?.enqueueTime).toBe('2026-11-24T09:00:00.123Z');
+  });
+});
+
+/** Caches over plain pods, for readInput. */
+function cacheOf(pods: readonly V1Pod[], book: DecisionBook): InputCache {
+  const key = (p: V1Pod) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`;
+  return {
+    pod: (k) => pods.find((p) => key(p) === k),
+    onNode: (node) => pods.filter((p) => p.spec?.nodeName === node),
+    isPreempted: (k, uid) => book.isPreempted(k, uid),
+  };
+}
+
+describe('reading the input between passes', () => {
+  const A = `${NS}/a`;
+  const JOB = { elastic: true, bounds: { min: 1, max: 4 }, finished: false, liveWorkers: 1, placedBy: 'ours' };
+
+  /** A's placements on n1 and n2, and a victim of A (b-worker-1, on n1). */
+  function preempting() {
+    const book = new DecisionBook();
+    adopt(book, A, (d) => {
+      d.admitted = true;
+      d.pendingWorkers = [
+        { node: 'n1', since: T0 },
+        { node: 'n2', since: T0 },
+      ];
+    });
+    const victim = replicaPod('b', 'worker', 1, 'n1');
+    book.preempting(A, { key: `${NS}/b-worker-1`, uid: victim.metadata?.uid });
+    return { book, victim };
+  }
+
+  it('waits while a victim is still cached under its UID, and not once the cache has none or a later pod of its name', () => {
+    const { book, victim } = preempting();
+    const read = (pods: V1Pod[]) => readInput(book.get(A)!, JOB, cacheOf(pods, book), T0).workerNodes;
+    expect(read([victim])).toEqual([]);
+    // A replacement of the same name is not the victim; n1 is held only while the victim was known preempted.
+    const later = { ...victim, metadata: { ...victim.metadata, uid: 'uid-later' } };
+    expect(read([later])).toEqual(['n1', 'n2']);
+    expect(read([])).toEqual(['n1', 'n2']);
+  });
+
+  it('holds placements on a node where a pod preempted for another job still terminates', () => {
+    const { book } = preempting();
+    const other = replicaPod('c', 'worker', 0, 'n2', { deleting: true, removal: 'preemption' });
+    expect(readInput(book.get(A)!, JOB, cacheOf([other], book), T0).workerNodes).toEqual(['n1']);
+  });
+
+  it('changes nothing in the book: not for a job it does not know, nor for victims gone, nor the placements’ wait', () => {
+    const { book } = preempting();
+    const before = structuredClone([...book.entries()]);
+    readInput(book.get(A)!, JOB, cacheOf([], book), T0 + PENDING_TTL_MS - 1);
+    expect([...book.entries()]).toEqual(before);
+    expect(book.isPreempted(`${NS}/b-worker-1`, 'uid-b-worker-1')).toBe(true);
+    expect(book.get(`${NS}/new`)).toBeUndefined();
   });
 });

@@ -1,12 +1,12 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import type { Outcome } from '../../../../src/operator/scheduling/apply.ts';
-import { DecisionBook } from '../../../../src/operator/scheduling/decisions.ts';
+import type { Outcome } from '../../../../src/operator/scheduling/pass/apply.ts';
+import { DecisionBook } from '../../../../src/operator/scheduling/decisions/book.ts';
 import { SchedulerMetrics } from '../../../../src/operator/scheduling/metrics.ts';
-import { SchedulingReporter, WAITING_EVENT_INTERVAL_MS } from '../../../../src/operator/scheduling/report.ts';
-import type { JobFacts } from '../../../../src/operator/scheduling/snapshot.ts';
+import { SchedulingReporter, WAITING_EVENT_INTERVAL_MS } from '../../../../src/operator/scheduling/pass/report.ts';
+import type { JobFacts } from '../../../../src/operator/scheduling/pass/snapshot.ts';
 import { MemoryEventRecorder } from '../../../../src/runtime/events.ts';
-import { NS, T0, tfjob } from './fixtures.ts';
+import { NS, T0, adopt, tfjob } from './fixtures.ts';
 
 const A = `${NS}/a`;
 const B = `${NS}/b`;
@@ -107,10 +107,13 @@ describe('report stage', () => {
   it('sets queue lengths and weights, and drops a deleted job’s series', async () => {
     const { registry, reporter, facts } = setup();
     const book = new DecisionBook();
-    const a = book.ensure(A, { metadata: { name: 'a' } }, [], T0);
-    a.admitted = true;
-    a.weight = 0.9;
-    book.ensure(B, { metadata: { name: 'b' } }, [], T0).weight = 0.3;
+    adopt(book, A, (d) => {
+      d.admitted = true;
+      d.weight = 0.9;
+    });
+    adopt(book, B, (d) => {
+      d.weight = 0.3;
+    });
     reporter.queues(facts, book, 7, 0.012);
     expect(await metric(registry, 'tfjob_operator_queue_length')).toBe(
       'tfjob_operator_queue_length{queue="waiting"} 1\ntfjob_operator_queue_length{queue="running"} 1\ntfjob_operator_queue_length{queue="finished"} 7',

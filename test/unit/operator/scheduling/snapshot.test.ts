@@ -1,9 +1,10 @@
 import { ANNOTATION_PLACED_NODE } from '../../../../src/api/v1/constants.ts';
 import { describe, expect, it } from 'vitest';
-import { DecisionBook, PENDING_TTL_MS } from '../../../../src/operator/scheduling/decisions.ts';
-import { JobShapes, takeSnapshot } from '../../../../src/operator/scheduling/snapshot.ts';
+import { DecisionBook } from '../../../../src/operator/scheduling/decisions/book.ts';
+import { PENDING_TTL_MS } from '../../../../src/operator/scheduling/decisions/decision.ts';
+import { JobShapes, takeSnapshot } from '../../../../src/operator/scheduling/pass/snapshot.ts';
 import { toTFJobEntry } from '../../../../src/api/v1/parse.ts';
-import { NS, OPTIONS, T0, foreignPod, node, replicaPod, sources, tfjob, tfjobObject } from './fixtures.ts';
+import { NS, OPTIONS, T0, bookWith, foreignPod, node, replicaPod, sources, tfjob, tfjobObject } from './fixtures.ts';
 
 const running = { scheduling: { queue: 'Running', enqueueTime: '2026-11-24T09:00:00Z', workers: { current: 2, min: 2, max: 2 } } };
 
@@ -104,13 +105,13 @@ describe('snapshot stage', () => {
   });
 
   it('names placements that expired or materialised, and keeps the live ones as assumed replicas', () => {
-    const book = new DecisionBook();
     const job = tfjob('a', { status: running });
-    const d = book.ensure(`${NS}/a`, { metadata: { name: 'a' } }, [], T0);
-    d.admitted = true;
-    d.pendingByName.set('a-ps-0', { node: 'n1', since: T0 });
-    d.pendingByName.set('a-worker-0', { node: 'n1', since: T0 - PENDING_TTL_MS });
-    d.pendingByName.set('a-worker-1', { node: 'n2', since: T0 });
+    const { book, d } = bookWith(`${NS}/a`, (d) => {
+      d.admitted = true;
+      d.pendingByName.set('a-ps-0', { node: 'n1', since: T0 });
+      d.pendingByName.set('a-worker-0', { node: 'n1', since: T0 - PENDING_TTL_MS });
+      d.pendingByName.set('a-worker-1', { node: 'n2', since: T0 });
+    });
     const pods = [replicaPod('a', 'worker', 1, 'n2')];
     const s = takeSnapshot(sources({ tfjobs: [job], pods, nodes: [node('n1'), node('n2')] }), book, new JobShapes(), OPTIONS, T0 + 1);
     expect([...(s.upkeep.settled.get(`${NS}/a`)?.names ?? [])].sort()).toEqual(['a-worker-0', 'a-worker-1']);
@@ -145,17 +146,17 @@ describe('snapshot stage', () => {
   });
 
   it('drops placements on nodes that no longer take the pod, so they are placed again', () => {
-    const book = new DecisionBook();
-    const d = book.ensure(`${NS}/a`, { metadata: { name: 'a' } }, [], T0);
-    d.admitted = true;
-    d.pendingByName.set('a-ps-0', { node: 'ok', since: T0 });
-    d.pendingByName.set('a-worker-0', { node: 'cordoned', since: T0 });
-    d.pendingByName.set('a-worker-1', { node: 'tainted', since: T0 });
-    d.pendingWorkers = [
-      { node: 'notready', since: T0 },
-      { node: 'gone', since: T0 },
-      { node: 'ok', since: T0 },
-    ];
+    const { book } = bookWith(`${NS}/a`, (d) => {
+      d.admitted = true;
+      d.pendingByName.set('a-ps-0', { node: 'ok', since: T0 });
+      d.pendingByName.set('a-worker-0', { node: 'cordoned', since: T0 });
+      d.pendingByName.set('a-worker-1', { node: 'tainted', since: T0 });
+      d.pendingWorkers = [
+        { node: 'notready', since: T0 },
+        { node: 'gone', since: T0 },
+        { node: 'ok', since: T0 },
+      ];
+    });
     const cordoned = { ...node('cordoned'), spec: { unschedulable: true } };
     const tainted = { ...node('tainted'), spec: { taints: [{ key: 'maintenance', effect: 'NoSchedule' }] } };
     const nodes = [node('ok'), cordoned, tainted, node('notready', '4', { ready: false })];
@@ -166,14 +167,14 @@ describe('snapshot stage', () => {
   });
 
   it('keeps every placement of a job whose pod creates are in flight, even on a node cordoned or expired since (not on a node gone)', () => {
-    const book = new DecisionBook();
-    const d = book.ensure(`${NS}/a`, { metadata: { name: 'a' } }, [], T0);
-    d.admitted = true;
-    d.pendingByName.set('a-ps-0', { node: 'ok', since: T0 - PENDING_TTL_MS });
-    d.pendingWorkers = [
-      { node: 'gone', since: T0 },
-      { node: 'cordoned', since: T0 },
-    ];
+    const { book } = bookWith(`${NS}/a`, (d) => {
+      d.admitted = true;
+      d.pendingByName.set('a-ps-0', { node: 'ok', since: T0 - PENDING_TTL_MS });
+      d.pendingWorkers = [
+        { node: 'gone', since: T0 },
+        { node: 'cordoned', since: T0 },
+      ];
+    });
     const cordoned = { ...node('cordoned'), spec: { unschedulable: true } };
     const nodes = [node('ok'), cordoned];
     const take = (creating: readonly string[]) =>
@@ -206,10 +207,10 @@ describe('snapshot stage', () => {
   });
 
   it('suspends a job only once the pod creates it has in flight are seen: its placements keep their room until then', () => {
-    const book = new DecisionBook();
-    const d = book.ensure(`${NS}/paused`, { metadata: { name: 'paused' } }, [], T0);
-    d.admitted = true;
-    d.pendingByName.set('paused-ps-0', { node: 'n1', since: T0 });
+    const { book } = bookWith(`${NS}/paused`, (d) => {
+      d.admitted = true;
+      d.pendingByName.set('paused-ps-0', { node: 'n1', since: T0 });
+    });
     const take = (creating: readonly string[]) =>
       takeSnapshot(
         sources({ tfjobs: [tfjob('paused', { suspend: true, status: running })], nodes: [node('n1')], creating }),
@@ -240,8 +241,9 @@ describe('snapshot stage', () => {
     // Its pod still exists until removed: only then is the replica missing and placed again.
     expect(f.missing).toEqual([]);
     // A job the scheduler holds as waiting (its pods are on their way out) has nothing to replace.
-    const book = new DecisionBook();
-    book.ensure(`${NS}/a`, { metadata: { name: 'a' } }, [], T0).admitted = false;
+    const { book } = bookWith(`${NS}/a`, (d) => {
+      d.admitted = false;
+    });
     const waiting = takeSnapshot(sources({ tfjobs: [tfjob('a')], pods, nodes: [node('n1')], lost }), book, new JobShapes(), OPTIONS, T0);
     expect(waiting.facts[0]!.lost).toEqual([]);
   });
@@ -351,8 +353,9 @@ describe('snapshot stage', () => {
     });
 
     it('leaves a node the job was refused on out of its placements until the avoidance ends', () => {
-      const book = new DecisionBook();
-      book.ensure(`${NS}/a`, { metadata: { name: 'a' } }, [], T0).admitted = true;
+      const { book } = bookWith(`${NS}/a`, (d) => {
+        d.admitted = true;
+      });
       book.avoid(`${NS}/a`, 'n2', T0 + 600_000);
       const terms = (now: number) =>
         take(refusedPod(T0, antiAffinity), book, now).facts[0]!.state.spec.workers?.constraints.requiredNodeAffinity;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../../src/runtime/logger.ts';
-import { PassTrigger } from '../../../../src/operator/scheduling/trigger.ts';
+import { PassTrigger } from '../../../../src/operator/scheduling/pass/trigger.ts';
 
 const log = createLogger({ level: 'silent' });
 

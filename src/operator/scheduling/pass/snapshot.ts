@@ -1,18 +1,18 @@
-// Stage 1 of a scheduling pass: the informer stores in, the core's input out. For every unfinished
-// TFJob it works out the job's shape for the core, its live pods, the replicas it is missing and the
-// pods stranded on lost nodes; with the nodes and every other pod using capacity this makes the
-// `ClusterSnapshot` that the pure core decides on.
+// The snapshot stage of a scheduling pass (snapshot → decide → apply → report): the informer stores in,
+// the core's input out. For every unfinished TFJob it works out the job's shape for the core, its live
+// pods, the replicas it is missing and the pods stranded on lost nodes; with the nodes and every other
+// pod using capacity this makes the `ClusterSnapshot` that the pure core decides on.
 //
 // Pure: it reads the stores and the decision book and changes neither. What the book must learn from
 // it (decisions rebuilt on first sight, placements that expired or materialised, suspended jobs) is
 // returned as `upkeep` for the pass to apply.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import { ANNOTATION_SCALING_CURVE, ANNOTATION_SUSPENDABLE, LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE } from '../../api/v1/constants.ts';
-import type { ParsedTFJobEntry, TFJobEntry } from '../../api/v1/parse.ts';
-import { canonicalReplicaType } from '../../api/v1/replica-types.ts';
-import { resolveQoe } from '../../api/v1/qoe.ts';
-import type { TFJob } from '../../api/v1/schema.ts';
-import { buildJobView, isControlledBy, replicaName, type ElasticOptions } from '../../reconciler/tfjob/index.ts';
+import { ANNOTATION_SCALING_CURVE, ANNOTATION_SUSPENDABLE, LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE } from '../../../api/v1/constants.ts';
+import type { ParsedTFJobEntry, TFJobEntry } from '../../../api/v1/parse.ts';
+import { canonicalReplicaType } from '../../../api/v1/replica-types.ts';
+import { resolveQoe } from '../../../api/v1/qoe.ts';
+import type { TFJob } from '../../../api/v1/schema.ts';
+import { buildJobView, isControlledBy, replicaName, type ElasticOptions } from '../../../reconciler/tfjob/index.ts';
 import {
   isNodeFeasible,
   type ClusterSnapshot,
@@ -24,11 +24,12 @@ import {
   type QoeTarget,
   type ReplicaInstance,
   type StepRate,
-} from '../../scheduler/index.ts';
-import { objectKey } from '../../runtime/store.ts';
-import type { QueueDirectorySnapshot } from './queue-directory.ts';
-import { avoidingNodes, jobSpec, nodeInfo, parseScalingCurve, podRequests, type DefaultRequests } from './convert.ts';
-import { pendingAlive, restoreDecision, type Decision, type Pending, type Upkeep } from './decisions.ts';
+} from '../../../scheduler/index.ts';
+import { objectKey } from '../../../runtime/store.ts';
+import type { QueueDirectorySnapshot } from '../queues/directory.ts';
+import { avoidingNodes, jobSpec, nodeInfo, parseScalingCurve, podRequests, type DefaultRequests } from '../convert.ts';
+import type { Upkeep } from '../decisions/book.ts';
+import { pendingAlive, restoreDecision, type Decision, type DecisionView, type Pending } from '../decisions/decision.ts';
 import {
   isFinished,
   isLive,
@@ -39,7 +40,7 @@ import {
   replicaOf,
   schedulerRefusal,
   type Refusal,
-} from './pod-facts.ts';
+} from '../pod-facts.ts';
 
 /** Why a node counts as lost (see NodeHealth). */
 export interface NodeLoss {
@@ -65,7 +66,7 @@ export interface SnapshotSources {
   stepRateOf(jobKey: string): StepRate | undefined;
   /** Whether the TFJob controller has pod creates for the job in flight (sent, not yet seen or failed). */
   podCreatesInFlight(jobKey: string): boolean;
-  /** The queues and how a job finds its own (queue-directory.ts). */
+  /** The queues and how a job finds its own (queues/directory.ts). */
   readonly queues: QueueDirectorySnapshot;
 }
 
@@ -155,7 +156,7 @@ function computeShape(entry: TFJobEntry, options: ElasticOptions): JobShape | un
 
 /** Reads the book, never writes it: `upkeep` says what it should learn. */
 export interface DecisionReader {
-  get(key: string): Decision | undefined;
+  get(key: string): DecisionView | undefined;
 }
 
 export function takeSnapshot(
@@ -182,8 +183,9 @@ export function takeSnapshot(
     const pods = sources.podsOf(key).filter((p) => isControlledBy(p, raw.metadata.uid ?? ''));
     let decision = book.get(key);
     if (decision === undefined) {
-      decision = restoreDecision(raw, pods, now);
-      restored.set(key, decision);
+      const rebuilt = restoreDecision(raw, pods, now);
+      restored.set(key, rebuilt);
+      decision = rebuilt;
     }
     // A suspension gives the job's placements up, but not while the controller is creating pods from
     // them: their room stays taken (the job is read as before) until those creates are seen or fail.
@@ -210,7 +212,7 @@ function jobFacts(
   key: string,
   object: TFJobEntry,
   shape: JobShape,
-  decision: Decision,
+  decision: DecisionView,
   pods: readonly V1Pod[],
   sources: SnapshotSources,
   options: SnapshotOptions,
@@ -369,7 +371,7 @@ function runningWorkers(pods: Iterable<V1Pod>): number {
  * running now × the time since it last counted (passes are seconds apart, so the count at the end
  * of the interval stands for the whole interval).
  */
-export function attainedService(d: Pick<Decision, 'attainedWorkerSeconds' | 'attainedAt'>, running: number, now: number): number {
+export function attainedService(d: Pick<DecisionView, 'attainedWorkerSeconds' | 'attainedAt'>, running: number, now: number): number {
   const since = d.attainedAt ?? now;
   return d.attainedWorkerSeconds + (running * Math.max(0, now - since)) / 1000;
 }

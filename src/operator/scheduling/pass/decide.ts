@@ -1,6 +1,7 @@
-// Stage 2 of a scheduling pass: the pure core decides. The policy plans admissions, preemptions
-// (scale-in) and scale-out; repair planning then places the replicas that running jobs lost on what
-// the plan leaves idle. Nothing here knows about Kubernetes: the same calls run in the simulator.
+// The decide stage of a scheduling pass: the pure core decides. The policy plans admissions,
+// preemptions (scale-in) and scale-out; repair planning then places the replicas that running jobs lost
+// on what the plan leaves idle. Nothing here knows about Kubernetes: the same calls run in the
+// simulator.
 import {
   planRepairs,
   schedule,
@@ -9,7 +10,7 @@ import {
   type RepairPlacement,
   type SchedulerConfig,
   type PlacingPolicyName,
-} from '../../scheduler/index.ts';
+} from '../../../scheduler/index.ts';
 import type { JobFacts } from './snapshot.ts';
 
 export interface Decided {

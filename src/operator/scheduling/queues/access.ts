@@ -5,8 +5,8 @@
 // (SelfSubjectAccessReview needs no grant beyond authentication), and run with the single global
 // queue, saying exactly which grant is missing, when the queues cannot be read.
 import { AuthorizationV1Api } from '@kubernetes/client-node';
-import { CLUSTER_QUEUES, LOCAL_QUEUES, QUEUE_GROUP } from '../../api/queues/types.ts';
-import type { KubeClients } from '../../runtime/kube-client.ts';
+import { CLUSTER_QUEUES, LOCAL_QUEUES, QUEUE_GROUP } from '../../../api/queues/types.ts';
+import type { KubeClients } from '../../../runtime/kube-client.ts';
 
 /** One question: may the operator `verb` the resource in `namespace` ('' = cluster-wide)? */
 export interface AccessQuestion {

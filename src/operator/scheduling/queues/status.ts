@@ -1,6 +1,7 @@
-// Stage 5 for queues: each ClusterQueue's and LocalQueue's status (pending and admitted TFJobs,
-// usage and borrowed amounts, the first waiting jobs in order) and metrics, from the pass's queue
-// summaries. Statuses are written only when they changed; a failed write is retried by the next pass.
+// The report stage of a scheduling pass, queues: each ClusterQueue's and LocalQueue's status (pending
+// and admitted TFJobs, usage and borrowed amounts, the first waiting jobs in order) and metrics, from
+// the pass's queue summaries. Statuses are written only when they changed; a failed write is retried by
+// the next pass.
 
 import { Gauge, type Registry } from 'prom-client';
 import {
@@ -14,14 +15,14 @@ import {
   type LocalQueueStatus,
   type QueueCondition,
   type QueueHead,
-} from '../../api/queues/types.ts';
-import type { QueueSummary, Resources } from '../../scheduler/index.ts';
-import { jsonEqual } from '../../reconciler/tfjob/json.ts';
-import type { KubeClients } from '../../runtime/kube-client.ts';
-import type { Logger } from '../../runtime/logger.ts';
-import { objectKey } from '../../runtime/store.ts';
-import type { QueueCaches } from './queue-caches.ts';
-import type { QueueDirectorySnapshot } from './queue-directory.ts';
+} from '../../../api/queues/types.ts';
+import type { QueueSummary, Resources } from '../../../scheduler/index.ts';
+import { jsonEqual } from '../../../reconciler/tfjob/json.ts';
+import type { KubeClients } from '../../../runtime/kube-client.ts';
+import type { Logger } from '../../../runtime/logger.ts';
+import { objectKey } from '../../../runtime/store.ts';
+import type { QueueCaches } from './caches.ts';
+import type { QueueDirectorySnapshot } from './directory.ts';
 
 /** A canonical amount as a Kubernetes quantity: cpu from millicores, bytes as Gi/Mi when exact. */
 export function quantityString(resource: string, amount: number): string {

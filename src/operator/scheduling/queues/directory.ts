@@ -9,10 +9,10 @@
 // job whose namespace the ClusterQueue's namespaceSelector does not select: a LocalQueue cannot
 // spend another team's quota. Pure over its lookups.
 
-import { DEFAULT_LOCAL_QUEUE, LABEL_QUEUE_NAME, type ClusterQueue, type LocalQueue } from '../../api/queues/types.ts';
-import { describeSelector, selectorMatches, type ParsedSelector } from '../../api/queues/namespace-selector.ts';
-import { parseClusterQueue } from '../../api/queues/validate.ts';
-import type { QueueSpec } from '../../scheduler/index.ts';
+import { DEFAULT_LOCAL_QUEUE, LABEL_QUEUE_NAME, type ClusterQueue, type LocalQueue } from '../../../api/queues/types.ts';
+import { describeSelector, selectorMatches, type ParsedSelector } from '../../../api/queues/namespace-selector.ts';
+import { parseClusterQueue } from '../../../api/queues/validate.ts';
+import type { QueueSpec } from '../../../scheduler/index.ts';
 
 export interface QueueLookups {
   readonly clusterQueues: () => readonly ClusterQueue[];

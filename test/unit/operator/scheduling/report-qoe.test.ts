@@ -2,7 +2,7 @@
 // target, rewritten only when it says something new, and events only when the known class changes.
 import { describe, expect, it } from 'vitest';
 import type { TFJob } from '../../../../src/api/v1/schema.ts';
-import { QoeBook } from '../../../../src/operator/scheduling/qoe-status.ts';
+import { QoeBook } from '../../../../src/operator/scheduling/pass/report-qoe.ts';
 import type { JobState } from '../../../../src/scheduler/types.ts';
 
 const T0 = Date.UTC(2026, 10, 25, 12);

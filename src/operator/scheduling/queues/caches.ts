@@ -2,20 +2,20 @@
 // without the queue CRDs the operator runs with the single global queue, and says so once. Namespaces
 // are cached too (name and labels only): a ClusterQueue's namespaceSelector is matched against them.
 import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Namespace } from '@kubernetes/client-node';
-import { CLUSTER_QUEUES, LOCAL_QUEUES, QUEUE_GROUP, QUEUE_VERSION, type ClusterQueue, type LocalQueue } from '../../api/queues/types.ts';
-import { Informer, stripForCache, type ListPage } from '../../runtime/informer.ts';
-import type { KubeClients } from '../../runtime/kube-client.ts';
-import type { Logger } from '../../runtime/logger.ts';
-import type { RuntimeMetrics } from '../../runtime/metrics.ts';
-import { objectKey } from '../../runtime/store.ts';
-import { NamespacedInformers } from '../informers.ts';
-import type { QueueLookups } from './queue-directory.ts';
+import { CLUSTER_QUEUES, LOCAL_QUEUES, QUEUE_GROUP, QUEUE_VERSION, type ClusterQueue, type LocalQueue } from '../../../api/queues/types.ts';
+import { Informer, stripForCache, type ListPage } from '../../../runtime/informer.ts';
+import type { KubeClients } from '../../../runtime/kube-client.ts';
+import type { Logger } from '../../../runtime/logger.ts';
+import type { RuntimeMetrics } from '../../../runtime/metrics.ts';
+import { objectKey } from '../../../runtime/store.ts';
+import { NamespacedInformers } from '../../informers.ts';
+import type { QueueLookups } from './directory.ts';
 
 export interface QueueCaches {
   readonly clusterQueues: Informer<ClusterQueue>;
   /** Cluster-wide, or per managed namespace under `--namespace` (no cluster-wide grant needed then). */
   readonly localQueues: NamespacedInformers<LocalQueue>;
-  /** Absent when the operator may not list and watch namespaces (queue-access.ts). */
+  /** Absent when the operator may not list and watch namespaces (queues/access.ts). */
   readonly namespaces?: Informer<V1Namespace>;
 }
 

@@ -2,7 +2,7 @@
 // make one pass, so a burst of thousands of events yields a few passes. A request while a pass runs
 // makes exactly one more pass after it (never two at once). A timer requests passes too, for what
 // changes with time alone (starvation aging, cool-downs). A failed pass is retried after a second.
-import type { Logger } from '../../runtime/logger.ts';
+import type { Logger } from '../../../runtime/logger.ts';
 
 export interface PassTriggerOptions {
   /** Requests within this window after the first make one pass (ms, real time). */

@@ -1,12 +1,12 @@
-// Stage 4 of a scheduling pass: tell people what was decided. Every outcome a user would ask about
-// ("why is my job waiting?", "who took my workers?") becomes a Kubernetes Event on the job, and the
-// pass moves the scheduler's Prometheus metrics. Waiting and Starving events are rate-limited per
-// job: the reason text changes often while a job waits.
-import type { EventRecorder } from '../../runtime/events.ts';
+// The report stage of a scheduling pass, events and metrics: tell people what was decided. Every
+// outcome a user would ask about ("why is my job waiting?", "who took my workers?") becomes a
+// Kubernetes Event on the job, and the pass moves the scheduler's Prometheus metrics. Waiting and
+// Starving events are rate-limited per job: the reason text changes often while a job waits.
+import type { EventRecorder } from '../../../runtime/events.ts';
 import type { Applied, Outcome, OutcomeReason } from './apply.ts';
-import type { DecisionBook } from './decisions.ts';
-import type { SchedulerMetrics } from './metrics.ts';
-import type { QoeUpdate } from './qoe-status.ts';
+import type { DecisionBook } from '../decisions/book.ts';
+import type { SchedulerMetrics } from '../metrics.ts';
+import type { QoeUpdate } from './report-qoe.ts';
 import type { JobFacts } from './snapshot.ts';
 
 /** At most one Waiting/Starving event per job per this interval (the reason text changes often). */

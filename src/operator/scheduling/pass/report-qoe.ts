@@ -1,12 +1,12 @@
-// Stage 4, performance targets: after each pass, every job with `spec.qoe` is read against its target
-// by the core's own classification (qoe.ts), whatever policy runs, and the result becomes
-// `status.qoe`, an event when the class changes or the target turns out unreachable, and metrics
-// (|S|, |G|, |B| and seconds out of target per job). No I/O: the loop records the events, enqueues
-// the jobs whose status changed and sets the metrics.
-import { describeQoeTarget } from '../../api/v1/qoe.ts';
-import type { JobCondition, QoeStatus, TFJob } from '../../api/v1/schema.ts';
-import { readQoe, type QoeClass, type QoeReading } from '../../scheduler/qoe.ts';
-import type { JobState } from '../../scheduler/types.ts';
+// The report stage of a scheduling pass, performance targets: after each pass, every job with
+// `spec.qoe` is read against its target by the core's own classification (qoe.ts), whatever policy
+// runs, and the result becomes `status.qoe`, an event when the class changes or the target turns out
+// unreachable, and metrics (|S|, |G|, |B| and seconds out of target per job). No I/O: the loop records
+// the events, enqueues the jobs whose status changed and sets the metrics.
+import { describeQoeTarget } from '../../../api/v1/qoe.ts';
+import type { JobCondition, QoeStatus, TFJob } from '../../../api/v1/schema.ts';
+import { readQoe, type QoeClass, type QoeReading } from '../../../scheduler/qoe.ts';
+import type { JobState } from '../../../scheduler/types.ts';
 
 export const CONDITION_TARGET_REACHABLE = 'TargetReachable';
 export const EVENT_TARGET_MET = 'TargetMet';
