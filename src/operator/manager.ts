@@ -16,7 +16,7 @@ import { KubeClients } from '../runtime/kube-client.ts';
 import { LeaderElector } from '../runtime/leader-election.ts';
 import { createLogger, type Logger } from '../runtime/logger.ts';
 import { RuntimeMetrics } from '../runtime/metrics.ts';
-import { objectKey } from '../runtime/store.ts';
+import { namespacedKey, objectKey } from '../runtime/store.ts';
 import { elasticOptions, type OperatorConfig } from './config.ts';
 import { ROUTINE_EVENT_REASONS, UNFILTERED_EVENT_REASONS } from './event-policy.ts';
 import { BY_JOB, createOperatorCaches, type OperatorCaches } from './informers.ts';
@@ -101,7 +101,7 @@ export class Operator {
       const periodMs = (config.progressPeriod > 0 ? config.progressPeriod : DEFAULT_PERIOD_CONFIG.initialMs) / config.timeScale;
       this.#progress = new ProgressLoop({
         jobs: () => this.caches.tfjobs.list(),
-        pod: (namespace, name) => this.caches.pods.get(`${namespace}/${name}`),
+        pod: (namespace, name) => this.caches.pods.get(namespacedKey(namespace, name)),
         podsOf: (key) => this.caches.pods.byIndex(BY_JOB, key),
         followAll: config.progressPeriod > 0,
         qoeClassOf: (key) => this.#scheduling?.qoeClassOf(key),

@@ -39,7 +39,7 @@ import type { EventRecorder } from '../runtime/events.ts';
 import type { Expectations } from '../runtime/expectations.ts';
 import { httpStatus } from '../runtime/http-status.ts';
 import { apiErrorMessage, type KubeClients } from '../runtime/kube-client.ts';
-import { objectKey, splitKey } from '../runtime/store.ts';
+import { namespacedKey, objectKey, splitKey } from '../runtime/store.ts';
 import { BY_JOB, controllingJobKey, type OperatorCaches } from './informers.ts';
 import type { JobMetrics } from './job-metrics.ts';
 
@@ -252,7 +252,7 @@ export class TFJobController {
       for (const a of deletes) {
         void queue.add(async () => {
           if (a.kind === 'deletePod') {
-            const pod = this.#deps.caches.pods.get(`${ns}/${a.name}`);
+            const pod = this.#deps.caches.pods.get(namespacedKey(ns, a.name));
             try {
               if (a.markRemoval !== undefined) await this.#markRemoval(ns, a.name, a.uid, a.markRemoval);
               // The UID precondition guarantees we only ever delete the pod we reasoned about: the one
@@ -273,7 +273,7 @@ export class TFJobController {
               errors.push(err);
             }
           } else {
-            const svc = this.#deps.caches.services.get(`${ns}/${a.name}`);
+            const svc = this.#deps.caches.services.get(namespacedKey(ns, a.name));
             try {
               await this.#core.deleteNamespacedService({
                 name: a.name,

@@ -374,7 +374,7 @@ export class ProgressLoop {
   async #resize(entries: ReadonlyMap<string, TFJobEntry>): Promise<void> {
     const resize = this.#deps.resize;
     if (resize === undefined) return;
-    const podKey = (r: CpuResize): string => `${r.namespace}/${r.pod}`;
+    const podKey = (r: CpuResize): string => namespacedKey(r.namespace, r.pod);
     const refused = (r: CpuResize): boolean => {
       const at = this.#resizeRefusedAt.get(podKey(r));
       return at !== undefined && this.#now() - at < WARNING_EVERY_MS;
