@@ -7,6 +7,7 @@ import { LocalCluster } from '../local-cluster/index.ts';
 import { OPERATOR_POLICY_NAMES, type OperatorPolicyName } from '../../src/scheduler/index.ts';
 import type { Operator } from '../../src/operator/manager.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
+import { namespacedKey } from '../../src/runtime/store.ts';
 import { corePass } from '../simulator/core.ts';
 import { runScenario } from '../simulator/run.ts';
 import { HOST_LAG_WARNING_SHARE, runScenarioOnCluster, type ScenarioRunResult } from '../emulator/scenario-run.ts';
@@ -142,7 +143,7 @@ class LiveDisplay {
 
   render(jobs: readonly EmulatedJob[], now: number, operator: Operator | undefined): void {
     const rows = jobs.map((j) => {
-      const obj = operator?.caches.tfjobs.get(`${operator.config.namespace[0] ?? ''}/${j.name}`) as
+      const obj = operator?.caches.tfjobs.get(namespacedKey(operator.config.namespace[0] ?? '', j.name)) as
         | { status?: { scheduling?: { queue?: string; weight?: string; workersSummary?: string }; progress?: { phase?: string } } }
         | undefined;
       const s = obj?.status?.scheduling;

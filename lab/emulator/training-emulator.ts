@@ -23,6 +23,7 @@ import { appendPodLog, servePodLogFile } from '../local-cluster/pod-logs.ts';
 import { Informer } from '../../src/runtime/informer.ts';
 import type { KubeClients } from '../../src/runtime/kube-client.ts';
 import type { Logger } from '../../src/runtime/logger.ts';
+import { namespacedKey } from '../../src/runtime/store.ts';
 import { progressRate, type WorkloadJob } from '../workloads/index.ts';
 import { podRequests } from '../../src/operator/scheduling/convert.ts';
 import { jobName } from './manifests.ts';
@@ -228,7 +229,7 @@ export class TrainingEmulator {
       this.#integratedSeconds += dtScenario;
     }
     for (const job of this.jobs.values()) {
-      const tfjob = this.#tfjobs.store.get(`${this.#opts.namespace}/${job.name}`);
+      const tfjob = this.#tfjobs.store.get(namespacedKey(this.#opts.namespace, job.name));
       if (job.finished === undefined && tfjob?.status?.conditions?.some((c) => c.type === 'Succeeded' && c.status === 'True') === true) {
         job.finished = this.now();
       }

@@ -1,6 +1,7 @@
 // The simulator's mutable picture of the cluster: jobs, their replicas, node usage. Kept apart from
 // the event loop so that applying a Plan (and refusing an impossible one) reads on its own.
 import { measuredRate, type RateState } from '../../src/progress/signals/rate.ts';
+import { namespacedKey } from '../../src/runtime/store.ts';
 import type {
   ClusterSnapshot,
   JobPhase,
@@ -82,7 +83,7 @@ function replicaKey(type: string, index: number): string {
 }
 
 export function jobKey(name: string): string {
-  return `${NAMESPACE}/${name}`;
+  return namespacedKey(NAMESPACE, name);
 }
 
 function toJobSpec(job: WorkloadJob, scalingCurve: readonly number[] | undefined, suspendable: boolean): JobSpec {

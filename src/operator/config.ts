@@ -258,8 +258,6 @@ export const OPTIONS = [
   { flag: 'log-level', env: 'LOG_LEVEL', kind: 'string', default: 'info', help: 'trace | debug | info | warn | error' },
 ] as const satisfies readonly OptionSpec[];
 
-export type OptionFlag = (typeof OPTIONS)[number]['flag'];
-
 const durationRe = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/;
 export function parseDuration(text: string): number {
   const m = durationRe.exec(text.trim());

@@ -16,7 +16,8 @@ import { KubeClients } from '../runtime/kube-client.ts';
 import { LeaderElector } from '../runtime/leader-election.ts';
 import { createLogger, type Logger } from '../runtime/logger.ts';
 import { RuntimeMetrics } from '../runtime/metrics.ts';
-import { objectKey } from '../runtime/store.ts';
+import type { WorkQueue } from '../runtime/workqueue.ts';
+import { namespacedKey, objectKey } from '../runtime/store.ts';
 import { elasticOptions, type OperatorConfig } from './config.ts';
 import { ROUTINE_EVENT_REASONS, UNFILTERED_EVENT_REASONS } from './event-policy.ts';
 import { BY_JOB, createOperatorCaches, type OperatorCaches } from './informers.ts';
@@ -97,33 +98,7 @@ export class Operator {
     // The progress loop before the scheduling loop: the scheduler reads each job's phase from it.
     // Jobs with a performance target (spec.qoe) are always followed: the scheduler needs their step
     // rate. --progress-period > 0 follows every running job.
-    if (config.progressPeriod > 0 || isPlacingPolicy(policy)) {
-      const periodMs = (config.progressPeriod > 0 ? config.progressPeriod : DEFAULT_PERIOD_CONFIG.initialMs) / config.timeScale;
-      this.#progress = new ProgressLoop({
-        jobs: () => this.caches.tfjobs.list(),
-        pod: (namespace, name) => this.caches.pods.get(`${namespace}/${name}`),
-        podsOf: (key) => this.caches.pods.byIndex(BY_JOB, key),
-        followAll: config.progressPeriod > 0,
-        qoeClassOf: (key) => this.#scheduling?.qoeClassOf(key),
-        metrics: new ProgressMetrics(this.registry),
-        reader: new ProgressReader({
-          logs: new KubeLogSource(this.clients),
-          maxReadsPerRound: Math.max(1, Math.floor(config.progressReadsPerSecond * (periodMs / 1000))),
-          rate: rateConfig(config.qoeRateWindow / config.timeScale),
-        }),
-        event: (job, type, reason, message) => {
-          this.#recorder.event(job, type, reason, message);
-        },
-        changed: (key) => {
-          queue.add(key);
-        },
-        log: this.logger.child({ component: 'progress' }),
-        period: { initialMs: periodMs, maxMs: 8 * periodMs },
-        ...(config.resizeConvergedCpu > 0
-          ? { resize: { fraction: config.resizeConvergedCpu, resizer: new KubePodResizer(this.clients) } }
-          : {}),
-      });
-    }
+    this.#progress = this.#progressLoop(queue);
     this.#scheduling =
       !isPlacingPolicy(policy) || allPods === undefined
         ? undefined
@@ -164,39 +139,74 @@ export class Operator {
     });
     tfjobController.watch(this.controller);
 
-    if (config.leaderElect) {
-      this.#elector = new LeaderElector(
-        this.clients,
-        {
-          namespace: config.leaderElectionNamespace,
-          name: config.leaderElectionId,
-          identity: this.identity,
-          leaseDurationMs: config.leaderElectionLeaseDuration,
-          renewDeadlineMs: config.leaderElectionRenewDeadline,
-          retryPeriodMs: config.leaderElectionRetryPeriod,
+    this.#elector = config.leaderElect ? this.#leaderElector(metrics) : undefined;
+  }
+
+  /** The progress follower, or none when no job needs following (see the constructor). */
+  #progressLoop(queue: WorkQueue): ProgressLoop | undefined {
+    const config = this.config;
+    if (!(config.progressPeriod > 0 || isPlacingPolicy(config.policy))) return undefined;
+    const periodMs = (config.progressPeriod > 0 ? config.progressPeriod : DEFAULT_PERIOD_CONFIG.initialMs) / config.timeScale;
+    return new ProgressLoop({
+      jobs: () => this.caches.tfjobs.list(),
+      pod: (namespace, name) => this.caches.pods.get(namespacedKey(namespace, name)),
+      podsOf: (key) => this.caches.pods.byIndex(BY_JOB, key),
+      followAll: config.progressPeriod > 0,
+      qoeClassOf: (key) => this.#scheduling?.qoeClassOf(key),
+      metrics: new ProgressMetrics(this.registry),
+      reader: new ProgressReader({
+        logs: new KubeLogSource(this.clients),
+        maxReadsPerRound: Math.max(1, Math.floor(config.progressReadsPerSecond * (periodMs / 1000))),
+        rate: rateConfig(config.qoeRateWindow / config.timeScale),
+      }),
+      event: (job, type, reason, message) => {
+        this.#recorder.event(job, type, reason, message);
+      },
+      changed: (key) => {
+        queue.add(key);
+      },
+      log: this.logger.child({ component: 'progress' }),
+      period: { initialMs: periodMs, maxMs: 8 * periodMs },
+      ...(config.resizeConvergedCpu > 0
+        ? { resize: { fraction: config.resizeConvergedCpu, resizer: new KubePodResizer(this.clients) } }
+        : {}),
+    });
+  }
+
+  /** --leader-elect: takes over on leading; on a lost lease, stops taking work at once. */
+  #leaderElector(metrics: RuntimeMetrics): LeaderElector {
+    const config = this.config;
+    return new LeaderElector(
+      this.clients,
+      {
+        namespace: config.leaderElectionNamespace,
+        name: config.leaderElectionId,
+        identity: this.identity,
+        leaseDurationMs: config.leaderElectionLeaseDuration,
+        renewDeadlineMs: config.leaderElectionRenewDeadline,
+        retryPeriodMs: config.leaderElectionRetryPeriod,
+      },
+      {
+        onStartedLeading: () => {
+          void this.#takeOver();
         },
-        {
-          onStartedLeading: () => {
-            void this.#takeOver();
-          },
-          onStoppedLeading: (reason) => {
-            this.#leading = false;
-            if (reason !== 'lost') return;
-            // Another replica may be acting already: no new work from here on, also when the lease
-            // is lost in the middle of a graceful stop (which would otherwise go on taking work
-            // while in-flight reconciles drain).
-            this.controller.queue.shutdown();
-            void this.#scheduling?.stop();
-            void this.#progress?.stop();
-            if (!this.#stopping) this.#opts.onLeadershipLost?.();
-          },
-          onNewLeader: (id) => {
-            this.logger.info({ leader: id }, 'New leader observed');
-          },
+        onStoppedLeading: (reason) => {
+          this.#leading = false;
+          if (reason !== 'lost') return;
+          // Another replica may be acting already: no new work from here on, also when the lease
+          // is lost in the middle of a graceful stop (which would otherwise go on taking work
+          // while in-flight reconciles drain).
+          this.controller.queue.shutdown();
+          void this.#scheduling?.stop();
+          void this.#progress?.stop();
+          if (!this.#stopping) this.#opts.onLeadershipLost?.();
         },
-        { logger: this.logger, metrics },
-      );
-    }
+        onNewLeader: (id) => {
+          this.logger.info({ leader: id }, 'New leader observed');
+        },
+      },
+      { logger: this.logger, metrics },
+    );
   }
 
   get isLeader(): boolean {

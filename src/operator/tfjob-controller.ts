@@ -39,7 +39,7 @@ import type { EventRecorder } from '../runtime/events.ts';
 import type { Expectations } from '../runtime/expectations.ts';
 import { httpStatus } from '../runtime/http-status.ts';
 import { apiErrorMessage, type KubeClients } from '../runtime/kube-client.ts';
-import { objectKey, splitKey } from '../runtime/store.ts';
+import { namespacedKey, objectKey, splitKey } from '../runtime/store.ts';
 import { BY_JOB, controllingJobKey, type OperatorCaches } from './informers.ts';
 import type { JobMetrics } from './job-metrics.ts';
 
@@ -75,6 +75,29 @@ export interface TFJobControllerDeps {
 /** Waiting for the cache to catch up is not an error; come back soon in case an event was missed. */
 const EXPECTATIONS_RECHECK_MS = 5_000;
 const WRITE_CONCURRENCY = 16;
+
+/** One `#apply`'s writes: the job they are for and what their failures leave behind. */
+interface WriteRound {
+  readonly key: string;
+  readonly job: TFJobEntry;
+  readonly ns: string;
+  readonly ctx: ReconcileContext;
+  /** Messages of creates rejected as Invalid (422). */
+  readonly invalid: string[];
+  /** Messages of other refused creates (403 and the like). */
+  readonly refused: string[];
+  /** Failures that make the reconcile fail (and be retried), the first one thrown. */
+  readonly errors: unknown[];
+}
+
+/** A create that failed for good: Invalid (422) is said on the job; anything else is retried. */
+function failedCreate(w: WriteRound, err: unknown, message: string): void {
+  if (httpStatus(err) === 422) w.invalid.push(message);
+  else {
+    if (isRefusal(err)) w.refused.push(message);
+    w.errors.push(err);
+  }
+}
 
 export class TFJobController {
   readonly #deps: TFJobControllerDeps;
@@ -228,11 +251,10 @@ export class TFJobController {
     refused: string[],
   ): Promise<boolean> {
     const { namespace } = splitKey(key);
-    const ns = namespace ?? 'default';
-    const { expectations, recorder } = this.#deps;
+    const w: WriteRound = { key, job, ns: namespace ?? 'default', ctx, invalid, refused, errors: [] };
+    const { expectations } = this.#deps;
     const deletes = actions.filter((a) => a.kind === 'deletePod' || a.kind === 'deleteService');
     const creates = actions.filter((a) => a.kind === 'createPod' || a.kind === 'createService');
-    const errors: unknown[] = [];
     const queue = new PQueue({ concurrency: WRITE_CONCURRENCY });
 
     // Creates are expected before the deletes are sent: from here on the scheduler knows they are in
@@ -249,117 +271,115 @@ export class TFJobController {
         key,
         deletes.map((a) => (a.kind === 'deletePod' ? `pod/${a.name}` : `service/${a.name}`)),
       );
-      for (const a of deletes) {
-        void queue.add(async () => {
-          if (a.kind === 'deletePod') {
-            const pod = this.#deps.caches.pods.get(`${ns}/${a.name}`);
-            try {
-              if (a.markRemoval !== undefined) await this.#markRemoval(ns, a.name, a.uid, a.markRemoval);
-              // The UID precondition guarantees we only ever delete the pod we reasoned about: the one
-              // the reconciler saw, not whatever the cache holds under that name by now.
-              await this.#core.deleteNamespacedPod({
-                name: a.name,
-                namespace: ns,
-                body: { preconditions: { uid: a.uid ?? pod?.metadata?.uid } },
-              });
-              recorder.event(job, 'Normal', EVENT_SUCCESSFUL_DELETE_POD, `Deleted pod: ${a.name}`, 'Delete');
-              ctx.log.info({ pod: `${ns}/${a.name}`, reason: a.reason }, 'Deleted pod');
-            } catch (err) {
-              expectations.deletionFailed(key, `pod/${a.name}`);
-              // 404: already gone. 409: the UID precondition failed, so the pod reasoned about is gone and
-              // the name belongs to a newer pod, which the next reconcile judges on its own.
-              if (httpStatus(err) === 404 || httpStatus(err) === 409) return;
-              recorder.event(job, 'Warning', EVENT_FAILED_DELETE_POD, `Error deleting: ${apiErrorMessage(err)}`, 'Delete');
-              errors.push(err);
-            }
-          } else {
-            const svc = this.#deps.caches.services.get(`${ns}/${a.name}`);
-            try {
-              await this.#core.deleteNamespacedService({
-                name: a.name,
-                namespace: ns,
-                body: { preconditions: { uid: svc?.metadata?.uid } },
-              });
-              recorder.event(job, 'Normal', EVENT_SUCCESSFUL_DELETE_SERVICE, `Deleted service: ${a.name}`, 'Delete');
-            } catch (err) {
-              expectations.deletionFailed(key, `service/${a.name}`);
-              if (httpStatus(err) === 404) return;
-              recorder.event(job, 'Warning', EVENT_FAILED_DELETE_SERVICE, `Error deleting: ${apiErrorMessage(err)}`, 'Delete');
-              errors.push(err);
-            }
-          }
-        });
-      }
+      for (const a of deletes) void queue.add(() => (a.kind === 'deletePod' ? this.#deletePod(w, a) : this.#deleteService(w, a.name)));
       await queue.onIdle();
     }
-
     if (creates.length > 0) {
-      for (const a of creates) {
-        void queue.add(async () => {
-          if (a.kind === 'createPod') {
-            const name = a.pod.metadata?.name ?? '';
-            try {
-              // Raw JSON: the pod template passes through untouched, whatever fields it uses.
-              await this.#deps.clients.request('POST', `/api/v1/namespaces/${ns}/pods`, a.pod);
-              recorder.event(job, 'Normal', EVENT_SUCCESSFUL_CREATE_POD, `Created pod: ${name}`, 'Create');
-              ctx.log.info({ pod: `${ns}/${name}`, node: a.pod.spec?.nodeName }, 'Created pod');
-            } catch (err) {
-              expectations.creationFailed(key, `pod/${name}`);
-              if (httpStatus(err) === 409) return; // already exists: the cache will show it
-              // An admission plugin's refusal speaks of the pod; the user needs the TFJob's field.
-              const message = isRefusal(err) ? explainRefusal(a.pod, apiErrorMessage(err)) : apiErrorMessage(err);
-              recorder.event(job, 'Warning', EVENT_FAILED_CREATE_POD, `Error creating: ${message}`, 'Create');
-              if (httpStatus(err) === 422) invalid.push(message);
-              else {
-                if (isRefusal(err)) refused.push(message);
-                errors.push(err);
-              }
-            }
-          } else {
-            const name = a.service.metadata?.name ?? '';
-            try {
-              await this.#deps.clients.request('POST', `/api/v1/namespaces/${ns}/services`, a.service);
-              recorder.event(job, 'Normal', EVENT_SUCCESSFUL_CREATE_SERVICE, `Created service: ${name}`, 'Create');
-            } catch (err) {
-              expectations.creationFailed(key, `service/${name}`);
-              if (httpStatus(err) === 409) return;
-              recorder.event(job, 'Warning', EVENT_FAILED_CREATE_SERVICE, `Error creating: ${apiErrorMessage(err)}`, 'Create');
-              if (httpStatus(err) === 422) invalid.push(apiErrorMessage(err));
-              else {
-                if (isRefusal(err)) refused.push(apiErrorMessage(err));
-                errors.push(err);
-              }
-            }
-          }
-        });
-      }
+      for (const a of creates)
+        void queue.add(() => (a.kind === 'createPod' ? this.#createPod(w, a.pod) : this.#createService(w, a.service)));
       await queue.onIdle();
     }
-
-    if (errors.length > 0) throw errors[0];
-
-    if (actions.some((a) => a.kind === 'deleteJob')) {
-      const name = job.metadata?.name ?? '';
-      try {
-        await this.#custom.deleteNamespacedCustomObject({
-          group: GROUP,
-          version: VERSION,
-          plural: PLURAL,
-          namespace: ns,
-          name,
-          body: { preconditions: { uid: job.metadata?.uid } },
-        });
-        recorder.event(job, 'Normal', EVENT_SUCCESSFUL_DELETE_JOB, `Deleted job: ${name}`, 'Delete');
-        this.#deps.jobMetrics?.deleted.inc({ job_namespace: ns, framework: 'tensorflow' });
-        ctx.log.info('Deleted TFJob after ttlSecondsAfterFinished');
-      } catch (err) {
-        if (httpStatus(err) === 404) return true;
-        recorder.event(job, 'Warning', EVENT_FAILED_DELETE_JOB, `Error deleting: ${apiErrorMessage(err)}`, 'Delete');
-        throw err;
-      }
-      return true;
-    }
+    if (w.errors.length > 0) throw w.errors[0];
+    if (actions.some((a) => a.kind === 'deleteJob')) return this.#deleteJob(w);
     return false;
+  }
+
+  async #deletePod(w: WriteRound, a: Extract<Action, { kind: 'deletePod' }>): Promise<void> {
+    const { expectations, recorder } = this.#deps;
+    const pod = this.#deps.caches.pods.get(namespacedKey(w.ns, a.name));
+    try {
+      if (a.markRemoval !== undefined) await this.#markRemoval(w.ns, a.name, a.uid, a.markRemoval);
+      // The UID precondition guarantees we only ever delete the pod we reasoned about: the one
+      // the reconciler saw, not whatever the cache holds under that name by now.
+      await this.#core.deleteNamespacedPod({
+        name: a.name,
+        namespace: w.ns,
+        body: { preconditions: { uid: a.uid ?? pod?.metadata?.uid } },
+      });
+      recorder.event(w.job, 'Normal', EVENT_SUCCESSFUL_DELETE_POD, `Deleted pod: ${a.name}`, 'Delete');
+      w.ctx.log.info({ pod: `${w.ns}/${a.name}`, reason: a.reason }, 'Deleted pod');
+    } catch (err) {
+      expectations.deletionFailed(w.key, `pod/${a.name}`);
+      // 404: already gone. 409: the UID precondition failed, so the pod reasoned about is gone and
+      // the name belongs to a newer pod, which the next reconcile judges on its own.
+      if (httpStatus(err) === 404 || httpStatus(err) === 409) return;
+      recorder.event(w.job, 'Warning', EVENT_FAILED_DELETE_POD, `Error deleting: ${apiErrorMessage(err)}`, 'Delete');
+      w.errors.push(err);
+    }
+  }
+
+  async #deleteService(w: WriteRound, name: string): Promise<void> {
+    const { expectations, recorder } = this.#deps;
+    const svc = this.#deps.caches.services.get(namespacedKey(w.ns, name));
+    try {
+      await this.#core.deleteNamespacedService({
+        name,
+        namespace: w.ns,
+        body: { preconditions: { uid: svc?.metadata?.uid } },
+      });
+      recorder.event(w.job, 'Normal', EVENT_SUCCESSFUL_DELETE_SERVICE, `Deleted service: ${name}`, 'Delete');
+    } catch (err) {
+      expectations.deletionFailed(w.key, `service/${name}`);
+      if (httpStatus(err) === 404) return;
+      recorder.event(w.job, 'Warning', EVENT_FAILED_DELETE_SERVICE, `Error deleting: ${apiErrorMessage(err)}`, 'Delete');
+      w.errors.push(err);
+    }
+  }
+
+  async #createPod(w: WriteRound, pod: V1Pod): Promise<void> {
+    const { expectations, recorder } = this.#deps;
+    const name = pod.metadata?.name ?? '';
+    try {
+      // Raw JSON: the pod template passes through untouched, whatever fields it uses.
+      await this.#deps.clients.request('POST', `/api/v1/namespaces/${w.ns}/pods`, pod);
+      recorder.event(w.job, 'Normal', EVENT_SUCCESSFUL_CREATE_POD, `Created pod: ${name}`, 'Create');
+      w.ctx.log.info({ pod: `${w.ns}/${name}`, node: pod.spec?.nodeName }, 'Created pod');
+    } catch (err) {
+      expectations.creationFailed(w.key, `pod/${name}`);
+      if (httpStatus(err) === 409) return; // already exists: the cache will show it
+      // An admission plugin's refusal speaks of the pod; the user needs the TFJob's field.
+      const message = isRefusal(err) ? explainRefusal(pod, apiErrorMessage(err)) : apiErrorMessage(err);
+      recorder.event(w.job, 'Warning', EVENT_FAILED_CREATE_POD, `Error creating: ${message}`, 'Create');
+      failedCreate(w, err, message);
+    }
+  }
+
+  async #createService(w: WriteRound, service: Extract<Action, { kind: 'createService' }>['service']): Promise<void> {
+    const { expectations, recorder } = this.#deps;
+    const name = service.metadata?.name ?? '';
+    try {
+      await this.#deps.clients.request('POST', `/api/v1/namespaces/${w.ns}/services`, service);
+      recorder.event(w.job, 'Normal', EVENT_SUCCESSFUL_CREATE_SERVICE, `Created service: ${name}`, 'Create');
+    } catch (err) {
+      expectations.creationFailed(w.key, `service/${name}`);
+      if (httpStatus(err) === 409) return;
+      recorder.event(w.job, 'Warning', EVENT_FAILED_CREATE_SERVICE, `Error creating: ${apiErrorMessage(err)}`, 'Create');
+      failedCreate(w, err, apiErrorMessage(err));
+    }
+  }
+
+  /** ttlSecondsAfterFinished: deletes the TFJob itself; true once it is gone. */
+  async #deleteJob(w: WriteRound): Promise<boolean> {
+    const { recorder } = this.#deps;
+    const name = w.job.metadata?.name ?? '';
+    try {
+      await this.#custom.deleteNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        plural: PLURAL,
+        namespace: w.ns,
+        name,
+        body: { preconditions: { uid: w.job.metadata?.uid } },
+      });
+      recorder.event(w.job, 'Normal', EVENT_SUCCESSFUL_DELETE_JOB, `Deleted job: ${name}`, 'Delete');
+      this.#deps.jobMetrics?.deleted.inc({ job_namespace: w.ns, framework: 'tensorflow' });
+      w.ctx.log.info('Deleted TFJob after ttlSecondsAfterFinished');
+    } catch (err) {
+      if (httpStatus(err) === 404) return true;
+      recorder.event(w.job, 'Warning', EVENT_FAILED_DELETE_JOB, `Error deleting: ${apiErrorMessage(err)}`, 'Delete');
+      throw err;
+    }
+    return true;
   }
 
   /** The UID in the patch makes the apiserver refuse it if the pod under that name is another one. */

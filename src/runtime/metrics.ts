@@ -9,6 +9,37 @@ export interface ControllerObserver {
   activeWorkers(delta: number): void;
 }
 
+/** The work queues' gauges, read from the queues themselves when scraped (client-go's names). */
+function workQueueGauges(queues: ReadonlyMap<string, WorkQueue>, registers: Registry[]): void {
+  new Gauge({
+    name: 'workqueue_depth',
+    help: 'Current depth of workqueue',
+    labelNames: ['name', 'controller'],
+    registers,
+    collect() {
+      for (const [name, q] of queues) this.set({ name, controller: name }, q.length);
+    },
+  });
+  new Gauge({
+    name: 'workqueue_unfinished_work_seconds',
+    help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration",
+    labelNames: ['name', 'controller'],
+    registers,
+    collect() {
+      for (const [name, q] of queues) this.set({ name, controller: name }, q.unfinishedWorkSeconds());
+    },
+  });
+  new Gauge({
+    name: 'workqueue_longest_running_processor_seconds',
+    help: 'How many seconds has the longest running processor for workqueue been running',
+    labelNames: ['name', 'controller'],
+    registers,
+    collect() {
+      for (const [name, q] of queues) this.set({ name, controller: name }, q.longestRunningProcessorSeconds());
+    },
+  });
+}
+
 export class RuntimeMetrics {
   readonly registry: Registry;
   readonly #reconcileTotal: Counter<'controller' | 'result'>;
@@ -104,34 +135,7 @@ export class RuntimeMetrics {
       buckets: durationBuckets,
       registers,
     });
-    const queues = this.#queues;
-    new Gauge({
-      name: 'workqueue_depth',
-      help: 'Current depth of workqueue',
-      labelNames: ['name', 'controller'],
-      registers,
-      collect() {
-        for (const [name, q] of queues) this.set({ name, controller: name }, q.length);
-      },
-    });
-    new Gauge({
-      name: 'workqueue_unfinished_work_seconds',
-      help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration",
-      labelNames: ['name', 'controller'],
-      registers,
-      collect() {
-        for (const [name, q] of queues) this.set({ name, controller: name }, q.unfinishedWorkSeconds());
-      },
-    });
-    new Gauge({
-      name: 'workqueue_longest_running_processor_seconds',
-      help: 'How many seconds has the longest running processor for workqueue been running',
-      labelNames: ['name', 'controller'],
-      registers,
-      collect() {
-        for (const [name, q] of queues) this.set({ name, controller: name }, q.longestRunningProcessorSeconds());
-      },
-    });
+    workQueueGauges(this.#queues, registers);
     this.restClientRequests = new Counter({
       name: 'rest_client_requests_total',
       help: 'Number of HTTP requests, partitioned by status code, method, and host',

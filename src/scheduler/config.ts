@@ -328,8 +328,6 @@ export const schedulerConfigSchema = z
   })
   .strict();
 
-export type SchedulerConfigInput = z.input<typeof schedulerConfigSchema>;
-
 /** Parses user input (throws a ZodError naming the offending field). */
 export function parseSchedulerConfig(input: unknown): SchedulerConfig {
   return schedulerConfigSchema.parse(input ?? {});

@@ -41,7 +41,7 @@ export {
   resolveSchedulerConfig,
   schedulerConfigSchema,
 } from './config.ts';
-export type { ImprovementToggles, SchedulerConfig, SchedulerConfigInput, SchedulerConfigOverrides, WeightConfig } from './config.ts';
+export type { ImprovementToggles, SchedulerConfig, SchedulerConfigOverrides, WeightConfig } from './config.ts';
 export { clusterAllocatable, clusterShare, compareRank, jobWeight, minimumRequests, sigmoid } from './weight.ts';
 export type { JobWeight, RankKey } from './weight.ts';
 export { isStarving, starvationWaitBound } from './starvation.ts';

@@ -1,27 +1,10 @@
-// The paper's three queues. The core keeps no state between passes, so the queues are views of the
-// snapshot: WQ = waiting jobs (by rank, highest first), RQ = running jobs, FQ = finished jobs.
-// Moving a job WQ → RQ is an `Admission` in the plan; RQ → FQ is the controller's business (it
-// applies the tf-operator success rules, §5.7) and shows up as phase `finished` in the next snapshot.
+// The paper's three queues, as orders over the pass model. The core keeps no state between passes,
+// so the queues are views of the snapshot: WQ = `PassModel.waiting` (by rank, highest first), RQ =
+// `PassModel.running`, FQ = jobs in phase `finished`. Moving a job WQ → RQ is an `Admission` in the
+// plan; RQ → FQ is the controller's business (it applies the tf-operator success rules, §5.7).
 
-import type { CompiledJob, PassModel, RunningJob } from './job-model.ts';
-import type { ClusterSnapshot } from './types.ts';
+import type { CompiledJob, RunningJob } from './job-model.ts';
 import { comparePriorityAndWeight, compareRank } from './weight.ts';
-
-export interface Queues {
-  /** Waiting jobs, highest rank first (Algorithm 1 line 19's order). */
-  readonly WQ: readonly CompiledJob[];
-  readonly RQ: readonly RunningJob[];
-  /** Keys of finished jobs, in key order. */
-  readonly FQ: readonly string[];
-}
-
-export function queuesOf(model: PassModel, snapshot: ClusterSnapshot): Queues {
-  const FQ = snapshot.jobs
-    .filter((j) => j.phase === 'finished')
-    .map((j) => j.spec.key)
-    .sort();
-  return { WQ: model.waiting, RQ: model.running, FQ };
-}
 
 /** Lowest rank first: Scale-In's victim order (Alg. 2 line 3). */
 export function byRankAscending(running: readonly RunningJob[]): RunningJob[] {

@@ -101,10 +101,6 @@ export function fitsAt(need: Float64Array, have: Float64Array, offset: number): 
   return true;
 }
 
-export function addScaled(target: Float64Array, source: Float64Array, factor: number): void {
-  for (let r = 0; r < source.length; r++) target[r]! += source[r]! * factor;
-}
-
 /**
  * One pass's request vectors, each distinct vector stored once with a small id: thousands of jobs
  * ask for a few shapes, and a shape's cache keys (placement.ts) then name it by id instead of a

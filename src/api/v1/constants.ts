@@ -7,7 +7,6 @@ export const VERSION = 'v1';
 export const API_VERSION = `${GROUP}/${VERSION}`;
 export const KIND = 'TFJob';
 export const PLURAL = 'tfjobs';
-export const SINGULAR = 'tfjob';
 
 /** Controller and event-source name, as tf-operator's (kubectl describe shows it as the event source). */
 export const CONTROLLER_NAME = 'tfjob-controller';
@@ -36,11 +35,6 @@ export const DEFAULT_CONTAINER_NAME = 'tensorflow';
 export const DEFAULT_PORT_NAME = 'tfjob-port';
 export const DEFAULT_PORT = 2222;
 
-/** Kubernetes kind/plural of the list type, for clients that build list requests. */
-export const LIST_KIND = 'TFJobList';
-/** Name of the CustomResourceDefinition object. */
-export const CRD_NAME = `${PLURAL}.${GROUP}`;
-
 /** `job-role` label value put on the replica that leads the job (Chief/Master, or Worker 0 without them). */
 export const JOB_ROLE_MASTER = 'master';
 
@@ -56,8 +50,6 @@ export const LEGACY_LABEL_JOB_ROLE = 'job-role';
 
 /** Environment variable of the `tensorflow` container carrying the cluster layout. */
 export const ENV_TF_CONFIG = 'TF_CONFIG';
-/** Operator environment variable appended (after `.svc`) to every host in TF_CONFIG, as in tf-operator. */
-export const ENV_CUSTOM_CLUSTER_DOMAIN = 'CUSTOM_CLUSTER_DOMAIN';
 
 /**
  * Set on a pod (before deleting it) when the operator removes it on purpose: a scale-in to make room

@@ -33,10 +33,6 @@ export function canonicalReplicaType(key: string): ReplicaType | undefined {
   return BY_LOWER.get(key.toLowerCase());
 }
 
-export function isReplicaType(key: string): key is ReplicaType {
-  return BY_LOWER.get(key.toLowerCase()) === key;
-}
-
 export function isChiefOrMaster(type: string): boolean {
   return type === REPLICA_TYPE_CHIEF || type === REPLICA_TYPE_MASTER;
 }

@@ -10,7 +10,7 @@ import type { FieldError } from './field-error.ts';
 import { OMIT_VALUE, forbidden, invalid, notSupported, required } from './field-error.ts';
 import { CLEAN_POD_POLICIES, RESTART_POLICIES, SUCCESS_POLICIES } from './policies.ts';
 import { parseQuantity } from './quantity.ts';
-import { REPLICA_TYPES, REPLICA_TYPE_CHIEF, REPLICA_TYPE_MASTER, canonicalReplicaType } from './replica-types.ts';
+import { REPLICA_TYPE_CHIEF, REPLICA_TYPE_MASTER, canonicalReplicaType } from './replica-types.ts';
 import type { TFJob } from './schema.ts';
 
 export const DNS1035_LABEL_MAX_LENGTH = 63;
@@ -178,6 +178,3 @@ function validateSuspendable(job: TFJob): FieldError[] {
   if (value === undefined || value === 'true' || value === 'false') return [];
   return [invalid(`metadata.annotations[${ANNOTATION_SUSPENDABLE}]`, value, 'must be "true" or "false"')];
 }
-
-/** The replica types a valid job may use, for messages and docs. */
-export const KNOWN_REPLICA_TYPES: readonly string[] = REPLICA_TYPES;

@@ -4,6 +4,7 @@
 // decision never marks or deletes a replacement of the same name: the API answers 409 for those.
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
 import { ANNOTATION_REMOVAL } from '../../api/v1/constants.ts';
+import { httpStatus } from '../../runtime/http-status.ts';
 import type { KubeClients } from '../../runtime/kube-client.ts';
 import type { Logger } from '../../runtime/logger.ts';
 
@@ -43,7 +44,7 @@ export class KubePodRemover implements PodRemover {
       this.#log.info({ pod: `${namespace}/${name}`, removal }, 'Removed worker');
       return 'removed';
     } catch (err) {
-      const code = (err as { code?: number }).code;
+      const code = httpStatus(err);
       // 404: deleted meanwhile; 409: the UID precondition failed, the name now belongs to another pod.
       if (code === 404 || code === 409) {
         this.#log.debug({ pod: `${namespace}/${name}`, removal, code }, 'Worker to remove is already gone');

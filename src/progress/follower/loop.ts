@@ -25,6 +25,7 @@ import {
   type PeriodState,
   type ProgressView,
 } from '../signals/index.ts';
+import { httpStatus } from '../../runtime/http-status.ts';
 import { apiErrorMessage } from '../../runtime/kube-client.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { namespacedKey } from '../../runtime/store.ts';
@@ -373,7 +374,7 @@ export class ProgressLoop {
   async #resize(entries: ReadonlyMap<string, TFJobEntry>): Promise<void> {
     const resize = this.#deps.resize;
     if (resize === undefined) return;
-    const podKey = (r: CpuResize): string => `${r.namespace}/${r.pod}`;
+    const podKey = (r: CpuResize): string => namespacedKey(r.namespace, r.pod);
     const refused = (r: CpuResize): boolean => {
       const at = this.#resizeRefusedAt.get(podKey(r));
       return at !== undefined && this.#now() - at < WARNING_EVERY_MS;
@@ -396,8 +397,8 @@ export class ProgressLoop {
           // A refusal (an API server before 1.33 or with the feature off, a node whose kubelet does
           // not support resize, a webhook, RBAC) is said on the job, at most every ten minutes; the
           // job runs on as it was.
-          const code = (err as { code?: unknown }).code;
-          const message = `In-place CPU resize of ${r.pod} to ${r.limitMillis}m refused${typeof code === 'number' ? ` (HTTP ${code})` : ''}: ${apiErrorMessage(err)}`;
+          const code = httpStatus(err);
+          const message = `In-place CPU resize of ${r.pod} to ${r.limitMillis}m refused${code !== undefined ? ` (HTTP ${code})` : ''}: ${apiErrorMessage(err)}`;
           this.#warn(entry, `${key}#resize`, message, EVENT_CPU_RESIZE_FAILED);
           break;
         }

@@ -4,6 +4,7 @@
 // reads what they print. A global budget bounds requests per round (one per job at most), and the
 // jobs read least recently go first, so a budget smaller than the job count still reaches them all.
 // ProgressLoop (loop.ts) decides when rounds run and publishes what they find.
+import { httpStatus } from '../../runtime/http-status.ts';
 import { advance, nextRequest, type CursorState } from './log-cursor.ts';
 import {
   DEFAULT_PHASE_CONFIG,
@@ -203,7 +204,7 @@ export class ProgressReader {
     try {
       answer = await this.#opts.logs.read({ namespace: t.namespace, pod: t.pod, container: t.container, limitBytes, ...request });
     } catch (err) {
-      const code = (err as { code?: unknown }).code;
+      const code = httpStatus(err);
       // Gone (404) or not started yet (400 "waiting to start"): no information, nothing wrong.
       if (code === 404 || code === 400) return {};
       return { problem: `cannot read the log of pod ${t.pod}: ${err instanceof Error ? err.message : String(err)}` };

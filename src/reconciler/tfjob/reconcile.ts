@@ -452,6 +452,80 @@ export function reconcileTFJob(input: ReconcileInput): ReconcilePlan {
   return { ...outcome, status, statusChanged: !jsonEqual(status, stored) };
 }
 
+/** backoffLimit, then activeDeadlineSeconds: the Failed condition a job past either limit gets. */
+function limitReached(
+  view: JobView,
+  runPolicy: DefaultedTFJob['spec']['runPolicy'],
+  pods: readonly Pod[],
+  stored: JobStatus,
+  working: Working,
+  now: Date,
+): JobCondition | undefined {
+  const totalReplicas = Object.values(view.replicas).reduce((a, b) => a + b, 0);
+  const restarts = countRestarts(view.replicaSpecs, pods, working.podRecreations);
+  if (
+    pastBackoffLimit(runPolicy.backoffLimit, restarts) ||
+    exceedsBackoffLimit(runPolicy.backoffLimit, pods, previouslyFailed(stored), totalReplicas)
+  ) {
+    return conditionFor.failedBackoffLimit(view.name, now);
+  }
+  if (pastActiveDeadline(runPolicy.activeDeadlineSeconds, working.startTime, now)) return conditionFor.failedActiveDeadline(view.name, now);
+  return undefined;
+}
+
+/**
+ * Every replica type's pass, in order (each sees the conditions the previous one left): their
+ * actions and counts; replica statuses and recreations go into `working`, events into `events`.
+ */
+function reconcileReplicas(
+  view: JobView,
+  pods: readonly Pod[],
+  services: readonly Service[],
+  working: Working,
+  events: JobEvent[],
+  input: ReconcileInput,
+): { actions: Action[]; counts: Record<string, ReplicaCounts>; conditions: readonly JobCondition[] } {
+  const actions: Action[] = [];
+  const counts: Record<string, ReplicaCounts> = {};
+  let conditions: readonly JobCondition[] = working.conditions;
+  for (const type of view.types) {
+    const pass = reconcileReplicaType(view, type, pods, services, conditions, input);
+    conditions = pass.conditions;
+    actions.push(...pass.actions);
+    events.push(...pass.events);
+    counts[type] = pass.counts;
+    working.replicaStatuses[type] = toReplicaStatus(pass.counts);
+    if (pass.recreated > 0) working.podRecreations[type] = (working.podRecreations[type] ?? 0) + pass.recreated;
+  }
+  return { actions, counts, conditions };
+}
+
+/** Warnings about a job's shape, said when its pods are created. */
+function creationWarnings(view: JobView, pods: readonly Pod[], actions: readonly Action[]): JobEvent[] {
+  const events: JobEvent[] = [];
+  const creates = actions.some((a) => a.kind === 'createPod');
+  // Only Chief/Master or Worker replicas drive Running and Succeeded (tf-operator's UpdateJobStatus), so
+  // a PS/Evaluator-only job runs forever in Created. Kept for compatibility, but said whenever its pods
+  // are created, so its owner is not left guessing.
+  const drivers = [REPLICA_TYPE_CHIEF, REPLICA_TYPE_MASTER, REPLICA_TYPE_WORKER];
+  if (!view.types.some((t) => drivers.includes(t)) && creates) {
+    events.push(warning(EVENT_NO_STATUS_DRIVER, messages.noStatusDriver(view.namespace, view.name, view.types)));
+  }
+  // Workers that may be resized but have no PS to hold the model are all-reduce (they cannot survive a
+  // resize: docs/elastic-contract.md) or independent; admission cannot tell which, so it is said once,
+  // when the job's first pods are created.
+  if (
+    view.elastic !== undefined &&
+    view.elastic.min < view.elastic.max &&
+    !view.types.includes(REPLICA_TYPE_PS) &&
+    pods.length === 0 &&
+    creates
+  ) {
+    events.push(warning(EVENT_ELASTIC_WITHOUT_PS, messages.elasticWithoutPs(view.namespace, view.name, view.elastic)));
+  }
+  return events;
+}
+
 function reconcileOnce(input: ReconcileInput): ReconcilePlan {
   const { now } = input;
   const entry = input.job;
@@ -512,19 +586,9 @@ function reconcileOnce(input: ReconcileInput): ReconcilePlan {
   }
   const runPolicy = job.spec.runPolicy;
 
-  // backoffLimit, then activeDeadlineSeconds. Ours (as tf-operator v1.9.4): the Failed condition is set
-  // first, so the cleanup below honours cleanPodPolicy instead of deleting everything.
-  const totalReplicas = Object.values(view.replicas).reduce((a, b) => a + b, 0);
-  const restarts = countRestarts(view.replicaSpecs, pods, working.podRecreations);
-  let limitCondition: JobCondition | undefined;
-  if (
-    pastBackoffLimit(runPolicy.backoffLimit, restarts) ||
-    exceedsBackoffLimit(runPolicy.backoffLimit, pods, previouslyFailed(stored), totalReplicas)
-  ) {
-    limitCondition = conditionFor.failedBackoffLimit(name, now);
-  } else if (pastActiveDeadline(runPolicy.activeDeadlineSeconds, working.startTime, now)) {
-    limitCondition = conditionFor.failedActiveDeadline(name, now);
-  }
+  // Ours (as tf-operator v1.9.4): the Failed condition is set first, so the cleanup below honours
+  // cleanPodPolicy instead of deleting everything.
+  const limitCondition = limitReached(view, runPolicy, pods, stored, working, now);
   if (limitCondition !== undefined) {
     working.completionTime ??= formatTime(now);
     events.push(normal(EVENT_FAILED, limitCondition.message ?? ''));
@@ -541,37 +605,8 @@ function reconcileOnce(input: ReconcileInput): ReconcilePlan {
   }
 
   events.push(...abnormalPodEvents(pods));
-  const actions: Action[] = [];
-  const counts: Record<string, ReplicaCounts> = {};
-  let conditions = working.conditions;
-  for (const type of view.types) {
-    const pass = reconcileReplicaType(view, type, pods, services, conditions, input);
-    conditions = pass.conditions;
-    actions.push(...pass.actions);
-    events.push(...pass.events);
-    counts[type] = pass.counts;
-    working.replicaStatuses[type] = toReplicaStatus(pass.counts);
-    if (pass.recreated > 0) working.podRecreations[type] = (working.podRecreations[type] ?? 0) + pass.recreated;
-  }
-  // Only Chief/Master or Worker replicas drive Running and Succeeded (tf-operator's UpdateJobStatus), so
-  // a PS/Evaluator-only job runs forever in Created. Kept for compatibility, but said whenever its pods
-  // are created, so its owner is not left guessing.
-  const drivers = [REPLICA_TYPE_CHIEF, REPLICA_TYPE_MASTER, REPLICA_TYPE_WORKER];
-  if (!view.types.some((t) => drivers.includes(t)) && actions.some((a) => a.kind === 'createPod')) {
-    events.push(warning(EVENT_NO_STATUS_DRIVER, messages.noStatusDriver(view.namespace, name, view.types)));
-  }
-  // Workers that may be resized but have no PS to hold the model are all-reduce (they cannot survive a
-  // resize: docs/elastic-contract.md) or independent; admission cannot tell which, so it is said once,
-  // when the job's first pods are created.
-  if (
-    view.elastic !== undefined &&
-    view.elastic.min < view.elastic.max &&
-    !view.types.includes(REPLICA_TYPE_PS) &&
-    pods.length === 0 &&
-    actions.some((a) => a.kind === 'createPod')
-  ) {
-    events.push(warning(EVENT_ELASTIC_WITHOUT_PS, messages.elasticWithoutPs(view.namespace, name, view.elastic)));
-  }
+  const { actions, counts, conditions } = reconcileReplicas(view, pods, services, working, events, input);
+  events.push(...creationWarnings(view, pods, actions));
 
   const workerPods = ofReplicaType(pods, REPLICA_TYPE_WORKER);
   const decision = decideJobStatus({

@@ -4,6 +4,7 @@
 import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Namespace } from '@kubernetes/client-node';
 import { CLUSTER_QUEUES, LOCAL_QUEUES, QUEUE_GROUP, QUEUE_VERSION, type ClusterQueue, type LocalQueue } from '../../../api/queues/types.ts';
 import { Informer, stripForCache, type ListPage } from '../../../runtime/informer.ts';
+import { httpStatus } from '../../../runtime/http-status.ts';
 import type { KubeClients } from '../../../runtime/kube-client.ts';
 import type { Logger } from '../../../runtime/logger.ts';
 import type { RuntimeMetrics } from '../../../runtime/metrics.ts';
@@ -29,7 +30,7 @@ export async function queueCrdsServed(clients: KubeClients): Promise<boolean> {
     await clients.request('GET', `/apis/${QUEUE_GROUP}/${QUEUE_VERSION}`);
     return true;
   } catch (err) {
-    if ((err as { code?: number }).code === 404) return false;
+    if (httpStatus(err) === 404) return false;
     throw err;
   }
 }
