@@ -17,6 +17,7 @@ import {
   isNodeFeasible,
   type ClusterSnapshot,
   type JobProgress,
+  type JobSpec,
   type JobState,
   type MissingReplica,
   type NodeInfo,
@@ -219,121 +220,15 @@ function jobFacts(
   nodesByName: ReadonlyMap<string, NodeInfo>,
   now: number,
 ): { facts: JobFacts; settled: { names: string[]; workersAlive: Pending[] } } {
-  const { raw, view, groups } = shape;
+  const { raw, view } = shape;
   const elastic = view.elastic !== undefined;
   const bounds = view.elastic ?? { min: view.replicas.Worker ?? 0, max: view.replicas.Worker ?? 0 };
-  const scalingCurve = parseScalingCurve(raw.metadata.annotations?.[ANNOTATION_SCALING_CURVE]);
-  const className = raw.spec?.runPolicy?.schedulingPolicy?.priorityClass;
-  // Nodes kube-scheduler refused one of the job's pods on are left out of its placements for a while.
-  const avoided = [...decision.avoidNodes].filter(([, until]) => until > now).map(([node]) => node);
-  const spec = avoidingNodes(
-    jobSpec({
-      key,
-      // Only PriorityClasses the admin created count; a TFJob cannot set its own number.
-      priority: className === undefined || className === '' ? 0 : (sources.priorityClassValue(className) ?? 0),
-      submittedAt: decision.enqueueTime,
-      groups,
-      ...(view.replicaSpecs.Worker ? { workerBounds: bounds } : {}),
-      ...(scalingCurve === undefined ? {} : { scalingCurve }),
-      suspendable: raw.metadata.annotations?.[ANNOTATION_SUSPENDABLE] === 'true',
-      ...qoeOf(raw),
-      ...sources.queues.resolve(raw.metadata.namespace ?? '', raw.metadata.labels, decision.admitted),
-      defaults: options.defaults,
-    }),
-    avoided,
-  );
-  const live = new Map<string, V1Pod>();
-  const existing = new Set<string>();
-  const lost: ({ pod: V1Pod } & NodeLoss)[] = [];
-  const refused: { pod: V1Pod; refusal: Refusal }[] = [];
-  for (const p of pods) {
-    const name = p.metadata?.name ?? '';
-    existing.add(name);
-    if (!isLive(p)) continue;
-    const loss = sources.nodeLost(podNode(p), now);
-    const refusal = options.replaceRefusedAfterMs > 0 && decision.admitted ? schedulerRefusal(p) : undefined;
-    if (loss !== undefined && decision.admitted) lost.push({ pod: p, ...loss });
-    else if (refusal !== undefined && now - refusal.since >= options.replaceRefusedAfterMs) refused.push({ pod: p, refusal });
-    else live.set(name, p);
-  }
-  // Placements never observed expire (their create failed), and so do placements on a node that no
-  // longer takes the pod (cordoned, NotReady, tainted or gone since the decision, while the pod
-  // waited for a victim or a busy API): the job is then missing them, and they are placed again.
-  const constraints = new Map(spec.fixed.map((g) => [g.type, g.constraints]));
-  if (spec.workers !== undefined) constraints.set('Worker', spec.workers.constraints);
-  // While the controller's creates for this job are in flight, a placement it was handed may still
-  // become a pod on its node whatever changed since (a slow API, a cordon meanwhile): its room stays
-  // taken until the create is seen or has failed, or another pod could be placed into it.
-  const creating = sources.podCreatesInFlight(key);
-  const stillFits = (p: Pending, type: string | undefined): boolean => {
-    const node = nodesByName.get(p.node);
-    if (node === undefined) return false;
-    if (creating) return true;
-    const c = type === undefined ? undefined : constraints.get(type);
-    return pendingAlive(p, now) && c !== undefined && isNodeFeasible(node, c);
-  };
-  const settledNames: string[] = [];
-  const pendingByName = new Map<string, Pending>();
-  for (const [name, p] of decision.pendingByName) {
-    if (existing.has(name) || !stillFits(p, replicaOf(Object.keys(view.replicaSpecs), name, raw.metadata.name)?.[0]))
-      settledNames.push(name);
-    else pendingByName.set(name, p);
-  }
-  const pendingWorkers = decision.pendingWorkers.filter((p) => stillFits(p, 'Worker'));
-
-  const replicas: ReplicaInstance[] = [];
-  const missing: MissingReplica[] = [];
-  if (decision.admitted) {
-    for (const p of live.values()) {
-      const type = canonicalReplicaType(p.metadata?.labels?.[LABEL_REPLICA_TYPE] ?? '') ?? '';
-      const index = Number(p.metadata?.labels?.[LABEL_REPLICA_INDEX] ?? -1);
-      const node = podNode(p);
-      if (node === undefined) continue;
-      replicas.push({
-        type,
-        index,
-        node,
-        ...(p.metadata?.creationTimestamp ? { createdAt: new Date(p.metadata.creationTimestamp).getTime() } : {}),
-      });
-    }
-    // Assumed: placements decided but not yet visible as pods. Marked pending: the core never removes
-    // them (the controller may be creating the pod; scaling such a placement in once gave its room to
-    // another job while the pod still came: an over-commit under load).
-    for (const [name, p] of pendingByName) {
-      const replica = replicaOf(Object.keys(view.replicaSpecs), name, raw.metadata.name);
-      if (replica !== undefined) replicas.push({ type: replica[0], index: replica[1], node: p.node, createdAt: p.since, pending: true });
-    }
-    const used = new Set<number>();
-    for (const n of existing) {
-      const i = replicaIndexOf(n, raw.metadata.name, 'worker');
-      if (i !== undefined) used.add(i);
-    }
-    let next = 0;
-    for (const p of pendingWorkers) {
-      while (used.has(next)) next += 1;
-      used.add(next);
-      replicas.push({ type: 'Worker', index: next, node: p.node, createdAt: p.since, pending: true });
-    }
-    // Holes: fixed replicas with no pod and no pending placement; workers below target.
-    const hole = (name: string) => !existing.has(name) && !pendingByName.has(name);
-    for (const g of spec.fixed) {
-      for (let i = 0; i < g.count; i++) {
-        const name = replicaName(raw.metadata.name, g.type, i);
-        if (hole(name)) missing.push({ job: key, group: g, name });
-      }
-    }
-    if (spec.workers !== undefined) {
-      if (elastic) {
-        const have = replicas.filter((r) => r.type === 'Worker').length;
-        for (let i = have; i < decision.targetWorkers; i++) missing.push({ job: key, group: spec.workers });
-      } else {
-        for (let i = 0; i < spec.workers.max; i++) {
-          const name = replicaName(raw.metadata.name, 'Worker', i);
-          if (hole(name)) missing.push({ job: key, group: spec.workers, name });
-        }
-      }
-    }
-  }
+  const spec = specOf(key, shape, decision, sources, options, bounds, now);
+  const { live, existing, lost, refused } = sortPods(pods, decision, sources, options, now);
+  const placements = settlePlacements(key, shape, spec, decision, existing, sources, nodesByName, now);
+  const { replicas, missing } = decision.admitted
+    ? replicasAndHoles(key, shape, spec, decision, live, existing, placements, elastic)
+    : { replicas: [], missing: [] };
   return {
     facts: {
       key,
@@ -355,8 +250,168 @@ function jobFacts(
         ...stepRateOf(sources, key, raw),
       },
     },
-    settled: { names: settledNames, workersAlive: pendingWorkers },
+    settled: { names: placements.settledNames, workersAlive: placements.pendingWorkers },
   };
+}
+
+/** The job as the core sees it: its groups, priority, queue, target and the nodes it avoids. */
+function specOf(
+  key: string,
+  { raw, view, groups }: JobShape,
+  decision: DecisionView,
+  sources: SnapshotSources,
+  options: SnapshotOptions,
+  bounds: { min: number; max: number },
+  now: number,
+): JobSpec {
+  const scalingCurve = parseScalingCurve(raw.metadata.annotations?.[ANNOTATION_SCALING_CURVE]);
+  const className = raw.spec?.runPolicy?.schedulingPolicy?.priorityClass;
+  // Nodes kube-scheduler refused one of the job's pods on are left out of its placements for a while.
+  const avoided = [...decision.avoidNodes].filter(([, until]) => until > now).map(([node]) => node);
+  return avoidingNodes(
+    jobSpec({
+      key,
+      // Only PriorityClasses the admin created count; a TFJob cannot set its own number.
+      priority: className === undefined || className === '' ? 0 : (sources.priorityClassValue(className) ?? 0),
+      submittedAt: decision.enqueueTime,
+      groups,
+      ...(view.replicaSpecs.Worker ? { workerBounds: bounds } : {}),
+      ...(scalingCurve === undefined ? {} : { scalingCurve }),
+      suspendable: raw.metadata.annotations?.[ANNOTATION_SUSPENDABLE] === 'true',
+      ...qoeOf(raw),
+      ...sources.queues.resolve(raw.metadata.namespace ?? '', raw.metadata.labels, decision.admitted),
+      defaults: options.defaults,
+    }),
+    avoided,
+  );
+}
+
+/** The job's pods by what they are to the scheduler: live, on a lost node, refused by kube-scheduler. */
+function sortPods(pods: readonly V1Pod[], decision: DecisionView, sources: SnapshotSources, options: SnapshotOptions, now: number) {
+  const live = new Map<string, V1Pod>();
+  const existing = new Set<string>();
+  const lost: ({ pod: V1Pod } & NodeLoss)[] = [];
+  const refused: { pod: V1Pod; refusal: Refusal }[] = [];
+  for (const p of pods) {
+    const name = p.metadata?.name ?? '';
+    existing.add(name);
+    if (!isLive(p)) continue;
+    const loss = sources.nodeLost(podNode(p), now);
+    const refusal = options.replaceRefusedAfterMs > 0 && decision.admitted ? schedulerRefusal(p) : undefined;
+    if (loss !== undefined && decision.admitted) lost.push({ pod: p, ...loss });
+    else if (refusal !== undefined && now - refusal.since >= options.replaceRefusedAfterMs) refused.push({ pod: p, refusal });
+    else live.set(name, p);
+  }
+  return { live, existing, lost, refused };
+}
+
+interface SettledPlacements {
+  /** Placements that became pods or no longer fit their node: the book drops them. */
+  readonly settledNames: string[];
+  readonly pendingByName: ReadonlyMap<string, Pending>;
+  readonly pendingWorkers: Pending[];
+}
+
+/**
+ * Placements never observed expire (their create failed), and so do placements on a node that no
+ * longer takes the pod (cordoned, NotReady, tainted or gone since the decision, while the pod
+ * waited for a victim or a busy API): the job is then missing them, and they are placed again.
+ */
+function settlePlacements(
+  key: string,
+  { raw, view }: JobShape,
+  spec: JobSpec,
+  decision: DecisionView,
+  existing: ReadonlySet<string>,
+  sources: SnapshotSources,
+  nodesByName: ReadonlyMap<string, NodeInfo>,
+  now: number,
+): SettledPlacements {
+  const constraints = new Map(spec.fixed.map((g) => [g.type, g.constraints]));
+  if (spec.workers !== undefined) constraints.set('Worker', spec.workers.constraints);
+  // While the controller's creates for this job are in flight, a placement it was handed may still
+  // become a pod on its node whatever changed since (a slow API, a cordon meanwhile): its room stays
+  // taken until the create is seen or has failed, or another pod could be placed into it.
+  const creating = sources.podCreatesInFlight(key);
+  const stillFits = (p: Pending, type: string | undefined): boolean => {
+    const node = nodesByName.get(p.node);
+    if (node === undefined) return false;
+    if (creating) return true;
+    const c = type === undefined ? undefined : constraints.get(type);
+    return pendingAlive(p, now) && c !== undefined && isNodeFeasible(node, c);
+  };
+  const settledNames: string[] = [];
+  const pendingByName = new Map<string, Pending>();
+  for (const [name, p] of decision.pendingByName) {
+    if (existing.has(name) || !stillFits(p, replicaOf(Object.keys(view.replicaSpecs), name, raw.metadata.name)?.[0]))
+      settledNames.push(name);
+    else pendingByName.set(name, p);
+  }
+  return { settledNames, pendingByName, pendingWorkers: decision.pendingWorkers.filter((p) => stillFits(p, 'Worker')) };
+}
+
+/** An admitted job's replicas (its live pods and pending placements) and the replicas it misses. */
+function replicasAndHoles(
+  key: string,
+  { raw, view }: JobShape,
+  spec: JobSpec,
+  decision: DecisionView,
+  live: ReadonlyMap<string, V1Pod>,
+  existing: ReadonlySet<string>,
+  { pendingByName, pendingWorkers }: SettledPlacements,
+  elastic: boolean,
+): { replicas: ReplicaInstance[]; missing: MissingReplica[] } {
+  const replicas: ReplicaInstance[] = [];
+  const missing: MissingReplica[] = [];
+  for (const p of live.values()) {
+    const type = canonicalReplicaType(p.metadata?.labels?.[LABEL_REPLICA_TYPE] ?? '') ?? '';
+    const index = Number(p.metadata?.labels?.[LABEL_REPLICA_INDEX] ?? -1);
+    const node = podNode(p);
+    if (node === undefined) continue;
+    replicas.push({
+      type,
+      index,
+      node,
+      ...(p.metadata?.creationTimestamp ? { createdAt: new Date(p.metadata.creationTimestamp).getTime() } : {}),
+    });
+  }
+  // Assumed: placements decided but not yet visible as pods. Marked pending: the core never removes
+  // them (the controller may be creating the pod; scaling such a placement in once gave its room to
+  // another job while the pod still came: an over-commit under load).
+  for (const [name, p] of pendingByName) {
+    const replica = replicaOf(Object.keys(view.replicaSpecs), name, raw.metadata.name);
+    if (replica !== undefined) replicas.push({ type: replica[0], index: replica[1], node: p.node, createdAt: p.since, pending: true });
+  }
+  const used = new Set<number>();
+  for (const n of existing) {
+    const i = replicaIndexOf(n, raw.metadata.name, 'worker');
+    if (i !== undefined) used.add(i);
+  }
+  let next = 0;
+  for (const p of pendingWorkers) {
+    while (used.has(next)) next += 1;
+    used.add(next);
+    replicas.push({ type: 'Worker', index: next, node: p.node, createdAt: p.since, pending: true });
+  }
+  // Holes: fixed replicas with no pod and no pending placement; workers below target.
+  const hole = (name: string) => !existing.has(name) && !pendingByName.has(name);
+  for (const g of spec.fixed) {
+    for (let i = 0; i < g.count; i++) {
+      const name = replicaName(raw.metadata.name, g.type, i);
+      if (hole(name)) missing.push({ job: key, group: g, name });
+    }
+  }
+  if (spec.workers === undefined) return { replicas, missing };
+  if (elastic) {
+    const have = replicas.filter((r) => r.type === 'Worker').length;
+    for (let i = have; i < decision.targetWorkers; i++) missing.push({ job: key, group: spec.workers });
+  } else {
+    for (let i = 0; i < spec.workers.max; i++) {
+      const name = replicaName(raw.metadata.name, 'Worker', i);
+      if (hole(name)) missing.push({ job: key, group: spec.workers, name });
+    }
+  }
+  return { replicas, missing };
 }
 
 /** Workers whose pod runs (started, not finished): they attain service. */
