@@ -5,16 +5,10 @@
 // not revoke an admission.
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CLUSTER_QUEUES,
-  LABEL_QUEUE_NAME,
-  LOCAL_QUEUES,
-  QUEUE_GROUP,
-  QUEUE_VERSION,
-  type ClusterQueue,
-} from '../../../src/api/queues/types.ts';
+import { CLUSTER_QUEUES, LABEL_QUEUE_NAME, QUEUE_GROUP, QUEUE_VERSION, type ClusterQueue } from '../../../src/api/queues/types.ts';
 import type { Operator } from '../../../src/operator/manager.ts';
 import { adminKubeConfig, createNamespace, deleteNamespace, eventually, uniqueName } from '../../support/kube.ts';
+import { createClusterQueue, createLocalQueue, deleteClusterQueue } from '../../support/queues.ts';
 import { startOperator } from '../../support/operator.ts';
 import { createPool, onPool, type Pool } from '../../support/pool.ts';
 import { createTFJob, getTFJob, livePods, tfjob, waitForCondition, waitForJobEvents, type TestTFJob } from '../../support/tfjob.ts';
@@ -52,25 +46,9 @@ describe('ClusterQueue namespaceSelector (ours)', () => {
     outside = await createNamespace('cq-out');
     await labelTeam(inside);
     pool = await createPool('nssel', 1, { cpu: '4', memory: '16Gi' });
-    await custom().createClusterCustomObject({
-      group: QUEUE_GROUP,
-      version: QUEUE_VERSION,
-      plural: CLUSTER_QUEUES,
-      body: {
-        apiVersion: `${QUEUE_GROUP}/${QUEUE_VERSION}`,
-        kind: 'ClusterQueue',
-        metadata: { name: cq },
-        spec: { nominalQuota: { cpu: '4' }, namespaceSelector: { matchLabels: { team } } },
-      },
-    });
+    await createClusterQueue(cq, { nominalQuota: { cpu: '4' }, namespaceSelector: { matchLabels: { team } } });
     for (const namespace of [inside, outside]) {
-      await custom().createNamespacedCustomObject({
-        group: QUEUE_GROUP,
-        version: QUEUE_VERSION,
-        plural: LOCAL_QUEUES,
-        namespace,
-        body: { apiVersion: `${QUEUE_GROUP}/${QUEUE_VERSION}`, kind: 'LocalQueue', metadata: { name: 'q' }, spec: { clusterQueue: cq } },
-      });
+      await createLocalQueue(namespace, 'q', cq);
     }
     operator = await startOperator(`${inside},${outside}`, ['--policy', 'ours', '--scheduling-interval', '1s', ...pool.operatorFlags]);
   });
@@ -79,7 +57,7 @@ describe('ClusterQueue namespaceSelector (ours)', () => {
     await deleteNamespace(inside);
     await deleteNamespace(outside);
     await pool.delete();
-    await custom().deleteClusterCustomObject({ group: QUEUE_GROUP, version: QUEUE_VERSION, plural: CLUSTER_QUEUES, name: cq });
+    await deleteClusterQueue(cq);
   });
 
   it('keeps a job of an unselected namespace out of the queue, saying why, and admits one of a selected namespace', async () => {

@@ -6,17 +6,11 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CLUSTER_QUEUES,
-  LABEL_QUEUE_NAME,
-  LOCAL_QUEUES,
-  QUEUE_GROUP,
-  QUEUE_VERSION,
-  type ClusterQueue,
-} from '../../../src/api/queues/types.ts';
+import { CLUSTER_QUEUES, LABEL_QUEUE_NAME, QUEUE_GROUP, QUEUE_VERSION, type ClusterQueue } from '../../../src/api/queues/types.ts';
 import type { Operator } from '../../../src/operator/manager.ts';
 import { REPO_ROOT } from '../../../lab/local-cluster/index.ts';
 import { adminKubeConfig, clusterState, createNamespace, deleteNamespace, eventually, uniqueName } from '../../support/kube.ts';
+import { createClusterQueue, createLocalQueue, deleteClusterQueue } from '../../support/queues.ts';
 import { startOperator } from '../../support/operator.ts';
 import { createPool, onPool, type Pool } from '../../support/pool.ts';
 import {
@@ -65,34 +59,14 @@ describe('queues with quotas (ours)', () => {
   const cqB = uniqueName('team-b');
   const cohort = uniqueName('cohort');
 
-  const createLocalQueue = async (name: string, cq: string): Promise<void> => {
-    await api().createNamespacedCustomObject({
-      group: QUEUE_GROUP,
-      version: QUEUE_VERSION,
-      plural: LOCAL_QUEUES,
-      namespace: ns,
-      body: { apiVersion: `${QUEUE_GROUP}/${QUEUE_VERSION}`, kind: 'LocalQueue', metadata: { name }, spec: { clusterQueue: cq } },
-    });
-  };
-
   beforeAll(async () => {
     ns = await createNamespace('queues');
     pool = await createPool('queues', 1, { cpu: '10', memory: '40Gi' });
     for (const name of [cqA, cqB]) {
-      await api().createClusterCustomObject({
-        group: QUEUE_GROUP,
-        version: QUEUE_VERSION,
-        plural: CLUSTER_QUEUES,
-        body: {
-          apiVersion: `${QUEUE_GROUP}/${QUEUE_VERSION}`,
-          kind: 'ClusterQueue',
-          metadata: { name },
-          spec: { cohort, nominalQuota: { cpu: '5' } },
-        },
-      });
+      await createClusterQueue(name, { cohort, nominalQuota: { cpu: '5' } });
     }
-    await createLocalQueue('a', cqA);
-    await createLocalQueue('b', cqB);
+    await createLocalQueue(ns, 'a', cqA);
+    await createLocalQueue(ns, 'b', cqB);
     operator = await startOperator(ns, [
       '--policy',
       'ours',
@@ -107,8 +81,7 @@ describe('queues with quotas (ours)', () => {
     await operator.stop();
     await deleteNamespace(ns);
     await pool.delete();
-    for (const name of [cqA, cqB])
-      await api().deleteClusterCustomObject({ group: QUEUE_GROUP, version: QUEUE_VERSION, plural: CLUSTER_QUEUES, name });
+    for (const name of [cqA, cqB]) await deleteClusterQueue(name);
   });
 
   it('lends an idle queue quota, takes it back for its own job, and reports both queues', async () => {
@@ -141,7 +114,7 @@ describe('queues with quotas (ours)', () => {
     expect((await scheduling(ns, 'c1'))?.queue).toBe('Waiting');
     expect(await livePods(ns, 'c1')).toEqual([]);
     // b has 2 cpu of its quota left (a borrows them): they are reclaimed for c1.
-    await createLocalQueue('later', cqB);
+    await createLocalQueue(ns, 'later', cqB);
     await waitForCondition(ns, 'c1', 'Running', { timeoutMs: 60_000 });
     await eventually(async () => (await clusterQueue(cqA)).status?.borrowed?.cpu === undefined, {
       what: 'a no longer borrows',
@@ -190,29 +163,13 @@ describe('fair share among borrowing queues (ours)', () => {
     // 6 cpu; three queues of 2 cpu in one cohort; z stays idle.
     pool = await createPool('fair', 1, { cpu: '6', memory: '24Gi' });
     for (const name of names) {
-      await api().createClusterCustomObject({
-        group: QUEUE_GROUP,
-        version: QUEUE_VERSION,
-        plural: CLUSTER_QUEUES,
-        body: {
-          apiVersion: `${QUEUE_GROUP}/${QUEUE_VERSION}`,
-          kind: 'ClusterQueue',
-          metadata: { name },
-          spec: { cohort, nominalQuota: { cpu: '2' } },
-        },
-      });
+      await createClusterQueue(name, { cohort, nominalQuota: { cpu: '2' } });
     }
     for (const [lq, cq] of [
       ['x', names[0]!],
       ['y', names[1]!],
     ] as const) {
-      await api().createNamespacedCustomObject({
-        group: QUEUE_GROUP,
-        version: QUEUE_VERSION,
-        plural: LOCAL_QUEUES,
-        namespace: ns,
-        body: { apiVersion: `${QUEUE_GROUP}/${QUEUE_VERSION}`, kind: 'LocalQueue', metadata: { name: lq }, spec: { clusterQueue: cq } },
-      });
+      await createLocalQueue(ns, lq, cq);
     }
     operator = await startOperator(ns, [
       '--policy',
@@ -228,8 +185,7 @@ describe('fair share among borrowing queues (ours)', () => {
     await operator.stop();
     await deleteNamespace(ns);
     await pool.delete();
-    for (const name of names)
-      await api().deleteClusterCustomObject({ group: QUEUE_GROUP, version: QUEUE_VERSION, plural: CLUSTER_QUEUES, name });
+    for (const name of names) await deleteClusterQueue(name);
   });
 
   it('shares what the idle queue lends between the two that borrow, whoever came first', async () => {
@@ -270,29 +226,13 @@ describe('quota lent to a queue that cannot give it back (ours)', () => {
     ns = await createNamespace('queues-lent');
     pool = await createPool('lent', 1, { cpu: '12', memory: '48Gi' });
     for (const name of [lender, borrower]) {
-      await api().createClusterCustomObject({
-        group: QUEUE_GROUP,
-        version: QUEUE_VERSION,
-        plural: CLUSTER_QUEUES,
-        body: {
-          apiVersion: `${QUEUE_GROUP}/${QUEUE_VERSION}`,
-          kind: 'ClusterQueue',
-          metadata: { name },
-          spec: { cohort, nominalQuota: { cpu: '6' } },
-        },
-      });
+      await createClusterQueue(name, { cohort, nominalQuota: { cpu: '6' } });
     }
     for (const [lq, cq] of [
       ['lender', lender],
       ['borrower', borrower],
     ] as const) {
-      await api().createNamespacedCustomObject({
-        group: QUEUE_GROUP,
-        version: QUEUE_VERSION,
-        plural: LOCAL_QUEUES,
-        namespace: ns,
-        body: { apiVersion: `${QUEUE_GROUP}/${QUEUE_VERSION}`, kind: 'LocalQueue', metadata: { name: lq }, spec: { clusterQueue: cq } },
-      });
+      await createLocalQueue(ns, lq, cq);
     }
     operator = await startOperator(ns, ['--policy', 'ours', '--scheduling-interval', '1s', ...pool.operatorFlags]);
   });
@@ -300,8 +240,7 @@ describe('quota lent to a queue that cannot give it back (ours)', () => {
     await operator.stop();
     await deleteNamespace(ns);
     await pool.delete();
-    for (const name of [lender, borrower])
-      await api().deleteClusterCustomObject({ group: QUEUE_GROUP, version: QUEUE_VERSION, plural: CLUSTER_QUEUES, name });
+    for (const name of [lender, borrower]) await deleteClusterQueue(name);
   });
 
   it('a job waiting for quota reads each unit once and names the quota its queue lent', async () => {
