@@ -56,12 +56,18 @@ describe.skipIf(realNodeSkipped() !== undefined)('the tfjob-progress package, pi
     const pod = `${flavour.job}-worker-0`;
     const progress = await eventually(
       async () => {
-        const p = statusOf(await getTFJob(ns, flavour.job)).progress as { epoch?: number; metricName?: string } | undefined;
+        const p = statusOf(await getTFJob(ns, flavour.job)).progress as
+          { epoch?: number; metricName?: string; plannedEpochs?: number; plannedSteps?: number; plan?: string } | undefined;
         return p?.epoch !== undefined && p.epoch >= 2 ? p : false;
       },
       { what: `${flavour.job}: status.progress at epoch 2`, timeoutMs: 240_000, intervalMs: 1_000 },
     );
     expect(progress.metricName).toBe('val_accuracy');
+    // The callback declares fit()'s plan: its epochs, and epochs × the 16 training batches of each
+    // (20 less the 20 % validation_split), which the status shows as steps.
+    expect(progress.plannedEpochs).toBe(EPOCHS);
+    expect(progress.plannedSteps).toBe(EPOCHS * 16);
+    expect(progress.plan).toMatch(new RegExp(`^\\d+/${EPOCHS * 16} steps \\(\\d+%\\)$`));
     await waitForCondition(ns, flavour.job, 'Succeeded', { timeoutMs: 240_000 });
 
     const log = await podLog(ns, pod);
@@ -99,16 +105,20 @@ describe.skipIf(realNodeSkipped() !== undefined)('the tfjob-progress package, pi
     );
     const created = Date.now();
     const firstSeen = new Map<number, number>();
+    let planned: number | undefined;
     const epochBudgetMs = 3 * BAR_EPOCH_SECONDS * 2_000;
     await eventually(
       async () => {
-        const p = statusOf(await getTFJob(ns, job)).progress as { epoch?: number } | undefined;
+        const p = statusOf(await getTFJob(ns, job)).progress as { epoch?: number; plannedEpochs?: number } | undefined;
         if (p?.epoch !== undefined && !firstSeen.has(p.epoch)) firstSeen.set(p.epoch, Math.round((Date.now() - created) / 1000));
+        if (p?.plannedEpochs !== undefined) planned = p.plannedEpochs;
         return firstSeen.has(1) && firstSeen.has(2);
       },
       { what: `${job}: epochs 1 and 2 in status.progress`, timeoutMs: 240_000 + epochBudgetMs, intervalMs: 1_000 },
     );
     await waitForCondition(ns, job, 'Succeeded', { timeoutMs: 240_000 + epochBudgetMs });
+    // The bar's `Epoch k/3` header is the job's plan.
+    expect(planned).toBe(3);
     console.log(
       `[keras-bar] ${JSON.stringify({ epochSeconds: BAR_EPOCH_SECONDS, epochFirstSeenAfterSeconds: Object.fromEntries(firstSeen) })}`,
     );
