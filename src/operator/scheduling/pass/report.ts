@@ -3,6 +3,7 @@
 // Kubernetes Event on the job, and the pass moves the scheduler's Prometheus metrics. Waiting and
 // Starving events are rate-limited per job: the reason text changes often while a job waits.
 import type { EventRecorder } from '../../../runtime/events.ts';
+import { splitKey } from '../../../runtime/store.ts';
 import type { Applied, Outcome, OutcomeReason } from './apply.ts';
 import type { DecisionBook } from '../decisions/book.ts';
 import type { SchedulerMetrics } from '../metrics.ts';
@@ -95,7 +96,7 @@ export class SchedulingReporter {
     let running = 0;
     for (const f of facts) {
       const d = book.get(f.key);
-      const [namespace = '', tfjob = ''] = f.key.split('/');
+      const { namespace = '', name: tfjob } = splitKey(f.key);
       const queue = d?.admitted === true ? 'running' : 'waiting';
       if (queue === 'running') running += 1;
       else waiting += 1;
@@ -118,7 +119,7 @@ export class SchedulingReporter {
     }
     for (const [cls, n] of Object.entries(update.counts)) this.#metrics.qoeJobs.set({ class: cls }, n);
     for (const [key, seconds] of update.behindSeconds) {
-      const [namespace = '', tfjob = ''] = key.split('/');
+      const { namespace = '', name: tfjob } = splitKey(key);
       this.#metrics.qoeBehindSeconds.inc({ namespace, tfjob }, seconds);
     }
   }
@@ -126,7 +127,7 @@ export class SchedulingReporter {
   /** The job is gone: its series end. */
   forget(key: string): void {
     this.#lastWaiting.delete(key);
-    const [namespace = '', tfjob = ''] = key.split('/');
+    const { namespace = '', name: tfjob } = splitKey(key);
     this.#metrics.qoeBehindSeconds.remove({ namespace, tfjob });
     this.#metrics.jobWeight.remove({ namespace, tfjob, queue: 'waiting' });
     this.#metrics.jobWeight.remove({ namespace, tfjob, queue: 'running' });
@@ -134,5 +135,5 @@ export class SchedulingReporter {
 }
 
 function namespaceOf(key: string): string {
-  return key.split('/')[0] ?? '';
+  return splitKey(key).namespace ?? '';
 }

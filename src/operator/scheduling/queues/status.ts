@@ -20,7 +20,7 @@ import type { QueueSummary, Resources } from '../../../scheduler/index.ts';
 import { jsonEqual } from '../../../reconciler/tfjob/json.ts';
 import type { KubeClients } from '../../../runtime/kube-client.ts';
 import type { Logger } from '../../../runtime/logger.ts';
-import { objectKey } from '../../../runtime/store.ts';
+import { objectKey, splitKey } from '../../../runtime/store.ts';
 import type { QueueCaches } from './caches.ts';
 import type { QueueDirectorySnapshot } from './directory.ts';
 
@@ -54,7 +54,7 @@ function heads(summary: QueueSummary | undefined, keep: (job: string) => boolean
   return (summary?.heads ?? [])
     .filter((h) => keep(h.job))
     .map((h) => {
-      const [namespace = '', name = ''] = h.job.split('/');
+      const { namespace = '', name } = splitKey(h.job);
       return { namespace, name, position: h.position, reason: h.reason };
     });
 }
