@@ -10,20 +10,22 @@
 // runs, after warm-up runs.
 //
 //   node bench/pass.ts [--sizes 100,1000,5000] [--waiting 500,2000,8000] [--scenarios busy,burst]
-//                      [--policies tf-operator,gang-fifo,kod2,ours] [--runs N] [--seed S] [--out DIR] [--rev HEAD]
+//                      [--policies tf-operator,gang-fifo,kod2,ours] [--runs N] [--seed S] [--out DIR] [--rev HEAD[,REV2…]]
 //
 // The scheduling core and the random clusters are loaded from a snapshot of --rev (default HEAD;
 // `worktree` = the checkout as is), so uncommitted work of others in the same checkout is not timed.
+// Several revisions are timed in one process, run by run in turn (A B A B …): a slow minute of a
+// shared machine then falls on all of them alike, which separate processes minutes apart do not get.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type * as SchedulerModule from '../src/scheduler/index.ts';
-import type { ClusterSnapshot, PolicyName } from '../src/scheduler/types.ts';
+import type { ClusterSnapshot, Plan, PolicyName } from '../src/scheduler/types.ts';
 import { lineChart, type Series } from '../lab/simulator/svg.ts';
 import type * as RandomClusterModule from './random-cluster.ts';
 import type { ClusterSize, Scenario } from './random-cluster.ts';
 import { cliArgs } from './lib/args.ts';
 import { header, resultDir, writeJson, writeText } from './lib/results.ts';
-import { snapshotSource } from './lib/snapshot.ts';
+import { snapshotSource, type SourceTree } from './lib/snapshot.ts';
 import { percentile, round } from './lib/stats.ts';
 
 const SCHEMA = 'scheduling-pass/v1';
@@ -35,6 +37,8 @@ interface Row {
   readonly waiting: number;
   readonly running: number;
   readonly policy: PolicyName;
+  /** The commit timed (full id), or `worktree`. */
+  readonly revision: string;
   readonly runs: number;
   readonly medianMs: number;
   readonly p99Ms: number;
@@ -61,11 +65,22 @@ const { values } = parseArgs({
   },
 });
 
-const source = snapshotSource(values.rev, ['bench']);
-const { DEFAULT_SCHEDULER_CONFIG, isPolicyName, POLICY_NAMES, schedule } = (await import(
-  path.join(source.root, 'src', 'scheduler', 'index.ts')
-)) as typeof SchedulerModule;
-const { randomSnapshot } = (await import(path.join(source.root, 'bench', 'random-cluster.ts'))) as typeof RandomClusterModule;
+interface Revision {
+  readonly source: SourceTree;
+  readonly scheduler: typeof SchedulerModule;
+  readonly randomSnapshot: typeof RandomClusterModule.randomSnapshot;
+}
+
+async function loadRevision(rev: string): Promise<Revision> {
+  const source = snapshotSource(rev, ['bench']);
+  const scheduler = (await import(path.join(source.root, 'src', 'scheduler', 'index.ts'))) as typeof SchedulerModule;
+  const { randomSnapshot } = (await import(path.join(source.root, 'bench', 'random-cluster.ts'))) as typeof RandomClusterModule;
+  return { source, scheduler, randomSnapshot };
+}
+
+const revisions: Revision[] = [];
+for (const rev of values.rev.split(',')) revisions.push(await loadRevision(rev));
+const { isPolicyName, POLICY_NAMES } = revisions[0]!.scheduler;
 
 const seed = Number(values.seed);
 const policies = values.policies.split(',').map((p) => {
@@ -89,60 +104,80 @@ function withQueues(snap: ClusterSnapshot, n: number): ClusterSnapshot {
 }
 
 function measure(sweep: Row['sweep'], scenario: Scenario, size: ClusterSize): Row[] {
-  const snap = withQueues(randomSnapshot(size, seed, scenario), Number(values.queues));
-  const running = snap.jobs.filter((j) => j.phase === 'running').length;
+  const snaps = revisions.map((r) => withQueues(r.randomSnapshot(size, seed, scenario), Number(values.queues)));
+  const running = snaps[0]!.jobs.filter((j) => j.phase === 'running').length;
   const runs = runsFor(size.nodes, size.waiting);
-  return policies.map((policy) => {
-    for (let w = 0; w < 3; w++) schedule(policy, snap, DEFAULT_SCHEDULER_CONFIG);
-    const times: number[] = [];
-    let plan = schedule(policy, snap, DEFAULT_SCHEDULER_CONFIG);
+  return policies.flatMap((policy) => {
+    const passes = revisions.map((r, i) => () => r.scheduler.schedule(policy, snaps[i]!, r.scheduler.DEFAULT_SCHEDULER_CONFIG));
+    for (let w = 0; w < 3; w++) for (const pass of passes) pass();
+    const plans = passes.map((pass) => pass());
+    const times: number[][] = passes.map(() => []);
     for (let i = 0; i < runs; i++) {
-      const t0 = performance.now();
-      plan = schedule(policy, snap, DEFAULT_SCHEDULER_CONFIG);
-      times.push(performance.now() - t0);
+      passes.forEach((pass, r) => {
+        const t0 = performance.now();
+        plans[r] = pass();
+        times[r]!.push(performance.now() - t0);
+      });
     }
-    times.sort((a, b) => a - b);
-    const row: Row = {
-      sweep,
-      scenario,
-      nodes: size.nodes,
-      waiting: size.waiting,
-      running,
-      policy,
-      runs,
-      medianMs: round(percentile(times, 50), 3),
-      p99Ms: round(percentile(times, 99), 3),
-      minMs: round(times[0]!, 3),
-      maxMs: round(times[times.length - 1]!, 3),
-      plan: {
-        admitted: plan.admit.length,
-        scaledIn: plan.scaleIn.reduce((s, x) => s + x.remove.length, 0),
-        scaledOut: plan.scaleOut.reduce((s, x) => s + x.add.length, 0),
-        waiting: plan.waiting.length,
-      },
-    };
-    console.log(
-      [
-        row.sweep.padEnd(5),
-        scenario.padEnd(5),
-        String(row.nodes).padStart(5),
-        String(row.waiting).padStart(6),
-        String(row.running).padStart(6),
-        policy.padEnd(12),
-        row.medianMs.toFixed(2).padStart(9),
-        row.p99Ms.toFixed(2).padStart(9),
-        String(runs).padStart(4),
-        String(row.plan.admitted).padStart(6),
-      ].join(' '),
-    );
-    return row;
+    return revisions.map((rev, r) => {
+      const row = rowOf({ sweep, scenario, size, running, policy, runs }, times[r]!, plans[r]!, rev.source.revision);
+      printRow(row);
+      return row;
+    });
   });
+}
+
+function rowOf(
+  at: { sweep: Row['sweep']; scenario: Scenario; size: ClusterSize; running: number; policy: PolicyName; runs: number },
+  times: number[],
+  plan: Plan,
+  revision: string,
+): Row {
+  times.sort((a, b) => a - b);
+  return {
+    sweep: at.sweep,
+    scenario: at.scenario,
+    nodes: at.size.nodes,
+    waiting: at.size.waiting,
+    running: at.running,
+    policy: at.policy,
+    revision,
+    runs: at.runs,
+    medianMs: round(percentile(times, 50), 3),
+    p99Ms: round(percentile(times, 99), 3),
+    minMs: round(times[0]!, 3),
+    maxMs: round(times[times.length - 1]!, 3),
+    plan: {
+      admitted: plan.admit.length,
+      scaledIn: plan.scaleIn.reduce((s, x) => s + x.remove.length, 0),
+      scaledOut: plan.scaleOut.reduce((s, x) => s + x.add.length, 0),
+      waiting: plan.waiting.length,
+    },
+  };
+}
+
+function printRow(row: Row): void {
+  console.log(
+    [
+      row.sweep.padEnd(5),
+      row.scenario.padEnd(5),
+      String(row.nodes).padStart(5),
+      String(row.waiting).padStart(6),
+      String(row.running).padStart(6),
+      row.policy.padEnd(12),
+      row.medianMs.toFixed(2).padStart(9),
+      row.p99Ms.toFixed(2).padStart(9),
+      String(row.runs).padStart(4),
+      String(row.plan.admitted).padStart(6),
+      ...(revisions.length > 1 ? [row.revision.slice(0, 8)] : []),
+    ].join(' '),
+  );
 }
 
 const startedAt = new Date();
 const rows: Row[] = [];
 console.log(`node ${process.version}, seed ${seed}`);
-console.log('sweep scen. nodes waiting running policy      median ms  p99 ms  runs admitted');
+console.log(`sweep scen. nodes waiting running policy      median ms  p99 ms  runs admitted${revisions.length > 1 ? ' revision' : ''}`);
 for (const scenario of values.scenarios.split(',') as Scenario[]) {
   for (const nodes of values.sizes.split(',').map(Number)) {
     rows.push(...measure('nodes', scenario, { nodes, waiting: Math.round(nodes * 0.4), running: Math.round(nodes * 0.2) }));
@@ -161,7 +196,8 @@ writeJson(path.join(dir, 'scheduling-pass.json'), {
   ...header(SCHEMA, startedAt),
   finishedAt: new Date().toISOString(),
   params: {
-    revision: source.revision,
+    revision: revisions[0]!.source.revision,
+    revisions: revisions.map((r) => r.source.revision),
     seed,
     sizes: values.sizes,
     waitingSweep: values.waiting,
@@ -177,7 +213,7 @@ for (const scenario of values.scenarios.split(',') as Scenario[]) {
     name: policy,
     colorIndex: i,
     points: rows
-      .filter((r) => r.sweep === 'nodes' && r.scenario === scenario && r.policy === policy)
+      .filter((r) => r.sweep === 'nodes' && r.scenario === scenario && r.policy === policy && r.revision === revisions[0]!.source.revision)
       .map((r) => [r.nodes, r.medianMs] as const),
   }));
   writeText(
@@ -191,4 +227,4 @@ for (const scenario of values.scenarios.split(',') as Scenario[]) {
   );
 }
 console.log(`wrote ${path.join(dir, 'scheduling-pass.json')}`);
-source.remove();
+for (const r of revisions) r.source.remove();
