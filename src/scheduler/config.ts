@@ -178,6 +178,15 @@ export interface ImprovementToggles {
    * with `minReplicas`. Its weight is still computed from its declared minimum.
    */
   readonly qoeTargetAsMinimum: boolean;
+  /**
+   * Growth (scale-out, growth before admission, a Behind job's growth) that would spread a job over
+   * more nodes than max(the nodes its workers use now, the fewest its new size needs) adds the
+   * workers on further nodes only if the job's declared scaling curve, less a 25 % spread risk, says
+   * the new size beats the workers it would have on its own nodes alone (spread-for-gain.ts): the
+   * curve describes the fewest-node placement, and a synchronous job spread further can run slower
+   * than before it grew. Jobs without a curve grow as without this toggle.
+   */
+  readonly spreadOnlyForGain: boolean;
 }
 
 export interface SchedulerConfig {
@@ -239,6 +248,7 @@ export const DEFAULT_IMPROVEMENTS: ImprovementToggles = {
   qoeSizeFromCurve: true,
   qoeCapAtTarget: true,
   qoeTargetAsMinimum: true,
+  spreadOnlyForGain: false,
 };
 
 /** Every improvement off: what the `kod2` policy runs with, whatever the user configured. */
@@ -266,6 +276,7 @@ export const NO_IMPROVEMENTS: ImprovementToggles = {
   qoeSizeFromCurve: false,
   qoeCapAtTarget: false,
   qoeTargetAsMinimum: false,
+  spreadOnlyForGain: false,
 };
 
 export const DEFAULT_SCHEDULER_CONFIG: SchedulerConfig = {
@@ -310,6 +321,7 @@ const improvementsSchema = z
     qoeSizeFromCurve: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeSizeFromCurve),
     qoeCapAtTarget: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeCapAtTarget),
     qoeTargetAsMinimum: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeTargetAsMinimum),
+    spreadOnlyForGain: z.boolean().default(DEFAULT_IMPROVEMENTS.spreadOnlyForGain),
   })
   .strict();
 

@@ -48,6 +48,7 @@ export function oursPass(t: ImprovementToggles): PassPolicy {
     growth: {
       psNodesFirst: t.scaleOutPrefersPsNodes,
       packNodes: t.scaleOutPacksNodes,
+      spreadForGain: t.spreadOnlyForGain,
       knee: t.scalingKnee,
       holds: on([qoe && shrinksAtTarget, t.demoteConverged && diverged]),
       ...(qoe && t.qoeCapAtTarget ? { capWhileWaiting: throughputTargetCap } : {}),

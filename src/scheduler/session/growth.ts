@@ -34,6 +34,7 @@ export function growRunning(session: PassSession, opts: GrowOptions): void {
     const scaleOutOptions: ScaleOutOptions = {
       psNodesFirst: rules.psNodesFirst,
       packNodes: rules.packNodes,
+      spreadForGain: rules.spreadForGain,
       kneeMinMarginalGain: session.kneeGain(opts.knee),
       skipJobsScaledInThisPass: opts.skipJobsScaledInThisPass,
       limitFor: (job, limit) => {

@@ -56,6 +56,8 @@ export interface GrowthRules {
   readonly psNodesFirst: boolean;
   /** `scaleOutPacksNodes`. */
   readonly packNodes: boolean;
+  /** `spreadOnlyForGain` (spread-for-gain.ts). */
+  readonly spreadForGain: boolean;
   /** `scalingKnee`: stop at the knee of a declared scaling curve while jobs wait. */
   readonly knee: boolean;
   /** Jobs that keep their size this pass, whatever room there is. */
