@@ -35,6 +35,8 @@ export function oursPass(t: ImprovementToggles): PassPolicy {
       byAttainedService: t.demoteByAttainedService,
       byPhase: t.demoteConverged,
       byDeclaredPlan: t.rankByDeclaredPlan,
+      planPromotesOnly: t.planPromotesOnly,
+      starveFromRequeue: t.starveFromRequeue,
       targetMinimum: qoe && t.qoeTargetAsMinimum,
     },
     cooldown: t.cooldown,
