@@ -139,6 +139,12 @@ export interface ImprovementToggles {
    */
   readonly planPromotesOnly: boolean;
   /**
+   * With `rankByDeclaredPlan`: a job its plan promotes (little left) ranks first in the first band,
+   * least remaining first, before the young jobs (after starving ones): it is not their scale-in or
+   * suspension victim, and when waiting it is admitted before them.
+   */
+  readonly planPromotedFirst: boolean;
+  /**
    * The starvation clock counts from the job's last return to the queue (a suspension) instead of
    * its submission, and starving jobs rank among themselves by it (scheduling.md §5.2, "Clock from
    * the last requeue"): a suspended job waits STARVELIMIT again before it outranks everyone.
@@ -245,6 +251,7 @@ export const DEFAULT_IMPROVEMENTS: ImprovementToggles = {
   demoteConverged: true,
   rankByDeclaredPlan: false,
   planPromotesOnly: false,
+  planPromotedFirst: false,
   starveFromRequeue: false,
   growByEfficiency: false,
   relocateConverged: false,
@@ -274,6 +281,7 @@ export const NO_IMPROVEMENTS: ImprovementToggles = {
   demoteConverged: false,
   rankByDeclaredPlan: false,
   planPromotesOnly: false,
+  planPromotedFirst: false,
   starveFromRequeue: false,
   growByEfficiency: false,
   relocateConverged: false,
@@ -320,6 +328,7 @@ const improvementsSchema = z
     demoteConverged: z.boolean().default(DEFAULT_IMPROVEMENTS.demoteConverged),
     rankByDeclaredPlan: z.boolean().default(DEFAULT_IMPROVEMENTS.rankByDeclaredPlan),
     planPromotesOnly: z.boolean().default(DEFAULT_IMPROVEMENTS.planPromotesOnly),
+    planPromotedFirst: z.boolean().default(DEFAULT_IMPROVEMENTS.planPromotedFirst),
     starveFromRequeue: z.boolean().default(DEFAULT_IMPROVEMENTS.starveFromRequeue),
     growByEfficiency: z.boolean().default(DEFAULT_IMPROVEMENTS.growByEfficiency),
     relocateConverged: z.boolean().default(DEFAULT_IMPROVEMENTS.relocateConverged),

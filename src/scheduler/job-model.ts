@@ -285,7 +285,14 @@ function compileJob(
   if (workers !== undefined) signature = signature.then(workers);
   const attainedBand = ranking.byAttainedService ? serviceBand(js.attainedWorkerSeconds ?? 0, config) : 0;
   const { served, remaining } = ranking.byDeclaredPlan
-    ? planRank(js, attainedBand, starving, config.demoteAfterWorkerSeconds, ranking.planPromotesOnly === true)
+    ? planRank(
+        js,
+        attainedBand,
+        starving,
+        config.demoteAfterWorkerSeconds,
+        ranking.planPromotesOnly === true,
+        ranking.planPromotedFirst === true,
+      )
     : { served: attainedBand };
   // A diverged job (NaN loss) ranks like a converged one: more workers would only burn more NaNs.
   const converged = ranking.byPhase && (js.progress?.phase === 'Converged' || js.progress?.phase === 'Diverged') ? 1 : 0;
@@ -355,6 +362,8 @@ export interface BandRanking {
   readonly byDeclaredPlan?: boolean;
   /** `planPromotesOnly`: with `byDeclaredPlan`, the plan only promotes (declared-plan.ts). */
   readonly planPromotesOnly?: boolean;
+  /** `planPromotedFirst`: a promoted job ranks first of the first band (declared-plan.ts). */
+  readonly planPromotedFirst?: boolean;
   /** `starveFromRequeue`: the starvation clock starts at the job's last return to the queue (starvation.ts). */
   readonly starveFromRequeue?: boolean;
   /** `qoeTargetAsMinimum`: a throughput target's size is the job's minimum (qoe-minimum.ts). */

@@ -36,6 +36,7 @@ export function oursPass(t: ImprovementToggles): PassPolicy {
       byPhase: t.demoteConverged,
       byDeclaredPlan: t.rankByDeclaredPlan,
       planPromotesOnly: t.planPromotesOnly,
+      planPromotedFirst: t.planPromotedFirst,
       starveFromRequeue: t.starveFromRequeue,
       targetMinimum: qoe && t.qoeTargetAsMinimum,
     },

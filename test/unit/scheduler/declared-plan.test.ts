@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveSchedulerConfig } from '../../../src/scheduler/config.ts';
 import { compareRemaining, declaredRemainingService, planRank } from '../../../src/scheduler/declared-plan.ts';
 import { schedule } from '../../../src/scheduler/index.ts';
+import { buildPassModel } from '../../../src/scheduler/job-model.ts';
 import type { JobState } from '../../../src/scheduler/types.ts';
 import { cpu, paperTestbed, running, snapshot, waiting } from './helpers/builders.ts';
 
@@ -42,6 +43,27 @@ describe('declared remaining service', () => {
     expect(planRank(job(HOUR, 0.1), 0, false, 2 * HOUR, true)).toEqual({ served: 0 });
     expect(planRank(job(3 * HOUR, 0.1), 1, false, 2 * HOUR, true)).toEqual({ served: 1 });
     expect(planRank(job(HOUR, 0.1), 0, true, 2 * HOUR, true)).toEqual({ served: 0, remaining: Number.NEGATIVE_INFINITY });
+  });
+
+  it('with planPromotedFirst a promoted job keeps its key, so it ranks before the young jobs of the first band', () => {
+    expect(planRank(job(3 * HOUR, 0.9), 1, false, 2 * HOUR, true, true)).toEqual({ served: 0, remaining: (3 * HOUR * (1 - 0.9)) / 0.9 });
+    expect(planRank(job(3 * HOUR, 0.1), 1, false, 2 * HOUR, true, true)).toEqual({ served: 1 });
+    const heavy = (key: string, submittedAt: number): JobState => ({
+      ...waiting(key, { ps: PS, worker: { cpu: cpu(4) }, min: 2, max: 2, submittedAt }),
+      attainedWorkerSeconds: 3 * HOUR,
+      progress: progress(0.9),
+    });
+    const light = waiting('L', { ps: PS, worker: { cpu: cpu(1) }, min: 1, max: 1, submittedAt: 0 });
+    const order = (first: boolean) =>
+      buildPassModel(snapshot(paperTestbed(), [heavy('H', 0), light], { now: 1000 }), resolveSchedulerConfig({}), {
+        byAttainedService: true,
+        byPhase: true,
+        byDeclaredPlan: true,
+        planPromotesOnly: true,
+        planPromotedFirst: first,
+      }).waiting.map((j) => j.key);
+    expect(order(false)).toEqual(['L', 'H']);
+    expect(order(true)).toEqual(['H', 'L']);
   });
 
   it('orders known before unknown, less first', () => {
