@@ -78,6 +78,9 @@ interface Row {
   readonly scaleOuts: number;
   /** Performance-target figures (scenarios with `targets`; docs/simulation-results.md §1c). */
   readonly qoe: Summary['qoe'];
+  /** The longest any job waited in the queue at once (s): submission or a suspension to admission. */
+  readonly longestQueueStay: number | null;
+  readonly suspensions: number;
 }
 
 const rows: Row[] = [];
@@ -112,6 +115,11 @@ for (const name of scenarios) {
         preemptedWorkers: s.preemptedWorkers,
         scaleOuts: s.scaleOuts,
         qoe: s.qoe,
+        longestQueueStay: result.jobs.reduce<number | null>(
+          (m, j) => (j.longestQueueStay === null ? m : Math.max(m ?? 0, j.longestQueueStay)),
+          null,
+        ),
+        suspensions: result.jobs.reduce((n, j) => n + j.suspensions, 0),
       };
       rows.push(row);
       cells.push(`${fmt(row.meanJctInclUnfinished)}/${fmt(row.p95Jct)}/${row.unfinished}`.padStart(20));

@@ -80,6 +80,8 @@ export interface JobOutcome {
   readonly scaleOuts: number;
   /** Times the whole job went back to the queue. */
   readonly suspensions: number;
+  /** The longest it waited in the queue at once (s): submission or a suspension to admission; null if never admitted. */
+  readonly longestQueueStay: number | null;
   /** Submission → the job's metric first within 1% of its final value; null if never (or no signal). */
   readonly timeToAccuracy: number | null;
   /** Jobs that stated a performance target: how long it was met (engine.ts meetsTarget). */
@@ -376,6 +378,7 @@ function outcome(job: SimJob): JobOutcome {
     preemptedWorkers: job.preemptedWorkers,
     scaleOuts: job.scaleOuts,
     suspensions: job.suspensions,
+    longestQueueStay: job.started === undefined ? null : job.longestQueueStay,
     timeToAccuracy: job.signal.accuracyAt === undefined ? null : job.signal.accuracyAt - submitted,
     qoe: qoeOutcome(job),
   };

@@ -56,6 +56,10 @@ export interface SimJob {
   scaleOuts: number;
   /** Times the whole job was suspended back to the queue. */
   suspensions: number;
+  /** When it last went back to the queue (s; its last suspension), the operator's `requeuedAt`. */
+  requeuedAt: number | undefined;
+  /** The longest time (s) it waited in the queue at once: from submission or a suspension to its admission. */
+  longestQueueStay: number;
   /** Bound worker-seconds so far (attained service, as the operator counts it). */
   attainedWorkerSeconds: number;
   /** Rate at max workers on the fewest nodes: remaining / maxRate is what oracles are shown. */
@@ -161,6 +165,8 @@ export class ClusterState {
       preemptedWorkers: 0,
       scaleOuts: 0,
       suspensions: 0,
+      requeuedAt: undefined,
+      longestQueueStay: 0,
       attainedWorkerSeconds: 0,
       maxRate: fewestNodesRate(workload, workload.workers.max, cluster),
       signal: new JobSignal(workload),
@@ -192,6 +198,7 @@ export class ClusterState {
             createdAt: r.createdAt * 1000,
           })),
           attainedWorkerSeconds: j.attainedWorkerSeconds,
+          ...(j.requeuedAt === undefined ? {} : { requeuedAt: j.requeuedAt * 1000 }),
           ...progressOf(j, now),
           ...stepRateOf(j),
           ...(oracle ? { oracleRemainingSeconds: j.maxRate > 0 ? j.remaining / j.maxRate : Number.POSITIVE_INFINITY } : {}),
@@ -212,6 +219,7 @@ export class ClusterState {
       job.phase = 'waiting';
       job.rate = 0;
       job.suspensions += 1;
+      job.requeuedAt = now;
     }
     const moved = new Set<SimJob>();
     for (const scaleIn of plan.scaleIn) {
@@ -232,6 +240,7 @@ export class ClusterState {
       const job = this.byKey.get(admission.job);
       if (job?.phase !== 'waiting') throw new PlanViolation(`admission of ${admission.job}, which is not waiting`);
       job.phase = 'running';
+      job.longestQueueStay = Math.max(job.longestQueueStay, now - (job.requeuedAt ?? job.workload.submitSeconds));
       for (const r of admission.replicas) this.create(job, r, now);
       const ps = [...job.replicas.values()].filter((r) => r.type === PS).length;
       const workers = this.workerCount(job);

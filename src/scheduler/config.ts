@@ -133,6 +133,24 @@ export interface ImprovementToggles {
    */
   readonly rankByDeclaredPlan: boolean;
   /**
+   * With `rankByDeclaredPlan`: the plan only promotes. A job whose plan leaves little (at most
+   * `demoteAfterWorkerSeconds`) ranks in the first band; every other job keeps its attained-service
+   * band and order, so an estimate that errs long (early stopping) never demotes a job early.
+   */
+  readonly planPromotesOnly: boolean;
+  /**
+   * With `rankByDeclaredPlan`: a job its plan promotes (little left) ranks first in the first band,
+   * least remaining first, before the young jobs (after starving ones): it is not their scale-in or
+   * suspension victim, and when waiting it is admitted before them.
+   */
+  readonly planPromotedFirst: boolean;
+  /**
+   * The starvation clock counts from the job's last return to the queue (a suspension) instead of
+   * its submission, and starving jobs rank among themselves by it (scheduling.md §5.2, "Clock from
+   * the last requeue"): a suspended job waits STARVELIMIT again before it outranks everyone.
+   */
+  readonly starveFromRequeue: boolean;
+  /**
    * FlowCon Algorithm 1 at worker granularity (growth-share.ts): before plain scale-out, idle room
    * goes one worker at a time to the Progressing jobs among those that rank highest (top priority
    * class, then best band, of the jobs that may grow) in proportion to their growth per unit of
@@ -241,6 +259,9 @@ export const DEFAULT_IMPROVEMENTS: ImprovementToggles = {
   suspendForBackfill: true,
   demoteConverged: true,
   rankByDeclaredPlan: false,
+  planPromotesOnly: false,
+  planPromotedFirst: false,
+  starveFromRequeue: false,
   growByEfficiency: false,
   relocateConverged: false,
   qoeTargets: true,
@@ -269,6 +290,9 @@ export const NO_IMPROVEMENTS: ImprovementToggles = {
   suspendForBackfill: false,
   demoteConverged: false,
   rankByDeclaredPlan: false,
+  planPromotesOnly: false,
+  planPromotedFirst: false,
+  starveFromRequeue: false,
   growByEfficiency: false,
   relocateConverged: false,
   qoeTargets: false,
@@ -314,6 +338,9 @@ const improvementsSchema = z
     suspendForBackfill: z.boolean().default(DEFAULT_IMPROVEMENTS.suspendForBackfill),
     demoteConverged: z.boolean().default(DEFAULT_IMPROVEMENTS.demoteConverged),
     rankByDeclaredPlan: z.boolean().default(DEFAULT_IMPROVEMENTS.rankByDeclaredPlan),
+    planPromotesOnly: z.boolean().default(DEFAULT_IMPROVEMENTS.planPromotesOnly),
+    planPromotedFirst: z.boolean().default(DEFAULT_IMPROVEMENTS.planPromotedFirst),
+    starveFromRequeue: z.boolean().default(DEFAULT_IMPROVEMENTS.starveFromRequeue),
     growByEfficiency: z.boolean().default(DEFAULT_IMPROVEMENTS.growByEfficiency),
     relocateConverged: z.boolean().default(DEFAULT_IMPROVEMENTS.relocateConverged),
     qoeTargets: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeTargets),

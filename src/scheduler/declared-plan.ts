@@ -31,14 +31,25 @@ export interface PlanRank {
  * young job does, by weight: a key there would let it outrank the waiting jobs Algorithm 1's line 5
  * lets preempt. In the demoted band the key puts the least remaining first, the most remaining last
  * (first victim). A starving job keeps its band and ranks first in it (−∞), so the starvation bound
- * holds as without plans.
+ * holds as without plans. With `promotesOnly` (`planPromotesOnly`) the plan only ever promotes: a job
+ * with more left keeps its band and has no key, ranking as without a plan. With `promotedFirst`
+ * (`planPromotedFirst`) a promoted job keeps its key: it ranks before the young jobs of the first band
+ * (after the starving ones), least remaining first, so a young job's weight no longer takes its workers.
  * @param served the job's attained-service band; @param threshold `demoteAfterWorkerSeconds`
  */
-export function planRank(js: JobState, served: number, starving: boolean, threshold: number): PlanRank {
+export function planRank(
+  js: JobState,
+  served: number,
+  starving: boolean,
+  threshold: number,
+  promotesOnly = false,
+  promotedFirst = false,
+): PlanRank {
   if (starving) return { served, remaining: Number.NEGATIVE_INFINITY };
   const remaining = declaredRemainingService(js);
   if (remaining === undefined) return { served };
-  return remaining <= threshold ? { served: 0 } : { served: 1, remaining };
+  if (remaining <= threshold) return promotedFirst ? { served: 0, remaining } : { served: 0 };
+  return promotesOnly ? { served } : { served: 1, remaining };
 }
 
 /** Within a band: jobs with a known remaining service first, less first; then the unknown ones (0: undecided). */

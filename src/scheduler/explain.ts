@@ -182,7 +182,7 @@ export function explainWaiting(job: CompiledJob, outcome: WaitOutcome, ctx: Expl
   const needs = `needs ${texts === undefined ? describeConfiguration(ctx.items) : texts.configuration(ctx.itemsKey, ctx.items)}`;
   const starving =
     ctx.aging && job.starving
-      ? `starving (waited ${formatDuration(ctx.now - job.submittedAt)}, limit ${formatDuration(ctx.starveLimitMs)}); `
+      ? `starving (waited ${formatDuration(ctx.now - (job.starvationClock ?? job.submittedAt))}, limit ${formatDuration(ctx.starveLimitMs)}); `
       : '';
   switch (outcome.kind) {
     case 'never-fits':

@@ -8,7 +8,7 @@ import { ClusterState, canonicalNodes, clusterBase, collectResourceNames, Feasib
 import type { BoundLoad } from './cluster-state.ts';
 import { ResourceIndex, VectorTable } from './resource-vector.ts';
 import { planRank } from './declared-plan.ts';
-import { effectiveLogit, isStarving } from './starvation.ts';
+import { effectiveLogit, isStarving, starvationClock } from './starvation.ts';
 import type { ClusterSnapshot, FixedReplicaGroup, JobState, PlacementConstraints, Resources } from './types.ts';
 import { clusterAllocatable, compareRank, jobWeightFrom, minimumRequests, sigmoid } from './weight.ts';
 import type { RankKey } from './weight.ts';
@@ -277,14 +277,22 @@ function compileJob(
   if (workers !== undefined && workers.min > 0) minimum.push({ group: workers, count: workers.min });
   const minRequests = minimumRequests(spec);
   const weight = jobWeightFrom(spec, minRequests, clusterTotal, config.weight);
-  const starving = js.phase === 'waiting' && isStarving(spec, now, config);
+  const clock = starvationClock(js, ranking.starveFromRequeue === true);
+  const starving = js.phase === 'waiting' && isStarving(spec, now, config, clock);
   const logit = effectiveLogit(weight.logit, starving);
   let signature = signatures;
   for (const g of fixed) signature = signature.then(g);
   if (workers !== undefined) signature = signature.then(workers);
   const attainedBand = ranking.byAttainedService ? serviceBand(js.attainedWorkerSeconds ?? 0, config) : 0;
   const { served, remaining } = ranking.byDeclaredPlan
-    ? planRank(js, attainedBand, starving, config.demoteAfterWorkerSeconds)
+    ? planRank(
+        js,
+        attainedBand,
+        starving,
+        config.demoteAfterWorkerSeconds,
+        ranking.planPromotesOnly === true,
+        ranking.planPromotedFirst === true,
+      )
     : { served: attainedBand };
   // A diverged job (NaN loss) ranks like a converged one: more workers would only burn more NaNs.
   const converged = ranking.byPhase && (js.progress?.phase === 'Converged' || js.progress?.phase === 'Diverged') ? 1 : 0;
@@ -297,6 +305,7 @@ function compileJob(
     served,
     ...(remaining === undefined ? {} : { remaining }),
     submittedAt: spec.submittedAt,
+    ...(clock === spec.submittedAt ? {} : { starvationClock: clock }),
     logit,
     fixed,
     workers,
@@ -351,6 +360,12 @@ export interface BandRanking {
   readonly byPhase: boolean;
   /** `rankByDeclaredPlan` (declared-plan.ts). */
   readonly byDeclaredPlan?: boolean;
+  /** `planPromotesOnly`: with `byDeclaredPlan`, the plan only promotes (declared-plan.ts). */
+  readonly planPromotesOnly?: boolean;
+  /** `planPromotedFirst`: a promoted job ranks first of the first band (declared-plan.ts). */
+  readonly planPromotedFirst?: boolean;
+  /** `starveFromRequeue`: the starvation clock starts at the job's last return to the queue (starvation.ts). */
+  readonly starveFromRequeue?: boolean;
   /** `qoeTargetAsMinimum`: a throughput target's size is the job's minimum (qoe-minimum.ts). */
   readonly targetMinimum?: boolean;
   /** With `targetMinimum`: jobs (by key) that keep their declared minimum all the same. */

@@ -223,6 +223,11 @@ export interface JobState {
   readonly attainedWorkerSeconds?: number;
   /** The phase read from the job's own progress signal; absent = no information (scheduled as without). */
   readonly progress?: JobProgress;
+  /**
+   * When the job last went back to the queue (ms): its last suspension. Absent = never (it has
+   * waited since `spec.submittedAt`). Read only with `starveFromRequeue` (starvation.ts).
+   */
+  readonly requeuedAt?: number;
   /** Measured training speed (for performance targets); absent = not measured yet. */
   readonly stepRate?: StepRate;
   /**

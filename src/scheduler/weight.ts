@@ -119,6 +119,11 @@ export interface RankKey {
   readonly remaining?: number;
   readonly logit: number;
   readonly submittedAt: number;
+  /**
+   * `starveFromRequeue`: when the job's starvation clock started (its last return to the queue);
+   * starving jobs rank among themselves by it instead of t_j. Absent = `submittedAt`.
+   */
+  readonly starvationClock?: number;
 }
 
 /**
@@ -144,6 +149,12 @@ export function comparePriorityAndWeight(a: RankKey, b: RankKey): number {
 export function compareRank(a: RankKey, b: RankKey): number {
   const pw = comparePriorityAndWeight(a, b);
   if (pw !== 0) return pw;
+  // Equal +∞ logits: both starve, first come (to the clock) first served.
+  if (a.logit === Number.POSITIVE_INFINITY) {
+    const ca = a.starvationClock ?? a.submittedAt;
+    const cb = b.starvationClock ?? b.submittedAt;
+    if (ca !== cb) return ca < cb ? -1 : 1;
+  }
   if (a.submittedAt !== b.submittedAt) return a.submittedAt < b.submittedAt ? -1 : 1;
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }

@@ -21,7 +21,15 @@ import { lowestRankFirst } from '../session/victims.ts';
 import type { SchedulingPolicy } from './policy.ts';
 
 export const KOD2_PASS: PassPolicy = {
-  ranking: { byAttainedService: false, byPhase: false, byDeclaredPlan: false, targetMinimum: false },
+  ranking: {
+    byAttainedService: false,
+    byPhase: false,
+    byDeclaredPlan: false,
+    planPromotesOnly: false,
+    planPromotedFirst: false,
+    starveFromRequeue: false,
+    targetMinimum: false,
+  },
   cooldown: false,
   preemption: { order: lowestRankFirst, keeps: [], usableNodesFirst: false, pruneNeedless: false, fallbacks: [] },
   growth: { psNodesFirst: false, packNodes: false, spreadForGain: false, knee: false, holds: [], byEfficiency: false },

@@ -132,6 +132,7 @@ export class DecisionBook {
     d.targetWorkers = to.minWorkers;
     d.preemptions += to.preempted;
     d.lastScaleTime = new Date(to.now).toISOString();
+    d.requeuedAt = to.now;
   }
 
   /**
