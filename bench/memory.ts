@@ -345,7 +345,8 @@ async function main(): Promise<void> {
       await waitFor(
         'pods Running',
         () => running() >= expectedPods,
-        3_600_000,
+        // Two hours: a 2-core machine shared with other work fills 50,000 pods in 30–70 minutes.
+        7_200_000,
         () => `${running()}/${expectedPods} Running, ${phases!.store.size} exist`,
       ),
       1,
