@@ -125,6 +125,11 @@ describe('queues with quotas (ours)', () => {
   it("answers a user through the kubectl plugin: queues, a job's queue and history, what one pass would do", async () => {
     await createTFJob(ns, onPool(inQueue(elasticJob('d1', { ps: one, worker: one, min: 4, max: 4 }), 'a'), pool));
     await eventually(async () => (await clusterQueue(cqA)).status?.pendingJobs === 1, { what: 'd1 waits in a', timeoutMs: 30_000 });
+    // The queue's status and the job's are written separately: under load the job's reason comes later.
+    await eventually(async () => (await scheduling(ns, 'd1'))?.message?.includes('waiting for quota') === true, {
+      what: 'd1 says it waits for quota',
+      timeoutMs: 30_000,
+    });
 
     const queues = plugin(['queues', '-n', ns]);
     expect(queues.code, queues.out).toBe(0);
