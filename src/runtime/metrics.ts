@@ -11,33 +11,30 @@ export interface ControllerObserver {
 
 /** The work queues' gauges, read from the queues themselves when scraped (client-go's names). */
 function workQueueGauges(queues: ReadonlyMap<string, WorkQueue>, registers: Registry[]): void {
-  new Gauge({
-    name: 'workqueue_depth',
-    help: 'Current depth of workqueue',
-    labelNames: ['name', 'controller'],
-    registers,
-    collect() {
-      for (const [name, q] of queues) this.set({ name, controller: name }, q.length);
-    },
-  });
-  new Gauge({
-    name: 'workqueue_unfinished_work_seconds',
-    help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration",
-    labelNames: ['name', 'controller'],
-    registers,
-    collect() {
-      for (const [name, q] of queues) this.set({ name, controller: name }, q.unfinishedWorkSeconds());
-    },
-  });
-  new Gauge({
-    name: 'workqueue_longest_running_processor_seconds',
-    help: 'How many seconds has the longest running processor for workqueue been running',
-    labelNames: ['name', 'controller'],
-    registers,
-    collect() {
-      for (const [name, q] of queues) this.set({ name, controller: name }, q.longestRunningProcessorSeconds());
-    },
-  });
+  const gauges: [string, string, (q: WorkQueue) => number][] = [
+    ['workqueue_depth', 'Current depth of workqueue', (q) => q.length],
+    [
+      'workqueue_unfinished_work_seconds',
+      "How many seconds of work has been done that is in progress and hasn't been observed by work_duration",
+      (q) => q.unfinishedWorkSeconds(),
+    ],
+    [
+      'workqueue_longest_running_processor_seconds',
+      'How many seconds has the longest running processor for workqueue been running',
+      (q) => q.longestRunningProcessorSeconds(),
+    ],
+  ];
+  for (const [name, help, read] of gauges) {
+    new Gauge({
+      name,
+      help,
+      labelNames: ['name', 'controller'],
+      registers,
+      collect() {
+        for (const [queue, q] of queues) this.set({ name: queue, controller: queue }, read(q));
+      },
+    });
+  }
 }
 
 export class RuntimeMetrics {

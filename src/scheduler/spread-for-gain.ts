@@ -20,9 +20,6 @@ export function replicasPerNode(state: ClusterState, vec: Float64Array, feasible
   return best;
 }
 
-/** The distinct nodes of `nodes`. */
-const distinct = (nodes: readonly number[]): Set<number> => new Set(nodes);
-
 /**
  * Share of the declared rate a spread beyond the fewest nodes is assumed to cost: a synchronous job's
  * step waits for its slowest link (on the Philly cluster model, 4 workers on 3 + 1 nodes against 4
@@ -47,11 +44,11 @@ export function keptForSpreadGain(
   curve: readonly number[] = [],
 ): number[] {
   if (perNode <= 0 || curve.length === 0) return [...placed];
-  const own = distinct(current);
+  const own = new Set(current);
   let kept = [...placed];
   for (;;) {
     const total = current.length + kept.length;
-    const nodes = distinct([...current, ...kept]);
+    const nodes = new Set([...current, ...kept]);
     if (nodes.size <= Math.max(own.size, Math.ceil(total / perNode))) return kept;
     const local = current.length + kept.filter((n) => own.has(n)).length;
     if (rateAt(curve, total) * (1 - SPREAD_RISK) >= rateAt(curve, local)) return kept;
@@ -59,6 +56,7 @@ export function keptForSpreadGain(
     kept = kept.filter((n) => n !== drop);
   }
 }
+
 /** The node outside `own` with the fewest entries in `kept`; among equals the one placed last. */
 function fewestPlaced(kept: readonly number[], own: ReadonlySet<number>): number {
   const counts = new Map<number, number>();
