@@ -205,6 +205,15 @@ export interface ImprovementToggles {
    * than before it grew. Jobs without a curve grow as without this toggle.
    */
   readonly spreadOnlyForGain: boolean;
+  /**
+   * Last in the pass, with nobody left waiting who could use the room: a running elastic job with a
+   * declared scaling curve whose workers sit on more nodes than its worker count needs has the
+   * workers on the further nodes moved onto the nodes it already uses, where room allows it to end
+   * on the fewest (consolidate.ts): its curve describes that placement. Never a worker off its PS's
+   * node, never a job with a worker younger than `scaleOutCooldownMs` (so at most one move per job
+   * per cool-down). A move deletes a worker pod and creates one (`ScaleIn.relocated`).
+   */
+  readonly consolidateSpreadJobs: boolean;
 }
 
 export interface SchedulerConfig {
@@ -270,6 +279,7 @@ export const DEFAULT_IMPROVEMENTS: ImprovementToggles = {
   qoeCapAtTarget: true,
   qoeTargetAsMinimum: true,
   spreadOnlyForGain: false,
+  consolidateSpreadJobs: false,
 };
 
 /** Every improvement off: what the `kod2` policy runs with, whatever the user configured. */
@@ -301,6 +311,7 @@ export const NO_IMPROVEMENTS: ImprovementToggles = {
   qoeCapAtTarget: false,
   qoeTargetAsMinimum: false,
   spreadOnlyForGain: false,
+  consolidateSpreadJobs: false,
 };
 
 export const DEFAULT_SCHEDULER_CONFIG: SchedulerConfig = {
@@ -349,6 +360,7 @@ const improvementsSchema = z
     qoeCapAtTarget: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeCapAtTarget),
     qoeTargetAsMinimum: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeTargetAsMinimum),
     spreadOnlyForGain: z.boolean().default(DEFAULT_IMPROVEMENTS.spreadOnlyForGain),
+    consolidateSpreadJobs: z.boolean().default(DEFAULT_IMPROVEMENTS.consolidateSpreadJobs),
   })
   .strict();
 

@@ -74,8 +74,13 @@ export function suspended(pods: number, preemptor: Standing, victim: Standing, a
   );
 }
 
-/** Workers of a converged job moved off their nodes so that `forJob` fits there (ours, relocateConverged). */
-export function relocatedFrom(count: number, removed: readonly string[], forJob: string): string {
+/**
+ * Workers of a converged job moved off their nodes so that `forJob` fits there (ours, relocateConverged);
+ * `forJob` the job itself: moved onto its other nodes so that it runs on fewer (consolidateSpreadJobs).
+ */
+export function relocatedFrom(count: number, removed: readonly string[], forJob: string, job?: string): string {
+  if (forJob === job)
+    return `Moving ${workersText(count, removed)} onto this job's other node(s) so that it runs on fewer nodes (its worker count stays)`;
   return `Moving ${workersText(count, removed)} onto this job's PS node(s) so that ${forJob} fits in the room they leave (this job has converged; its worker count stays)`;
 }
 

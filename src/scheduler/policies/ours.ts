@@ -1,9 +1,11 @@
 // `ours`: `kod2` plus the improvements of scheduling.md §6 that `config.improvements` enables (all
-// but `preemptOnlyForGain`, `growByEfficiency` and `relocateConverged` by default). Each toggle puts
-// an action in the list or sets a named rule or option; each can be switched off alone, so the
+// but the opt-in `preemptOnlyForGain`, `growByEfficiency`, `relocateConverged`, `spreadOnlyForGain`
+// and `consolidateSpreadJobs` by default). Each toggle puts an action in the list or sets a named
+// rule or option; each can be switched off alone, so the
 // simulator can measure each one (docs/simulation-results.md). The README lists what each does.
 
 import { admitHeads } from '../actions/admit-heads.ts';
+import { consolidateSpread } from '../actions/consolidate-spread.ts';
 import { growBeforeAdmit } from '../actions/grow-before-admit.ts';
 import { meetQoeTargets } from '../actions/meet-qoe-targets.ts';
 import { reclaimForGrowth } from '../actions/reclaim-for-growth.ts';
@@ -69,6 +71,7 @@ export function oursPass(t: ImprovementToggles): PassPolicy {
       qoe && meetQoeTargets({ sizeFromCurve: t.qoeSizeFromCurve }),
       reclaimForGrowth,
       scaleOutRunning,
+      t.consolidateSpreadJobs && consolidateSpread,
     ]),
   };
 }

@@ -28,6 +28,7 @@ const togglesArb = fc.record({
   demoteConverged: fc.boolean(),
   growByEfficiency: fc.boolean(),
   relocateConverged: fc.boolean(),
+  consolidateSpreadJobs: fc.boolean(),
 });
 const configArb = fc.record({
   starveLimitMs: fc.constantFrom(20_000, 100_000, 10_000_000),
@@ -186,6 +187,8 @@ describe('scheduling invariants (property-based)', () => {
           const spec = new Map(snap.jobs.map((j) => [j.spec.key, j.spec]));
           const state = new Map(snap.jobs.map((j) => [j.spec.key, j]));
           for (const s of plan.scaleIn) {
+            // A job's own move (consolidateSpreadJobs: relocated, for itself) is not a preemption.
+            if (s.relocated === true && s.forJob === s.job) continue;
             const victim = spec.get(s.job)!;
             const forJob = spec.get(s.forJob)!;
             expect(plan.admit.map((a) => a.job)).toContain(s.forJob);
@@ -282,6 +285,7 @@ describe('scheduling invariants (property-based)', () => {
         const spec = new Map(snap.jobs.map((j) => [j.spec.key, j.spec]));
         const count = new Map(snap.jobs.map((j) => [j.spec.key, workersOf(snap, j.spec.key)]));
         for (const s of plan.scaleIn) {
+          if (s.relocated === true && s.forJob === s.job) continue; // a job's own move, not a preemption
           const victim = spec.get(s.job)!;
           const head = spec.get(s.forJob)!;
           const starving = snap.now - head.submittedAt >= config.starveLimitMs;

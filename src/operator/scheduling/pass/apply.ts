@@ -219,7 +219,7 @@ async function scaleIn(s: Step, e: Plan['scaleIn'][number]): Promise<void> {
 function scaleInMessage(s: Step, e: Plan['scaleIn'][number], f: JobFacts, removed: readonly string[]): string {
   const n = e.remove.length;
   const target = s.book.get(e.job)?.targetWorkers ?? 0;
-  if (e.relocated === true) return messages.relocatedFrom(n, removed, e.forJob);
+  if (e.relocated === true) return messages.relocatedFrom(n, removed, e.forJob, e.job);
   if (e.toMeetTarget === true) return messages.gaveForTarget(n, removed, e.forJob, target);
   if (e.reclaimedBy !== undefined) return messages.reclaimed(n, removed, e.forJob, f.state.spec.queue, e.reclaimedBy, target, f.bounds.min);
   if (e.forJob !== e.job) return messages.preempted(n, removed, standing(s, e.forJob), standing(s, e.job), target, f.bounds.min);

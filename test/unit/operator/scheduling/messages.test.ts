@@ -55,3 +55,12 @@ describe('scheduling messages', () => {
     expect(messages.placed('a-ps-0', 'n1')).toBe('Placed a-ps-0 on n1 (replacing a lost replica)');
   });
 });
+
+describe('relocatedFrom', () => {
+  it('names the job a relocation makes room for, or a consolidation of the job itself', () => {
+    expect(messages.relocatedFrom(1, ['j-worker-2'], 'ns/head', 'ns/j')).toContain('so that ns/head fits');
+    expect(messages.relocatedFrom(1, ['j-worker-2'], 'ns/j', 'ns/j')).toContain(
+      "onto this job's other node(s) so that it runs on fewer nodes",
+    );
+  });
+});
