@@ -6,23 +6,15 @@
 // helped or hindered by where the idle room sits; that trade is not made). Never onto nodes reserved
 // for a starving job.
 
-import { toInstance } from '../admission.ts';
 import { consolidateTogether, consolidationFor, isSpread, type Consolidation } from '../consolidate.ts';
-import { addWorkers, removeWorkers, type RunningJob } from '../job-model.ts';
+import type { RunningJob } from '../job-model.ts';
 import { byRankDescending } from '../queues.ts';
+import { recordMove } from '../session/move.ts';
 import type { Action, PassSession } from '../session/session.ts';
 
-/** Plans a move already applied to the state: the workers go, their replacements come at `to`. */
+/** Plans a move already applied to the state. */
 function record(session: PassSession, move: Consolidation): void {
-  const r = move.job;
-  session.recordScaleIn(r, move.removed, r.job.key, { relocated: true });
-  removeWorkers(r, move.removed);
-  // Not `session.grow`: the job holds as much as before, so its queue is charged nothing.
-  const added = addWorkers(r, r.job.workers!.type, move.to, session.now);
-  session.plan.addWorkers(
-    r.job.key,
-    added.map((w) => toInstance(session.state, w)),
-  );
+  recordMove(session, move.job, move.removed, move.to, move.job.job.key);
 }
 
 export const consolidateSpread: Action = {

@@ -2,11 +2,11 @@
 // workers of Converged jobs ranked below it move onto their PS's nodes if the room they leave admits
 // the head. Tried before suspension: it stops no job.
 
-import { addWorkers, removeWorkers, type CompiledJob } from '../job-model.ts';
+import type { CompiledJob } from '../job-model.ts';
 import { relocateFor } from '../relocate.ts';
+import { recordMove } from '../session/move.ts';
 import type { PassSession } from '../session/session.ts';
 import { relocationCandidates } from '../session/victims.ts';
-import { toInstance } from '../admission.ts';
 
 /** Admits `head` by moving Converged jobs' workers (a `HeadFallback`); false if that is not enough. */
 export function relocateConverged(session: PassSession, head: CompiledJob): boolean {
@@ -16,16 +16,7 @@ export function relocateConverged(session: PassSession, head: CompiledJob): bool
   if (candidates.length === 0) return false;
   const res = relocateFor(state, head, candidates, now, session.cooldownMs);
   if (!res.ok) return false;
-  for (const m of res.moves) {
-    session.recordScaleIn(m.job, m.removed, head.key, { relocated: true });
-    removeWorkers(m.job, m.removed);
-    // Not `session.grow`: the job holds as much as before, so its queue is charged nothing.
-    const added = addWorkers(m.job, m.job.job.workers!.type, m.to, now);
-    session.plan.addWorkers(
-      m.job.job.key,
-      added.map((w) => toInstance(state, w)),
-    );
-  }
+  for (const m of res.moves) recordMove(session, m.job, m.removed, m.to, head.key);
   session.admitPlaced(head, res.items, res.placement);
   return true;
 }
