@@ -11,29 +11,37 @@ export interface NodeTrace {
   readonly counted: readonly string[];
   /** What this pass placed there, as `job:type-index`. */
   readonly placed: readonly string[];
+  /** Their requests summed. */
+  readonly adds: Resources;
 }
 
 /** One entry per node this pass placed a replica on (admissions, scale-outs, repairs); empty if none. */
 export function placementTrace(snapshot: ClusterSnapshot, plan: Plan, repairs: readonly RepairPlacement[]): NodeTrace[] {
-  const placed = new Map<string, string[]>();
-  const add = (node: string | undefined, what: string) => {
+  const specs = new Map(snapshot.jobs.map((j) => [j.spec.key, j.spec]));
+  const requestsOf = (job: string, type: string): Resources => {
+    const spec = specs.get(job);
+    return (type === spec?.workers?.type ? spec.workers.requests : spec?.fixed.find((g) => g.type === type)?.requests) ?? {};
+  };
+  const placed = new Map<string, { what: string[]; adds: Record<string, number> }>();
+  const add = (node: string | undefined, what: string, requests: Resources) => {
     if (node === undefined) return;
-    const list = placed.get(node) ?? [];
-    list.push(what);
-    placed.set(node, list);
+    const entry = placed.get(node) ?? { what: [], adds: {} };
+    entry.what.push(what);
+    sum(entry.adds, requests);
+    placed.set(node, entry);
   };
   const id = (job: string, r: Pick<ReplicaInstance, 'type' | 'index'>) => `${job}:${r.type}-${r.index}`;
-  for (const a of plan.admit) for (const r of a.replicas) add(r.node, id(a.job, r));
-  for (const s of plan.scaleOut) for (const r of s.add) add(r.node, id(s.job, r));
-  for (const r of repairs) add(r.node, `${r.replica.job}:${r.replica.name ?? r.replica.group.type}`);
+  for (const a of plan.admit) for (const r of a.replicas) add(r.node, id(a.job, r), requestsOf(a.job, r.type));
+  for (const s of plan.scaleOut) for (const r of s.add) add(r.node, id(s.job, r), requestsOf(s.job, r.type));
+  for (const r of repairs) add(r.node, `${r.replica.job}:${r.replica.name ?? r.replica.group.type}`, r.replica.group.requests);
   if (placed.size === 0) return [];
   const out: NodeTrace[] = [];
-  for (const [node, what] of placed) {
+  for (const [node, { what, adds }] of placed) {
     const info = snapshot.nodes.find((n) => n.name === node);
     const used: Record<string, number> = {};
     const counted: string[] = [];
     const use = (requests: Resources) => {
-      for (const [k, v] of Object.entries(requests)) used[k] = (used[k] ?? 0) + v;
+      sum(used, requests);
     };
     for (const p of snapshot.otherPods) {
       if (p.node !== node) continue;
@@ -48,7 +56,11 @@ export function placementTrace(snapshot: ClusterSnapshot, plan: Plan, repairs: r
         counted.push(`${id(j.spec.key, r)}${r.pending === true ? '(pending)' : ''}`);
       }
     }
-    out.push({ node, allocatable: info?.allocatable ?? {}, used, counted, placed: what });
+    out.push({ node, allocatable: info?.allocatable ?? {}, used, counted, placed: what, adds });
   }
   return out;
+}
+
+function sum(into: Record<string, number>, r: Resources): void {
+  for (const [k, v] of Object.entries(r)) into[k] = (into[k] ?? 0) + v;
 }

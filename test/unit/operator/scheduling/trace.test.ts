@@ -39,7 +39,17 @@ describe('placement trace', () => {
       used: { cpu: 6000, memory: 10 * Gi },
       counted: ['ns/other', 'a:PS-0', 'a:Worker-0', 'a:Worker-1(pending)'],
       placed: ['b:PS-0'],
+      adds: { cpu: 1000, memory: 2 * Gi },
     });
-    expect(rest).toEqual([{ node: 'n-2', allocatable: { cpu: 6000, memory: 24 * Gi }, used: {}, counted: [], placed: ['a:a-worker-3'] }]);
+    expect(rest).toEqual([
+      {
+        node: 'n-2',
+        allocatable: { cpu: 6000, memory: 24 * Gi },
+        used: {},
+        counted: [],
+        placed: ['a:a-worker-3'],
+        adds: { cpu: 2000, memory: 4 * Gi },
+      },
+    ]);
   });
 });
