@@ -13,6 +13,10 @@ export interface NodeTrace {
   readonly placed: readonly string[];
   /** Their requests summed. */
   readonly adds: Resources;
+  /** What this pass takes away there (scale-ins, preemptions, suspensions), as `job:type-index`. */
+  readonly removed: readonly string[];
+  /** Their requests summed: the core counts their room free from this pass on. */
+  readonly frees: Resources;
 }
 
 /** One entry per node this pass placed a replica on (admissions, scale-outs, repairs); empty if none. */
@@ -35,6 +39,17 @@ export function placementTrace(snapshot: ClusterSnapshot, plan: Plan, repairs: r
   for (const s of plan.scaleOut) for (const r of s.add) add(r.node, id(s.job, r), requestsOf(s.job, r.type));
   for (const r of repairs) add(r.node, `${r.replica.job}:${r.replica.name ?? r.replica.group.type}`, r.replica.group.requests);
   if (placed.size === 0) return [];
+  const removed = new Map<string, { what: string[]; frees: Record<string, number> }>();
+  const take = (job: string, r: ReplicaInstance) => {
+    if (r.node === undefined || !placed.has(r.node)) return;
+    const entry = removed.get(r.node) ?? { what: [], frees: {} };
+    entry.what.push(id(job, r));
+    sum(entry.frees, requestsOf(job, r.type));
+    removed.set(r.node, entry);
+  };
+  for (const e of plan.scaleIn) for (const r of e.remove) take(e.job, r);
+  const suspended = new Set(plan.suspend.map((e) => e.job));
+  for (const j of snapshot.jobs) if (suspended.has(j.spec.key)) for (const r of j.replicas) take(j.spec.key, r);
   const out: NodeTrace[] = [];
   for (const [node, { what, adds }] of placed) {
     const info = snapshot.nodes.find((n) => n.name === node);
@@ -56,7 +71,17 @@ export function placementTrace(snapshot: ClusterSnapshot, plan: Plan, repairs: r
         counted.push(`${id(j.spec.key, r)}${r.pending === true ? '(pending)' : ''}`);
       }
     }
-    out.push({ node, allocatable: info?.allocatable ?? {}, used, counted, placed: what, adds });
+    const gone = removed.get(node);
+    out.push({
+      node,
+      allocatable: info?.allocatable ?? {},
+      used,
+      counted,
+      placed: what,
+      adds,
+      removed: gone?.what ?? [],
+      frees: gone?.frees ?? {},
+    });
   }
   return out;
 }

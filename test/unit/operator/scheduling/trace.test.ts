@@ -27,8 +27,12 @@ describe('placement trace', () => {
     expect(placementTrace(snap, empty, [])).toEqual([]);
   });
 
-  it('lists, per node placed on, what the pass counted there (other pods, replicas, pending placements) and what it placed', () => {
-    const plan: Plan = { ...empty, admit: [{ job: 'b', replicas: [{ type: 'PS', index: 0, node: 'n-1' }] }] };
+  it('lists, per node placed on, what the pass counted there (other pods, replicas, pending placements), what it takes away and what it placed', () => {
+    const plan: Plan = {
+      ...empty,
+      admit: [{ job: 'b', replicas: [{ type: 'PS', index: 0, node: 'n-1' }] }],
+      scaleIn: [{ job: 'a', forJob: 'b', remove: [{ type: 'Worker', index: 0, node: 'n-1' }] }],
+    };
     const [t, ...rest] = placementTrace(snap, plan, [
       { replica: { job: 'a', group: jobSpec('a').workers!, name: 'a-worker-3' }, node: 'n-2' },
     ]);
@@ -40,6 +44,8 @@ describe('placement trace', () => {
       counted: ['ns/other', 'a:PS-0', 'a:Worker-0', 'a:Worker-1(pending)'],
       placed: ['b:PS-0'],
       adds: { cpu: 1000, memory: 2 * Gi },
+      removed: ['a:Worker-0'],
+      frees: { cpu: 2000, memory: 4 * Gi },
     });
     expect(rest).toEqual([
       {
@@ -49,6 +55,8 @@ describe('placement trace', () => {
         counted: [],
         placed: ['a:a-worker-3'],
         adds: { cpu: 2000, memory: 4 * Gi },
+        removed: [],
+        frees: {},
       },
     ]);
   });
