@@ -47,7 +47,7 @@ export interface ClusterState {
   readonly etcdEndpoint: string;
   /** The pinned kubectl matching this control plane. */
   readonly kubectl: string;
-  /** kube-apiserver's audit log (JSON lines): pod and service deletions and patches. */
+  /** kube-apiserver's audit log (JSON lines): pod and service deletions and patches, pod creates. */
   readonly auditLog: string;
   readonly removeWorkDir: boolean;
   readonly processes: Readonly<Record<string, { pid: number; log: string }>>;

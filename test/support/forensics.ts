@@ -9,6 +9,7 @@ import type { OperatorChild } from './operator-child.ts';
 interface AuditEvent {
   readonly verb?: string;
   readonly stageTimestamp?: string;
+  readonly requestReceivedTimestamp?: string;
   readonly user?: { readonly username?: string };
   readonly userAgent?: string;
   readonly objectRef?: { readonly resource?: string; readonly namespace?: string; readonly name?: string };
@@ -32,12 +33,18 @@ function auditEvents(auditLog: string, resource: string, namespace: string, name
   return out;
 }
 
-/** The audit log's entries for one object, oldest first, one line each. */
+/**
+ * The audit log's entries for one object, oldest first, one line each; a request answered 100 ms or
+ * more after it was received also says when it was received (an operator's write that the API server
+ * committed after the process was killed).
+ */
 export function auditTrail(auditLog: string, resource: string, namespace: string, name: string): string[] {
-  return auditEvents(auditLog, resource, namespace, name).map(
-    (e) =>
-      `${e.stageTimestamp ?? '?'} ${e.verb ?? '?'} ${e.responseStatus?.code ?? '?'} by ${e.user?.username ?? '?'} (${e.userAgent ?? '?'})`,
-  );
+  return auditEvents(auditLog, resource, namespace, name).map((e) => {
+    const received = e.requestReceivedTimestamp === undefined ? Number.NaN : new Date(e.requestReceivedTimestamp).getTime();
+    const answered = e.stageTimestamp === undefined ? Number.NaN : new Date(e.stageTimestamp).getTime();
+    const slow = answered - received >= 100 ? ` (received ${e.requestReceivedTimestamp ?? '?'})` : '';
+    return `${e.stageTimestamp ?? '?'} ${e.verb ?? '?'} ${e.responseStatus?.code ?? '?'} by ${e.user?.username ?? '?'} (${e.userAgent ?? '?'})${slow}`;
+  });
 }
 
 /**
@@ -57,12 +64,17 @@ export function auditDeleterLookup(auditLog: string, namespace: string): Deleter
   };
 }
 
-/** The violations, each unexpected deletion followed by its audit trail and the operators' lines about it. */
+/**
+ * The violations, each unexpected deletion followed by its audit trail and the operators' lines about
+ * it, each over-committed node by its pods' audit trails and the operators' lines about the node and
+ * its pods (with every operator's start and kill).
+ */
 export function withForensics(
   violations: MonitorReport['violations'],
   opts: { readonly auditLog?: string; readonly namespace: string; readonly operators: readonly OperatorChild[] },
 ): MonitorReport['violations'] {
   return violations.map((v) => {
+    if (v.kind === 'overcommitted-node') return overcommitForensics(v, opts);
     const m = /^(pod|service) (\S+) deleted/.exec(v.message);
     if (m === null) return v;
     const [, kind, name] = m as unknown as [string, string, string];
@@ -75,4 +87,30 @@ export function withForensics(
       message: `${v.message}\n  audit:\n    ${audit.join('\n    ') || '(none)'}\n  operator logs:\n    ${logs.slice(-20).join('\n    ') || '(none)'}`,
     };
   });
+}
+
+/** Lines that tell an operator process's life: when it started, synced, took the lead, stopped. */
+const LIFECYCLE = ['Starting the TFJob operator', 'Caches synced', 'Pods listed again', 'Shutting down', 'Stopped'];
+
+function overcommitForensics(
+  v: MonitorReport['violations'][number],
+  opts: { readonly auditLog?: string; readonly namespace: string; readonly operators: readonly OperatorChild[] },
+): MonitorReport['violations'][number] {
+  const m = /^node (\S+) over-committed: .*? \((.*)\)$/.exec(v.message);
+  if (m === null) return v;
+  const [, node, list] = m as unknown as [string, string, string];
+  const pods = [...list.matchAll(/(?:^| )([^ @]+)@/g)].map((x) => x[1]!);
+  const audit = pods.flatMap((name) =>
+    opts.auditLog === undefined ? [] : auditTrail(opts.auditLog, 'pods', opts.namespace, name).map((l) => `${name}: ${l}`),
+  );
+  const logs = opts.operators.flatMap((o) => {
+    const lines = o.logs
+      .filter((l) => l.includes(`"${node}"`) || pods.some((p) => l.includes(`${p}"`)) || LIFECYCLE.some((x) => l.includes(x)))
+      .map((l) => `${o.name}: ${l}`);
+    return o.exit === undefined ? lines : [...lines, `${o.name}: exited ${JSON.stringify(o.exit)}`];
+  });
+  return {
+    ...v,
+    message: `${v.message}\n  audit:\n    ${audit.join('\n    ') || '(none)'}\n  operator logs:\n    ${logs.slice(-150).join('\n    ') || '(none)'}`,
+  };
 }

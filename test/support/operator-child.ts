@@ -15,6 +15,8 @@ import { parseMetrics, type Sample } from './prometheus.ts';
 export interface ChildExit {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
+  /** When the test saw it exit (ISO). */
+  readonly at?: string;
 }
 
 export interface ChildOptions {
@@ -71,7 +73,7 @@ export class OperatorChild {
     collect(this.#child.stderr);
     this.exited = new Promise((resolve) => {
       this.#child.on('exit', (code, signal) => {
-        this.#exit = { code, signal };
+        this.#exit = { code, signal, at: new Date().toISOString() };
         resolve(this.#exit);
       });
     });

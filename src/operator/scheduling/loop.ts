@@ -51,6 +51,7 @@ import { QoeBook } from './pass/report-qoe.ts';
 import { SchedulingReporter } from './pass/report.ts';
 import { JobShapes, jobView, takeSnapshot, type JobFacts, type SnapshotOptions, type SnapshotSources } from './pass/snapshot.ts';
 import { PassTrigger } from './pass/trigger.ts';
+import { placementTrace } from './pass/trace.ts';
 import { summarizeQueues, type ClusterSnapshot, type Plan } from '../../scheduler/index.ts';
 import { checkQueueAccess, selfSubjectReviewer } from './queues/access.ts';
 import { createQueueCaches, queueCrdsServed, queueLookups, type QueueCaches } from './queues/caches.ts';
@@ -270,6 +271,8 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       timeScale: this.#deps.config.timeScale,
       avoidRefusedNodeMs: AVOID_REFUSED_NODE_MS / this.#deps.config.timeScale,
     });
+    // Every node a pass places on, with what it counted there: an over-commit names its pass.
+    for (const t of placementTrace(snapshot, decided.plan, decided.repairs)) this.#log.info(t, 'Placed pods on node');
     this.#reporter.outcomes(applied, facts, now);
     await this.#publishQueues(sources.queues, decided.plan, snapshot, facts, now);
     for (const key of applied.touched) this.#deps.enqueue(key);

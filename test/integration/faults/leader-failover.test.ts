@@ -90,7 +90,7 @@ describe('fault: leader failover during a burst', () => {
     );
 
     const report = await s.finish({ timeoutMs: 300_000 });
-    expect(second.exit).toEqual({ code: 0, signal: null });
+    expect(second.exit).toMatchObject({ code: 0, signal: null });
     // The replicas still alive never exited on their own (e.g. a spurious loss of leadership).
     const alive = s.operators.filter((o) => o !== first && o !== second);
     for (const o of alive) expect(o.running, o.tail()).toBe(true);

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { auditDeleterLookup, auditTrail } from '../../support/forensics.ts';
+import { auditDeleterLookup, auditTrail, withForensics } from '../../support/forensics.ts';
+import type { OperatorChild } from '../../support/operator-child.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'forensics-'));
 afterAll(() => {
@@ -53,5 +54,56 @@ describe('audit forensics', () => {
     // The 409 at 00:05 deleted nothing; nothing else within 30 s before or 2 s after.
     expect(lookup('pod', 'p', t('2026-01-01T00:01:00.000Z'))).toBeUndefined();
     expect(lookup('pod', 'p-2', t('2026-01-01T00:00:05.010Z'))).toBe('admin');
+  });
+
+  it("explains an over-committed node by its pods' audit trails and the operators' lines about them", () => {
+    const audited = path.join(dir, 'audit-overcommit.log');
+    writeFileSync(
+      audited,
+      [
+        JSON.stringify({
+          verb: 'create',
+          requestReceivedTimestamp: '2026-01-01T00:00:00.000000Z',
+          stageTimestamp: '2026-01-01T00:00:02.500000Z',
+          user: { username: 'op' },
+          userAgent: 'tfjob-operator/kill-1',
+          objectRef: { resource: 'pods', namespace: 'ns', name: 'job-1-worker-0' },
+          responseStatus: { code: 201 },
+        }),
+        entry('2026-01-01T00:00:03.000000Z', 'delete', 200, 'op', 'job-2-ps-0'),
+      ].join('\n'),
+    );
+    const operator = {
+      name: 'kill-1',
+      exit: { code: null, signal: 'SIGKILL', at: '2026-01-01T00:00:01.000Z' },
+      logs: [
+        '{"msg":"Starting the TFJob operator"}',
+        '{"pod":"ns/job-1-worker-0","node":"n-1","msg":"Created pod"}',
+        '{"pod":"ns/job-1-worker-0","node":"n-2","msg":"Created pod"}',
+        '{"pod":"ns/job-10-worker-0","msg":"Deleted pod"}',
+        '{"node":"n-1","counted":[],"msg":"Placed pods on node"}',
+      ],
+    } as unknown as OperatorChild;
+    const [v] = withForensics(
+      [
+        {
+          kind: 'overcommitted-node',
+          message:
+            'node n-1 over-committed: cpu 7000 > 6000 (job-1-worker-0@5[Pending 00:00:02] job-2-ps-0@3[Running 00:00:00](terminating)(removal preemption))',
+        },
+      ],
+      { auditLog: audited, namespace: 'ns', operators: [operator] },
+    );
+    const text = v!.message;
+    expect(text).toContain(
+      'job-1-worker-0: 2026-01-01T00:00:02.500000Z create 201 by op (tfjob-operator/kill-1) (received 2026-01-01T00:00:00.000000Z)',
+    );
+    expect(text).toContain('job-2-ps-0: 2026-01-01T00:00:03.000000Z delete 200 by op (op-agent)');
+    expect(text).toContain('kill-1: {"msg":"Starting the TFJob operator"}');
+    expect(text).toContain('"node":"n-1","msg":"Created pod"');
+    expect(text).toContain('kill-1: {"pod":"ns/job-1-worker-0","node":"n-2","msg":"Created pod"}');
+    expect(text).toContain('Placed pods on node');
+    expect(text).not.toContain('job-10-worker-0');
+    expect(text).toContain('kill-1: exited {"code":null,"signal":"SIGKILL","at":"2026-01-01T00:00:01.000Z"}');
   });
 });

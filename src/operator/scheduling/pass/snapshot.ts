@@ -28,7 +28,7 @@ import {
 } from '../../../scheduler/index.ts';
 import { objectKey } from '../../../runtime/store.ts';
 import type { QueueDirectorySnapshot } from '../queues/directory.ts';
-import { avoidingNodes, jobSpec, nodeInfo, parseScalingCurve, podRequests, type DefaultRequests } from '../convert.ts';
+import { avoidingNodes, jobSpec, nodeInfo, parseScalingCurve, podRequests, podSpecRequests, type DefaultRequests } from '../convert.ts';
 import type { Upkeep } from '../decisions/book.ts';
 import { pendingAlive, restoreDecision, type Decision, type DecisionView, type Pending } from '../decisions/decision.ts';
 import {
@@ -174,10 +174,16 @@ export function takeSnapshot(
   const attained = new Map<string, number>();
   const nodes = sources.nodes.filter((n) => options.managedNode(n.metadata?.labels)).map(nodeInfo);
   const nodesByName = new Map(nodes.map((n) => [n.name, n]));
+  const creating: OtherPod[] = [];
   for (const object of sources.tfjobs) {
     const key = objectKey(object);
-    // Finished jobs are most of a long-lived cluster's TFJobs: skip them before any parsing.
-    if (isFinished(object) || object.metadata?.deletionTimestamp !== undefined) continue;
+    // Finished jobs are most of a long-lived cluster's TFJobs: skip them before any parsing. The
+    // reconcile that creates a job's last placed pods can also mark it Succeeded, and the status may
+    // reach the cache before the pods: until those creates are seen, their room stays taken.
+    if (isFinished(object) || object.metadata?.deletionTimestamp !== undefined) {
+      if (sources.podCreatesInFlight(key)) creating.push(...placementsInFlight(key, object, book.get(key), shapes, sources, options));
+      continue;
+    }
     const shape = shapes.get(object, options);
     if (shape === undefined) continue; // unparsable or invalid: the reconciler fails it
     const { raw } = shape;
@@ -202,7 +208,7 @@ export function takeSnapshot(
   const snapshot: ClusterSnapshot = {
     now,
     nodes,
-    otherPods: otherPods(sources.allPods, facts, options.defaults),
+    otherPods: [...otherPods(sources.allPods, facts, options.defaults), ...creating],
     jobs: facts.map((f) => f.state),
     ...(sources.queues.specs.length > 0 ? { queues: sources.queues.specs } : {}),
   };
@@ -449,6 +455,35 @@ function stepRateOf(sources: SnapshotSources, key: string, raw: TFJob): { stepRa
 function progressOf(sources: SnapshotSources, key: string): { progress?: JobProgress } {
   const progress = sources.progressOf(key);
   return progress === undefined ? {} : { progress };
+}
+
+/**
+ * The placements of a job that left the queues (finished, or being deleted) while the controller was
+ * creating pods from them, as pods using their nodes: those whose pod is not cached yet (a fixed
+ * replica by name; elastic workers, which take any free index, all of them while creates are in flight).
+ */
+function placementsInFlight(
+  key: string,
+  object: TFJobEntry,
+  decision: DecisionView | undefined,
+  shapes: JobShapes,
+  sources: SnapshotSources,
+  options: SnapshotOptions,
+): OtherPod[] {
+  const shape = decision === undefined ? undefined : shapes.get(object, options);
+  if (decision === undefined || shape === undefined) return [];
+  const jobName = shape.raw.metadata.name;
+  const requests = (type: string) => podSpecRequests(shape.groups.find((g) => g.type === type)?.template?.spec, options.defaults);
+  const cached = new Set(sources.podsOf(key).map((p) => p.metadata?.name ?? ''));
+  const namespace = object.metadata?.namespace ?? '';
+  const out: OtherPod[] = [];
+  for (const [name, p] of decision.pendingByName) {
+    const replica = replicaOf(Object.keys(shape.view.replicaSpecs), name, jobName);
+    if (replica !== undefined && !cached.has(name)) out.push({ key: `${namespace}/${name}`, node: p.node, requests: requests(replica[0]) });
+  }
+  for (const p of decision.pendingWorkers)
+    out.push({ key: `${namespace}/${jobName}-worker(creating)`, node: p.node, requests: requests('Worker') });
+  return out;
 }
 
 /** Every pod using capacity that is not a live replica of a managed job (terminating ones too). */

@@ -4,7 +4,7 @@ import { DecisionBook } from '../../../../src/operator/scheduling/decisions/book
 import { PENDING_TTL_MS } from '../../../../src/operator/scheduling/decisions/decision.ts';
 import { JobShapes, takeSnapshot } from '../../../../src/operator/scheduling/pass/snapshot.ts';
 import { toTFJobEntry } from '../../../../src/api/v1/parse.ts';
-import { NS, OPTIONS, T0, bookWith, foreignPod, node, replicaPod, sources, tfjob, tfjobObject } from './fixtures.ts';
+import { NS, OPTIONS, T0, adopt, bookWith, foreignPod, node, replicaPod, sources, tfjob, tfjobObject } from './fixtures.ts';
 
 const running = { scheduling: { queue: 'Running', enqueueTime: '2026-11-24T09:00:00Z', workers: { current: 2, min: 2, max: 2 } } };
 
@@ -223,6 +223,48 @@ describe('snapshot stage', () => {
     expect(inFlight.upkeep.suspended).toEqual([]);
     expect(inFlight.snapshot.jobs[0]!.replicas.map((r) => `${r.type}-${r.index}@${r.node ?? ''}`)).toEqual(['PS-0@n1']);
     expect(take([]).upkeep.suspended).toEqual([`${NS}/paused`]);
+  });
+
+  it('keeps the room of placements a finished or deleted job had pods created from until those creates are seen', () => {
+    // The reconcile that creates a job's last placements can also find its worker-0 done and mark it
+    // Succeeded: its pods are then created, and soon cleaned up, but the status update may reach the
+    // cache before the pods do. A pass in between must still count their room.
+    const succeeded = { conditions: [{ type: 'Succeeded', status: 'True' }] };
+    const book = new DecisionBook();
+    for (const name of ['done', 'gone'])
+      adopt(book, `${NS}/${name}`, (d) => {
+        d.admitted = true;
+        d.pendingByName.set(`${name}-ps-0`, { node: 'n1', since: T0 });
+        d.pendingWorkers = [{ node: 'n2', since: T0 }];
+      });
+    const gone = toTFJobEntry({
+      ...tfjobObject('gone', { status: running }),
+      metadata: { ...tfjobObject('gone').metadata, deletionTimestamp: new Date(T0) },
+    });
+    const take = (creating: readonly string[], pods: ReturnType<typeof replicaPod>[] = []) =>
+      takeSnapshot(
+        sources({ tfjobs: [tfjob('done', { status: succeeded }), gone], pods, nodes: [node('n1'), node('n2')], creating }),
+        book,
+        new JobShapes(),
+        OPTIONS,
+        T0 + 1,
+      );
+    const inFlight = take([`${NS}/done`, `${NS}/gone`]);
+    expect(inFlight.snapshot.jobs).toEqual([]);
+    expect(inFlight.snapshot.otherPods.map((p) => `${p.key}@${p.node}:${p.requests.cpu}`).sort()).toEqual([
+      `${NS}/done-ps-0@n1:1000`,
+      `${NS}/done-worker(creating)@n2:1000`,
+      `${NS}/gone-ps-0@n1:1000`,
+      `${NS}/gone-worker(creating)@n2:1000`,
+    ]);
+    // A placement whose pod is cached is counted once, as that pod.
+    const seen = take([`${NS}/done`], [replicaPod('done', 'ps', 0, 'n1')]);
+    expect(seen.snapshot.otherPods.map((p) => `${p.key}@${p.node}`).sort()).toEqual([
+      `${NS}/done-ps-0@n1`,
+      `${NS}/done-worker(creating)@n2`,
+    ]);
+    // Once the creates are seen or failed, nothing is held for them.
+    expect(take([]).snapshot.otherPods).toEqual([]);
   });
 
   it('separates pods on lost nodes from live ones, for admitted jobs only', () => {

@@ -511,6 +511,21 @@ describe('with our scheduler', () => {
     expect(deletedServices(r).map((a) => a.name)).toEqual(['test-tfjob-worker-2', 'test-tfjob-worker-3']);
   });
 
+  it('creates the pods of its placements in the round that finds worker 0 done and marks the job Succeeded', () => {
+    // Why the scheduling pass keeps a finished job's placements while its creates are in flight
+    // (operator/scheduling/pass/snapshot.ts): the status may reach the cache before these pods.
+    const job = newTFJob(1, 1, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 3 } } });
+    const world = [newPod('Worker', 0, { phase: 'Succeeded', exitCode: 0 }), newPod('PS', 0, { phase: 'Running' })];
+    const r = run(job, world, [...services('Worker', 1), ...services('PS', 1)], 0, {
+      admitted: true,
+      workers: 2,
+      workerNodes: ['n1'],
+      requirePlacement: true,
+    });
+    expect(created(r, 'createPod')).toEqual(['test-tfjob-worker-1']);
+    expect(r.status.conditions?.find((c) => c.type === 'Succeeded')?.status).toBe('True');
+  });
+
   it('elastic without a scheduler decision runs at maxReplicas; a failed worker does not fail it', () => {
     const job = newTFJob(1, 1, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 3 } } });
     const r = run(job, [
