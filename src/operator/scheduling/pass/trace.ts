@@ -1,6 +1,7 @@
 // What a pass saw on each node it placed pods on: for tracing an over-commit back to the pass that
 // made it (which pod it did not count). Pure; the loop logs it at info level, only for passes that place.
 import type { ClusterSnapshot, Plan, RepairPlacement, ReplicaInstance, Resources } from '../../../scheduler/index.ts';
+import { sumResources } from '../../../scheduler/resources.ts';
 
 export interface NodeTrace {
   readonly node: string;
@@ -19,73 +20,70 @@ export interface NodeTrace {
   readonly frees: Resources;
 }
 
+/** A replica on a node, as the trace names it, with its requests. */
+interface Entry {
+  readonly node: string;
+  readonly what: string;
+  readonly requests: Resources;
+}
+
 /** One entry per node this pass placed a replica on (admissions, scale-outs, repairs); empty if none. */
 export function placementTrace(snapshot: ClusterSnapshot, plan: Plan, repairs: readonly RepairPlacement[]): NodeTrace[] {
   const specs = new Map(snapshot.jobs.map((j) => [j.spec.key, j.spec]));
-  const requestsOf = (job: string, type: string): Resources => {
+  const replica = (job: string, r: ReplicaInstance, suffix = ''): Entry[] => {
     const spec = specs.get(job);
-    return (type === spec?.workers?.type ? spec.workers.requests : spec?.fixed.find((g) => g.type === type)?.requests) ?? {};
+    const requests = (r.type === spec?.workers?.type ? spec.workers.requests : spec?.fixed.find((g) => g.type === r.type)?.requests) ?? {};
+    return r.node === undefined ? [] : [{ node: r.node, what: `${job}:${r.type}-${r.index}${suffix}`, requests }];
   };
-  const placed = new Map<string, { what: string[]; adds: Record<string, number> }>();
-  const add = (node: string | undefined, what: string, requests: Resources) => {
-    if (node === undefined) return;
-    const entry = placed.get(node) ?? { what: [], adds: {} };
-    entry.what.push(what);
-    sum(entry.adds, requests);
-    placed.set(node, entry);
-  };
-  const id = (job: string, r: Pick<ReplicaInstance, 'type' | 'index'>) => `${job}:${r.type}-${r.index}`;
-  for (const a of plan.admit) for (const r of a.replicas) add(r.node, id(a.job, r), requestsOf(a.job, r.type));
-  for (const s of plan.scaleOut) for (const r of s.add) add(r.node, id(s.job, r), requestsOf(s.job, r.type));
-  for (const r of repairs) add(r.node, `${r.replica.job}:${r.replica.name ?? r.replica.group.type}`, r.replica.group.requests);
+  const placed = byNode([
+    ...plan.admit.flatMap((a) => a.replicas.flatMap((r) => replica(a.job, r))),
+    ...plan.scaleOut.flatMap((e) => e.add.flatMap((r) => replica(e.job, r))),
+    ...repairs.map((r) => ({
+      node: r.node,
+      what: `${r.replica.job}:${r.replica.name ?? r.replica.group.type}`,
+      requests: r.replica.group.requests,
+    })),
+  ]);
   if (placed.size === 0) return [];
-  const removed = new Map<string, { what: string[]; frees: Record<string, number> }>();
-  const take = (job: string, r: ReplicaInstance) => {
-    if (r.node === undefined || !placed.has(r.node)) return;
-    const entry = removed.get(r.node) ?? { what: [], frees: {} };
-    entry.what.push(id(job, r));
-    sum(entry.frees, requestsOf(job, r.type));
-    removed.set(r.node, entry);
-  };
-  for (const e of plan.scaleIn) for (const r of e.remove) take(e.job, r);
+  // Only the nodes placed on: a pass must not walk every pod of a large cluster for its trace.
+  const here = (e: Entry) => placed.has(e.node);
   const suspended = new Set(plan.suspend.map((e) => e.job));
-  for (const j of snapshot.jobs) if (suspended.has(j.spec.key)) for (const r of j.replicas) take(j.spec.key, r);
-  const out: NodeTrace[] = [];
-  for (const [node, { what, adds }] of placed) {
-    const info = snapshot.nodes.find((n) => n.name === node);
-    const used: Record<string, number> = {};
-    const counted: string[] = [];
-    const use = (requests: Resources) => {
-      sum(used, requests);
-    };
-    for (const p of snapshot.otherPods) {
-      if (p.node !== node) continue;
-      use(p.requests);
-      counted.push(p.key);
-    }
-    for (const j of snapshot.jobs) {
-      for (const r of j.replicas) {
-        if (r.node !== node) continue;
-        const group = r.type === 'Worker' ? j.spec.workers : j.spec.fixed.find((g) => g.type === r.type);
-        if (group !== undefined) use(group.requests);
-        counted.push(`${id(j.spec.key, r)}${r.pending === true ? '(pending)' : ''}`);
-      }
-    }
-    const gone = removed.get(node);
-    out.push({
+  const removed = byNode(
+    [
+      ...plan.scaleIn.flatMap((e) => e.remove.flatMap((r) => replica(e.job, r))),
+      ...snapshot.jobs.filter((j) => suspended.has(j.spec.key)).flatMap((j) => j.replicas.flatMap((r) => replica(j.spec.key, r))),
+    ].filter(here),
+  );
+  const counted = byNode([
+    ...snapshot.otherPods.filter((p) => placed.has(p.node)).map((p) => ({ node: p.node, what: p.key, requests: p.requests })),
+    ...snapshot.jobs.flatMap((j) =>
+      j.replicas
+        .filter((r) => r.node !== undefined && placed.has(r.node))
+        .flatMap((r) => replica(j.spec.key, r, r.pending === true ? '(pending)' : '')),
+    ),
+  ]);
+  return [...placed].map(([node, adds]) => {
+    const used = counted.get(node) ?? [];
+    const gone = removed.get(node) ?? [];
+    return {
       node,
-      allocatable: info?.allocatable ?? {},
-      used,
-      counted,
-      placed: what,
-      adds,
-      removed: gone?.what ?? [],
-      frees: gone?.frees ?? {},
-    });
-  }
-  return out;
+      allocatable: snapshot.nodes.find((n) => n.name === node)?.allocatable ?? {},
+      used: sumResources(used.map((e) => e.requests)),
+      counted: used.map((e) => e.what),
+      placed: adds.map((e) => e.what),
+      adds: sumResources(adds.map((e) => e.requests)),
+      removed: gone.map((e) => e.what),
+      frees: sumResources(gone.map((e) => e.requests)),
+    };
+  });
 }
 
-function sum(into: Record<string, number>, r: Resources): void {
-  for (const [k, v] of Object.entries(r)) into[k] = (into[k] ?? 0) + v;
+function byNode(entries: readonly Entry[]): Map<string, Entry[]> {
+  const out = new Map<string, Entry[]>();
+  for (const e of entries) {
+    const list = out.get(e.node);
+    if (list === undefined) out.set(e.node, [e]);
+    else list.push(e);
+  }
+  return out;
 }
