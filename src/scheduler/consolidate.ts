@@ -128,28 +128,18 @@ function fewestMoves(
     const stay = r.workers.filter((w) => onTarget.has(w.node));
     const leaving = r.workers.filter((w) => !onTarget.has(w.node));
     if (best !== undefined && leaving.length >= best.removed.length) continue;
-    // Room is taken as each worker is assigned (kept nodes first, then as ordered) and given back after.
-    const taken: number[] = [];
-    let fits = true;
-    if (alsoStaying) {
-      for (const w of stay) {
-        if (!state.fits(w.node, vec)) {
-          fits = false;
-          break;
-        }
-        state.adjust(w.node, vec, -1);
-        taken.push(w.node);
-      }
-    }
+    // Room is taken as each worker is assigned (staying ones first, then as ordered) and given back after.
+    const staying = alsoStaying ? stay.map((w) => w.node) : [];
+    if (!takeAll(state, vec, staying)) continue;
     const to: number[] = [];
-    for (let k = 0; fits && k < leaving.length; k++) {
+    for (let k = 0; k < leaving.length; k++) {
       const n = target.find((t) => state.fits(t, vec));
       if (n === undefined) break;
       state.adjust(n, vec, -1);
       to.push(n);
     }
-    for (const n of [...taken, ...to]) state.adjust(n, vec, 1);
-    if (fits && to.length === leaving.length) best = { stay, removed: leaving, to };
+    adjustAll(state, vec, [...staying, ...to], 1);
+    if (to.length === leaving.length) best = { stay, removed: leaving, to };
   }
   return best;
 }
