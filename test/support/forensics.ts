@@ -64,15 +64,19 @@ export function auditDeleterLookup(auditLog: string, namespace: string): Deleter
   };
 }
 
+/** Where the forensics come from: the audit log, the test's namespace and the operator processes. */
+interface ForensicsSources {
+  readonly auditLog?: string;
+  readonly namespace: string;
+  readonly operators: readonly OperatorChild[];
+}
+
 /**
  * The violations, each unexpected deletion followed by its audit trail and the operators' lines about
  * it, each over-committed node by its pods' audit trails and the operators' lines about the node and
  * its pods (with every operator's start and kill).
  */
-export function withForensics(
-  violations: MonitorReport['violations'],
-  opts: { readonly auditLog?: string; readonly namespace: string; readonly operators: readonly OperatorChild[] },
-): MonitorReport['violations'] {
+export function withForensics(violations: MonitorReport['violations'], opts: ForensicsSources): MonitorReport['violations'] {
   return violations.map((v) => {
     if (v.kind === 'overcommitted-node') return overcommitForensics(v, opts);
     const m = /^(pod|service) (\S+) deleted/.exec(v.message);
@@ -92,10 +96,7 @@ export function withForensics(
 /** Lines that tell an operator process's life: when it started, synced, took the lead, stopped. */
 const LIFECYCLE = ['Starting the TFJob operator', 'Caches synced', 'Pods listed again', 'Shutting down', 'Stopped'];
 
-function overcommitForensics(
-  v: MonitorReport['violations'][number],
-  opts: { readonly auditLog?: string; readonly namespace: string; readonly operators: readonly OperatorChild[] },
-): MonitorReport['violations'][number] {
+function overcommitForensics(v: MonitorReport['violations'][number], opts: ForensicsSources): MonitorReport['violations'][number] {
   const m = /^node (\S+) over-committed: .*? \((.*)\)$/.exec(v.message);
   if (m === null) return v;
   const [, node, list] = m as unknown as [string, string, string];

@@ -272,7 +272,9 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       avoidRefusedNodeMs: AVOID_REFUSED_NODE_MS / this.#deps.config.timeScale,
     });
     // Every node a pass places on, with what it counted there: an over-commit names its pass.
-    for (const t of placementTrace(snapshot, decided.plan, decided.repairs)) this.#log.info(t, 'Placed pods on node');
+    if (this.#log.isLevelEnabled('info')) {
+      for (const t of placementTrace(snapshot, decided.plan, decided.repairs)) this.#log.info(t, 'Placed pods on node');
+    }
     this.#reporter.outcomes(applied, facts, now);
     await this.#publishQueues(sources.queues, decided.plan, snapshot, facts, now);
     for (const key of applied.touched) this.#deps.enqueue(key);
