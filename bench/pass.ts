@@ -16,10 +16,13 @@
 // `worktree` = the checkout as is), so uncommitted work of others in the same checkout is not timed.
 // Several revisions are timed in one process, run by run in turn (A B A B …): a slow minute of a
 // shared machine then falls on all of them alike, which separate processes minutes apart do not get.
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type * as SchedulerModule from '../src/scheduler/index.ts';
-import type { ClusterSnapshot, Plan, PolicyName } from '../src/scheduler/types.ts';
+import type { ClusterSnapshot, Plan } from '../src/scheduler/types.ts';
+import type * as SimPolicyModule from '../lab/simulator/policies/registry.ts';
+import type { SimPolicyName as PolicyName } from '../lab/simulator/policies/registry.ts';
 import { lineChart, type Series } from '../lab/simulator/svg.ts';
 import type * as RandomClusterModule from './random-cluster.ts';
 import type { ClusterSize, Scenario } from './random-cluster.ts';
@@ -68,23 +71,34 @@ const { values } = parseArgs({
 interface Revision {
   readonly source: SourceTree;
   readonly scheduler: typeof SchedulerModule;
+  /** Every policy the revision has: the simulator's registry, or the core's in revisions before it. */
+  readonly policies: Pick<typeof SimPolicyModule, 'isSimPolicyName' | 'SIM_POLICY_NAMES' | 'schedule'>;
   readonly randomSnapshot: typeof RandomClusterModule.randomSnapshot;
 }
 
 async function loadRevision(rev: string): Promise<Revision> {
   const source = snapshotSource(rev, ['bench']);
   const scheduler = (await import(path.join(source.root, 'src', 'scheduler', 'index.ts'))) as typeof SchedulerModule;
+  const registry = path.join(source.root, 'lab', 'simulator', 'policies', 'registry.ts');
+  // Before the simulator's baselines left src/, the core's registry held every policy under the same names.
+  const policies = existsSync(registry)
+    ? ((await import(registry)) as typeof SimPolicyModule)
+    : ({
+        isSimPolicyName: scheduler.isPolicyName,
+        SIM_POLICY_NAMES: scheduler.POLICY_NAMES,
+        schedule: scheduler.schedule,
+      } as unknown as Revision['policies']);
   const { randomSnapshot } = (await import(path.join(source.root, 'bench', 'random-cluster.ts'))) as typeof RandomClusterModule;
-  return { source, scheduler, randomSnapshot };
+  return { source, scheduler, policies, randomSnapshot };
 }
 
 const revisions: Revision[] = [];
 for (const rev of values.rev.split(',')) revisions.push(await loadRevision(rev));
-const { isPolicyName, POLICY_NAMES } = revisions[0]!.scheduler;
+const { isSimPolicyName, SIM_POLICY_NAMES } = revisions[0]!.policies;
 
 const seed = Number(values.seed);
 const policies = values.policies.split(',').map((p) => {
-  if (!isPolicyName(p)) throw new Error(`unknown policy ${p}; one of ${POLICY_NAMES.join(', ')}`);
+  if (!isSimPolicyName(p)) throw new Error(`unknown policy ${p}; one of ${SIM_POLICY_NAMES.join(', ')}`);
   return p;
 });
 
@@ -108,7 +122,7 @@ function measure(sweep: Row['sweep'], scenario: Scenario, size: ClusterSize): Ro
   const running = snaps[0]!.jobs.filter((j) => j.phase === 'running').length;
   const runs = runsFor(size.nodes, size.waiting);
   return policies.flatMap((policy) => {
-    const passes = revisions.map((r, i) => () => r.scheduler.schedule(policy, snaps[i]!, r.scheduler.DEFAULT_SCHEDULER_CONFIG));
+    const passes = revisions.map((r, i) => () => r.policies.schedule(policy, snaps[i]!, r.scheduler.DEFAULT_SCHEDULER_CONFIG));
     for (let w = 0; w < 3; w++) for (const pass of passes) pass();
     const plans = passes.map((pass) => pass());
     const times: number[][] = passes.map(() => []);

@@ -18,8 +18,7 @@ import { readSchedulerConfig, corePass } from '../lab/simulator/core.ts';
 import { lowerBounds } from '../lab/simulator/bounds.ts';
 import { simulatePolicy } from '../lab/simulator/run.ts';
 import { summarize, type Summary } from '../lab/simulator/figures.ts';
-import type { PolicyName } from '../src/scheduler/types.ts';
-import { isPolicyName } from '../src/scheduler/index.ts';
+import { isSimPolicyName, type SimPolicyName as PolicyName } from '../lab/simulator/policies/registry.ts';
 import { cliArgs } from './lib/args.ts';
 import { buildScenario, listScenarioNames, readScenarioDefinition, resolveScenarioFile } from '../lab/workloads/scenario.ts';
 
@@ -49,7 +48,7 @@ function parseVariant(text: string): Variant {
   const rest = text.slice(eq + 1);
   const colon = rest.indexOf(':');
   const policy = colon < 0 ? rest : rest.slice(0, colon);
-  if (!isPolicyName(policy)) throw new Error(`unknown policy "${policy}"`);
+  if (!isSimPolicyName(policy)) throw new Error(`unknown policy "${policy}"`);
   return { name, policy, configFile: colon < 0 ? undefined : rest.slice(colon + 1) };
 }
 

@@ -13,7 +13,8 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { randomSnapshot, type Scenario } from '../bench/random-cluster.ts';
-import { DEFAULT_SCHEDULER_CONFIG, POLICY_NAMES, POLICY_REGISTRY, schedule } from '../src/scheduler/index.ts';
+import { DEFAULT_SCHEDULER_CONFIG } from '../src/scheduler/index.ts';
+import { SIM_POLICY_NAMES, SIM_POLICY_REGISTRY, schedule } from '../lab/simulator/policies/registry.ts';
 import type { ClusterSnapshot } from '../src/scheduler/types.ts';
 
 const { values } = parseArgs({
@@ -38,7 +39,7 @@ function withQueues(snap: ClusterSnapshot): ClusterSnapshot {
   return { ...snap, queues, jobs };
 }
 
-const policies = POLICY_NAMES.filter((p) => !POLICY_REGISTRY[p].oracle);
+const policies = SIM_POLICY_NAMES.filter((p) => !SIM_POLICY_REGISTRY[p].oracle);
 const lines: string[] = [];
 for (const scenario of scenarios) {
   for (const nodes of values.sizes.split(',').map(Number)) {

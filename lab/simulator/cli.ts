@@ -2,8 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { POLICY_NAMES } from '../../src/scheduler/index.ts';
-import type { PolicyName } from '../../src/scheduler/types.ts';
+import { SIM_POLICY_NAMES, type SimPolicyName as PolicyName } from './policies/registry.ts';
 import { listScenarioNames, loadScenario, ScenarioError } from '../workloads/scenario.ts';
 import type { SchedulePass } from './engine.ts';
 import { scenarioCharts } from './charts.ts';
@@ -11,7 +10,7 @@ import { BASELINE, comparisonTable, runDocuments, toJson } from './report.ts';
 import { runScenario } from './run.ts';
 
 /** Every policy of the registry, in its order. */
-export const POLICIES: readonly PolicyName[] = POLICY_NAMES;
+export const POLICIES: readonly PolicyName[] = SIM_POLICY_NAMES;
 
 const OPTIONS = {
   scenario: { type: 'string' },

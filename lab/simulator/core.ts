@@ -3,15 +3,14 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { ZodError } from 'zod';
-import type { PolicyName } from '../../src/scheduler/types.ts';
 import type { SchedulerConfig } from '../../src/scheduler/config.ts';
 import { DEFAULT_SCHEDULER_CONFIG, parseSchedulerConfig } from '../../src/scheduler/config.ts';
-import { getPolicy, schedule } from '../../src/scheduler/index.ts';
+import { getSimPolicy, schedule, type SimPolicyName } from './policies/registry.ts';
 import { describeIssues } from '../workloads/scenario-schema.ts';
 import type { SchedulePass } from './engine.ts';
 
-export function corePass(policy: PolicyName, config: SchedulerConfig = DEFAULT_SCHEDULER_CONFIG): SchedulePass {
-  const resolved = getPolicy(policy);
+export function corePass(policy: SimPolicyName, config: SchedulerConfig = DEFAULT_SCHEDULER_CONFIG): SchedulePass {
+  const resolved = getSimPolicy(policy);
   return (snapshot) => schedule(resolved, snapshot, config);
 }
 

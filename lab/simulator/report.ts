@@ -1,5 +1,5 @@
 // The versioned JSON document of a run and the comparison table printed by `simulate`.
-import type { PolicyName } from '../../src/scheduler/types.ts';
+import type { SimPolicyName as PolicyName } from './policies/registry.ts';
 import { displayPath } from '../workloads/scenario.ts';
 import type { JobOutcome } from './engine.ts';
 import type { Summary } from './figures.ts';

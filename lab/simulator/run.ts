@@ -1,6 +1,5 @@
 // Runs one scenario under several policies with the same bounds and horizon.
-import { POLICY_REGISTRY } from '../../src/scheduler/policies/registry.ts';
-import type { PolicyName } from '../../src/scheduler/types.ts';
+import { SIM_POLICY_REGISTRY, type SimPolicyName as PolicyName } from './policies/registry.ts';
 import type { Scenario } from '../workloads/scenario.ts';
 import type { LowerBounds } from './bounds.ts';
 import type { ProgressStatus, SchedulePass, SimulationResult } from './engine.ts';
@@ -48,7 +47,7 @@ export function simulatePolicy(
     declareScalingCurves: definition.declareScalingCurves,
     suspendable: definition.suspendable,
     queues: queueSpecs(definition.queues),
-    oracle: POLICY_REGISTRY[policy].oracle,
+    oracle: SIM_POLICY_REGISTRY[policy].oracle,
     ...(onEvent === undefined ? {} : { onEvent }),
   });
 }

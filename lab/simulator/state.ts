@@ -3,7 +3,6 @@
 import { measuredRate, type RateState } from '../../src/progress/signals/rate.ts';
 import { namespacedKey } from '../../src/runtime/store.ts';
 import type {
-  ClusterSnapshot,
   JobPhase,
   JobProgress,
   JobSpec,
@@ -18,6 +17,7 @@ import type { ClusterShape, ReplicaPlacement, WorkloadJob } from '../workloads/m
 import { nodeNames } from '../workloads/model.ts';
 import { fewestNodesRate } from '../workloads/ideal.ts';
 import { JobSignal } from './job-signal.ts';
+import type { OracleJobState, OracleSnapshot } from './policies/oracles.ts';
 import { addResources, fitsIn, formatResources } from '../workloads/resources.ts';
 
 export const PS = 'PS';
@@ -56,7 +56,7 @@ export interface SimJob {
   scaleOuts: number;
   /** Times the whole job was suspended back to the queue. */
   suspensions: number;
-  /** When it last went back to the queue (s; its last suspension), the operator's `requeuedAt`. */
+  /** When it last went back to the queue (s; its last suspension): where its longest queue stay starts. */
   requeuedAt: number | undefined;
   /** The longest time (s) it waited in the queue at once: from submission or a suspension to its admission. */
   longestQueueStay: number;
@@ -180,7 +180,7 @@ export class ClusterState {
   }
 
   /** `oracle`: also tell each job's remaining work (policies registered as oracles only). */
-  snapshot(now: number, oracle = false): ClusterSnapshot {
+  snapshot(now: number, oracle = false): OracleSnapshot {
     return {
       now: now * 1000,
       nodes: this.nodes,
@@ -188,7 +188,7 @@ export class ClusterState {
       ...(this.queues.length > 0 ? { queues: this.queues } : {}),
       jobs: this.jobs
         .filter((j) => j.phase === 'waiting' || j.phase === 'running')
-        .map((j) => ({
+        .map((j): OracleJobState => ({
           spec: j.spec,
           phase: j.phase as JobPhase,
           replicas: [...j.replicas.values()].map((r): ReplicaInstance => ({
@@ -198,7 +198,6 @@ export class ClusterState {
             createdAt: r.createdAt * 1000,
           })),
           attainedWorkerSeconds: j.attainedWorkerSeconds,
-          ...(j.requeuedAt === undefined ? {} : { requeuedAt: j.requeuedAt * 1000 }),
           ...progressOf(j, now),
           ...stepRateOf(j),
           ...(oracle ? { oracleRemainingSeconds: j.maxRate > 0 ? j.remaining / j.maxRate : Number.POSITIVE_INFINITY } : {}),

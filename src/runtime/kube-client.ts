@@ -65,7 +65,7 @@ type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
 /**
  * The kubeconfig's authentication with one connection pool for all requests. client-node's
  * KubeConfig builds a new undici Agent on every request, so every request opened a new TCP and TLS
- * connection (a 500-job burst spent ~40 % of the operator's CPU in TLS handshakes). Headers (bearer
+ * connection, and a burst spent much of the operator's CPU in TLS handshakes (docs/benchmarks.md §3). Headers (bearer
  * tokens, exec credentials) are still applied per request; only the dispatcher is reused.
  */
 class PooledKubeConfigAuth implements SecurityAuthentication {

@@ -73,16 +73,6 @@ export interface ImprovementToggles {
    */
   readonly admitUntilBlocked: boolean;
   /**
-   * Scale-in takes a worker from a victim of the same priority class only if the waiting job's
-   * minimum configuration buys more normalised speed per unit of cluster share than that worker
-   * adds to its own job (normalised speed: throughput ÷ throughput at the maximum, from the
-   * declared `WorkerGroup.scalingCurve`; see `gain.ts`). Otherwise preemption only reorders work
-   * and pays start-ups. A starving job, a higher class, or a job or victim without a curve
-   * preempt as in KOD2. Off by default: neutral on the simulator's scenarios
-   * (docs/simulation-results.md), where `preemptCheapestFirst` already takes the cheap workers.
-   */
-  readonly preemptOnlyForGain: boolean;
-  /**
    * Scale-in visits the candidate victims of each priority class (lowest class first) by what
    * their next worker adds to them per unit of cluster share (`gain.ts`), least first, instead of
    * by rank alone: the room comes from where it costs the least speed. Victims without a curve
@@ -119,51 +109,11 @@ export interface ImprovementToggles {
    */
   readonly suspendForBackfill: boolean;
   /**
-   * FlowCon/SpeCon (related-papers §6 F2): a job whose own progress signal says Converged ranks
+   * From FlowCon/SpeCon (docs/progress-protocol.md): a job whose own progress signal says Converged ranks
    * like a demoted one (first scale-in victim down to its minimum, last to grow), never lower;
    * it is not suspended for it. Jobs without a signal are ranked as without this toggle.
    */
   readonly demoteConverged: boolean;
-  /**
-   * A job's own declared plan (declared-plan.ts; scheduling.md §6): from the share of its plan done
-   * and the service it has held, its remaining service is estimated; with little left (at most
-   * `demoteAfterWorkerSeconds`) it ranks in the first band, with more in the demoted one, whatever its
-   * attained service, and within a band jobs with an estimate rank first, least remaining first.
-   * Starving jobs and jobs without a plan rank as without this toggle.
-   */
-  readonly rankByDeclaredPlan: boolean;
-  /**
-   * With `rankByDeclaredPlan`: the plan only promotes. A job whose plan leaves little (at most
-   * `demoteAfterWorkerSeconds`) ranks in the first band; every other job keeps its attained-service
-   * band and order, so an estimate that errs long (early stopping) never demotes a job early.
-   */
-  readonly planPromotesOnly: boolean;
-  /**
-   * With `rankByDeclaredPlan`: a job its plan promotes (little left) ranks first in the first band,
-   * least remaining first, before the young jobs (after starving ones): it is not their scale-in or
-   * suspension victim, and when waiting it is admitted before them.
-   */
-  readonly planPromotedFirst: boolean;
-  /**
-   * The starvation clock counts from the job's last return to the queue (a suspension) instead of
-   * its submission, and starving jobs rank among themselves by it (scheduling.md §5.2, "Clock from
-   * the last requeue"): a suspended job waits STARVELIMIT again before it outranks everyone.
-   */
-  readonly starveFromRequeue: boolean;
-  /**
-   * FlowCon Algorithm 1 at worker granularity (growth-share.ts): before plain scale-out, idle room
-   * goes one worker at a time to the Progressing jobs among those that rank highest (top priority
-   * class, then best band, of the jobs that may grow) in proportion to their growth per unit of
-   * resource held (from their own progress signal). No job is passed by one that ranks below it;
-   * without a Progressing job at the top, growth is as without this toggle.
-   */
-  readonly growByEfficiency: boolean;
-  /**
-   * SpeCon Algorithm 4 as related-papers §6 F5 maps it (relocate.ts): when scale-in cannot admit the
-   * head, workers of Converged jobs ranked below it that sit away from their PS move onto the PS's
-   * nodes if the room they leave admits the head. Tried before suspension.
-   */
-  readonly relocateConverged: boolean;
   /**
    * DQoES (qoe-rebalance.ts): running jobs behind their stated performance target receive workers
    * after admissions and before plain scale-out, from idle capacity first, then from jobs ahead of
@@ -196,24 +146,6 @@ export interface ImprovementToggles {
    * with `minReplicas`. Its weight is still computed from its declared minimum.
    */
   readonly qoeTargetAsMinimum: boolean;
-  /**
-   * Growth (scale-out, growth before admission, a Behind job's growth) that would spread a job over
-   * more nodes than max(the nodes its workers use now, the fewest its new size needs) adds the
-   * workers on further nodes only if the job's declared scaling curve, less a 25 % spread risk, says
-   * the new size beats the workers it would have on its own nodes alone (spread-for-gain.ts): the
-   * curve describes the fewest-node placement, and a synchronous job spread further can run slower
-   * than before it grew. Jobs without a curve grow as without this toggle.
-   */
-  readonly spreadOnlyForGain: boolean;
-  /**
-   * Last in the pass, with nobody left waiting who could use the room: a running elastic job with a
-   * declared scaling curve whose workers sit on more nodes than its worker count needs has the
-   * workers on the further nodes moved onto the nodes it already uses, where room allows it to end
-   * on the fewest (consolidate.ts): its curve describes that placement. Never a worker off its PS's
-   * node, never a job with a worker younger than `scaleOutCooldownMs` (so at most one move per job
-   * per cool-down). A move deletes a worker pod and creates one (`ScaleIn.relocated`).
-   */
-  readonly consolidateSpreadJobs: boolean;
 }
 
 export interface SchedulerConfig {
@@ -238,8 +170,8 @@ export interface SchedulerConfig {
   /**
    * Attained-service threshold (`demoteByAttainedService`), in worker-seconds: 2 worker-hours.
    * Tiresias uses 16 GPU-hours for fixed-size jobs that are suspended entirely; an elastic job keeps
-   * its minimum while it is demoted, so a lower threshold fits; 2 h measured best on philly-1..4
-   * (docs/simulation-results.md §1a).
+   * its minimum while it is demoted, so a lower threshold fits; the value is the one chosen by the
+   * sweep in docs/simulation-results.md §1b.
    */
   readonly demoteAfterWorkerSeconds: number;
   readonly improvements: ImprovementToggles;
@@ -260,26 +192,17 @@ export const DEFAULT_IMPROVEMENTS: ImprovementToggles = {
   preemptOnUsableNodesFirst: true,
   backfillWhenHeadBlocked: true,
   admitUntilBlocked: true,
-  preemptOnlyForGain: false,
   preemptCheapestFirst: true,
   growBeforeAdmit: true,
   demoteByAttainedService: true,
   suspendDemoted: true,
   suspendForBackfill: true,
   demoteConverged: true,
-  rankByDeclaredPlan: false,
-  planPromotesOnly: false,
-  planPromotedFirst: false,
-  starveFromRequeue: false,
-  growByEfficiency: false,
-  relocateConverged: false,
   qoeTargets: true,
   qoeKeepTargetSize: true,
   qoeSizeFromCurve: true,
   qoeCapAtTarget: true,
   qoeTargetAsMinimum: true,
-  spreadOnlyForGain: false,
-  consolidateSpreadJobs: false,
 };
 
 /** Every improvement off: what the `kod2` policy runs with, whatever the user configured. */
@@ -292,26 +215,17 @@ export const NO_IMPROVEMENTS: ImprovementToggles = {
   preemptOnUsableNodesFirst: false,
   backfillWhenHeadBlocked: false,
   admitUntilBlocked: false,
-  preemptOnlyForGain: false,
   preemptCheapestFirst: false,
   growBeforeAdmit: false,
   demoteByAttainedService: false,
   suspendDemoted: false,
   suspendForBackfill: false,
   demoteConverged: false,
-  rankByDeclaredPlan: false,
-  planPromotesOnly: false,
-  planPromotedFirst: false,
-  starveFromRequeue: false,
-  growByEfficiency: false,
-  relocateConverged: false,
   qoeTargets: false,
   qoeKeepTargetSize: false,
   qoeSizeFromCurve: false,
   qoeCapAtTarget: false,
   qoeTargetAsMinimum: false,
-  spreadOnlyForGain: false,
-  consolidateSpreadJobs: false,
 };
 
 export const DEFAULT_SCHEDULER_CONFIG: SchedulerConfig = {
@@ -341,26 +255,17 @@ const improvementsSchema = z
     preemptOnUsableNodesFirst: z.boolean().default(DEFAULT_IMPROVEMENTS.preemptOnUsableNodesFirst),
     backfillWhenHeadBlocked: z.boolean().default(DEFAULT_IMPROVEMENTS.backfillWhenHeadBlocked),
     admitUntilBlocked: z.boolean().default(DEFAULT_IMPROVEMENTS.admitUntilBlocked),
-    preemptOnlyForGain: z.boolean().default(DEFAULT_IMPROVEMENTS.preemptOnlyForGain),
     preemptCheapestFirst: z.boolean().default(DEFAULT_IMPROVEMENTS.preemptCheapestFirst),
     growBeforeAdmit: z.boolean().default(DEFAULT_IMPROVEMENTS.growBeforeAdmit),
     demoteByAttainedService: z.boolean().default(DEFAULT_IMPROVEMENTS.demoteByAttainedService),
     suspendDemoted: z.boolean().default(DEFAULT_IMPROVEMENTS.suspendDemoted),
     suspendForBackfill: z.boolean().default(DEFAULT_IMPROVEMENTS.suspendForBackfill),
     demoteConverged: z.boolean().default(DEFAULT_IMPROVEMENTS.demoteConverged),
-    rankByDeclaredPlan: z.boolean().default(DEFAULT_IMPROVEMENTS.rankByDeclaredPlan),
-    planPromotesOnly: z.boolean().default(DEFAULT_IMPROVEMENTS.planPromotesOnly),
-    planPromotedFirst: z.boolean().default(DEFAULT_IMPROVEMENTS.planPromotedFirst),
-    starveFromRequeue: z.boolean().default(DEFAULT_IMPROVEMENTS.starveFromRequeue),
-    growByEfficiency: z.boolean().default(DEFAULT_IMPROVEMENTS.growByEfficiency),
-    relocateConverged: z.boolean().default(DEFAULT_IMPROVEMENTS.relocateConverged),
     qoeTargets: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeTargets),
     qoeKeepTargetSize: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeKeepTargetSize),
     qoeSizeFromCurve: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeSizeFromCurve),
     qoeCapAtTarget: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeCapAtTarget),
     qoeTargetAsMinimum: z.boolean().default(DEFAULT_IMPROVEMENTS.qoeTargetAsMinimum),
-    spreadOnlyForGain: z.boolean().default(DEFAULT_IMPROVEMENTS.spreadOnlyForGain),
-    consolidateSpreadJobs: z.boolean().default(DEFAULT_IMPROVEMENTS.consolidateSpreadJobs),
   })
   .strict();
 

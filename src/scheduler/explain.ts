@@ -182,15 +182,14 @@ export function explainWaiting(job: CompiledJob, outcome: WaitOutcome, ctx: Expl
   const needs = `needs ${texts === undefined ? describeConfiguration(ctx.items) : texts.configuration(ctx.itemsKey, ctx.items)}`;
   const starving =
     ctx.aging && job.starving
-      ? `starving (waited ${formatDuration(ctx.now - (job.starvationClock ?? job.submittedAt))}, limit ${formatDuration(ctx.starveLimitMs)}); `
+      ? `starving (waited ${formatDuration(ctx.now - job.submittedAt)}, limit ${formatDuration(ctx.starveLimitMs)}); `
       : '';
   switch (outcome.kind) {
     case 'never-fits':
       return `${starving}${needs}; cannot be placed even with no other TFJob running: ${failureText(outcome.emptyCluster, outcome.failure)}`;
     case 'head-blocked': {
       const s = outcome.scaleIn;
-      const kept =
-        s.worthKeeping > 0 ? `; ${s.worthKeeping} more add more to their jobs, by their scaling curves, than this job would gain` : '';
+      const kept = s.keptByRule > 0 ? `; ${s.keptByRule} more are kept for their jobs' performance targets` : '';
       const preempt =
         s.victimsConsidered === 0
           ? `no running job ranked below it${job.priority !== 0 ? ` in priority ≤ ${job.priority}` : ''} has workers above its minimum${s.protectedWorkers > 0 ? ` (${s.protectedWorkers} workers within the scale-out cool-down)` : ''}`

@@ -1,4 +1,4 @@
-// Throughput per resource from declared scaling curves (`ours`: `preemptOnlyForGain`,
+// Throughput per resource from declared scaling curves (`ours`: `preemptCheapestFirst`,
 // `growBeforeAdmit`). One currency for every job: its normalised speed s(k) = curve(k) / curve(max),
 // the fraction of its full-width speed it runs at with k workers (on the fewest nodes), so a job
 // at s = 0.5 finishes its remaining work in twice its ideal time. A resource spent on a job is

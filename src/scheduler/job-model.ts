@@ -7,8 +7,7 @@ import type { SchedulerConfig } from './config.ts';
 import { ClusterState, canonicalNodes, clusterBase, collectResourceNames, FeasibilityMasks } from './cluster-state.ts';
 import type { BoundLoad } from './cluster-state.ts';
 import { ResourceIndex, VectorTable } from './resource-vector.ts';
-import { planRank } from './declared-plan.ts';
-import { effectiveLogit, isStarving, starvationClock } from './starvation.ts';
+import { effectiveLogit, isStarving } from './starvation.ts';
 import type { ClusterSnapshot, FixedReplicaGroup, JobState, PlacementConstraints, Resources } from './types.ts';
 import { clusterAllocatable, compareRank, jobWeightFrom, minimumRequests, sigmoid } from './weight.ts';
 import type { RankKey } from './weight.ts';
@@ -277,23 +276,12 @@ function compileJob(
   if (workers !== undefined && workers.min > 0) minimum.push({ group: workers, count: workers.min });
   const minRequests = minimumRequests(spec);
   const weight = jobWeightFrom(spec, minRequests, clusterTotal, config.weight);
-  const clock = starvationClock(js, ranking.starveFromRequeue === true);
-  const starving = js.phase === 'waiting' && isStarving(spec, now, config, clock);
+  const starving = js.phase === 'waiting' && isStarving(spec, now, config);
   const logit = effectiveLogit(weight.logit, starving);
   let signature = signatures;
   for (const g of fixed) signature = signature.then(g);
   if (workers !== undefined) signature = signature.then(workers);
-  const attainedBand = ranking.byAttainedService ? serviceBand(js.attainedWorkerSeconds ?? 0, config) : 0;
-  const { served, remaining } = ranking.byDeclaredPlan
-    ? planRank(
-        js,
-        attainedBand,
-        starving,
-        config.demoteAfterWorkerSeconds,
-        ranking.planPromotesOnly === true,
-        ranking.planPromotedFirst === true,
-      )
-    : { served: attainedBand };
+  const served = ranking.byAttainedService ? serviceBand(js.attainedWorkerSeconds ?? 0, config) : 0;
   // A diverged job (NaN loss) ranks like a converged one: more workers would only burn more NaNs.
   const converged = ranking.byPhase && (js.progress?.phase === 'Converged' || js.progress?.phase === 'Diverged') ? 1 : 0;
   const band = Math.max(served, converged);
@@ -303,9 +291,7 @@ function compileJob(
     priority: spec.priority,
     band,
     served,
-    ...(remaining === undefined ? {} : { remaining }),
     submittedAt: spec.submittedAt,
-    ...(clock === spec.submittedAt ? {} : { starvationClock: clock }),
     logit,
     fixed,
     workers,
@@ -358,14 +344,6 @@ export interface BandRanking {
   readonly byAttainedService: boolean;
   /** `demoteConverged`. */
   readonly byPhase: boolean;
-  /** `rankByDeclaredPlan` (declared-plan.ts). */
-  readonly byDeclaredPlan?: boolean;
-  /** `planPromotesOnly`: with `byDeclaredPlan`, the plan only promotes (declared-plan.ts). */
-  readonly planPromotesOnly?: boolean;
-  /** `planPromotedFirst`: a promoted job ranks first of the first band (declared-plan.ts). */
-  readonly planPromotedFirst?: boolean;
-  /** `starveFromRequeue`: the starvation clock starts at the job's last return to the queue (starvation.ts). */
-  readonly starveFromRequeue?: boolean;
   /** `qoeTargetAsMinimum`: a throughput target's size is the job's minimum (qoe-minimum.ts). */
   readonly targetMinimum?: boolean;
   /** With `targetMinimum`: jobs (by key) that keep their declared minimum all the same. */

@@ -9,10 +9,10 @@
 // A higher class, and a starving job (its wait bound needs every same-class job down to its
 // minimum, starvation.ts), are not held back: a target never outranks them.
 //
-// Not protected: suspension of demoted jobs (suspend.ts). Also keeping a job with a reachable target
-// (or only one with a deadline) running measured 7–35 % slower jobs without targets on
-// qoe-mixed/-overloaded and fewer targets met on qoe-overloaded (blocked heads starve, and a
-// starving head overrides every target).
+// Not protected: suspension of demoted jobs (suspend.ts). Keeping a job with a reachable target (or
+// only one with a deadline) running through it too made jobs without targets slower and met fewer
+// targets on an overloaded cluster: blocked heads starve, and a starving head overrides every target
+// (docs/simulation-results.md §1c′, "Rules tried and not kept").
 
 import type { CompiledJob, RunningJob } from './job-model.ts';
 import { workersForTarget } from './qoe-size.ts';

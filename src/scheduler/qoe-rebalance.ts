@@ -9,8 +9,8 @@
 //              then furthest behind.
 //   need:      ceil(w · required / measured) − w (linear scaling; at least 1), up to max, and while
 //              jobs wait up to the knee of a declared scaling curve, like plain scale-out: a
-//              worker that adds little is worth more to a waiting job (measured: without it the
-//              jobs without targets lost 1–2 points more of mean JCT on qoe-mixed/-overloaded).
+//              worker that adds little is worth more to a waiting job (without it the jobs
+//              without targets wait longer: docs/simulation-results.md §1c).
 //   donors:    Ahead jobs of the receiver's priority class or lower (a higher class never gives to a
 //              lower class's target), furthest ahead first. Each gives at most
 //              max(1, round(β · W_G · q_g / Q_G)) workers per pass (DQoES line 18's cut, with W_G
@@ -145,8 +145,9 @@ export function rebalanceForTargets(
  * scaling says it lacks, capped at the knee while jobs wait. With `sizeFromCurve` (qoe-size.ts): the
  * size its declared curve, scaled by its measured rate, says meets the target, up to its maximum
  * (a target is not met with the knee's size); and also a deadline job that slips (`slipsDeadline`).
- * A job whose rate with its present workers is not measured yet receives nothing (growing those
- * from the curve too measured 4 points more cost to jobs without targets on jittered qoe-overloaded).
+ * A job whose rate with its present workers is not measured yet receives nothing: growing those
+ * from the curve too cost the jobs without targets more (docs/simulation-results.md §1c′, "Rules
+ * tried and not kept").
  */
 export function receiverNeed(
   r: RunningJob,

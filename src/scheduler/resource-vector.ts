@@ -10,8 +10,8 @@ import type { Resources } from './types.ts';
 // an absent name, or one a prototype happens to have, is skipped), not by walking its keys. Walking
 // them with `for…in` and looking each up in a position table made V8 deoptimise the loop again and
 // again on the records of a real snapshot ("unexpected name in keyed access": records of one shape
-// whose maps were deprecated when a quantity no longer fit a small integer), several times per pass:
-// the 10,000 other pods of the pass benchmark took 3.0 ms this way, 1.4 ms by name.
+// whose maps were deprecated when a quantity no longer fit a small integer), several times per pass,
+// which made reading the other pods several times slower (docs/benchmarks.md §2.1).
 export class ResourceIndex {
   readonly names: readonly string[];
   readonly size: number;

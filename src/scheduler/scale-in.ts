@@ -30,8 +30,8 @@ export interface ScaleInOptions {
   readonly usableNodesFirst: boolean;
   readonly pruneNeedless: boolean;
   /**
-   * Whether the victim's worker number `workers` is worth more to it than the room is to j
-   * (`preemptOnlyForGain`): then the victim keeps it and every worker below it. Undefined: none is.
+   * Whether the victim keeps its worker number `workers` against j (`qoeKeepTargetSize`): then it
+   * keeps it and every worker below it. Undefined: none is kept.
    */
   readonly keepsWorker?: (victim: RunningJob, workers: number) => boolean;
   /**
@@ -61,8 +61,8 @@ export interface ScaleInStats {
   readonly removableWorkers: number;
   /** Workers the cool-down protected. */
   readonly protectedWorkers: number;
-  /** Workers kept because they add more to their job than the room would to j (`keepsWorker`). */
-  readonly worthKeeping: number;
+  /** Workers their job keeps against j by the policy's keep rules (`keepsWorker`: its performance target). */
+  readonly keptByRule: number;
 }
 
 export type ScaleInResult =
@@ -116,7 +116,7 @@ export function scaleInFor(
   let victimsConsidered = 0;
   let removable = 0;
   let protectedCount = 0;
-  let worthKeeping = 0;
+  let keptByRule = 0;
 
   const isProtected = (victim: RunningJob, w: LiveReplica): boolean =>
     opts.cooldownMs !== undefined &&
@@ -147,7 +147,7 @@ export function scaleInFor(
         }
         if (count >= ldw) continue outer;
         if (opts.keepsWorker?.(victim, victim.workers.length - count) === true) {
-          worthKeeping += victim.workers.length - count - wg.min;
+          keptByRule += victim.workers.length - count - wg.min;
           continue outer;
         }
         state.adjust(n, wg.vec, 1);
@@ -173,7 +173,7 @@ export function scaleInFor(
       state.adjust(e.worker.node, e.vec, -1);
       quota?.free(e.victim, wgRequests(e.victim), -1);
     }
-    return { ok: false, stats: { victimsConsidered, removableWorkers: removable, protectedWorkers: protectedCount, worthKeeping } };
+    return { ok: false, stats: { victimsConsidered, removableWorkers: removable, protectedWorkers: protectedCount, keptByRule } };
   }
 
   commitPlacement(state, items, placement);

@@ -17,7 +17,6 @@
 // pod and service are still being deleted).
 
 import type { ClusterState } from './cluster-state.ts';
-import { keptForSpreadGain, replicasPerNode } from './spread-for-gain.ts';
 import { addWorkers, type LiveReplica, type RunningJob } from './job-model.ts';
 
 export interface ScaleOutOptions {
@@ -34,8 +33,6 @@ export interface ScaleOutOptions {
   readonly reserved?: Uint8Array;
   /** A further per-job cap on the worker count (given the knee-limited one), if any. */
   readonly limitFor?: (job: RunningJob, limit: number) => number;
-  /** `spreadOnlyForGain`: workers that spread a job past its fewest nodes only for a gain by its curve (spread-for-gain.ts). */
-  readonly spreadForGain?: boolean;
 }
 
 /**
@@ -152,22 +149,6 @@ export function scaleOut(
       noRoom.add(wg.shapeKey);
       continue;
     }
-    const kept = opts.spreadForGain === true ? keepForSpreadGain(state, job, wg.vec, feasible, placedOn) : placedOn;
-    if (kept.length > 0) onGrow(job, addWorkers(job, wg.type, kept, now));
+    onGrow(job, addWorkers(job, wg.type, placedOn, now));
   }
-}
-
-/** `placedOn` without the workers whose spread its curve does not pay for (spread-for-gain.ts); their room is freed. */
-function keepForSpreadGain(state: ClusterState, job: RunningJob, vec: Float64Array, feasible: Uint8Array, placedOn: number[]): number[] {
-  const current = job.workers.map((w) => w.node);
-  const perNode = replicasPerNode(state, vec, feasible);
-  const curve = job.job.workers?.scalingCurve ?? [];
-  const kept = keptForSpreadGain(current, placedOn, perNode, curve);
-  const left = [...kept];
-  for (const n of placedOn) {
-    const i = left.indexOf(n);
-    if (i >= 0) left.splice(i, 1);
-    else state.adjust(n, vec, 1);
-  }
-  return kept;
 }

@@ -7,20 +7,11 @@
 // keeps its t_j are in docs/scheduling.md §5.2; starvation.test.ts tests the bound.
 
 import type { SchedulerConfig } from './config.ts';
-import type { JobSpec, JobState } from './types.ts';
+import type { JobSpec } from './types.ts';
 
-/** `since`: when the job's starvation clock started (its submission unless `starvationClock` says otherwise). */
-export function isStarving(spec: JobSpec, now: number, config: SchedulerConfig, since: number = spec.submittedAt): boolean {
-  return now - since >= config.starveLimitMs;
-}
-
-/**
- * When a waiting job's starvation clock started: its submission, or with `fromRequeue`
- * (`starveFromRequeue`) its last return to the queue (scheduling.md §5.2, "Clock from the last requeue").
- */
-export function starvationClock(js: JobState, fromRequeue: boolean): number {
-  const submitted = js.spec.submittedAt;
-  return fromRequeue && js.requeuedAt !== undefined ? Math.max(submitted, js.requeuedAt) : submitted;
+/** Whether the job has waited STARVELIMIT since its submission (t_j; a suspended job keeps its t_j). */
+export function isStarving(spec: JobSpec, now: number, config: SchedulerConfig): boolean {
+  return now - spec.submittedAt >= config.starveLimitMs;
 }
 
 /** The logit used to rank a job in this pass: its heuristic logit, or +∞ once it starves. */

@@ -223,19 +223,8 @@ export interface JobState {
   readonly attainedWorkerSeconds?: number;
   /** The phase read from the job's own progress signal; absent = no information (scheduled as without). */
   readonly progress?: JobProgress;
-  /**
-   * When the job last went back to the queue (ms): its last suspension. Absent = never (it has
-   * waited since `spec.submittedAt`). Read only with `starveFromRequeue` (starvation.ts).
-   */
-  readonly requeuedAt?: number;
   /** Measured training speed (for performance targets); absent = not measured yet. */
   readonly stepRate?: StepRate;
-  /**
-   * Oracle knowledge, never available to a real operator: the seconds of work left at the job's
-   * maximum workers on the fewest nodes. Filled by the simulator only for policies registered as
-   * oracles (policies/registry.ts); every other policy must work without it.
-   */
-  readonly oracleRemainingSeconds?: number;
 }
 
 export interface ClusterSnapshot {
@@ -248,7 +237,8 @@ export interface ClusterSnapshot {
   readonly queues?: readonly QueueSpec[];
 }
 
-export type PolicyName = 'tf-operator' | 'gang-fifo' | 'kod2' | 'ours' | 'tiresias' | 'srtf-oracle' | 'srsf-oracle';
+/** The policies the operator runs (policies/registry.ts); the simulator adds its baselines (lab/simulator/policies/). */
+export type PolicyName = 'tf-operator' | 'kod2' | 'ours';
 
 export interface Admission {
   readonly job: string;

@@ -29,7 +29,6 @@
 // of a huge cluster (each a tiny share) would otherwise tie; the logit never loses their order.
 
 import type { WeightConfig } from './config.ts';
-import { compareRemaining } from './declared-plan.ts';
 import { PODS } from './resources.ts';
 import type { JobSpec, NodeInfo, Resources } from './types.ts';
 
@@ -115,15 +114,8 @@ export interface RankKey {
    * the threshold; lower ranks higher, within a priority class and before the weight. Absent = 0.
    */
   readonly band?: number;
-  /** `rankByDeclaredPlan`: estimated remaining service (declared-plan.ts), within a band before the weight. */
-  readonly remaining?: number;
   readonly logit: number;
   readonly submittedAt: number;
-  /**
-   * `starveFromRequeue`: when the job's starvation clock started (its last return to the queue);
-   * starving jobs rank among themselves by it instead of t_j. Absent = `submittedAt`.
-   */
-  readonly starvationClock?: number;
 }
 
 /**
@@ -135,8 +127,6 @@ export function comparePriorityAndWeight(a: RankKey, b: RankKey): number {
   const bandA = a.band ?? 0;
   const bandB = b.band ?? 0;
   if (bandA !== bandB) return bandA < bandB ? -1 : 1;
-  const byPlan = compareRemaining(a.remaining, b.remaining);
-  if (byPlan !== 0) return byPlan;
   if (a.logit !== b.logit) return a.logit > b.logit ? -1 : 1;
   return 0;
 }
@@ -149,12 +139,6 @@ export function comparePriorityAndWeight(a: RankKey, b: RankKey): number {
 export function compareRank(a: RankKey, b: RankKey): number {
   const pw = comparePriorityAndWeight(a, b);
   if (pw !== 0) return pw;
-  // Equal +∞ logits: both starve, first come (to the clock) first served.
-  if (a.logit === Number.POSITIVE_INFINITY) {
-    const ca = a.starvationClock ?? a.submittedAt;
-    const cb = b.starvationClock ?? b.submittedAt;
-    if (ca !== cb) return ca < cb ? -1 : 1;
-  }
   if (a.submittedAt !== b.submittedAt) return a.submittedAt < b.submittedAt ? -1 : 1;
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }

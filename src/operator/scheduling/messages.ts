@@ -75,8 +75,8 @@ export function suspended(pods: number, preemptor: Standing, victim: Standing, a
 }
 
 /**
- * Workers of a converged job moved off their nodes so that `forJob` fits there (ours, relocateConverged);
- * `forJob` the job itself: moved onto its other nodes so that it runs on fewer (consolidateSpreadJobs).
+ * A planned move (`ScaleIn.relocated`, session/move.ts): workers moved off their nodes so that `forJob`
+ * fits there; `forJob` the job itself: moved onto its other nodes so that it runs on fewer.
  */
 export function relocatedFrom(count: number, removed: readonly string[], forJob: string, job?: string): string {
   if (forJob === job)

@@ -1,6 +1,6 @@
 // Optional in-place CPU resize of converged jobs' workers (`--resize-converged-cpu F`, 0 < F < 1):
 // FlowCon's actuator (it lowers a converged container's CPU limit with `docker update` so that the
-// containers still learning on the node get the cycles; shared docs related-papers §6 F3) through
+// containers still learning on the node get the cycles) through
 // the pod `resize` subresource of in-place pod resize (KEP-1287, `InPlacePodVerticalScaling`: beta
 // and on by default in Kubernetes 1.33, GA in 1.35; this operator's tests run 1.36).
 //

@@ -1,5 +1,5 @@
 // Per-job progress phase: SpeCon's PC/WC/CC (Progressing / Slowing / Converged) with the transition
-// rules of docs related-papers §6 F1, driven by a scale-free growth of the EMA-smoothed metric.
+// rules of docs/progress-protocol.md ("Transitions"), driven by a scale-free growth of the EMA-smoothed metric.
 // Pure and deterministic: the caller passes the samples read since the last round and the clock.
 
 import type { ProgressSample } from './protocol.ts';

@@ -28,7 +28,6 @@ export function meetQoeTargets(opts: MeetQoeTargetsOptions): Action {
           scaleOut: {
             psNodesFirst: policy.growth.psNodesFirst,
             packNodes: policy.growth.packNodes,
-            spreadForGain: policy.growth.spreadForGain,
             skipJobsScaledInThisPass: policy.cooldown,
             ...(reserved === undefined ? {} : { reserved }),
           },

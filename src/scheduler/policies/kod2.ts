@@ -24,15 +24,11 @@ export const KOD2_PASS: PassPolicy = {
   ranking: {
     byAttainedService: false,
     byPhase: false,
-    byDeclaredPlan: false,
-    planPromotesOnly: false,
-    planPromotedFirst: false,
-    starveFromRequeue: false,
     targetMinimum: false,
   },
   cooldown: false,
   preemption: { order: lowestRankFirst, keeps: [], usableNodesFirst: false, pruneNeedless: false, fallbacks: [] },
-  growth: { psNodesFirst: false, packNodes: false, spreadForGain: false, knee: false, holds: [], byEfficiency: false },
+  growth: { psNodesFirst: false, packNodes: false, knee: false, holds: [] },
   actions: [reclaimQuota, admitHeads({ untilBlocked: false, backfill: false }), reclaimForGrowth, scaleOutRunning],
 };
 

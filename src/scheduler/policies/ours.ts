@@ -1,16 +1,13 @@
-// `ours`: `kod2` plus the improvements of scheduling.md §6 that `config.improvements` enables (all
-// but the opt-in `preemptOnlyForGain`, `growByEfficiency`, `relocateConverged`, `spreadOnlyForGain`
-// and `consolidateSpreadJobs` by default). Each toggle puts an action in the list or sets a named
-// rule or option; each can be switched off alone, so the
-// simulator can measure each one (docs/simulation-results.md). The README lists what each does.
+// `ours`: `kod2` plus the improvements of scheduling.md §6 that `config.improvements` enables (all of
+// them by default). Each toggle puts an action in the list or sets a named rule or option; each can
+// be switched off alone, so the simulator can measure each one (docs/simulation-results.md). The
+// README lists what each does.
 
 import { admitHeads } from '../actions/admit-heads.ts';
-import { consolidateSpread } from '../actions/consolidate-spread.ts';
 import { growBeforeAdmit } from '../actions/grow-before-admit.ts';
 import { meetQoeTargets } from '../actions/meet-qoe-targets.ts';
 import { reclaimForGrowth } from '../actions/reclaim-for-growth.ts';
 import { reclaimQuota } from '../actions/reclaim-quota.ts';
-import { relocateConverged } from '../actions/relocate-converged.ts';
 import { scaleOutRunning } from '../actions/scale-out-running.ts';
 import { shrinkAtTarget } from '../actions/shrink-at-target.ts';
 import { suspendDemoted } from '../actions/suspend-demoted.ts';
@@ -18,7 +15,7 @@ import type { ImprovementToggles } from '../config.ts';
 import type { RunningJob } from '../job-model.ts';
 import { shrinksAtTarget, throughputTargetCap } from '../qoe-rebalance.ts';
 import { runPass, type PassPolicy } from '../session/session.ts';
-import { cheapestFirst, keepForGain, keepTargetSize, lowestRankFirst } from '../session/victims.ts';
+import { cheapestFirst, keepTargetSize, lowestRankFirst } from '../session/victims.ts';
 import type { SchedulingPolicy } from './policy.ts';
 
 /** The entries that are switched on. */
@@ -36,28 +33,22 @@ export function oursPass(t: ImprovementToggles): PassPolicy {
     ranking: {
       byAttainedService: t.demoteByAttainedService,
       byPhase: t.demoteConverged,
-      byDeclaredPlan: t.rankByDeclaredPlan,
-      planPromotesOnly: t.planPromotesOnly,
-      planPromotedFirst: t.planPromotedFirst,
-      starveFromRequeue: t.starveFromRequeue,
       targetMinimum: qoe && t.qoeTargetAsMinimum,
     },
     cooldown: t.cooldown,
     preemption: {
       order: t.preemptCheapestFirst ? cheapestFirst : lowestRankFirst,
-      keeps: on([qoe && t.qoeKeepTargetSize && keepTargetSize, t.preemptOnlyForGain && keepForGain]),
+      keeps: on([qoe && t.qoeKeepTargetSize && keepTargetSize]),
       usableNodesFirst: t.preemptOnUsableNodesFirst,
       pruneNeedless: t.pruneNeedlessPreemption,
-      fallbacks: on([t.relocateConverged && relocateConverged, suspend]),
+      fallbacks: on([suspend]),
     },
     growth: {
       psNodesFirst: t.scaleOutPrefersPsNodes,
       packNodes: t.scaleOutPacksNodes,
-      spreadForGain: t.spreadOnlyForGain,
       knee: t.scalingKnee,
       holds: on([qoe && shrinksAtTarget, t.demoteConverged && diverged]),
       ...(qoe && t.qoeCapAtTarget ? { capWhileWaiting: throughputTargetCap } : {}),
-      byEfficiency: t.growByEfficiency,
     },
     actions: on([
       qoe && shrinkAtTarget,
@@ -71,7 +62,6 @@ export function oursPass(t: ImprovementToggles): PassPolicy {
       qoe && meetQoeTargets({ sizeFromCurve: t.qoeSizeFromCurve }),
       reclaimForGrowth,
       scaleOutRunning,
-      t.consolidateSpreadJobs && consolidateSpread,
     ]),
   };
 }

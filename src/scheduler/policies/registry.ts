@@ -1,46 +1,35 @@
-// Every scheduling policy, in one place: its implementation and what the rest of the project needs
-// to know about it. The CLI and config validation (which policies the operator runs), the simulator
-// and the benchmarks (which it compares), and the docs (the policy table) are all derived from this
-// list; adding a policy means adding an entry here, nothing else.
+// The policies the operator runs, in one place: each implementation and what the rest of the project
+// needs to know about it. The CLI and config validation (`--policy`), the simulator and the benchmarks
+// (which add their own baselines, lab/simulator/policies/) and the docs (the policy table) are derived
+// from this list; adding a policy means adding an entry here, nothing else.
 import type { PolicyName } from '../types.ts';
-import { gangFifoPolicy } from './gang-fifo.ts';
 import { kod2Policy } from './kod2.ts';
-import { srsfOraclePolicy, srtfOraclePolicy } from './oracles.ts';
 import { oursPolicy } from './ours.ts';
 import type { SchedulingPolicy } from './policy.ts';
 import { tfOperatorPolicy } from './tf-operator.ts';
-import { tiresiasPolicy } from './tiresias.ts';
 
 export interface PolicyEntry {
   readonly policy: SchedulingPolicy;
-  /** The operator can run it (`--policy`); the others exist for the simulator's comparisons. */
-  readonly inOperator: boolean;
   /**
    * The operator places every pod itself (spec.nodeName) and keeps a queue; otherwise pods go to
    * kube-scheduler as tf-operator sends them.
    */
   readonly placesPods: boolean;
-  /** Knows what a real operator cannot (a job's remaining work); for comparisons only. */
-  readonly oracle: boolean;
 }
 
 /** The registry, in the order reports list policies (baseline first). */
 export const POLICY_REGISTRY = {
-  'tf-operator': { policy: tfOperatorPolicy, inOperator: true, placesPods: false, oracle: false },
-  'gang-fifo': { policy: gangFifoPolicy, inOperator: false, placesPods: true, oracle: false },
-  kod2: { policy: kod2Policy, inOperator: true, placesPods: true, oracle: false },
-  ours: { policy: oursPolicy, inOperator: true, placesPods: true, oracle: false },
-  tiresias: { policy: tiresiasPolicy, inOperator: false, placesPods: true, oracle: false },
-  'srtf-oracle': { policy: srtfOraclePolicy, inOperator: false, placesPods: true, oracle: true },
-  'srsf-oracle': { policy: srsfOraclePolicy, inOperator: false, placesPods: true, oracle: true },
+  'tf-operator': { policy: tfOperatorPolicy, placesPods: false },
+  kod2: { policy: kod2Policy, placesPods: true },
+  ours: { policy: oursPolicy, placesPods: true },
 } as const satisfies Readonly<Record<PolicyName, PolicyEntry>>;
 
 type Registry = typeof POLICY_REGISTRY;
 
-/** Policies the operator runs (`--policy`). */
-export type OperatorPolicyName = { [K in PolicyName]: Registry[K]['inOperator'] extends true ? K : never }[PolicyName];
+/** Policies the operator runs (`--policy`): every policy of the registry. */
+export type OperatorPolicyName = PolicyName;
 /** Policies under which the operator queues jobs and places their pods itself. */
-export type PlacingPolicyName = { [K in OperatorPolicyName]: Registry[K]['placesPods'] extends true ? K : never }[OperatorPolicyName];
+export type PlacingPolicyName = { [K in PolicyName]: Registry[K]['placesPods'] extends true ? K : never }[PolicyName];
 
 export const POLICY_NAMES = Object.keys(POLICY_REGISTRY) as readonly PolicyName[];
 
@@ -50,7 +39,7 @@ export const DEFAULT_OPERATOR_POLICY = 'ours' satisfies OperatorPolicyName;
 /** The operator's policies: its default first, then the other placing ones, then the others. */
 export const OPERATOR_POLICY_NAMES: readonly [OperatorPolicyName, ...OperatorPolicyName[]] = [
   DEFAULT_OPERATOR_POLICY,
-  ...POLICY_NAMES.filter((n): n is OperatorPolicyName => POLICY_REGISTRY[n].inOperator && n !== DEFAULT_OPERATOR_POLICY).sort(
+  ...POLICY_NAMES.filter((n) => n !== DEFAULT_OPERATOR_POLICY).sort(
     (a, b) => Number(POLICY_REGISTRY[b].placesPods) - Number(POLICY_REGISTRY[a].placesPods),
   ),
 ];

@@ -2,7 +2,6 @@
 // and who may not grow while a job starves. Used by the actions that add workers.
 
 import type { CompiledJob, RunningJob } from '../job-model.ts';
-import { growByEfficiency } from '../growth-share.ts';
 import { byRankDescending } from '../queues.ts';
 import { scaleOut, type ScaleOutOptions } from '../scale-out.ts';
 import { compareRank } from '../weight.ts';
@@ -34,7 +33,6 @@ export function growRunning(session: PassSession, opts: GrowOptions): void {
     const scaleOutOptions: ScaleOutOptions = {
       psNodesFirst: rules.psNodesFirst,
       packNodes: rules.packNodes,
-      spreadForGain: rules.spreadForGain,
       kneeMinMarginalGain: session.kneeGain(opts.knee),
       skipJobsScaledInThisPass: opts.skipJobsScaledInThisPass,
       limitFor: (job, limit) => {
@@ -44,7 +42,6 @@ export function growRunning(session: PassSession, opts: GrowOptions): void {
       },
       ...(opts.reserved === undefined ? {} : { reserved: opts.reserved }),
     };
-    if (rules.byEfficiency) growByEfficiency(state, jobs, now, scaleOutOptions, onGrow);
     scaleOut(state, jobs, now, scaleOutOptions, onGrow);
   }
 }

@@ -1,5 +1,5 @@
 // Scale-In for a head (Alg. 2), issuing what victims.ts selects: the removals that admit the head's
-// minimum configuration, or else the policy's fallbacks (relocation, suspension), or else the
+// minimum configuration, or else the policy's fallbacks (suspension), or else the
 // head's outcome says why it waits.
 
 import type { CompiledJob } from '../job-model.ts';

@@ -56,16 +56,12 @@ export interface GrowthRules {
   readonly psNodesFirst: boolean;
   /** `scaleOutPacksNodes`. */
   readonly packNodes: boolean;
-  /** `spreadOnlyForGain` (spread-for-gain.ts). */
-  readonly spreadForGain: boolean;
   /** `scalingKnee`: stop at the knee of a declared scaling curve while jobs wait. */
   readonly knee: boolean;
   /** Jobs that keep their size this pass, whatever room there is. */
   readonly holds: readonly ((job: RunningJob) => boolean)[];
   /** While jobs wait, a further cap on a job's size (`qoeCapAtTarget`). */
   readonly capWhileWaiting?: (job: RunningJob, limit: number, now: number) => number;
-  /** `growByEfficiency`: before plain scale-out, room goes to jobs by their progress (growth-share.ts). */
-  readonly byEfficiency: boolean;
 }
 
 export interface PassPolicy {

@@ -5,12 +5,11 @@
 //   scale-in:   jobs ranked strictly below the head (so of its class or lower), of its own queue;
 //               under quotas, first the borrowed workers of other queues it may reclaim; then the
 //               policy's order (KOD2: by rank; `preemptCheapestFirst`: by what a worker adds).
-//   relocation: Converged jobs ranked below the head (`relocateConverged`).
 //   suspension: whole suspendable jobs more demoted than the head, ranked below it or reclaimable
 //               (`suspendDemoted`).
 
 import type { ClusterState } from '../cluster-state.ts';
-import { admissionGainDensity, workerGainDensity } from '../gain.ts';
+import { workerGainDensity } from '../gain.ts';
 import type { CompiledJob, RunningJob } from '../job-model.ts';
 import { targetFloor } from '../qoe-protect.ts';
 import { compareRank } from '../weight.ts';
@@ -68,11 +67,6 @@ function preemptibleBy(session: PassSession, head: CompiledJob, r: RunningJob): 
   return r.job.priority <= head.priority && compareRank(r.job, head) > 0 && session.gate.sameLine(head, r);
 }
 
-/** `relocateConverged`'s candidates: Converged jobs `head` may preempt, lowest rank first. */
-export function relocationCandidates(session: PassSession, head: CompiledJob): RunningJob[] {
-  return session.runningAscending().filter((r) => r.job.state.progress?.phase === 'Converged' && preemptibleBy(session, head, r));
-}
-
 /** `suspendDemoted`'s candidates: suspendable jobs more demoted than `head` that it may preempt or reclaim, lowest rank first. */
 export function suspensionCandidates(session: PassSession, head: CompiledJob): RunningJob[] {
   const reclaimable = session.gate.reclaimTest(head);
@@ -88,17 +82,6 @@ export function suspensionCandidates(session: PassSession, head: CompiledJob): R
 
 /** `qoeKeepTargetSize`: a victim keeps the workers its reachable target needs (qoe-protect.ts). */
 export const keepTargetSize: KeepRule = (session, head) => (victim, workers) => workers <= targetFloor(victim, head, session.now);
-
-/** `preemptOnlyForGain`: a same-class victim keeps a worker that adds at least what the head's admission buys (gain.ts). */
-export const keepForGain: KeepRule = (session, head) => {
-  const headGain = head.starving ? undefined : admissionGainDensity(session.state, head);
-  if (headGain === undefined) return undefined;
-  return (victim, workers) => {
-    if (victim.job.priority !== head.priority || victim.job.workers === undefined) return false;
-    const loss = workerGainDensity(session.state, victim.job.workers, workers);
-    return loss !== undefined && loss >= headGain;
-  };
-};
 
 /** The policy's reasons a victim keeps a worker against `head`, as one test (undefined: none applies). */
 export function keepsWorkerFor(session: PassSession, head: CompiledJob): ((victim: RunningJob, workers: number) => boolean) | undefined {

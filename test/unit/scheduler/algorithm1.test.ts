@@ -1,7 +1,7 @@
 // Algorithm 1 (one scheduling pass) for kod2 and ours, on the paper's testbed.
 import { describe, expect, it } from 'vitest';
 import { resolveSchedulerConfig } from '../../../src/scheduler/config.ts';
-import { schedule } from '../../../src/scheduler/index.ts';
+import { schedule } from '../../../lab/simulator/policies/registry.ts';
 import { cpu, describeReplicas, Gi, paperTestbed, running, snapshot, waiting } from './helpers/builders.ts';
 
 const LIGHT = { cpu: cpu(4), memory: 8 * Gi };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { getPolicy, schedule } from '../../../src/scheduler/index.ts';
+import { getPolicy } from '../../../src/scheduler/index.ts';
+import { getSimPolicy, schedule } from '../../../lab/simulator/policies/registry.ts';
 import { cpu, describeReplicas, Gi, node, paperTestbed, running, snapshot, waiting } from './helpers/builders.ts';
 
 describe('tf-operator baseline', () => {
@@ -108,7 +109,9 @@ describe('gang-fifo baseline', () => {
 
 describe('policy registry', () => {
   it('returns each policy by name and rejects unknown names', () => {
-    for (const name of ['tf-operator', 'gang-fifo', 'kod2', 'ours'] as const) expect(getPolicy(name).name).toBe(name);
+    for (const name of ['tf-operator', 'kod2', 'ours'] as const) expect(getPolicy(name).name).toBe(name);
     expect(() => getPolicy('fifo' as never)).toThrow(/unknown scheduling policy "fifo"/);
+    expect(() => getPolicy('gang-fifo' as never)).toThrow(/unknown scheduling policy "gang-fifo"/);
+    expect(getSimPolicy('gang-fifo').name).toBe('gang-fifo');
   });
 });

@@ -1,7 +1,7 @@
 // Reasons for waiting jobs: what the job needs, what the cluster offers, and which rule applies.
 import { describe, expect, it } from 'vitest';
 import { describeConfiguration, describeFailure, ExplainTexts, formatDuration, formatWeight } from '../../../src/scheduler/explain.ts';
-import { schedule } from '../../../src/scheduler/index.ts';
+import { schedule } from '../../../lab/simulator/policies/registry.ts';
 import { resolveSchedulerConfig } from '../../../src/scheduler/config.ts';
 import { buildPassModel } from '../../../src/scheduler/job-model.ts';
 import { findPlacement, minimumItems, minimumKey } from '../../../src/scheduler/placement.ts';

@@ -1,5 +1,5 @@
-// `ours`' throughput-per-resource rules (gain.ts): growth before admission and preemption only
-// for a gain, hand-computed on the paper's testbed (3 nodes × 10 cpu × 32Gi; cluster share of a
+// `ours`' throughput-per-resource rules (gain.ts): growth before admission and cheapest
+// victims first, hand-computed on the paper's testbed (3 nodes × 10 cpu × 32Gi; cluster share of a
 // replica = cpu/30 + memory/96Gi).
 import { describe, expect, it } from 'vitest';
 import { resolveSchedulerConfig } from '../../../src/scheduler/config.ts';
@@ -14,8 +14,6 @@ const busy = (used: Record<string, number>) =>
   Object.entries(used).map(([n, c]) => ({ key: `other/${n}`, node: n, requests: { cpu: cpu(c) } }));
 const without = (...names: ('growBeforeAdmit' | 'preemptCheapestFirst')[]) =>
   resolveSchedulerConfig({ improvements: Object.fromEntries(names.map((n) => [n, false])) });
-// preemptOnlyForGain is opt-in.
-const GAIN_ONLY = resolveSchedulerConfig({ improvements: { preemptOnlyForGain: true } });
 const workersOf = (plan: ReturnType<typeof schedule>, job: string) =>
   plan.scaleOut.filter((s) => s.job === job).flatMap((s) => describeReplicas(s.add));
 
@@ -119,63 +117,6 @@ describe('growth before admission (ours)', () => {
     expect(plan.admit).toEqual([]);
     const noKnee = schedule('ours', snap(kneeR, slowStartW, 100_000, 4), resolveSchedulerConfig({ improvements: { scalingKnee: false } }));
     expect(workersOf(noKnee, 'R')).toEqual(['Worker:1@node-2', 'Worker:2@node-2', 'Worker:3@node-2']);
-  });
-});
-
-describe('preemption only for a gain (ours, opt-in)', () => {
-  // V runs PS + 4 workers on node-1 (10 cpu used: PS 1 + 4 × 2 + 1 other); node-2 and node-3 full.
-  // H is heavier than V (smaller worker), so it may preempt V's workers.
-  const snap = (
-    curveV: readonly number[] | undefined,
-    curveH: readonly number[] | undefined,
-    o: { now?: number; priority?: number } = {},
-  ) =>
-    snapshot(
-      paperTestbed(),
-      [
-        running('V', ['PS:0@node-1', 'Worker:0@node-1', 'Worker:1@node-1', 'Worker:2@node-1', 'Worker:3@node-1'], {
-          ...(curveV === undefined ? {} : { scalingCurve: curveV }),
-          submittedAt: 0,
-          createdAt: 0,
-        }),
-        waiting('H', {
-          ...(curveH === undefined ? {} : { scalingCurve: curveH }),
-          worker: { cpu: cpu(1), memory: 2 * Gi },
-          ps: { cpu: cpu(1), memory: 1 * Gi },
-          submittedAt: 50_000,
-          ...(o.priority === undefined ? {} : { priority: o.priority }),
-        }),
-      ],
-      { now: o.now ?? 200_000, otherPods: busy({ 'node-1': 1, 'node-2': 10, 'node-3': 10 }) },
-    );
-
-  it('preempts a worker that adds nothing (saturated job) for a job that gains', () => {
-    const plan = schedule('ours', snap(FLAT, LINEAR), GAIN_ONLY);
-    expect(plan.scaleIn.map((s) => [s.job, describeReplicas(s.remove), s.forJob])).toEqual([['V', ['Worker:3@node-1'], 'H']]);
-    expect(plan.admit.map((a) => a.job)).toEqual(['H']);
-  });
-
-  it('keeps workers that add more to their job than the admission would gain, and says so; kod2 preempts', () => {
-    // V linear: its 4th worker adds 0.25 / (2/30 + 4/96) ≈ 2.3 per unit of share; H, slow with
-    // one of its four workers (100 of 700), buys (1/7) / (PS 1/30 + 1/96 + worker 1/30 + 2/96) ≈ 1.5.
-    const plan = schedule('ours', snap(LINEAR, [100, 300, 500, 700]), GAIN_ONLY);
-    expect(plan.scaleIn).toEqual([]);
-    expect(plan.admit).toEqual([]);
-    expect(plan.waiting.find((w) => w.job === 'H')!.reason).toMatch(
-      /add more to their jobs, by their scaling curves, than this job would gain/,
-    );
-    for (const other of [schedule('kod2', snap(LINEAR, [100, 300, 500, 700])), schedule('ours', snap(LINEAR, [100, 300, 500, 700]))]) {
-      expect(other.scaleIn.map((s) => s.job)).toEqual(['V']);
-      expect(other.admit.map((a) => a.job)).toEqual(['H']);
-    }
-  });
-
-  it('does not hold back a starving job, a higher class, or jobs without curves', () => {
-    const flatterH = [100, 300, 500, 700];
-    expect(schedule('ours', snap(LINEAR, flatterH, { now: 50_000 + 30 * 60_000 }), GAIN_ONLY).admit.map((a) => a.job)).toEqual(['H']);
-    expect(schedule('ours', snap(LINEAR, flatterH, { priority: 10 }), GAIN_ONLY).admit.map((a) => a.job)).toEqual(['H']);
-    expect(schedule('ours', snap(undefined, flatterH), GAIN_ONLY).admit.map((a) => a.job)).toEqual(['H']);
-    expect(schedule('ours', snap(LINEAR, undefined), GAIN_ONLY).admit.map((a) => a.job)).toEqual(['H']);
   });
 });
 

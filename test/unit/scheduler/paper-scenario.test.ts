@@ -3,7 +3,7 @@
 // must hold at every pass, and the baselines must show the behaviour the paper describes.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCHEDULER_CONFIG } from '../../../src/scheduler/config.ts';
-import type { PolicyName } from '../../../src/scheduler/types.ts';
+import type { SimPolicyName as PolicyName } from '../../../lab/simulator/policies/registry.ts';
 import { overcommittedNodes, simulate } from './helpers/apply-plan.ts';
 import type { SimArrival } from './helpers/apply-plan.ts';
 import { cpu, Gi, jobSpec, paperTestbed } from './helpers/builders.ts';

@@ -3,9 +3,10 @@
 // 2 cpu / 4Gi workers. Expectations are computed by hand in the comments.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCHEDULER_CONFIG } from '../../../src/scheduler/config.ts';
-import { schedule } from '../../../src/scheduler/index.ts';
+import { schedule } from '../../../lab/simulator/policies/registry.ts';
 import { describeQuotaBlock, QuotaLedger } from '../../../src/scheduler/quota.ts';
-import type { ClusterSnapshot, JobState, PolicyName, QueueSpec } from '../../../src/scheduler/types.ts';
+import type { ClusterSnapshot, JobState, QueueSpec } from '../../../src/scheduler/types.ts';
+import type { SimPolicyName as PolicyName } from '../../../lab/simulator/policies/registry.ts';
 import { applyPlan } from './helpers/apply-plan.ts';
 import { cpu, paperTestbed, running, snapshot, waiting, type JobOptions } from './helpers/builders.ts';
 

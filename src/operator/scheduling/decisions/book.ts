@@ -132,7 +132,6 @@ export class DecisionBook {
     d.targetWorkers = to.minWorkers;
     d.preemptions += to.preempted;
     d.lastScaleTime = new Date(to.now).toISOString();
-    d.requeuedAt = to.now;
   }
 
   /**

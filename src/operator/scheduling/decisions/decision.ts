@@ -34,11 +34,6 @@ export interface Decision {
    */
   readonly avoidNodes: Map<string, number>;
   readonly enqueueTime: number;
-  /**
-   * When the job last went back to the queue (ms): its last suspension (the scheduler's
-   * `JobState.requeuedAt`, read with `starveFromRequeue`). Absent: never suspended, or not known.
-   */
-  requeuedAt?: number;
   weight?: number;
   /** The ClusterQueue whose quota the job is charged to (queues, docs/queues.md); absent: none. */
   clusterQueue?: string;
@@ -100,18 +95,10 @@ export function restoreDecision(raw: TFJob, pods: readonly V1Pod[], now: number)
     preemptions: status?.preemptions ?? 0,
     scaleOuts: status?.scaleOuts ?? 0,
     ...(status?.lastScaleTime === undefined ? {} : { lastScaleTime: status.lastScaleTime }),
-    // A waiting job's last scale event is its suspension (scale events happen while it runs): at worst
-    // an earlier one, so its starvation clock restarts no later than it did.
-    ...(running || status?.lastScaleTime === undefined ? {} : requeued(status.lastScaleTime)),
     ...(status?.weight === undefined ? {} : { weight: Number(status.weight) }),
     attainedWorkerSeconds: status?.attainedWorkerSeconds ?? 0,
     attainedReported: status?.attainedWorkerSeconds ?? 0,
   };
-}
-
-function requeued(lastScaleTime: string): { requeuedAt?: number } {
-  const at = new Date(lastScaleTime).getTime();
-  return Number.isFinite(at) ? { requeuedAt: at } : {};
 }
 
 /** Whether a pending placement is still worth waiting for. */

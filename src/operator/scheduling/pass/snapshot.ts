@@ -252,7 +252,6 @@ function jobFacts(
         phase: decision.admitted ? 'running' : 'waiting',
         replicas,
         attainedWorkerSeconds: attainedService(decision, decision.admitted ? runningWorkers(live.values()) : 0, now),
-        ...(decision.admitted || decision.requeuedAt === undefined ? {} : { requeuedAt: decision.requeuedAt }),
         ...progressOf(sources, key),
         ...stepRateOf(sources, key, raw),
       },

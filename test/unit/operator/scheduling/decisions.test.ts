@@ -43,14 +43,6 @@ describe('a decision rebuilt from the API', () => {
     const waiting = restoreDecision({ metadata: { name: 'b' } }, [replicaPod('b', 'worker', 0, 'n1', { phase: 'Succeeded' })], T0);
     expect(waiting).toMatchObject({ admitted: false, targetWorkers: 0, enqueueTime: T0 });
   });
-
-  it("takes a waiting job's last scale event as its return to the queue (starveFromRequeue); a running job has none", () => {
-    const status = (queue: 'Running' | 'Waiting') => ({ scheduling: { queue, lastScaleTime: '2026-11-24T10:00:00Z' } });
-    const waiting = restoreDecision({ metadata: { name: 'a' }, status: status('Waiting') }, [], T0);
-    expect(waiting.requeuedAt).toBe(Date.parse('2026-11-24T10:00:00Z'));
-    expect(restoreDecision({ metadata: { name: 'a' }, status: status('Running') }, [], T0).requeuedAt).toBeUndefined();
-    expect(restoreDecision({ metadata: { name: 'a' } }, [], T0).requeuedAt).toBeUndefined();
-  });
 });
 
 describe('decision book: the pass', () => {
@@ -105,7 +97,6 @@ describe('decision book: the pass', () => {
       preemptions: 3,
       pendingWorkers: [],
       lastScaleTime: STAMP,
-      requeuedAt: T0,
     });
   });
 

@@ -159,7 +159,7 @@ describe("progressStatus: the job's declared plan", () => {
     });
     await loop.tick();
     expect(loop.statusOf('ns/a')).toMatchObject({ plannedSteps: 3000, fractionDone: '0.1', plan: '300/3000 steps (10%)' });
-    expect(loop.statusOf('ns/a')?.eta).toBe(new Date(T0 + 1_350_000).toISOString().replace('.000Z', 'Z')); // The scheduler sees the share of the plan done (rankByDeclaredPlan).
+    expect(loop.statusOf('ns/a')?.eta).toBe(new Date(T0 + 1_350_000).toISOString().replace('.000Z', 'Z'));
     expect(loop.phaseOf('ns/a')).toMatchObject({ planDone: 0.1 });
   });
 });

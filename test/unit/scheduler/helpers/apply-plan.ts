@@ -1,18 +1,9 @@
 // Applies plans the way the controller or simulator would, and checks cluster invariants with
 // code independent of the scheduler's own (plain maps, no vectors, no feasibility masks).
 
-import { schedule } from '../../../../src/scheduler/index.ts';
+import { schedule, type SimPolicyName } from '../../../../lab/simulator/policies/registry.ts';
 import type { SchedulerConfig } from '../../../../src/scheduler/config.ts';
-import type {
-  ClusterSnapshot,
-  JobSpec,
-  JobState,
-  NodeInfo,
-  Plan,
-  PolicyName,
-  ReplicaInstance,
-  Resources,
-} from '../../../../src/scheduler/types.ts';
+import type { ClusterSnapshot, JobSpec, JobState, NodeInfo, Plan, ReplicaInstance, Resources } from '../../../../src/scheduler/types.ts';
 
 const sameReplica = (a: ReplicaInstance, b: ReplicaInstance): boolean => a.type === b.type && a.index === b.index;
 
@@ -141,7 +132,7 @@ export interface SimResult {
  * passes by the tests), jobs run `runtimeMs` after admission and then finish.
  */
 export function simulate(
-  policy: PolicyName,
+  policy: SimPolicyName,
   config: SchedulerConfig,
   nodes: readonly NodeInfo[],
   arrivals: readonly SimArrival[],

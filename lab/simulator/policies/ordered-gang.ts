@@ -13,14 +13,14 @@
 // Suspension returns a job to the queue with its progress (the simulator keeps its remaining work;
 // a real job resumes from its checkpoint), as the artifact's baselines assume.
 
-import { admitPlaced } from '../admission.ts';
-import { gangWaitingReasons, type WaitOutcome } from '../explain.ts';
-import { buildPassModel, type CompiledJob, type RunningJob } from '../job-model.ts';
-import { commitPlacement, findPlacement, maximumItems } from '../placement.ts';
-import { PlanBuilder, sortedWeights } from '../plan-builder.ts';
-import { suspendFor } from '../suspend.ts';
-import type { SchedulerConfig } from '../config.ts';
-import type { ClusterSnapshot, Plan } from '../types.ts';
+import { admitPlaced } from '../../../src/scheduler/admission.ts';
+import { gangWaitingReasons, type WaitOutcome } from '../../../src/scheduler/explain.ts';
+import { buildPassModel, type CompiledJob, type RunningJob } from '../../../src/scheduler/job-model.ts';
+import { commitPlacement, findPlacement, maximumItems } from '../../../src/scheduler/placement.ts';
+import { PlanBuilder, sortedWeights } from '../../../src/scheduler/plan-builder.ts';
+import { suspendFor } from '../../../src/scheduler/suspend.ts';
+import type { SchedulerConfig } from '../../../src/scheduler/config.ts';
+import type { ClusterSnapshot, Plan } from '../../../src/scheduler/types.ts';
 
 /** Higher priority classes first, then `within`, then submission and key (a strict total order). */
 export function classesFirst(within: (a: CompiledJob, b: CompiledJob) => number): (a: CompiledJob, b: CompiledJob) => number {

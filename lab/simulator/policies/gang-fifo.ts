@@ -8,15 +8,15 @@
 // With queues (queue-gate.ts) it is Kueue's StrictFIFO per queue: each queue's head blocks only its
 // own queue, and a gang is admitted only if its queue's quota (borrowing included) takes all of it.
 
-import { admitPlaced } from '../admission.ts';
-import { gangWaitingReasons, type WaitOutcome } from '../explain.ts';
-import { buildPassModel } from '../job-model.ts';
-import type { CompiledJob } from '../job-model.ts';
-import { sortedWeights, PlanBuilder } from '../plan-builder.ts';
-import { commitPlacement, findPlacement, maximumItems, type PlacementItem } from '../placement.ts';
-import { QueueGate, queueKey } from '../queue-gate.ts';
-import type { Resources } from '../types.ts';
-import type { SchedulingPolicy } from './policy.ts';
+import { admitPlaced } from '../../../src/scheduler/admission.ts';
+import { gangWaitingReasons, type WaitOutcome } from '../../../src/scheduler/explain.ts';
+import { buildPassModel } from '../../../src/scheduler/job-model.ts';
+import type { CompiledJob } from '../../../src/scheduler/job-model.ts';
+import { sortedWeights, PlanBuilder } from '../../../src/scheduler/plan-builder.ts';
+import { commitPlacement, findPlacement, maximumItems, type PlacementItem } from '../../../src/scheduler/placement.ts';
+import { QueueGate, queueKey } from '../../../src/scheduler/queue-gate.ts';
+import type { Resources } from '../../../src/scheduler/types.ts';
+import type { SchedulingPolicy } from '../../../src/scheduler/policies/policy.ts';
 
 function fifoOrder(a: CompiledJob, b: CompiledJob): number {
   if (a.priority !== b.priority) return b.priority - a.priority;

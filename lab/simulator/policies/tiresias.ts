@@ -6,9 +6,9 @@
 // job in the first queue suspends running jobs of the second (ordered-gang.ts). Like the artifact,
 // no starvation promotion. Uses only what an operator sees (arrival, attained service).
 
-import type { CompiledJob } from '../job-model.ts';
+import type { CompiledJob } from '../../../src/scheduler/job-model.ts';
 import { classesFirst, orderedGangPass } from './ordered-gang.ts';
-import type { SchedulingPolicy } from './policy.ts';
+import type { SchedulingPolicy } from '../../../src/scheduler/policies/policy.ts';
 
 /** The artifact's queue threshold: 16 GPU-hours, one GPU per worker. */
 export const TIRESIAS_QUEUE_THRESHOLD_WORKER_SECONDS = 16 * 3600;

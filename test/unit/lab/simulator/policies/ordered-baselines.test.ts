@@ -1,11 +1,11 @@
-// The fixed-size preemptive baselines (policies/ordered-gang.ts): Tiresias's 2D-LAS and the
+// The fixed-size preemptive baselines (lab/simulator/policies/ordered-gang.ts): Tiresias's 2D-LAS and the
 // clairvoyant SRTF/SRSF oracles, on two 10-cpu nodes with hand-computed expectations. A gang of
 // 1 PS (1 cpu) and 3 workers (3 cpu) fills a node exactly.
 import { describe, expect, it } from 'vitest';
-import { TIRESIAS_QUEUE_THRESHOLD_WORKER_SECONDS } from '../../../src/scheduler/policies/tiresias.ts';
-import { schedule } from '../../../src/scheduler/index.ts';
-import type { JobState } from '../../../src/scheduler/types.ts';
-import { cpu, node, running, snapshot, waiting, type JobOptions } from './helpers/builders.ts';
+import { TIRESIAS_QUEUE_THRESHOLD_WORKER_SECONDS } from '../../../../../lab/simulator/policies/tiresias.ts';
+import { schedule } from '../../../../../lab/simulator/policies/registry.ts';
+import type { JobState } from '../../../../../src/scheduler/types.ts';
+import { cpu, node, running, snapshot, waiting, type JobOptions } from '../../../scheduler/helpers/builders.ts';
 
 const GANG: JobOptions = { ps: { cpu: cpu(1) }, worker: { cpu: cpu(3) }, min: 3, max: 3 };
 const nodes = [node('n1', { cpu: cpu(10) }), node('n2', { cpu: cpu(10) })];
