@@ -3,7 +3,7 @@
 // PriorityClasses, queues), builds the same snapshot the operator builds, runs the same core, and
 // prints the plan: admissions, scale-ins, scale-outs, and why each waiting job waits. Read-only.
 //
-//   tfjob-operator what-if [--policy ours|kod2|gang-fifo] [--kubeconfig F] [--namespace a,b] [other run flags]
+//   tfjob-operator what-if [--policy ours|kod2] [--kubeconfig F] [--namespace a,b] [other run flags]
 import { CoreV1Api, CustomObjectsApi, SchedulingV1Api, type V1Pod } from '@kubernetes/client-node';
 import { CLUSTER_QUEUES, LOCAL_QUEUES, QUEUE_GROUP, QUEUE_VERSION, type ClusterQueue, type LocalQueue } from '../api/queues/types.ts';
 import { GROUP, PLURAL, VERSION } from '../api/v1/constants.ts';
@@ -120,13 +120,13 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (loaded.help) {
     console.log(
-      `usage: tfjob-operator what-if [--policy ours|kod2|gang-fifo] [run options]\n\nPrints what one pass would do now; changes nothing.\n\n${helpText()}`,
+      `usage: tfjob-operator what-if [--policy ours|kod2] [run options]\n\nPrints what one pass would do now; changes nothing.\n\n${helpText()}`,
     );
     return 0;
   }
   const policy = loaded.config.policy;
   if (!isPlacingPolicy(policy)) {
-    console.error(`tfjob-operator what-if: --policy ${policy} does not place pods; use ours, kod2 or gang-fifo`);
+    console.error(`tfjob-operator what-if: --policy ${policy} does not place pods; use ours or kod2`);
     return 2;
   }
   console.log(describePlan(policy, await whatIf(loaded.config, policy)));
