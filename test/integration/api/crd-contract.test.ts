@@ -20,7 +20,7 @@ interface Fixture {
   readonly rejectedBy?: string;
 }
 
-function load(kind: 'valid' | 'invalid'): Fixture[] {
+function load(kind: 'valid' | 'invalid' | 'real-world'): Fixture[] {
   const dir = path.join(FIXTURES, kind);
   return readdirSync(dir)
     .filter((f) => f.endsWith('.yaml'))
@@ -60,6 +60,15 @@ async function create(
 
 const valid = load('valid');
 const invalid = load('invalid');
+/**
+ * Other people's TFJobs as written, but created in the test's namespace under a name of their own
+ * (several share a name, e.g. the dist-mnist example).
+ */
+const realWorld = load('real-world').map((f) => {
+  const metadata: Record<string, unknown> = { ...(f.body.metadata as Record<string, unknown>), name: `real-world-${f.file.slice(0, 3)}` };
+  delete metadata.namespace;
+  return { ...f, body: { ...f.body, metadata } };
+});
 
 describe('TFJob CRD contract', () => {
   let ns: string;
@@ -91,6 +100,16 @@ describe('TFJob CRD contract', () => {
       expect(ours.stored.spec).toMatchObject(theirs.stored.spec as Record<string, unknown>);
     }
   });
+
+  it.each(realWorld.map((f) => [f.file, f] as const))(
+    'accepts real-world %s and keeps what the v1.8.1 CRD keeps',
+    async (_name, fixture) => {
+      const theirs = await create(upstream.kubeConfig(), 'default', fixture.body);
+      const ours = await create(adminKubeConfig(), ns, fixture.body);
+      expect([theirs.ok ? 'accepted' : theirs.message, ours.ok ? 'accepted' : ours.message]).toEqual(['accepted', 'accepted']);
+      if (theirs.ok && ours.ok) expect(ours.stored.spec).toEqual(theirs.stored.spec);
+    },
+  );
 
   it.each(invalid.map((f) => [f.file, f] as const))('rejects %s naming the field', async (_name, fixture) => {
     expect(fixture.expect, `${fixture.file} needs an "# expect:" header`).toBeTruthy();
