@@ -36,6 +36,7 @@ async function create(
   kc: KubeConfig,
   namespace: string,
   body: Record<string, unknown>,
+  fieldValidation?: 'Strict',
 ): Promise<{ ok: true; stored: Record<string, unknown> } | { ok: false; message: string }> {
   try {
     const stored = (await kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
@@ -44,6 +45,7 @@ async function create(
       plural: 'tfjobs',
       namespace,
       body,
+      ...(fieldValidation ? { fieldValidation } : {}),
     })) as Record<string, unknown>;
     return { ok: true, stored };
   } catch (err) {
@@ -110,6 +112,22 @@ describe('TFJob CRD contract', () => {
       if (theirs.ok && ours.ok) expect(ours.stored.spec).toEqual(theirs.stored.spec);
     },
   );
+
+  it('runPolicy.managedBy: an unknown field to the v1.8.1 CRD under strict validation (kubectl), accepted by ours', async () => {
+    const job = (name: string) => ({
+      apiVersion: 'kubeflow.org/v1',
+      kind: 'TFJob',
+      metadata: { name },
+      spec: {
+        runPolicy: { managedBy: 'kubeflow.org/training-operator' },
+        tfReplicaSpecs: { Worker: { replicas: 1, template: { spec: { containers: [{ name: 'tensorflow', image: 'busybox' }] } } } },
+      },
+    });
+    const theirs = await create(upstream.kubeConfig(), 'default', job('managed-by-strict'), 'Strict');
+    expect(theirs.ok ? 'accepted' : theirs.message).toContain('unknown field "spec.runPolicy.managedBy"');
+    const ours = await create(adminKubeConfig(), ns, job('managed-by-strict'), 'Strict');
+    expect(ours.ok ? 'accepted' : ours.message).toBe('accepted');
+  });
 
   it.each(invalid.map((f) => [f.file, f] as const))('rejects %s naming the field', async (_name, fixture) => {
     expect(fixture.expect, `${fixture.file} needs an "# expect:" header`).toBeTruthy();

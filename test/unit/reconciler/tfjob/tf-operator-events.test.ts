@@ -202,6 +202,16 @@ describe("tf-operator's event reasons and messages (v1.7.0, v1.8.1, v1.9.0)", ()
     expect(found).toEqual(DOCUMENTED_DIFFERENCES.filter((m) => m.startsWith(`${key}@`)));
   });
 
+  it('templateRestartPolicy: the same event when our scheduler places the pods', () => {
+    const job = withTemplateRestartPolicy(newTFJob(1, 0));
+    const placements = { 'test-tfjob-worker-0': { nodeName: 'node-1', placedBy: 'ours' } };
+    const scheduling = { admitted: true, placements, requirePlacement: true };
+    const plan = reconcileTFJob({ job: toTFJobEntry(job), pods: [], services: [], now: at(0), scheduling });
+    expect(plan.actions.filter((a) => a.kind === 'createPod')).toHaveLength(1);
+    const theirs = UPSTREAM_EVENTS.templateRestartPolicy.byVersion['v1.8.1'];
+    expect(plan.events).toContainEqual({ type: theirs.type, reason: theirs.reason, message: theirs.format });
+  });
+
   it('the differences between releases are written in docs/differences-from-tf-operator.md', () => {
     const doc = readFileSync(`${REPO}/docs/differences-from-tf-operator.md`, 'utf8');
     for (const reason of ['SettedPodTemplateRestartPolicy', 'SetPodTemplateRestartPolicy', 'TFJobFailedValidation'])
