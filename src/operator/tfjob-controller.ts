@@ -19,21 +19,7 @@ import {
   type ReconcileOptions,
   type SchedulingInput,
 } from '../reconciler/tfjob/index.ts';
-import {
-  EVENT_FAILED_CREATE_POD,
-  EVENT_FAILED_CREATE_SERVICE,
-  EVENT_FAILED_DELETE_JOB,
-  EVENT_FAILED_DELETE_POD,
-  EVENT_FAILED_DELETE_SERVICE,
-  EVENT_FAILED_VALIDATION,
-  EVENT_RESTARTING,
-  EVENT_SUCCESSFUL_CREATE_POD,
-  EVENT_SUCCESSFUL_CREATE_SERVICE,
-  EVENT_SUCCESSFUL_DELETE_JOB,
-  EVENT_SUCCESSFUL_DELETE_POD,
-  EVENT_SUCCESSFUL_DELETE_SERVICE,
-  messages,
-} from '../reconciler/tfjob/events.ts';
+import { EVENT_FAILED_VALIDATION, EVENT_RESTARTING, messages, writeEvents, type JobEvent } from '../reconciler/tfjob/events.ts';
 import type { Controller, ReconcileContext, ReconcileResult } from '../runtime/controller.ts';
 import type { EventRecorder } from '../runtime/events.ts';
 import type { Expectations } from '../runtime/expectations.ts';
@@ -70,6 +56,11 @@ export interface TFJobControllerDeps {
     targetReachedOf?(key: string): string | undefined;
   };
   readonly now?: () => Date;
+}
+
+/** One event about a write, as built by `writeEvents` (tf-operator's exact reasons and texts). */
+function record(recorder: EventRecorder, job: KubernetesObject, event: JobEvent, action: string): void {
+  recorder.event(job, event.type, event.reason, event.message, action);
 }
 
 /** Waiting for the cache to catch up is not an error; come back soon in case an event was missed. */
@@ -296,14 +287,14 @@ export class TFJobController {
         namespace: w.ns,
         body: { preconditions: { uid: a.uid ?? pod?.metadata?.uid } },
       });
-      recorder.event(w.job, 'Normal', EVENT_SUCCESSFUL_DELETE_POD, `Deleted pod: ${a.name}`, 'Delete');
+      record(recorder, w.job, writeEvents.deletedPod(a.name), 'Delete');
       w.ctx.log.info({ pod: `${w.ns}/${a.name}`, reason: a.reason }, 'Deleted pod');
     } catch (err) {
       expectations.deletionFailed(w.key, `pod/${a.name}`);
       // 404: already gone. 409: the UID precondition failed, so the pod reasoned about is gone and
       // the name belongs to a newer pod, which the next reconcile judges on its own.
       if (httpStatus(err) === 404 || httpStatus(err) === 409) return;
-      recorder.event(w.job, 'Warning', EVENT_FAILED_DELETE_POD, `Error deleting: ${apiErrorMessage(err)}`, 'Delete');
+      record(recorder, w.job, writeEvents.failedDeletePod(apiErrorMessage(err)), 'Delete');
       w.errors.push(err);
     }
   }
@@ -317,11 +308,11 @@ export class TFJobController {
         namespace: w.ns,
         body: { preconditions: { uid: svc?.metadata?.uid } },
       });
-      recorder.event(w.job, 'Normal', EVENT_SUCCESSFUL_DELETE_SERVICE, `Deleted service: ${name}`, 'Delete');
+      record(recorder, w.job, writeEvents.deletedService(name), 'Delete');
     } catch (err) {
       expectations.deletionFailed(w.key, `service/${name}`);
       if (httpStatus(err) === 404) return;
-      recorder.event(w.job, 'Warning', EVENT_FAILED_DELETE_SERVICE, `Error deleting: ${apiErrorMessage(err)}`, 'Delete');
+      record(recorder, w.job, writeEvents.failedDeleteService(apiErrorMessage(err)), 'Delete');
       w.errors.push(err);
     }
   }
@@ -332,14 +323,14 @@ export class TFJobController {
     try {
       // Raw JSON: the pod template passes through untouched, whatever fields it uses.
       await this.#deps.clients.request('POST', `/api/v1/namespaces/${w.ns}/pods`, pod);
-      recorder.event(w.job, 'Normal', EVENT_SUCCESSFUL_CREATE_POD, `Created pod: ${name}`, 'Create');
+      record(recorder, w.job, writeEvents.createdPod(name), 'Create');
       w.ctx.log.info({ pod: `${w.ns}/${name}`, node: pod.spec?.nodeName }, 'Created pod');
     } catch (err) {
       expectations.creationFailed(w.key, `pod/${name}`);
       if (httpStatus(err) === 409) return; // already exists: the cache will show it
       // An admission plugin's refusal speaks of the pod; the user needs the TFJob's field.
       const message = isRefusal(err) ? explainRefusal(pod, apiErrorMessage(err)) : apiErrorMessage(err);
-      recorder.event(w.job, 'Warning', EVENT_FAILED_CREATE_POD, `Error creating: ${message}`, 'Create');
+      record(recorder, w.job, writeEvents.failedCreatePod(message), 'Create');
       failedCreate(w, err, message);
     }
   }
@@ -349,11 +340,11 @@ export class TFJobController {
     const name = service.metadata?.name ?? '';
     try {
       await this.#deps.clients.request('POST', `/api/v1/namespaces/${w.ns}/services`, service);
-      recorder.event(w.job, 'Normal', EVENT_SUCCESSFUL_CREATE_SERVICE, `Created service: ${name}`, 'Create');
+      record(recorder, w.job, writeEvents.createdService(name), 'Create');
     } catch (err) {
       expectations.creationFailed(w.key, `service/${name}`);
       if (httpStatus(err) === 409) return;
-      recorder.event(w.job, 'Warning', EVENT_FAILED_CREATE_SERVICE, `Error creating: ${apiErrorMessage(err)}`, 'Create');
+      record(recorder, w.job, writeEvents.failedCreateService(apiErrorMessage(err)), 'Create');
       failedCreate(w, err, apiErrorMessage(err));
     }
   }
@@ -371,12 +362,12 @@ export class TFJobController {
         name,
         body: { preconditions: { uid: w.job.metadata?.uid } },
       });
-      recorder.event(w.job, 'Normal', EVENT_SUCCESSFUL_DELETE_JOB, `Deleted job: ${name}`, 'Delete');
+      record(recorder, w.job, writeEvents.deletedJob(name), 'Delete');
       this.#deps.jobMetrics?.deleted.inc({ job_namespace: w.ns, framework: 'tensorflow' });
       w.ctx.log.info('Deleted TFJob after ttlSecondsAfterFinished');
     } catch (err) {
       if (httpStatus(err) === 404) return true;
-      recorder.event(w.job, 'Warning', EVENT_FAILED_DELETE_JOB, `Error deleting: ${apiErrorMessage(err)}`, 'Delete');
+      record(recorder, w.job, writeEvents.failedDeleteJob(apiErrorMessage(err)), 'Delete');
       throw err;
     }
     return true;

@@ -1,5 +1,6 @@
-// Event reasons and messages, verbatim from tf-operator (`kubectl describe tfjob` output and
-// alerting rules match on them). Builders take the same arguments as the Go format strings.
+// Event reasons and messages, verbatim from tf-operator v1.8.1 and v1.9.0 (`kubectl describe tfjob`
+// output and alerting rules match on them; where v1.7.0 differs, see
+// docs/differences-from-tf-operator.md). Builders take the same arguments as the Go format strings.
 
 import { KIND } from '../../api/v1/constants.ts';
 import {
@@ -34,6 +35,7 @@ export const EVENT_NO_STATUS_DRIVER = 'NoChiefOrWorker';
 export const EVENT_ELASTIC_WITHOUT_PS = 'ElasticWithoutPS';
 /** Ours: the job's metric reached spec.qoe.targetMetric and it asked to stop then. */
 export const EVENT_TARGET_METRIC_REACHED = 'TargetMetricReached';
+/** v1.8.0+'s spelling; v1.7.0 wrote `SettedPodTemplateRestartPolicy`. */
 export const EVENT_SET_POD_TEMPLATE_RESTART_POLICY = 'SetPodTemplateRestartPolicy';
 export const EVENT_SUCCESSFUL_CREATE_POD = 'SuccessfulCreatePod';
 export const EVENT_FAILED_CREATE_POD = 'FailedCreatePod';
@@ -100,3 +102,17 @@ export function normal(reason: string, message: string): JobEvent {
 export function warning(reason: string, message: string): JobEvent {
   return { type: EVENT_WARNING, reason, message };
 }
+
+/** What the operator writes for its own API calls, as tf-operator's pod, service and job control. */
+export const writeEvents = {
+  createdPod: (pod: string) => normal(EVENT_SUCCESSFUL_CREATE_POD, messages.createdPod(pod)),
+  failedCreatePod: (error: string) => warning(EVENT_FAILED_CREATE_POD, messages.errorCreating(error)),
+  deletedPod: (pod: string) => normal(EVENT_SUCCESSFUL_DELETE_POD, messages.deletedPod(pod)),
+  failedDeletePod: (error: string) => warning(EVENT_FAILED_DELETE_POD, messages.errorDeleting(error)),
+  createdService: (service: string) => normal(EVENT_SUCCESSFUL_CREATE_SERVICE, messages.createdService(service)),
+  failedCreateService: (error: string) => warning(EVENT_FAILED_CREATE_SERVICE, messages.errorCreating(error)),
+  deletedService: (service: string) => normal(EVENT_SUCCESSFUL_DELETE_SERVICE, messages.deletedService(service)),
+  failedDeleteService: (error: string) => warning(EVENT_FAILED_DELETE_SERVICE, messages.errorDeleting(error)),
+  deletedJob: (name: string) => normal(EVENT_SUCCESSFUL_DELETE_JOB, messages.deletedJob(name)),
+  failedDeleteJob: (error: string) => warning(EVENT_FAILED_DELETE_JOB, messages.errorDeleting(error)),
+} as const;

@@ -20,7 +20,7 @@ interface Fixture {
   readonly rejectedBy?: string;
 }
 
-function load(kind: 'valid' | 'invalid'): Fixture[] {
+function load(kind: 'valid' | 'invalid' | 'real-world'): Fixture[] {
   const dir = path.join(FIXTURES, kind);
   return readdirSync(dir)
     .filter((f) => f.endsWith('.yaml'))
@@ -36,6 +36,7 @@ async function create(
   kc: KubeConfig,
   namespace: string,
   body: Record<string, unknown>,
+  fieldValidation?: 'Strict',
 ): Promise<{ ok: true; stored: Record<string, unknown> } | { ok: false; message: string }> {
   try {
     const stored = (await kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
@@ -44,6 +45,7 @@ async function create(
       plural: 'tfjobs',
       namespace,
       body,
+      ...(fieldValidation ? { fieldValidation } : {}),
     })) as Record<string, unknown>;
     return { ok: true, stored };
   } catch (err) {
@@ -60,6 +62,15 @@ async function create(
 
 const valid = load('valid');
 const invalid = load('invalid');
+/**
+ * Other people's TFJobs as written, but created in the test's namespace under a name of their own
+ * (several share a name, e.g. the dist-mnist example).
+ */
+const realWorld = load('real-world').map((f) => {
+  const metadata: Record<string, unknown> = { ...(f.body.metadata as Record<string, unknown>), name: `real-world-${f.file.slice(0, 3)}` };
+  delete metadata.namespace;
+  return { ...f, body: { ...f.body, metadata } };
+});
 
 describe('TFJob CRD contract', () => {
   let ns: string;
@@ -90,6 +101,32 @@ describe('TFJob CRD contract', () => {
       // Everything the upstream CRD keeps, ours keeps identically (ours may keep more: our own fields).
       expect(ours.stored.spec).toMatchObject(theirs.stored.spec as Record<string, unknown>);
     }
+  });
+
+  it.each(realWorld.map((f) => [f.file, f] as const))(
+    'accepts real-world %s and keeps what the v1.8.1 CRD keeps',
+    async (_name, fixture) => {
+      const theirs = await create(upstream.kubeConfig(), 'default', fixture.body);
+      const ours = await create(adminKubeConfig(), ns, fixture.body);
+      expect([theirs.ok ? 'accepted' : theirs.message, ours.ok ? 'accepted' : ours.message]).toEqual(['accepted', 'accepted']);
+      if (theirs.ok && ours.ok) expect(ours.stored.spec).toEqual(theirs.stored.spec);
+    },
+  );
+
+  it('runPolicy.managedBy: an unknown field to the v1.8.1 CRD under strict validation (kubectl), accepted by ours', async () => {
+    const job = (name: string) => ({
+      apiVersion: 'kubeflow.org/v1',
+      kind: 'TFJob',
+      metadata: { name },
+      spec: {
+        runPolicy: { managedBy: 'kubeflow.org/training-operator' },
+        tfReplicaSpecs: { Worker: { replicas: 1, template: { spec: { containers: [{ name: 'tensorflow', image: 'busybox' }] } } } },
+      },
+    });
+    const theirs = await create(upstream.kubeConfig(), 'default', job('managed-by-strict'), 'Strict');
+    expect(theirs.ok ? 'accepted' : theirs.message).toContain('unknown field "spec.runPolicy.managedBy"');
+    const ours = await create(adminKubeConfig(), ns, job('managed-by-strict'), 'Strict');
+    expect(ours.ok ? 'accepted' : ours.message).toBe('accepted');
   });
 
   it.each(invalid.map((f) => [f.file, f] as const))('rejects %s naming the field', async (_name, fixture) => {
