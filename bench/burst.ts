@@ -1,4 +1,4 @@
-// Benchmark (not a test), benchmark.md §5 "burst": 500 TFJobs of 1 PS + 4 workers created at once
+// Benchmark (not a test), docs/benchmarks.md §2.2: 500 TFJobs of 1 PS + 4 workers created at once
 // against a real apiserver with 200 kwok nodes (32 cpu / 128Gi each; every job fits). Measures, from
 // the first create:
 //   - until every pod exists with spec.nodeName (ours: the operator places pods itself, so every

@@ -1,4 +1,4 @@
-// Benchmark (not a test), benchmark.md §5 "memory" and "steady state": the operator's RSS with
+// Benchmark (not a test), docs/benchmarks.md §2.3: the operator's RSS with
 // 10,000 TFJobs and 50,000 pods in its caches, and its idle CPU with 10,000 finished jobs.
 //
 // One real control plane (no kube-scheduler; 100 kwok nodes that take 1,000 pods each) is filled by

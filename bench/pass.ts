@@ -1,4 +1,4 @@
-// Benchmark (not a test), benchmark.md §5 "one scheduling pass": time of one `schedule()` call of the
+// Benchmark (not a test), docs/benchmarks.md §2.1: time of one `schedule()` call of the
 // scheduling core, per policy, on the seeded random clusters of bench/random-cluster.ts, printed as a
 // table and written as versioned JSON with a chart, plus a sweep of the job count at a fixed node count:
 //   nodes sweep: 100 / 1,000 / 5,000 nodes with 0.4 waiting and 0.2 running jobs per node

@@ -75,7 +75,7 @@ interface Row {
   readonly unfinished: number;
   readonly preemptedWorkers: number;
   readonly scaleOuts: number;
-  /** Performance-target figures (scenarios with `targets`; docs/simulation-results.md §1c). */
+  /** Performance-target figures (scenarios with `targets`; docs/results/log.md §1c). */
   readonly qoe: Summary['qoe'];
   /** The longest any job waited in the queue at once (s): submission or a suspension to admission. */
   readonly longestQueueStay: number | null;

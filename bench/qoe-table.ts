@@ -1,4 +1,4 @@
-// Markdown tables of the performance-target figures (docs/simulation-results.md §1c) from one or more
+// Markdown tables of the performance-target figures (docs/results/log.md §1c) from one or more
 // `bench/policy-sweep.ts --json FILE` runs on the QoE scenarios.
 //
 //   node bench/qoe-table.ts FILE.json... [--reference ours-no-qoeTargets] [--variants a,b,...]

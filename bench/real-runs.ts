@@ -1,4 +1,4 @@
-// Benchmark (not a test), benchmark.md §4: the kod2-paper scenario on a real control plane, once per
+// Benchmark (not a test), docs/benchmarks.md §1: the kod2-paper scenario on a real control plane, once per
 // batch size and system, repeated:
 //   (a) training-operator  Kubeflow training-operator v1.7.0 + kube-scheduler (the real tf-operator)
 //   (b) tf-operator        this operator in tf-operator compatible mode (+ kube-scheduler)

@@ -1,4 +1,4 @@
-// Lower bounds (benchmark.md §3): no policy can beat them, so every figure is also reported as a
+// Lower bounds (docs/simulation-results.md §1): no policy can beat them, so every figure is also reported as a
 // ratio to them.
 import type { ClusterShape, WorkloadJob } from '../workloads/model.ts';
 import { idealRuntimeSeconds, minimumResourceSeconds } from '../workloads/ideal.ts';

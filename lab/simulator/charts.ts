@@ -1,4 +1,4 @@
-// The three charts of benchmark.md §3 for one scenario, one series per policy.
+// The three charts of docs/simulation-results.md §1 for one scenario, one series per policy.
 import type { ScenarioRun } from './run.ts';
 import { cdfPoints, lineChart, stepPoints } from './svg.ts';
 

@@ -29,7 +29,7 @@ function usage(): string {
     'usage: node lab/cli/main.ts simulate --scenario <name|file> [options]',
     '',
     'Simulates scheduling policies with the real scheduling core on a scenario and prints the',
-    'figures of docs/benchmark.md §3 side by side, with ratios to the lower bounds and to tf-operator.',
+    'figures of docs/simulation-results.md §1 side by side, with ratios to the lower bounds and to tf-operator.',
     '',
     'options:',
     '  --scenario <name|file>  scenario name from scenarios/ or a path to a scenario YAML (required)',

@@ -1,4 +1,4 @@
-// The figures of benchmark.md §3 for one run, computed from its job outcomes and timeline.
+// The figures of docs/simulation-results.md §1 for one run, computed from its job outcomes and timeline.
 import type { Resources } from '../../src/scheduler/types.ts';
 import type { LowerBounds } from './bounds.ts';
 import type { SimulationResult } from './engine.ts';
@@ -41,7 +41,7 @@ export interface Summary {
   /**
    * Finished jobs faster than their ideal JCT. Zero on kod2-paper; on Philly the measured step
    * times do not always favour packing (a spread placement was sometimes measured faster), so the
-   * ideal of benchmark.md §3 (max workers on the fewest nodes) is not a strict bound there.
+   * ideal of docs/simulation-results.md §1 (max workers on the fewest nodes) is not a strict bound there.
    */
   readonly jobsFasterThanIdeal: number;
   /** Run / bound. */

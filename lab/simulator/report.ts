@@ -137,7 +137,7 @@ export function comparisonTable(scenarioRun: ScenarioRun, baseline: PolicyRun | 
     ['JCT p95 / tf-operator', (s) => times(vs(s)?.p95Jct)],
     ['JCT incl. unf. / tf-operator', (s) => times(vs(s)?.meanJctInclUnfinished)],
     ['makespan / tf-operator', (s) => times(vs(s)?.makespan)],
-    // Performance targets (docs/simulation-results.md §1c), when the scenario states any.
+    // Performance targets (docs/results/log.md §1c), when the scenario states any.
     ...(runs.some((r) => r.summary.qoe !== null)
       ? ([
           ['targeted jobs met', (s) => percent(s.qoe?.jobsMetFraction)],

@@ -1,4 +1,4 @@
-// Per-team figures of a run (scenarios with `teams`; docs/simulation-results.md §1d): each team's
+// Per-team figures of a run (scenarios with `teams`; docs/results/log.md §1d): each team's
 // share of the cluster's scarcest resource, overall and while every team has jobs waiting
 // (contended: each would use more than it holds), its jobs' completion times, and how long its first job waited.
 

@@ -42,7 +42,7 @@ export function fewestNodesRate(job: WorkloadJob, workers: number, cluster: Clus
 }
 
 /**
- * Ideal runtime (benchmark.md §3): maximum workers on the fewest nodes, no queueing, plus the
+ * Ideal runtime (docs/simulation-results.md §1): maximum workers on the fewest nodes, no queueing, plus the
  * replica start-up every run pays once.
  */
 export function idealRuntimeSeconds(job: WorkloadJob, cluster: ClusterShape, startupSeconds: number): number {

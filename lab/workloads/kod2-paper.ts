@@ -1,4 +1,4 @@
-// kod2-paper (benchmark.md §1.1): ten TFJobs, one every 30 s, models cycling; synthetic per-model
+// kod2-paper (docs/simulation-results.md §1): ten TFJobs, one every 30 s, models cycling; synthetic per-model
 // constants come from the scenario file.
 import type { Kod2PaperScenario } from './scenario-schema.ts';
 import type { WorkloadJob } from './model.ts';

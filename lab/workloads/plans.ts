@@ -5,7 +5,7 @@
 //   realistic: a share declares nothing (custom loops and Estimator jobs that print no plan,
 //              `verbose=0`), and a share of the declaring jobs stops early (EarlyStopping), at a
 //              uniform point of its plan: the plan is then its work ÷ that point, an upper bound.
-// The shares are the model's assumptions (docs/simulation-results.md §1e says why these), drawn with
+// The shares are the model's assumptions (docs/results/log.md §1e says why these), drawn with
 // the run's seed; no policy reads how a plan was derived, and oracles read the true work as before.
 
 import type { WorkloadJob } from './model.ts';

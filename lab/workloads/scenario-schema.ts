@@ -31,7 +31,7 @@ const common = {
   startupSeconds: z.number().nonnegative(),
   /** Period of the scheduling tick that drives starvation aging and cool-downs. */
   tickSeconds: z.number().positive(),
-  /** Horizon = horizonFactor × makespan lower bound (benchmark.md §3: 4). */
+  /** Horizon = horizonFactor × makespan lower bound (docs/simulation-results.md §1: 4). */
   horizonFactor: z.number().min(1).default(4),
   /** Each job's per-worker rate is scaled by 1 ± rateJitter (uniform, from --seed); 0 = none. */
   rateJitter: z.number().min(0).max(0.5).default(0),

@@ -1,4 +1,4 @@
-// Teams and their queues in a scenario (queues with quotas, docs/simulation-results.md §1d): which
+// Teams and their queues in a scenario (queues with quotas, docs/results/log.md §1d): which
 // team submits each job, and the queue with a quota each team's jobs are charged to.
 
 import type { QueueSpec } from '../../src/scheduler/types.ts';

@@ -171,7 +171,7 @@ export interface SchedulerConfig {
    * Attained-service threshold (`demoteByAttainedService`), in worker-seconds: 2 worker-hours.
    * Tiresias uses 16 GPU-hours for fixed-size jobs that are suspended entirely; an elastic job keeps
    * its minimum while it is demoted, so a lower threshold fits; the value is the one chosen by the
-   * sweep in docs/simulation-results.md §1b.
+   * sweep in docs/results/log.md §1b.
    */
   readonly demoteAfterWorkerSeconds: number;
   readonly improvements: ImprovementToggles;

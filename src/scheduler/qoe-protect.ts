@@ -12,7 +12,7 @@
 // Not protected: suspension of demoted jobs (suspend.ts). Keeping a job with a reachable target (or
 // only one with a deadline) running through it too made jobs without targets slower and met fewer
 // targets on an overloaded cluster: blocked heads starve, and a starving head overrides every target
-// (docs/simulation-results.md §1c′, "Rules tried and not kept").
+// (docs/results/log.md §1c′, "Rules tried and not kept").
 
 import type { CompiledJob, RunningJob } from './job-model.ts';
 import { workersForTarget } from './qoe-size.ts';

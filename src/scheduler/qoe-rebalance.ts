@@ -10,7 +10,7 @@
 //   need:      ceil(w · required / measured) − w (linear scaling; at least 1), up to max, and while
 //              jobs wait up to the knee of a declared scaling curve, like plain scale-out: a
 //              worker that adds little is worth more to a waiting job (without it the jobs
-//              without targets wait longer: docs/simulation-results.md §1c).
+//              without targets wait longer: docs/results/log.md §1c).
 //   donors:    Ahead jobs of the receiver's priority class or lower (a higher class never gives to a
 //              lower class's target), furthest ahead first. Each gives at most
 //              max(1, round(β · W_G · q_g / Q_G)) workers per pass (DQoES line 18's cut, with W_G
@@ -146,7 +146,7 @@ export function rebalanceForTargets(
  * size its declared curve, scaled by its measured rate, says meets the target, up to its maximum
  * (a target is not met with the knee's size); and also a deadline job that slips (`slipsDeadline`).
  * A job whose rate with its present workers is not measured yet receives nothing: growing those
- * from the curve too cost the jobs without targets more (docs/simulation-results.md §1c′, "Rules
+ * from the curve too cost the jobs without targets more (docs/results/log.md §1c′, "Rules
  * tried and not kept").
  */
 export function receiverNeed(

@@ -11,7 +11,7 @@ import type { Resources } from './types.ts';
 // them with `for…in` and looking each up in a position table made V8 deoptimise the loop again and
 // again on the records of a real snapshot ("unexpected name in keyed access": records of one shape
 // whose maps were deprecated when a quantity no longer fit a small integer), several times per pass,
-// which made reading the other pods several times slower (docs/benchmarks.md §2.1).
+// which made reading the other pods several times slower (docs/results/log.md §10.1).
 export class ResourceIndex {
   readonly names: readonly string[];
   readonly size: number;

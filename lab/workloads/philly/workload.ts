@@ -1,4 +1,4 @@
-// Philly workloads (benchmark.md §1.2): arrivals and sizes from workload-N.csv, work and speed from
+// Philly workloads (docs/simulation-results.md §1): arrivals and sizes from workload-N.csv, work and speed from
 // the measured application tables.
 import type { PhillyScenario } from '../scenario-schema.ts';
 import type { WorkloadJob } from '../model.ts';

@@ -28,9 +28,10 @@ export function deadReferences(text: string, dir: string, exists: (p: string) =>
   return [...dead];
 }
 
+// Every markdown file under docs/, subfolders included (decisions/, results/).
 const DOCS = [
   'README.md',
-  ...readdirSync(path.join(REPO, 'docs'))
+  ...readdirSync(path.join(REPO, 'docs'), { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.md'))
     .map((f) => `docs/${f}`),
 ];

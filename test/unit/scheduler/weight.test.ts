@@ -25,7 +25,7 @@ const KOD2_MODELS: Record<string, { ps: Resources; worker: Resources }> = {
   'vgg-16': { ps: { cpu: cpu(2), memory: 4 * Gi }, worker: { cpu: cpu(3), memory: 8 * Gi } },
 };
 
-// Philly-like (benchmark.md §1.2): 16 nodes × (4 GPU, 64 cpu, 256Gi); 1 PS (4 cpu, 16Gi) + workers
+// Philly-like (docs/simulation-results.md §1): 16 nodes × (4 GPU, 64 cpu, 256Gi); 1 PS (4 cpu, 16Gi) + workers
 // of (1 GPU, 12 cpu, 48Gi); max workers as in the traces, min = ceil(max / 4) (and min = max).
 const PHILLY_MAX_WORKERS = [1, 4, 6, 8, 12, 16, 24, 32, 48];
 const phillyNodes = Array.from({ length: 16 }, (_, i) => node(`p-${i}`, { cpu: cpu(64), memory: 256 * Gi, 'nvidia.com/gpu': 4 }));
