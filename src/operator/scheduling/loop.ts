@@ -16,7 +16,7 @@ import type { Registry } from 'prom-client';
 import { LABEL_REPLICA_TYPE } from '../../api/v1/constants.ts';
 import type { TFJobEntry } from '../../api/v1/parse.ts';
 import type { QoeStatus } from '../../api/v1/schema.ts';
-import type { SchedulingInput } from '../../reconciler/tfjob/index.ts';
+import { isControlledBy, type SchedulingInput } from '../../reconciler/tfjob/index.ts';
 import type { JobProgress, PlacingPolicyName, SchedulerConfig, StepRate } from '../../scheduler/index.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import type { Expectations } from '../../runtime/expectations.ts';
@@ -42,6 +42,7 @@ import { decide } from './pass/decide.ts';
 import { DecisionBook } from './decisions/book.ts';
 import { restoreDecision } from './decisions/decision.ts';
 import { readInput, type InputCache } from './decisions/input.ts';
+import { placedElsewhereInput } from './decisions/elsewhere.ts';
 import { SchedulerMetrics } from './metrics.ts';
 import { NodeHealth } from './node-health.ts';
 import { KubePodRemover, type PodRemover } from './pod-remover.ts';
@@ -49,7 +50,15 @@ import { isFinished, isLiveWorker, podNode } from './pod-facts.ts';
 import { canonicalAmount } from '../../api/v1/quantity.ts';
 import { QoeBook } from './pass/report-qoe.ts';
 import { SchedulingReporter } from './pass/report.ts';
-import { JobShapes, jobView, takeSnapshot, type JobFacts, type SnapshotOptions, type SnapshotSources } from './pass/snapshot.ts';
+import {
+  JobShapes,
+  jobView,
+  namedSchedulers,
+  takeSnapshot,
+  type JobFacts,
+  type SnapshotOptions,
+  type SnapshotSources,
+} from './pass/snapshot.ts';
 import { PassTrigger } from './pass/trigger.ts';
 import { placementTrace } from './pass/trace.ts';
 import { summarizeQueues, type ClusterSnapshot, type Plan } from '../../scheduler/index.ts';
@@ -257,8 +266,9 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     const started = performance.now();
     const now = Date.now();
     const sources = this.#sources();
-    const { snapshot, facts, upkeep } = takeSnapshot(sources, this.#book, this.#shapes, this.#snapshotOptions, now);
+    const { snapshot, facts, upkeep, elsewhere } = takeSnapshot(sources, this.#book, this.#shapes, this.#snapshotOptions, now);
     this.#book.upkeep(upkeep);
+    this.#reporter.placedElsewhere(elsewhere);
     // Victims gone from the cache no longer block (their delete event may have been missed).
     const { activePods } = this.#deps.caches;
     this.#book.pruneVictims((victim) => {
@@ -357,8 +367,15 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
   inputFor(key: string, job: TFJobEntry, pods: readonly V1Pod[]): SchedulingInput | undefined {
     if (!job.ok) return undefined;
     const now = Date.now();
-    const decision = this.#book.get(key) ?? restoreDecision(job.job, pods, now);
     const view = jobView(job, this.#snapshotOptions);
+    const shape = this.#shapes.get(job, this.#snapshotOptions);
+    const named = shape === undefined ? undefined : namedSchedulers(shape);
+    if (named !== undefined) {
+      const workers = view.elastic?.max ?? view.replicas.Worker ?? 0;
+      const own = pods.filter((p) => isControlledBy(p, job.job.metadata.uid ?? ''));
+      return placedElsewhereInput({ named, pods: own, finished: isFinished(job), elastic: view.elastic !== undefined, workers });
+    }
+    const decision = this.#book.get(key) ?? restoreDecision(job.job, pods, now);
     const facts = {
       elastic: view.elastic !== undefined,
       bounds: view.elastic ?? { min: view.replicas.Worker ?? 0, max: view.replicas.Worker ?? 0 },

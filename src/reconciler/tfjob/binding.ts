@@ -56,3 +56,39 @@ export function pinnedToNode(spec: PodSpec, node: string): PodSpec {
     },
   };
 }
+
+/** The name the API server gives a pod that names no scheduler: kube-scheduler's. */
+export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
+
+/** The scheduler a replica type's template names (`default-scheduler` when it names none). */
+export interface ReplicaScheduler {
+  readonly replicaType: string;
+  readonly schedulerName: string;
+}
+
+/**
+ * Each replica type's scheduler when at least one template names a scheduler other than
+ * kube-scheduler, in replica-type order; undefined when every template leaves it to kube-scheduler.
+ * Such a job is not ours to place: a user who chose a scheduler gets it, for every replica (each
+ * pod keeps its own template's name, as under tf-operator).
+ */
+export function schedulersNamedByTemplates(
+  specs: Readonly<Record<string, { readonly template?: { readonly spec?: { readonly schedulerName?: string } } }>>,
+): ReplicaScheduler[] | undefined {
+  const named = Object.keys(specs)
+    .sort()
+    .map((replicaType) => {
+      const name = specs[replicaType]?.template?.spec?.schedulerName;
+      return { replicaType, schedulerName: name === undefined || name === '' ? DEFAULT_SCHEDULER_NAME : name };
+    });
+  return named.some((r) => r.schedulerName !== DEFAULT_SCHEDULER_NAME) ? named : undefined;
+}
+
+/** Which replica goes to which scheduler, naming the field: the text of PlacedByScheduler. */
+export function describeSchedulers(named: readonly ReplicaScheduler[]): string {
+  const fields = named.map((r) => `${r.replicaType} "${r.schedulerName}"`).join(', ');
+  return (
+    `pods left to the schedulers their templates name (spec.tfReplicaSpecs.<type>.template.spec.schedulerName: ${fields}); ` +
+    'this operator does not queue, place, scale or preempt this job'
+  );
+}

@@ -8,7 +8,9 @@ import type { Applied, Outcome, OutcomeReason } from './apply.ts';
 import type { DecisionBook } from '../decisions/book.ts';
 import type { SchedulerMetrics } from '../metrics.ts';
 import type { QoeUpdate } from './report-qoe.ts';
-import type { JobFacts } from './snapshot.ts';
+import type { JobFacts, PlacedElsewhere } from './snapshot.ts';
+import { PLACED_BY_SCHEDULER } from '../decisions/elsewhere.ts';
+import { describeSchedulers } from '../../../reconciler/tfjob/index.ts';
 
 /** At most one Waiting/Starving event per job per this interval (the reason text changes often). */
 export const WAITING_EVENT_INTERVAL_MS = 60_000;
@@ -33,6 +35,8 @@ export class SchedulingReporter {
   readonly #metrics: SchedulerMetrics;
   /** When, and of which kind, each job's last Waiting/Starving event was. */
   readonly #lastWaiting = new Map<string, { readonly at: number; readonly kind: string }>();
+  /** Jobs told which scheduler places them, by key, with their UID (a job recreated is told again). */
+  readonly #toldElsewhere = new Map<string, string>();
 
   constructor(recorder: EventRecorder, metrics: SchedulerMetrics) {
     this.#recorder = recorder;
@@ -89,6 +93,16 @@ export class SchedulingReporter {
     return true;
   }
 
+  /** Once per job: its pods are left to the schedulers its templates name ("why is my job not queued?"). */
+  placedElsewhere(jobs: readonly PlacedElsewhere[]): void {
+    for (const j of jobs) {
+      const uid = j.object.metadata?.uid ?? '';
+      if (this.#toldElsewhere.get(j.key) === uid) continue;
+      this.#toldElsewhere.set(j.key, uid);
+      this.#recorder.event(j.object, 'Normal', PLACED_BY_SCHEDULER, describeSchedulers(j.named), 'Schedule');
+    }
+  }
+
   /** Queue lengths and per-job weights after a pass. */
   queues(facts: readonly JobFacts[], book: DecisionBook, finishedJobs: number, passSeconds: number): void {
     this.#metrics.passDuration.observe(passSeconds);
@@ -127,6 +141,7 @@ export class SchedulingReporter {
   /** The job is gone: its series end. */
   forget(key: string): void {
     this.#lastWaiting.delete(key);
+    this.#toldElsewhere.delete(key);
     const { namespace = '', name: tfjob } = splitKey(key);
     this.#metrics.qoeBehindSeconds.remove({ namespace, tfjob });
     this.#metrics.jobWeight.remove({ namespace, tfjob, queue: 'waiting' });

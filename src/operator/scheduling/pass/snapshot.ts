@@ -12,7 +12,14 @@ import type { ParsedTFJobEntry, TFJobEntry } from '../../../api/v1/parse.ts';
 import { canonicalReplicaType } from '../../../api/v1/replica-types.ts';
 import { resolveQoe } from '../../../api/v1/qoe.ts';
 import type { TFJob } from '../../../api/v1/schema.ts';
-import { buildJobView, isControlledBy, replicaName, type ElasticOptions } from '../../../reconciler/tfjob/index.ts';
+import {
+  buildJobView,
+  isControlledBy,
+  replicaName,
+  schedulersNamedByTemplates,
+  type ElasticOptions,
+  type ReplicaScheduler,
+} from '../../../reconciler/tfjob/index.ts';
 import {
   isNodeFeasible,
   type ClusterSnapshot,
@@ -101,10 +108,19 @@ export interface JobFacts {
   readonly refused: readonly { readonly pod: V1Pod; readonly refusal: Refusal }[];
 }
 
+/** An unfinished job whose templates name another scheduler: not ours to place (decisions/elsewhere.ts). */
+export interface PlacedElsewhere {
+  readonly key: string;
+  readonly object: TFJobEntry;
+  readonly named: readonly ReplicaScheduler[];
+}
+
 export interface PassSnapshot {
   readonly snapshot: ClusterSnapshot;
   readonly facts: readonly JobFacts[];
   readonly upkeep: Upkeep;
+  /** Left to the schedulers their templates name: not in `snapshot.jobs`; their bound pods are `otherPods`. */
+  readonly elsewhere: readonly PlacedElsewhere[];
 }
 
 /** A job's parsed shape: its TFJob, the controller's view of it, and its replica groups. */
@@ -155,6 +171,11 @@ function computeShape(entry: TFJobEntry, options: ElasticOptions): JobShape | un
   return { raw: entry.job, view, groups };
 }
 
+/** The schedulers the job's templates name, when one is not kube-scheduler (binding.ts). */
+export function namedSchedulers(shape: Pick<JobShape, 'groups'>): ReplicaScheduler[] | undefined {
+  return schedulersNamedByTemplates(Object.fromEntries(shape.groups.map((g) => [g.type, { template: g.template ?? {} }])));
+}
+
 /** Reads the book, never writes it: `upkeep` says what it should learn. */
 export interface DecisionReader {
   get(key: string): DecisionView | undefined;
@@ -175,6 +196,7 @@ export function takeSnapshot(
   const nodes = sources.nodes.filter((n) => options.managedNode(n.metadata?.labels)).map(nodeInfo);
   const nodesByName = new Map(nodes.map((n) => [n.name, n]));
   const creating: OtherPod[] = [];
+  const elsewhere: PlacedElsewhere[] = [];
   for (const object of sources.tfjobs) {
     const key = objectKey(object);
     // Finished jobs are most of a long-lived cluster's TFJobs: skip them before any parsing. The
@@ -186,6 +208,11 @@ export function takeSnapshot(
     }
     const shape = shapes.get(object, options);
     if (shape === undefined) continue; // unparsable or invalid: the reconciler fails it
+    const named = namedSchedulers(shape);
+    if (named !== undefined) {
+      elsewhere.push({ key, object, named });
+      continue;
+    }
     const { raw } = shape;
     const pods = sources.podsOf(key).filter((p) => isControlledBy(p, raw.metadata.uid ?? ''));
     let decision = book.get(key);
@@ -212,7 +239,7 @@ export function takeSnapshot(
     jobs: facts.map((f) => f.state),
     ...(sources.queues.specs.length > 0 ? { queues: sources.queues.specs } : {}),
   };
-  return { snapshot, facts, upkeep: { restored, suspended, settled, attained, at: now } };
+  return { snapshot, facts, upkeep: { restored, suspended, settled, attained, at: now }, elsewhere };
 }
 
 function jobFacts(

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { pinnedToNode, schedulerOnlyConstraint } from '../../../../src/reconciler/tfjob/binding.ts';
+import {
+  describeSchedulers,
+  pinnedToNode,
+  schedulerOnlyConstraint,
+  schedulersNamedByTemplates,
+} from '../../../../src/reconciler/tfjob/binding.ts';
 
 const container = { name: 'tensorflow', image: 'tf' };
 
@@ -54,5 +59,34 @@ describe('which pods kube-scheduler must bind', () => {
       podAntiAffinity: {},
     });
     expect(spec.nodeName).toBeUndefined();
+  });
+});
+
+describe('which jobs are left to the schedulers their templates name', () => {
+  const spec = (schedulerName?: string) => ({
+    template: { spec: { containers: [container], ...(schedulerName === undefined ? {} : { schedulerName }) } },
+  });
+
+  it('none when every template leaves its pods to kube-scheduler (unset, empty or default-scheduler)', () => {
+    expect(schedulersNamedByTemplates({ PS: spec(), Worker: spec('') })).toBeUndefined();
+    expect(schedulersNamedByTemplates({ Worker: spec('default-scheduler') })).toBeUndefined();
+  });
+
+  it('every replica type with its scheduler, in replica-type order, once one names another', () => {
+    expect(schedulersNamedByTemplates({ Worker: spec('volcano'), PS: spec() })).toEqual([
+      { replicaType: 'PS', schedulerName: 'default-scheduler' },
+      { replicaType: 'Worker', schedulerName: 'volcano' },
+    ]);
+  });
+
+  it('says which field names which scheduler, and what the operator leaves alone', () => {
+    const text = describeSchedulers([
+      { replicaType: 'PS', schedulerName: 'default-scheduler' },
+      { replicaType: 'Worker', schedulerName: 'volcano' },
+    ]);
+    expect(text).toBe(
+      'pods left to the schedulers their templates name (spec.tfReplicaSpecs.<type>.template.spec.schedulerName: ' +
+        'PS "default-scheduler", Worker "volcano"); this operator does not queue, place, scale or preempt this job',
+    );
   });
 });
