@@ -126,6 +126,8 @@ function placeOffAcceleratorNodes(
 ): PlacementOutcome | undefined {
   const offAccelerators = items.map((it) => it.count > 0 && !requestsAccelerator(state, it.group));
   if (!offAccelerators.includes(true)) return undefined;
+  // Variant (c): only jobs that request no accelerator at all; a GPU job's PS stays beside its workers.
+  if (items.some((it, i) => it.count > 0 && !offAccelerators[i])) return undefined;
   const none = (it: PlacementItem): PlacementItem => ({ group: it.group, count: 0 });
   const plainItems = items.map((it, i) => (offAccelerators[i] ? it : none(it)));
   const otherItems = items.map((it, i) => (offAccelerators[i] ? none(it) : it));

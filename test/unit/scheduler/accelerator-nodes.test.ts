@@ -46,10 +46,10 @@ describe('isExtendedResource (Kubernetes IsExtendedResourceName)', () => {
 });
 
 describe('replicas that request no accelerator keep off accelerator nodes', () => {
-  it("puts a GPU job's PS on the most idle CPU-only node and its workers on a GPU node", () => {
-    // Without the rule the whole job fits on gpu-0 (the most idle node: it has the GPUs).
+  it("variant (c): leaves a GPU job's PS beside its workers", () => {
+    // Variant (c): the PS stays beside its workers.
     const snap = snapshot([gpuNode('gpu-0'), cpuNode('cpu-0'), cpuNode('cpu-1', 24)], [gpuJob('j', 2)]);
-    expect(place(snap, 'j')).toEqual(['PS:0@cpu-1', 'Worker:0@gpu-0', 'Worker:1@gpu-0']);
+    expect(place(snap, 'j')).toEqual(['PS:0@gpu-0', 'Worker:0@gpu-0', 'Worker:1@gpu-0']);
   });
 
   it('puts a CPU-only job on CPU-only nodes, fewest nodes first as everywhere', () => {
@@ -71,9 +71,9 @@ describe('replicas that request no accelerator keep off accelerator nodes', () =
     expect(place(allCpu, 'c')).toEqual(['PS:0@cpu-1', 'Worker:0@cpu-1', 'Worker:1@cpu-1']);
   });
 
-  it('admits the job with the rule applied (the Plan places the PS on the CPU node)', () => {
+  it('variant (c): the Plan places the whole GPU job on the GPU node', () => {
     const plan = schedule('ours', snapshot([gpuNode('gpu-0'), cpuNode('cpu-0')], [gpuJob('j', 2)]));
     const placed = plan.admit.flatMap((a) => a.replicas.map((r) => `${r.type}:${r.index}@${r.node}`)).sort();
-    expect(placed).toEqual(['PS:0@cpu-0', 'Worker:0@gpu-0', 'Worker:1@gpu-0']);
+    expect(placed).toEqual(['PS:0@gpu-0', 'Worker:0@gpu-0', 'Worker:1@gpu-0']);
   });
 });
