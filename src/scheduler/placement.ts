@@ -15,7 +15,6 @@ import type { ClusterState, FeasibilityMask } from './cluster-state.ts';
 import type { CompiledGroup, CompiledJob, ConfigurationItem } from './job-model.ts';
 import type { FitTree } from './fit-tree.ts';
 import { fitsAt } from './resource-vector.ts';
-import { plainNodes, requestsAccelerator, within } from './accelerator-nodes.ts';
 
 export type PlacementItem = ConfigurationItem;
 
@@ -77,69 +76,14 @@ export function findPlacement(
   cacheKey?: string,
   allowed?: Uint8Array,
 ): PlacementOutcome {
-  const plain = plainNodes(state);
-  if (plain !== undefined) {
-    const apart = placeOffAcceleratorNodes(state, items, plain, cacheKey, allowed);
-    if (apart !== undefined) return apart;
-  }
-  return findPlacementAnywhere(state, items, cacheKey, allowed);
-}
-
-/** The placement rule on every node `allowed` lets it use (`findPlacement` without accelerator-nodes.ts). */
-function findPlacementAnywhere(
-  state: ClusterState,
-  items: readonly PlacementItem[],
-  cacheKey: string | undefined,
-  allowed: Uint8Array | undefined,
-): PlacementOutcome {
   if (allowed !== undefined) return computePlacement(state, items, allowed);
-  return cachedPlacement(state, items, cacheKey, undefined);
-}
-
-/** `computePlacement`, memoised under `cacheKey`: `mask` must be the same whenever that key is asked. */
-function cachedPlacement(
-  state: ClusterState,
-  items: readonly PlacementItem[],
-  cacheKey: string | undefined,
-  mask: Uint8Array | undefined,
-): PlacementOutcome {
   if (cacheKey !== undefined) {
     const hit = cacheFor(state).get(cacheKey);
     if (hit !== undefined && hit.epoch === state.epoch) return hit.outcome;
   }
-  const outcome = computePlacement(state, items, mask);
+  const outcome = computePlacement(state, items, undefined);
   if (cacheKey !== undefined) cacheFor(state).set(cacheKey, { epoch: state.epoch, outcome });
   return outcome;
-}
-
-/**
- * The job's replicas that request no accelerator placed on the nodes without one, the others
- * anywhere (accelerator-nodes.ts); undefined when the job has no such replica or they do not fit
- * there. The two sets of replicas can never share a node, so they are placed independently.
- */
-function placeOffAcceleratorNodes(
-  state: ClusterState,
-  items: readonly PlacementItem[],
-  plain: Uint8Array,
-  cacheKey: string | undefined,
-  allowed: Uint8Array | undefined,
-): PlacementOutcome | undefined {
-  const offAccelerators = items.map((it) => it.count > 0 && !requestsAccelerator(state, it.group));
-  if (!offAccelerators.includes(true)) return undefined;
-  // Variant (c): only jobs that request no accelerator at all; a GPU job's PS stays beside its workers.
-  if (items.some((it, i) => it.count > 0 && !offAccelerators[i])) return undefined;
-  const none = (it: PlacementItem): PlacementItem => ({ group: it.group, count: 0 });
-  const plainItems = items.map((it, i) => (offAccelerators[i] ? it : none(it)));
-  const otherItems = items.map((it, i) => (offAccelerators[i] ? none(it) : it));
-  // The plain-node mask is the same for the whole pass, so such a search may be cached like any other.
-  const onPlain =
-    allowed === undefined
-      ? cachedPlacement(state, plainItems, cacheKey === undefined ? undefined : `${cacheKey}|plain`, plain)
-      : computePlacement(state, plainItems, within(plain, allowed));
-  if (!onPlain.ok) return undefined;
-  const others = findPlacementAnywhere(state, otherItems, cacheKey === undefined ? undefined : `${cacheKey}|accelerated`, allowed);
-  if (!others.ok) return undefined;
-  return { ok: true, placement: items.map((_, i) => (offAccelerators[i] ? onPlain.placement[i]! : others.placement[i]!)) };
 }
 
 /** The distinct nodes a placement uses, as a node mask. */

@@ -29,3 +29,24 @@ describe('a GPU job while no node has a GPU', () => {
     expect(plan.waiting[0]!.reason).toContain('largest free slot on a node Worker may use');
   });
 });
+
+describe("a GPU job's CPU-only replicas (PS) on a mixed cluster", () => {
+  const placed = (plan: ReturnType<typeof schedule>): string[] =>
+    plan.admit.flatMap((a) => a.replicas.map((r) => `${r.type}:${r.index}@${r.node}`)).sort();
+
+  it('go beside its workers on the GPU node, even with an idle CPU-only node (measured: simulation-results.md §1f)', () => {
+    const plan = schedule('ours', snapshot([gpuNode('gpu-0'), cpuNode('cpu-0'), cpuNode('cpu-1', 24)], [gpuJob('j', 2)]));
+    expect(placed(plan)).toEqual(['PS:0@gpu-0', 'Worker:0@gpu-0', 'Worker:1@gpu-0']);
+  });
+
+  it('share a node with as many of its workers as fit when the job needs two GPU nodes', () => {
+    // 5 workers of 8 cpu and a 4-cpu PS: gpu-0 takes the PS and 3 workers (28 of 32 cpu), gpu-1 the other 2.
+    const plan = schedule('ours', snapshot([gpuNode('gpu-0'), gpuNode('gpu-1'), cpuNode('cpu-0')], [gpuJob('j', 5)]));
+    expect(placed(plan)).toEqual(['PS:0@gpu-0', 'Worker:0@gpu-0', 'Worker:1@gpu-0', 'Worker:2@gpu-0', 'Worker:3@gpu-1', 'Worker:4@gpu-1']);
+  });
+
+  it('a CPU-only job goes to the most idle node, which an idle GPU node is (its idle GPUs count; measured neutral)', () => {
+    const plan = schedule('ours', snapshot([gpuNode('gpu-0'), cpuNode('cpu-0', 64)], [waiting('c', { min: 2, max: 2 })]));
+    expect(placed(plan)).toEqual(['PS:0@gpu-0', 'Worker:0@gpu-0', 'Worker:1@gpu-0']);
+  });
+});
