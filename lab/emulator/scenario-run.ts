@@ -104,6 +104,9 @@ export function pipelineLag(
 
 export async function runScenarioOnCluster(opts: ScenarioRunOptions): Promise<ScenarioRunResult> {
   const { cluster, scenario, namespace, nodePrefix } = opts;
+  if ((scenario.cluster.extraPools ?? []).length > 0) {
+    throw new Error(`scenario ${scenario.definition.name}: cluster.extraPools is simulator-only; the emulator runs one node shape`);
+  }
   const kc = cluster.kubeConfig();
   const clients = new KubeClients(kc, { rateLimit: { qps: 0, burst: 1 } });
   const core = clients.api(CoreV1Api);

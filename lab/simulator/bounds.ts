@@ -1,6 +1,7 @@
 // Lower bounds (docs/simulation-results.md §1): no policy can beat them, so every figure is also reported as a
 // ratio to them.
 import type { ClusterShape, WorkloadJob } from '../workloads/model.ts';
+import { clusterCapacity } from '../workloads/model.ts';
 import { idealRuntimeSeconds, minimumResourceSeconds } from '../workloads/ideal.ts';
 
 export interface LowerBounds {
@@ -29,9 +30,10 @@ export function lowerBounds(jobs: readonly WorkloadJob[], cluster: ClusterShape,
   }
   const firstArrival = Math.min(...jobs.map((j) => j.submitSeconds));
   let workSeconds = 0;
+  const capacities = clusterCapacity(cluster);
   let workBoundResource = 'none';
   for (const [name, amount] of Object.entries(totals)) {
-    const capacity = (cluster.allocatable[name] ?? 0) * cluster.nodeCount;
+    const capacity = capacities[name] ?? 0;
     if (capacity > 0 && amount / capacity > workSeconds) {
       workSeconds = amount / capacity;
       workBoundResource = name;

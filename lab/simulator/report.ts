@@ -1,5 +1,6 @@
 // The versioned JSON document of a run and the comparison table printed by `simulate`.
 import type { SimPolicyName as PolicyName } from './policies/registry.ts';
+import { clusterCapacity, clusterNodes } from '../workloads/model.ts';
 import { displayPath } from '../workloads/scenario.ts';
 import type { JobOutcome } from './engine.ts';
 import type { Summary } from './figures.ts';
@@ -52,7 +53,11 @@ export function scenarioParams(scenarioRun: ScenarioRun, schedulerConfig: unknow
     scenarioFile: displayPath(scenario.file),
     kind: d.kind,
     seed: scenario.seed,
-    cluster: { nodes: d.cluster.nodes, allocatable: d.cluster.allocatable },
+    cluster: {
+      nodes: d.cluster.nodes,
+      allocatable: d.cluster.allocatable,
+      ...(d.cluster.extraPools.length > 0 ? { extraPools: d.cluster.extraPools } : {}),
+    },
     startupSeconds: d.startupSeconds,
     tickSeconds: d.tickSeconds,
     horizonFactor: d.horizonFactor,
@@ -106,7 +111,8 @@ function count(v: number): string {
 
 export function comparisonTable(scenarioRun: ScenarioRun, baseline: PolicyRun | undefined): string {
   const { runs, bounds, scenario } = scenarioRun;
-  const resources = Object.keys(scenario.cluster.allocatable).filter((r) => (scenario.cluster.allocatable[r] ?? 0) > 0);
+  const capacity = clusterCapacity(scenario.cluster);
+  const resources = Object.keys(capacity).filter((r) => (capacity[r] ?? 0) > 0);
   const vs = (s: Summary) => (baseline === undefined ? null : versusBaseline(s, baseline.summary));
   const rows: [string, (s: Summary) => string][] = [
     ['JCT mean', (s) => seconds(s.jct?.mean)],
@@ -154,7 +160,7 @@ export function comparisonTable(scenarioRun: ScenarioRun, baseline: PolicyRun | 
   const line = (row: readonly string[]): string =>
     row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ');
   const title =
-    `${scenario.definition.name}: ${scenario.jobs.length} jobs, ${scenario.cluster.nodeCount} nodes; ` +
+    `${scenario.definition.name}: ${scenario.jobs.length} jobs, ${clusterNodes(scenario.cluster).length} nodes; ` +
     `lower bounds: mean ideal JCT ${seconds(bounds.meanIdealJct)}, makespan ${seconds(bounds.makespan)} ` +
     `(arrivals ${seconds(bounds.arrivalBound)}, work ${seconds(bounds.workBound)} on ${bounds.workBoundResource}); ` +
     `horizon ${seconds(scenarioRun.horizon)}`;

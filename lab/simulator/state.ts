@@ -14,7 +14,7 @@ import type {
   StepRate,
 } from '../../src/scheduler/types.ts';
 import type { ClusterShape, ReplicaPlacement, WorkloadJob } from '../workloads/model.ts';
-import { nodeNames } from '../workloads/model.ts';
+import { clusterCapacity, clusterNodes } from '../workloads/model.ts';
 import { fewestNodesRate } from '../workloads/ideal.ts';
 import { JobSignal } from './job-signal.ts';
 import type { OracleJobState, OracleSnapshot } from './policies/oracles.ts';
@@ -140,15 +140,15 @@ export class ClusterState {
     queues: readonly QueueSpec[] = [],
   ) {
     this.queues = queues;
-    this.nodes = nodeNames(cluster).map((name) => ({
+    this.nodes = clusterNodes(cluster).map(({ name, allocatable }) => ({
       name,
-      allocatable: cluster.allocatable,
+      allocatable,
       labels: { 'kubernetes.io/hostname': name },
       taints: [],
       unschedulable: false,
       ready: true,
     }));
-    this.capacity = addResources({}, cluster.allocatable, cluster.nodeCount);
+    this.capacity = clusterCapacity(cluster);
     this.allocatable = new Map(this.nodes.map((n) => [n.name, n.allocatable]));
     this.jobs = jobs.map((workload) => ({
       workload,

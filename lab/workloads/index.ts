@@ -7,8 +7,8 @@
 //
 // The placement lists only replicas that are running (bound and started); progress is zero unless
 // every PS and at least one worker are in it.
-export type { ClusterShape, ReplicaPlacement, ThroughputModel, WorkloadJob } from './model.ts';
-export { nodeNames } from './model.ts';
+export type { ClusterShape, NodePool, ReplicaPlacement, ThroughputModel, WorkloadJob } from './model.ts';
+export { clusterCapacity, clusterNodes, nodeNames } from './model.ts';
 export { progressRate } from './throughput.ts';
 export { fewestNodesPlacement, fewestNodesRate, idealRuntimeSeconds, minimumResourceSeconds } from './ideal.ts';
 export type { Scenario } from './scenario.ts';

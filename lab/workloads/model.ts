@@ -66,12 +66,42 @@ export interface WorkloadJob {
   readonly queue?: string;
 }
 
-/** A homogeneous cluster: `count` nodes named `node-0` … with the same allocatable. */
-export interface ClusterShape {
-  readonly nodeCount: number;
+/** Further nodes of another shape, named `<prefix>-0` … (e.g. CPU-only nodes beside GPU nodes). */
+export interface NodePool {
+  readonly prefix: string;
+  readonly count: number;
   readonly allocatable: Resources;
 }
 
+/**
+ * `nodeCount` nodes named `node-0` … with the same allocatable (the main pool: the ideal runtimes
+ * of the lower bounds are computed on it), plus optional pools of other shapes.
+ */
+export interface ClusterShape {
+  readonly nodeCount: number;
+  readonly allocatable: Resources;
+  readonly extraPools?: readonly NodePool[];
+}
+
+/** The main pool's node names. */
 export function nodeNames(cluster: ClusterShape): string[] {
   return Array.from({ length: cluster.nodeCount }, (_, i) => `node-${i}`);
+}
+
+/** Every node of the cluster, the main pool first. */
+export function clusterNodes(cluster: ClusterShape): { readonly name: string; readonly allocatable: Resources }[] {
+  const main = nodeNames(cluster).map((name) => ({ name, allocatable: cluster.allocatable }));
+  const extra = (cluster.extraPools ?? []).flatMap((pool) =>
+    Array.from({ length: pool.count }, (_, i) => ({ name: `${pool.prefix}-${i}`, allocatable: pool.allocatable })),
+  );
+  return [...main, ...extra];
+}
+
+/** Total allocatable of every node, per resource. */
+export function clusterCapacity(cluster: ClusterShape): Resources {
+  const total: Record<string, number> = {};
+  for (const node of clusterNodes(cluster)) {
+    for (const [name, amount] of Object.entries(node.allocatable)) total[name] = (total[name] ?? 0) + amount;
+  }
+  return total;
 }

@@ -13,9 +13,27 @@ const quantity = z.union([
 const resourceList = z.record(z.string().min(1), quantity);
 
 const cluster = z.strictObject({
-  /** Number of identical worker nodes, named node-0 … node-(n−1). */
+  /** Number of identical worker nodes, named node-0 … node-(n−1): the main pool. */
   nodes: z.int().positive(),
   allocatable: resourceList,
+  /**
+   * Further nodes of other shapes, named `<name>-0` … (e.g. CPU-only nodes beside GPU nodes). The
+   * lower bounds' ideal runtimes are computed on the main pool.
+   */
+  extraPools: z
+    .array(
+      z.strictObject({
+        name: z
+          .string()
+          .regex(/^[a-z]([-a-z0-9]*[a-z0-9])?$/, 'expected a DNS label such as "cpu"')
+          .refine((n) => n !== 'node', {
+            message: '"node" is the main pool\'s prefix',
+          }),
+        nodes: z.int().positive(),
+        allocatable: resourceList,
+      }),
+    )
+    .default([]),
 });
 
 /** `[low, high]`, both positive. */

@@ -108,6 +108,11 @@ export function buildScenario(definition: ScenarioDefinition, file: string, seed
   const cluster: ClusterShape = {
     nodeCount: definition.cluster.nodes,
     allocatable: canonicalResources(definition.cluster.allocatable),
+    extraPools: definition.cluster.extraPools.map((pool) => ({
+      prefix: pool.name,
+      count: pool.nodes,
+      allocatable: canonicalResources(pool.allocatable),
+    })),
   };
   let jobs: WorkloadJob[];
   if (definition.kind === 'kod2-paper') {

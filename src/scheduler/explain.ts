@@ -110,8 +110,21 @@ export function describeFreeSlot(state: ClusterState, group: CompiledGroup): str
   return `largest free slot on a node ${group.type} may use is ${formatResources(free, names.length > 0 ? names : undefined)} (${state.nodes[n]!.name})`;
 }
 
+/**
+ * The resources the group requests that no node has at all (e.g. nvidia.com/gpu before any GPU node
+ * joins): said by name, since "largest free slot … 0 nvidia.com/gpu" hides that no node can ever help.
+ */
+function missingResources(state: ClusterState, group: CompiledGroup): string[] {
+  return requestedNames(group.requests).filter((name) => {
+    const d = state.dims.position(name);
+    return d !== undefined && !(state.total[d]! > 0);
+  });
+}
+
 export function describeFailure(state: ClusterState, failure: PlacementFailure): string {
   if (failure.kind === 'no-feasible-node') return `no node accepts ${failure.group.type} (${describeExclusions(state, failure.group)})`;
+  const missing = missingResources(state, failure.group);
+  if (missing.length > 0) return `no node has ${missing.join(' or ')} (${failure.group.type} requests it; ${state.nodes.length} nodes)`;
   const placedNote = failure.placed > 0 ? `room for only ${failure.placed} of ${failure.count} ${failure.group.type}; ` : '';
   return `${placedNote}${describeFreeSlot(state, failure.group)}`;
 }

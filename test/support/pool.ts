@@ -38,6 +38,21 @@ export async function createPool(
   };
 }
 
+/**
+ * Adds `count` nodes of another shape to the pool (same label and taint), named
+ * `<pool>-<suffix>-<i>`; `pool.delete()` removes them too.
+ */
+export async function addPoolNodes(pool: Pool, suffix: string, count: number, capacity: Record<string, string>): Promise<string[]> {
+  const specs = fakeNodes(`${pool.name}-${suffix}`, count, {
+    capacity,
+    labels: { [POOL_LABEL]: pool.name },
+    taints: [{ key: POOL_LABEL, value: pool.name, effect: 'NoSchedule' }],
+  });
+  const names = await createTestNodes(specs);
+  pool.nodes.push(...names);
+  return names;
+}
+
 /** Puts every replica of the job on the pool (node selector + toleration of the pool's taint). */
 export function onPool(job: TestTFJob, pool: Pool): TestTFJob {
   const specs = job.spec.tfReplicaSpecs as Record<string, { template: { spec: Record<string, unknown> } }>;

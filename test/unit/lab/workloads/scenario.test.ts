@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { clusterCapacity, clusterNodes } from '../../../../lab/workloads/model.ts';
 import { listScenarioNames, loadScenario, SCENARIO_DIR, ScenarioError } from '../../../../lab/workloads/scenario.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'scenario-test-'));
@@ -29,6 +30,24 @@ describe('scenario files', () => {
     for (const b of [8, 16, 32, 64, 128]) expect(names).toContain(`kod2-paper-b${b}`);
     for (const n of [1, 2, 3, 4]) expect(names).toContain(`philly-${n}`);
     for (const name of names) expect(loadScenario(name).jobs.length).toBeGreaterThan(0);
+  });
+
+  it('builds a mixed cluster from extra node pools: names, shapes and total capacity', () => {
+    const scenario = loadScenario('gpu-mixed');
+    const nodes = clusterNodes(scenario.cluster);
+    expect(nodes.map((n) => n.name)).toEqual(['node-0', 'node-1', 'cpu-0', 'cpu-1', 'cpu-2']);
+    expect(nodes[0]!.allocatable['nvidia.com/gpu']).toBe(4);
+    expect(nodes[2]!.allocatable['nvidia.com/gpu']).toBeUndefined();
+    expect(clusterCapacity(scenario.cluster)['nvidia.com/gpu']).toBe(8);
+    expect(clusterCapacity(scenario.cluster).cpu).toBe(5 * 32_000);
+  });
+
+  it("names an extra pool that reuses the main pool's prefix", () => {
+    const file = write(
+      'bad-pool.yaml',
+      `extends: ${BASE}\nname: x\nbatchSize: 32\ncluster:\n  extraPools:\n    - { name: node, nodes: 1, allocatable: { cpu: "1" } }\n`,
+    );
+    expect(errorOf(file)).toContain('field "cluster.extraPools[0].name"');
   });
 
   it('accepts a path as well as a name', () => {
