@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { schedule } from '../../../src/scheduler/index.ts';
 import type { NodeInfo } from '../../../src/scheduler/types.ts';
+import { getSimPolicy } from '../../../lab/simulator/policies/registry.ts';
 import { cpu, Gi, node, snapshot, waiting } from './helpers/builders.ts';
 
 const GPU = 'nvidia.com/gpu';
@@ -14,7 +15,7 @@ const gpuJob = (key: string, workers: number) =>
 
 describe('a GPU job while no node has a GPU', () => {
   it('waits whole (no PS without its workers), saying which resource no node has', () => {
-    for (const policy of ['ours', 'kod2', 'gang-fifo'] as const) {
+    for (const policy of ['ours', 'kod2', getSimPolicy('gang-fifo')] as const) {
       const plan = schedule(policy, snapshot([cpuNode('cpu-0'), cpuNode('cpu-1')], [gpuJob('j', 2)]));
       expect(plan.admit).toEqual([]);
       expect(plan.waiting.map((w) => w.job)).toEqual(['j']);
@@ -34,7 +35,7 @@ describe("a GPU job's CPU-only replicas (PS) on a mixed cluster", () => {
   const placed = (plan: ReturnType<typeof schedule>): string[] =>
     plan.admit.flatMap((a) => a.replicas.map((r) => `${r.type}:${r.index}@${r.node}`)).sort();
 
-  it('go beside its workers on the GPU node, even with an idle CPU-only node (measured: simulation-results.md §1f)', () => {
+  it('go beside its workers on the GPU node, even with an idle CPU-only node (measured: simulation-results.md §8)', () => {
     const plan = schedule('ours', snapshot([gpuNode('gpu-0'), cpuNode('cpu-0'), cpuNode('cpu-1', 24)], [gpuJob('j', 2)]));
     expect(placed(plan)).toEqual(['PS:0@gpu-0', 'Worker:0@gpu-0', 'Worker:1@gpu-0']);
   });
