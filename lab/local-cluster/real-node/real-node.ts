@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { ensureUpstream, REPO_ROOT } from '../binaries.ts';
+import { CACHE_ROOT, ensureUpstream } from '../binaries.ts';
 import { freePorts } from '../ports.ts';
 import { ManagedProcess, startWatchdog } from '../process.ts';
 import { writeCorefile, waitForClusterDns } from './cluster-dns.ts';
@@ -86,7 +86,7 @@ export class RealNode {
     const started = Date.now();
     await ensureHostPackages(progress);
     const bins = await ensureUpstream(['kubelet', 'coredns'], progress);
-    const cacheDir = options.cacheDir ?? path.join(REPO_ROOT, '.cache', 'real-node');
+    const cacheDir = options.cacheDir ?? path.join(CACHE_ROOT, 'real-node');
     const imageDir = path.join(cacheDir, 'images');
     const images = [await pauseImage(imageDir, progress), await busyboxImage(imageDir, progress)];
     if (options.tensorflow ?? true) {
