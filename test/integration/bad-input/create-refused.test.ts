@@ -93,7 +93,8 @@ describe('bad input: a pod create the API server refuses', () => {
     const refused = await eventually(
       async () => {
         const job = await getTFJob(ns, 'quota');
-        return String(job.status?.scheduling?.message ?? '').includes('exceeded quota') ? job : false;
+        const message = job.status?.scheduling?.message;
+        return typeof message === 'string' && message.includes('exceeded quota') ? job : false;
       },
       { timeoutMs: 60_000, what: 'status.scheduling naming the quota' },
     );
