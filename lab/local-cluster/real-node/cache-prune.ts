@@ -51,11 +51,38 @@ function repository(reference: string): string {
   return at > reference.lastIndexOf('/') ? reference.slice(0, at) : reference;
 }
 
-/** References in containerd's store of a repository the current tree imports, other than those it imports. */
-export function staleImageReferences(present: readonly string[], inUse: readonly string[]): string[] {
+/** One line of `ctr images ls`: the reference and the digest of its target (the manifest). */
+export interface StoredImage {
+  readonly reference: string;
+  readonly digest: string;
+}
+
+const IMAGE_ID = /^sha256:[0-9a-f]{64}$/;
+
+/**
+ * References in containerd's store to remove: other tags of a repository the current tree imports,
+ * and the image-ID references (`sha256:<id>`, which the CRI plugin adds beside each name) whose target
+ * no named reference that stays has. The ID references of replaced builds otherwise keep their
+ * layers alive for ever. Other repositories' images and their IDs are kept.
+ */
+export function staleImageReferences(present: readonly StoredImage[], inUse: readonly string[]): string[] {
   const wanted = new Set(inUse);
   const repositories = new Set(inUse.map(repository));
-  return present.filter((r) => r !== '' && !wanted.has(r) && repositories.has(repository(r)));
+  const named = present.filter((i) => i.reference !== '' && !IMAGE_ID.test(i.reference));
+  const staleNames = named.filter((i) => !wanted.has(i.reference) && repositories.has(repository(i.reference)));
+  const kept = new Set(named.filter((i) => !staleNames.includes(i)).map((i) => i.digest));
+  const staleIds = present.filter((i) => IMAGE_ID.test(i.reference) && !kept.has(i.digest));
+  return [...staleNames, ...staleIds].map((i) => i.reference);
+}
+
+/** `ctr images ls` output: REF TYPE DIGEST SIZE PLATFORMS LABELS, one image a line after the header. */
+export function parseImageList(output: string): StoredImage[] {
+  return output
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter((cols) => cols.length >= 3 && cols[0] !== '')
+    .map((cols) => ({ reference: cols[0] ?? '', digest: cols[2] ?? '' }));
 }
 
 function sizeOf(file: string): number {
@@ -89,7 +116,7 @@ export async function pruneImageReferences(
   inUse: readonly string[],
   progress: (line: string) => void,
 ): Promise<string[]> {
-  const present = (await run('ctr', ['-a', socket, '-n', namespace, 'images', 'ls', '-q'])).output.split('\n');
+  const present = parseImageList((await run('ctr', ['-a', socket, '-n', namespace, 'images', 'ls'])).output);
   const stale = staleImageReferences(present, inUse);
   if (stale.length === 0) return [];
   await run('ctr', ['-a', socket, '-n', namespace, 'images', 'rm', '--sync', ...stale], { timeoutMs: 300_000 });
