@@ -16,6 +16,8 @@ export interface UpstreamBinaries {
 export type UpstreamComponent = 'k8s' | 'etcd' | 'kwok' | 'training-operator' | 'helm' | 'kubelet' | 'coredns';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..');
+/** Where downloads and builds are cached: `TFJOB_CACHE_DIR` (as hack/dev reads it), so worktrees share one. */
+export const CACHE_ROOT = process.env.TFJOB_CACHE_DIR ?? path.join(REPO_ROOT, '.cache');
 const BUILD_SCRIPT = path.join(REPO_ROOT, 'hack', 'build-upstream.sh');
 
 /**

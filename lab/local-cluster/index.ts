@@ -8,4 +8,4 @@ export {
   POD_EXIT_REASON_ANNOTATION,
   NODE_NOT_READY_ANNOTATION,
 } from './nodes.ts';
-export { ensureControlPlaneBinaries, ensureUpstream, REPO_ROOT, type UpstreamBinaries } from './binaries.ts';
+export { CACHE_ROOT, ensureControlPlaneBinaries, ensureUpstream, REPO_ROOT, type UpstreamBinaries } from './binaries.ts';

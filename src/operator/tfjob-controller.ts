@@ -10,8 +10,10 @@ import { GROUP, KIND, PLURAL, VERSION, ANNOTATION_REMOVAL } from '../api/v1/cons
 import type { TFJobEntry } from '../api/v1/parse.ts';
 import type { JobCondition, JobStatus } from '../api/v1/schema.ts';
 import {
+  classifyRefusal,
   conditionFor,
   explainRefusal,
+  NOT_RETRIED,
   formatTime,
   reconcileTFJob,
   setCondition,
@@ -27,7 +29,9 @@ import { httpStatus } from '../runtime/http-status.ts';
 import { apiErrorMessage, type KubeClients } from '../runtime/kube-client.ts';
 import { namespacedKey, objectKey, splitKey } from '../runtime/store.ts';
 import { BY_JOB, controllingJobKey, type OperatorCaches } from './informers.ts';
+import { jsonEqual } from '../reconciler/tfjob/json.ts';
 import type { JobMetrics } from './job-metrics.ts';
+import { PermanentRefusals, replicaTypeOf } from './permanent-refusals.ts';
 
 /** Where the scheduling loop plugs in; absent in `tf-operator` mode (everything created at once). */
 export interface SchedulingSource {
@@ -73,6 +77,8 @@ interface WriteRound {
   readonly job: TFJobEntry;
   readonly ns: string;
   readonly ctx: ReconcileContext;
+  /** The job's `metadata.generation`: refusals only an edit can lift hold until it changes. */
+  readonly generation: number;
   /** Messages of creates rejected as Invalid (422). */
   readonly invalid: string[];
   /** Messages of other refused creates (403 and the like). */
@@ -95,6 +101,7 @@ export class TFJobController {
   readonly #core: CoreV1Api;
   readonly #custom: CustomObjectsApi;
   readonly #now: () => Date;
+  readonly #permanent = new PermanentRefusals();
 
   constructor(deps: TFJobControllerDeps) {
     this.#deps = deps;
@@ -126,6 +133,7 @@ export class TFJobController {
     const job = caches.tfjobs.get(key);
     if (job === undefined) {
       expectations.delete(key);
+      this.#permanent.forget(key);
       scheduling?.observed?.(key, undefined);
       return undefined;
     }
@@ -186,14 +194,18 @@ export class TFJobController {
     for (const e of result.events) this.#deps.recorder.event(job, e.type, e.reason, e.message);
     const invalid: string[] = [];
     const refused: string[] = [];
+    const generation = job.metadata?.generation ?? 0;
+    // Pods whose template admission refuses for good are not sent again before the spec changes.
+    const actions = result.actions.filter((a) => a.kind !== 'createPod' || !this.#permanent.blocks(key, generation, a.pod));
     let jobDeleted: boolean;
     try {
-      jobDeleted = await this.#apply(key, job, result.actions, ctx, invalid, refused);
+      jobDeleted = await this.#apply(key, job, actions, ctx, invalid, refused);
     } catch (err) {
       // A create the API refused (quota, PodSecurity, a webhook...) may be allowed later: the key is
       // retried with capped back-off, and the job's status says meanwhile what is refused and why.
       if (refused.length > 0 && result.status.scheduling !== undefined) {
-        const scheduling = { ...result.status.scheduling, reason: CREATE_REFUSED, message: messages.createRefused(refused) };
+        const message = [messages.createRefused(refused), ...this.#permanentMessages(key, generation)].join('; ');
+        const scheduling = { ...result.status.scheduling, reason: CREATE_REFUSED, message };
         await this.#writeStatus(key, job, { ...result.status, scheduling });
       }
       throw err;
@@ -221,10 +233,11 @@ export class TFJobController {
       return { requeueAfterMs: 0 };
     }
 
-    if (result.statusChanged) {
-      await this.#writeStatus(key, job, result.status);
-      this.#countTransitions(job, result.status, result.events.filter((e) => e.reason === EVENT_RESTARTING).length);
-      ctx.log.debug({ outcome: result.outcome }, 'Updated status');
+    const { status, changed } = this.#withPermanentRefusals(key, generation, job, result.status, result.statusChanged);
+    if (changed) {
+      await this.#writeStatus(key, job, status);
+      this.#countTransitions(job, status, result.events.filter((e) => e.reason === EVENT_RESTARTING).length);
+      ctx.log.debug({ outcome: result.outcome, scheduling: status.scheduling?.reason }, 'Updated status');
     }
     scheduling?.observed?.(key, job);
     return result.requeueAfterMs === undefined ? undefined : { requeueAfterMs: result.requeueAfterMs };
@@ -242,7 +255,8 @@ export class TFJobController {
     refused: string[],
   ): Promise<boolean> {
     const { namespace } = splitKey(key);
-    const w: WriteRound = { key, job, ns: namespace ?? 'default', ctx, invalid, refused, errors: [] };
+    const generation = job.metadata?.generation ?? 0;
+    const w: WriteRound = { key, job, ns: namespace ?? 'default', ctx, generation, invalid, refused, errors: [] };
     const { expectations } = this.#deps;
     const deletes = actions.filter((a) => a.kind === 'deletePod' || a.kind === 'deleteService');
     const creates = actions.filter((a) => a.kind === 'createPod' || a.kind === 'createService');
@@ -330,6 +344,13 @@ export class TFJobController {
       if (httpStatus(err) === 409) return; // already exists: the cache will show it
       // An admission plugin's refusal speaks of the pod; the user needs the TFJob's field.
       const message = isRefusal(err) ? explainRefusal(pod, apiErrorMessage(err)) : apiErrorMessage(err);
+      if (httpStatus(err) === 403 && classifyRefusal(message).permanent) {
+        // Retrying cannot help: the next attempt is the job's next generation.
+        this.#permanent.record(w.key, w.generation, replicaTypeOf(pod), message);
+        record(recorder, w.job, writeEvents.failedCreatePod(`${message}; ${NOT_RETRIED}`), 'Create');
+        w.ctx.log.info({ pod: `${w.ns}/${name}`, refusal: message }, 'Pod create refused for good');
+        return;
+      }
       record(recorder, w.job, writeEvents.failedCreatePod(message), 'Create');
       failedCreate(w, err, message);
     }
@@ -344,8 +365,9 @@ export class TFJobController {
     } catch (err) {
       expectations.creationFailed(w.key, `service/${name}`);
       if (httpStatus(err) === 409) return;
-      record(recorder, w.job, writeEvents.failedCreateService(apiErrorMessage(err)), 'Create');
-      failedCreate(w, err, apiErrorMessage(err));
+      const message = serviceRefusal(err);
+      record(recorder, w.job, writeEvents.failedCreateService(message), 'Create');
+      failedCreate(w, err, message);
     }
   }
 
@@ -397,6 +419,29 @@ export class TFJobController {
     });
   }
 
+  /** The status to write, saying in `status.scheduling` which pods admission refuses until the spec changes. */
+  #withPermanentRefusals(
+    key: string,
+    generation: number,
+    job: TFJobEntry,
+    status: JobStatus,
+    changed: boolean,
+  ): { status: JobStatus; changed: boolean } {
+    const permanent = this.#permanentMessages(key, generation);
+    if (permanent.length === 0 || status.scheduling === undefined) return { status, changed };
+    const scheduling = { ...status.scheduling, reason: CREATE_REFUSED, message: permanent.join('; ') };
+    const said = { ...status, scheduling };
+    // Compared with what is stored, not with the reconciler's view: that never carries this reason.
+    return { status: said, changed: !jsonEqual(said, job.status ?? {}) };
+  }
+
+  /** What the job's status says of its pods that admission refuses until the spec changes. */
+  #permanentMessages(key: string, generation: number): string[] {
+    return [...this.#permanent.current(key, generation)].map(
+      ([type, message]) => `The API server refused to create the ${type} pods: ${message}; ${NOT_RETRIED}`,
+    );
+  }
+
   #countTransitions(job: TFJobEntry, next: JobStatus, restarts: number): void {
     const m = this.#deps.jobMetrics;
     if (m === undefined) return;
@@ -429,4 +474,12 @@ const CREATE_REFUSED = 'CreateRefused';
 function isRefusal(err: unknown): boolean {
   const code = httpStatus(err);
   return code !== undefined && code >= 400 && code < 500 && code !== 409 && code !== 429;
+}
+
+/** A service create's refusal, with the plugin that refused when its message names one. */
+function serviceRefusal(err: unknown): string {
+  const message = apiErrorMessage(err);
+  if (!isRefusal(err)) return message;
+  const { plugin } = classifyRefusal(message);
+  return plugin === undefined || message.includes(plugin) ? message : `${message} (${plugin} admission plugin)`;
 }

@@ -16,8 +16,9 @@ import { AppsV1Api, CoordinationV1Api, type V1Pod } from '@kubernetes/client-nod
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
-import { ensureUpstream, REPO_ROOT } from '../../lab/local-cluster/index.ts';
-import { containerdPaths, importImages } from '../../lab/local-cluster/real-node/containerd.ts';
+import { CACHE_ROOT, ensureUpstream, REPO_ROOT } from '../../lab/local-cluster/index.ts';
+import { pruneImageReferences } from '../../lab/local-cluster/real-node/cache-prune.ts';
+import { containerdPaths, importImages, importStampFile, K8S_NAMESPACE } from '../../lab/local-cluster/real-node/containerd.ts';
 import { operatorImage, type OperatorImage } from '../../lab/local-cluster/real-node/operator-image.ts';
 import { REAL_NODE_LABEL } from '../../lab/local-cluster/real-node/index.ts';
 import { kubectl, type CommandResult, type K8sObject } from '../integration/install/helpers.ts';
@@ -168,12 +169,15 @@ describe.skipIf(realNodeSkipped() !== undefined)('the operator as users install 
     const node = inject('realNode');
     if ('skipped' in node) throw new Error(node.skipped);
     const started = Date.now();
-    image = await operatorImage(path.join(REPO_ROOT, '.cache', 'real-node', 'images'), log);
+    image = await operatorImage(path.join(CACHE_ROOT, 'real-node', 'images'), log);
     log(
       `image ${image.reference}: ${Math.round(image.archiveBytes / 2 ** 20)} MiB, ${image.buildSeconds === 0 ? 'cached' : `built in ${image.buildSeconds} s`}`,
     );
     const imported = Date.now();
-    await importImages(containerdPaths(node.workDir, path.join(REPO_ROOT, '.cache', 'real-node', 'containerd')), [image], log);
+    const store = containerdPaths(node.workDir, path.join(CACHE_ROOT, 'real-node', 'containerd'));
+    await importImages(store, [image], log);
+    // Earlier builds of the operator image (one per source change) are removed from the store.
+    await pruneImageReferences(store.socket, K8S_NAMESPACE, importStampFile(store), [image.reference], log);
     log(`image imported into the node's containerd in ${seconds(imported)} s (ready ${seconds(started)} s after the start)`);
     ns = await createNamespace('real-install');
     await createTrainers(ns);

@@ -74,9 +74,12 @@ export async function waitForContainerd(paths: ContainerdPaths, alive: () => boo
   }
 }
 
+/** Which archive each reference was imported from. */
+export const importStampFile = (paths: ContainerdPaths): string => path.join(paths.root, 'tfjob-imported.json');
+
 /** Imports each archive unless this image store already holds exactly that build of it. */
 export async function importImages(paths: ContainerdPaths, images: readonly BuiltImage[], progress: (line: string) => void): Promise<void> {
-  const stampFile = path.join(paths.root, 'tfjob-imported.json');
+  const stampFile = importStampFile(paths);
   const stamps = existsSync(stampFile) ? (JSON.parse(readFileSync(stampFile, 'utf8')) as Record<string, string>) : {};
   const present = (await run('ctr', ['-a', paths.socket, '-n', K8S_NAMESPACE, 'images', 'ls', '-q'])).output.split('\n');
   for (const image of images) {

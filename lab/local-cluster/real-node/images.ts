@@ -11,6 +11,8 @@ import { writeImageArchive, type ImageConfig } from './image-archive.ts';
 export const TENSORFLOW_VERSION = '2.21.0';
 /** The last TensorFlow with `tf.estimator` (removed in 2.16): Estimator jobs run in this image. */
 export const ESTIMATOR_TENSORFLOW_VERSION = '2.15.1';
+/** Every TensorFlow version the tree runs: the cache keeps their images, and removes other versions'. */
+export const TENSORFLOW_VERSIONS_IN_USE: readonly string[] = [TENSORFLOW_VERSION, ESTIMATOR_TENSORFLOW_VERSION];
 
 export const PAUSE_IMAGE = 'docker.io/local/pause:3.10';
 export const BUSYBOX_IMAGE = 'docker.io/local/busybox:1.35';

@@ -31,7 +31,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from '../binaries.ts';
+import { CACHE_ROOT, REPO_ROOT } from '../binaries.ts';
 import { run } from './exec.ts';
 import { writeImageArchive } from './image-archive.ts';
 import type { BuiltImage } from './images.ts';
@@ -55,8 +55,8 @@ export function toolchainPins(): { nodeVersion: string; npmVersion: string } {
 function pinnedToolchain(): { node: string; npmCli: string; nodeVersion: string } {
   const { nodeVersion, npmVersion } = toolchainPins();
   const plat = `linux-${process.arch === 'arm64' ? 'arm64' : 'x64'}`;
-  const node = path.join(REPO_ROOT, '.cache', 'toolchain', `node-v${nodeVersion}-${plat}`, 'bin', 'node');
-  const npmCli = path.join(REPO_ROOT, '.cache', 'toolchain', `npm-v${npmVersion}`, 'bin', 'npm-cli.js');
+  const node = path.join(CACHE_ROOT, 'toolchain', `node-v${nodeVersion}-${plat}`, 'bin', 'node');
+  const npmCli = path.join(CACHE_ROOT, 'toolchain', `npm-v${npmVersion}`, 'bin', 'npm-cli.js');
   for (const f of [node, npmCli]) if (!existsSync(f)) throw new Error(`${f} missing: run hack/dev once to fetch the pinned toolchain`);
   return { node, npmCli, nodeVersion };
 }

@@ -7,13 +7,22 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { ensureUpstream, REPO_ROOT } from '../binaries.ts';
+import { CACHE_ROOT, ensureUpstream } from '../binaries.ts';
 import { freePorts } from '../ports.ts';
 import { ManagedProcess, startWatchdog } from '../process.ts';
 import { writeCorefile, waitForClusterDns } from './cluster-dns.ts';
-import { containerdPaths, importImages, waitForContainerd, writeContainerdConfig } from './containerd.ts';
+import { containerdPaths, importImages, importStampFile, K8S_NAMESPACE, waitForContainerd, writeContainerdConfig } from './containerd.ts';
 import { ensureHostPackages, hostProblem } from './host.ts';
-import { busyboxImage, pauseImage, TENSORFLOW_VERSION, tensorflowImage, type BuiltImage } from './images.ts';
+import { pruneImageFiles, pruneImageReferences } from './cache-prune.ts';
+import {
+  busyboxImage,
+  pauseImage,
+  TENSORFLOW_VERSION,
+  TENSORFLOW_VERSIONS_IN_USE,
+  tensorflowImage,
+  tensorflowImageReference,
+  type BuiltImage,
+} from './images.ts';
 import { createCgroupRoot, writeKubeletConfig } from './kubelet.ts';
 import { createPodNetwork, podNetwork } from './network.ts';
 import { REAL_NODE_LABEL } from './trainers.ts';
@@ -86,13 +95,19 @@ export class RealNode {
     const started = Date.now();
     await ensureHostPackages(progress);
     const bins = await ensureUpstream(['kubelet', 'coredns'], progress);
-    const cacheDir = options.cacheDir ?? path.join(REPO_ROOT, '.cache', 'real-node');
+    const cacheDir = options.cacheDir ?? path.join(CACHE_ROOT, 'real-node');
     const imageDir = path.join(cacheDir, 'images');
     const images = [await pauseImage(imageDir, progress), await busyboxImage(imageDir, progress)];
     if (options.tensorflow ?? true) {
       for (const version of options.tensorflowVersions ?? [TENSORFLOW_VERSION])
         images.push(await tensorflowImage(imageDir, progress, version));
     }
+    pruneImageFiles(
+      imageDir,
+      images.map((i) => i.archive),
+      TENSORFLOW_VERSIONS_IN_USE.map((v) => `tensorflow-${v}`),
+      progress,
+    );
 
     // Short: containerd's socket path must fit a unix socket address (108 bytes).
     const workDir = mkdtempSync(path.join(os.tmpdir(), 'tfjob-rn-'));
@@ -137,6 +152,8 @@ export class RealNode {
       const containerd = launch('containerd', 'containerd', ['--config', ctrd.config], ipForward);
       await waitForContainerd(ctrd, () => containerd.running);
       await importImages(ctrd, images, progress);
+      const referencesInUse = [...images.map((i) => i.reference), ...TENSORFLOW_VERSIONS_IN_USE.map(tensorflowImageReference)];
+      await pruneImageReferences(ctrd.socket, K8S_NAMESPACE, importStampFile(ctrd), referencesInUse, progress);
 
       // In-cluster clients (the operator as users install it) find the API at the `kubernetes`
       // Service's address. Without kube-proxy, that address is put on the bridge and forwarded to the

@@ -87,6 +87,16 @@ export const ANNOTATION_PROGRESS_REPLICA = `${OUR_PREFIX}/progress-replica`;
  */
 export const ANNOTATION_SUSPENDABLE = `${OUR_PREFIX}/suspendable`;
 
+/**
+ * The job's distributed-training style (docs/elastic-contract.md). `ParameterServerStrategy` and
+ * `MultiWorkerMirroredStrategy` need every worker slot TF_CONFIG lists before the chief trains, so an
+ * elastic job of these styles is admitted with its maximum of workers or not at all (its minimum is
+ * raised to its maximum). `PS` (tf.compat.v1) and `Estimator`, or no annotation: any number of workers.
+ */
+export const ANNOTATION_TRAINING_STYLE = `${OUR_PREFIX}/training-style`;
+export const TRAINING_STYLES_NEEDING_ALL_WORKERS: readonly string[] = ['ParameterServerStrategy', 'MultiWorkerMirroredStrategy'];
+export const TRAINING_STYLES: readonly string[] = [...TRAINING_STYLES_NEEDING_ALL_WORKERS, 'PS', 'Estimator'];
+
 /** On our CRD: which upstream CRD its schema was generated from (hack/gen-crd.ts). */
 export const ANNOTATION_CRD_GENERATED_FROM = `${OUR_PREFIX}/generated-from`;
 

@@ -2,7 +2,13 @@
 // annotations (the annotations exist for clusters still running the upstream CRD, which prunes
 // `spec.elasticPolicy`). Per bound, the spec field wins over the annotation. Only `Worker` is elastic.
 
-import { ANNOTATION_MAX_WORKERS, ANNOTATION_MIN_WORKERS } from './constants.ts';
+import {
+  ANNOTATION_MAX_WORKERS,
+  ANNOTATION_MIN_WORKERS,
+  ANNOTATION_TRAINING_STYLE,
+  TRAINING_STYLES,
+  TRAINING_STYLES_NEEDING_ALL_WORKERS,
+} from './constants.ts';
 import type { FieldError } from './field-error.ts';
 import { OMIT_VALUE, invalid, required } from './field-error.ts';
 import { REPLICA_TYPE_WORKER, canonicalReplicaType } from './replica-types.ts';
@@ -55,7 +61,7 @@ function workerReplicas(job: TFJob): number | undefined {
  * max(min, Worker.replicas ?? 1). Errors name the field (or annotation) at fault.
  */
 export function resolveElastic(job: TFJob): ElasticResolution {
-  const errors: FieldError[] = [];
+  const errors: FieldError[] = [...trainingStyleErrors(job)];
   const annotations = job.metadata.annotations ?? {};
   const policy = job.spec?.elasticPolicy;
   const minAnnotation = parseCount(annotations[ANNOTATION_MIN_WORKERS], ANNOTATION_MIN_WORKERS, errors);
@@ -92,4 +98,16 @@ export function resolveElastic(job: TFJob): ElasticResolution {
     );
   }
   return { elastic: true, bounds: { min, max }, errors };
+}
+
+function trainingStyleErrors(job: TFJob): FieldError[] {
+  const style = job.metadata.annotations?.[ANNOTATION_TRAINING_STYLE];
+  if (style === undefined || TRAINING_STYLES.includes(style)) return [];
+  return [invalid(annotationField(ANNOTATION_TRAINING_STYLE), style, `must be one of ${TRAINING_STYLES.join(', ')}`)];
+}
+
+/** The job declares a style whose chief waits for every worker slot TF_CONFIG lists before it trains. */
+export function needsAllWorkers(job: TFJob): boolean {
+  const style = job.metadata.annotations?.[ANNOTATION_TRAINING_STYLE];
+  return style !== undefined && TRAINING_STYLES_NEEDING_ALL_WORKERS.includes(style);
 }

@@ -16,7 +16,7 @@ export { buildPod, podRestartPolicy } from './pod-builder.ts';
 export type { Placement, PodBuildOptions, BuiltPod } from './pod-builder.ts';
 export { buildService } from './service-builder.ts';
 export { DEFAULT_SCHEDULER_NAME, describeSchedulers, schedulersNamedByTemplates, type ReplicaScheduler } from './binding.ts';
-export { explainRefusal } from './refusal-hints.ts';
+export { classifyRefusal, explainRefusal, NOT_RETRIED, type RefusalClass } from './refusal-hints.ts';
 export { clusterSpec, elasticTfConfig, isDistributed, normalTfConfig, replicaAddress, replicaPort, sparseTfConfig } from './tf-config.ts';
 export type { ClusterLayout } from './tf-config.ts';
 export { buildJobView, elasticWorkerTarget, tfConfigFor, workersSummary, type ElasticOptions } from './job-view.ts';

@@ -3,7 +3,7 @@
 
 import type { DefaultedReplicaSpec, DefaultedTFJob } from '../../api/v1/defaults.ts';
 import type { ElasticBounds } from '../../api/v1/elastic.ts';
-import { MAX_ELASTIC_WORKERS, resolveElastic } from '../../api/v1/elastic.ts';
+import { MAX_ELASTIC_WORKERS, needsAllWorkers, resolveElastic } from '../../api/v1/elastic.ts';
 import { REPLICA_TYPES, REPLICA_TYPE_WORKER } from '../../api/v1/replica-types.ts';
 import type { SchedulingStatus, TFJob } from '../../api/v1/schema.ts';
 import type { ClusterLayout } from './tf-config.ts';
@@ -89,6 +89,9 @@ export function buildJobView(
   if (elastic !== undefined && elastic.max > workerLimit) {
     elastic = { min: elastic.min, max: Math.max(elastic.min, workerLimit) };
   }
+  // A chief that waits for every listed worker slot would sit Running without training below the
+  // maximum: such a job is admitted with all its workers or not at all, and never scaled in.
+  if (elastic !== undefined && needsAllWorkers(raw)) elastic = { min: elastic.max, max: elastic.max };
   const replicas: Record<string, number> = {};
   for (const [type, spec] of Object.entries(replicaSpecs)) {
     replicas[type] =

@@ -120,6 +120,19 @@ describe('Helm chart', () => {
     expect(kinds).toContain('ServiceMonitor');
   });
 
+  it('renders with a plain helm template (Helm default Kubernetes version) and refuses a version below 1.29', async () => {
+    const plain = await helm(['template', 'tfjob-operator', CHART, '-n', NS, '--include-crds']);
+    expect(plain.code, plain.stderr).toBe(0);
+    const objects = parseAllDocuments(plain.stdout)
+      .map((d) => d.toJS() as K8sObject | null)
+      .filter((o) => o !== null);
+    expect(normalized(objects)).toEqual(normalized(await template()));
+    const old = await helm(['template', 'tfjob-operator', CHART, '-n', NS, '--kube-version', '1.28.5']);
+    expect(old.code).not.toBe(0);
+    expect(old.stderr).toContain('tfjob-operator needs Kubernetes 1.29 or newer');
+    expect(old.stderr).toContain('v1.28.5');
+  });
+
   it('installs on the control plane (server-side dry run)', async () => {
     const res = await helm([
       'install',
