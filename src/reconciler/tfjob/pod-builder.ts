@@ -31,6 +31,8 @@ export interface PodBuildOptions extends PodLabelOptions {
   /** TF_CONFIG value, or undefined for a non-distributed job (no variable at all). */
   readonly tfConfig?: string;
   readonly placement?: Placement;
+  /** Without a placement: drop the template's `nodeName` (the pod is left to its named scheduler). */
+  readonly unpinned?: boolean;
 }
 
 export interface BuiltPod {
@@ -70,6 +72,10 @@ export function buildPod(
 
   let placed = podSpec;
   const placement = options.placement;
+  if (placement === undefined && options.unpinned === true && podSpec.nodeName !== undefined) {
+    placed = { ...podSpec };
+    delete placed.nodeName;
+  }
   if (placement !== undefined) {
     annotations[ANNOTATION_PLACED_BY] = placement.placedBy;
     if (schedulerOnlyConstraint(podSpec) === undefined) placed = { ...podSpec, nodeName: placement.nodeName };

@@ -102,6 +102,11 @@ export interface SchedulingInput {
    * waits for the scheduler) instead of falling to the default scheduler.
    */
   readonly requirePlacement?: boolean;
+  /**
+   * The pods are left to the schedulers their templates name: a template's `nodeName` is dropped so
+   * that scheduler decides (with our scheduler a user picks a scheduler, never a node).
+   */
+  readonly unpinned?: boolean;
   /** Written to `status.scheduling` as is. */
   readonly status?: SchedulingStatus;
 }
@@ -357,6 +362,7 @@ function reconcileReplicaType(
     const built = buildPod(view, view.types, type, index, spec, {
       ...(tfConfig === undefined ? {} : { tfConfig }),
       ...(placement ? { placement } : {}),
+      ...(input.scheduling?.unpinned === true ? { unpinned: true } : {}),
       ...(input.options?.legacyLabels ? { legacyLabels: true } : {}),
     });
     pass.actions.push({ kind: 'createPod', pod: built.pod });

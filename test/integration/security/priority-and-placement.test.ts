@@ -4,7 +4,8 @@
 //   pod template's priorityClassName (even of a real, high class) does not rank the job at all;
 // - in priority mode the operator places every pod itself: a template's nodeName is overridden by
 //   the node the scheduler chose (a user cannot put a replica on a node outside the operator's
-//   pool or past the queue), and a template's schedulerName has no say (the pod is created bound).
+//   pool or past the queue); a template naming another scheduler leaves the pod to that scheduler,
+//   without the template's nodeName (a user picks a scheduler, never a node).
 // The waiting message of the head of the queue shows the priority the scheduler used
 // (`weight 0.42 (priority 1000)`), which is what these tests read.
 import { SchedulingV1Api } from '@kubernetes/client-node';
@@ -91,13 +92,24 @@ describe('security: priority and placement cannot be raised or chosen by a TFJob
     await eventually(async () => (await jobPods(ns, 'blocker')).length === 0, { what: 'blocker cleaned up', timeoutMs: 60_000 });
   });
 
-  it("overrides a template's nodeName (and its schedulerName has no say): the operator's node wins", async () => {
+  it("overrides a template's nodeName: the operator's node wins", async () => {
     // nodeName points at a shared node, outside the pool the operator places on.
-    await createTFJob(ns, oneWorker('pinned', { template: { nodeName: 'shared-0', schedulerName: 'evil-scheduler' } }));
+    await createTFJob(ns, oneWorker('pinned', { template: { nodeName: 'shared-0' } }));
     const [pod] = await waitForPods(ns, 'pinned', 1);
     expect(pool.nodes).toContain(pod?.spec?.nodeName);
     expect(pod?.metadata?.annotations?.['tfjob-operator.kubeflow.org/placed-by']).toBe('ours');
-    // Created bound: no scheduler (evil or default) ever decided where it runs.
+    // Created bound: no scheduler ever decided where it runs.
     expect(pod?.status?.conditions?.find((c) => c.type === 'PodScheduled')?.reason).not.toBe('Unschedulable');
+  });
+
+  it("drops a template's nodeName when the template names another scheduler: that scheduler decides", async () => {
+    await createTFJob(ns, oneWorker('named', { template: { nodeName: 'shared-0', schedulerName: 'evil-scheduler' } }));
+    await eventually(async () => (await jobPods(ns, 'named')).length === 1, { what: 'the pod of named created', timeoutMs: 60_000 });
+    const [pod] = await jobPods(ns, 'named');
+    // No such scheduler runs here, so the pod stays unbound; neither the template nor we chose its node.
+    expect(pod?.spec?.nodeName).toBeUndefined();
+    expect(pod?.spec?.schedulerName).toBe('evil-scheduler');
+    expect(pod?.metadata?.annotations?.['tfjob-operator.kubeflow.org/placed-by']).toBeUndefined();
+    await deleteTFJob(ns, 'named');
   });
 });

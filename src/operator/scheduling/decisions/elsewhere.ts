@@ -30,6 +30,7 @@ export function placedElsewhereInput(facts: ElsewhereFacts): SchedulingInput {
     placements: {},
     workerNodes: [],
     requirePlacement: false,
+    unpinned: true,
     status: placedElsewhereStatus(facts),
   };
 }

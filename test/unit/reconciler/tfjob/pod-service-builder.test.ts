@@ -113,6 +113,19 @@ describe('pod construction (compat §2.4, Appendix A)', () => {
     expect(JSON.stringify(view.replicaSpecs.Worker)).toBe(before);
   });
 
+  it("drops a template's nodeName for a pod left to its named scheduler, and only then", () => {
+    const view = distJob((template) => {
+      (template.spec as Record<string, unknown>).nodeName = 'shared-0';
+      (template.spec as Record<string, unknown>).schedulerName = 'second-scheduler';
+    });
+    const left = workerPod(view, 0, { unpinned: true }).pod;
+    expect(left.spec?.nodeName).toBeUndefined();
+    expect(left.spec?.schedulerName).toBe('second-scheduler');
+    expect(left.metadata?.annotations).toBeUndefined();
+    // tf-operator mode passes the template through.
+    expect(workerPod(view, 0).pod.spec?.nodeName).toBe('shared-0');
+  });
+
   it('places the pod when our scheduler chose a node, recording who placed it', () => {
     const { pod } = workerPod(distJob(), 0, { placement: { nodeName: 'node-7', placedBy: 'ours' } });
     expect(pod.spec?.nodeName).toBe('node-7');
