@@ -27,7 +27,6 @@ const STATIC: Readonly<Record<string, string>> = {
   '/vendor/uPlot.iife.min.js': path.join(UPLOT_DIR, 'uPlot.iife.min.js'),
   '/vendor/uPlot.min.css': path.join(UPLOT_DIR, 'uPlot.min.css'),
 };
-const COOKIE = 'tfjob_dashboard';
 const HEARTBEAT_MS = 15_000;
 
 function sameToken(a: string, b: string): boolean {
@@ -36,10 +35,15 @@ function sameToken(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function cookieToken(req: IncomingMessage): string | undefined {
+/** Cookies are shared by every port of a host: the name carries the port, so two dashboards coexist. */
+function cookieName(port: number): string {
+  return `tfjob_dashboard_${port}`;
+}
+
+function cookieToken(req: IncomingMessage, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const [k, v] = part.trim().split('=');
-    if (k === COOKIE) return v;
+    if (k === name) return v;
   }
   return undefined;
 }
@@ -126,11 +130,11 @@ export class DashboardServer {
       const url = new URL(req.url ?? '/', 'http://localhost');
       const given = url.searchParams.get('token');
       if (given !== null && sameToken(given, this.token)) {
-        res.writeHead(302, { location: '/', 'set-cookie': `${COOKIE}=${this.token}; HttpOnly; SameSite=Strict; Path=/` });
+        res.writeHead(302, { location: '/', 'set-cookie': `${cookieName(this.#port)}=${this.token}; HttpOnly; SameSite=Strict; Path=/` });
         res.end();
         return;
       }
-      const cookie = cookieToken(req);
+      const cookie = cookieToken(req, cookieName(this.#port));
       if (cookie === undefined || !sameToken(cookie, this.token)) {
         this.#send(res, 401, 'text/plain', 'open the address the dashboard printed (it carries the token)');
         return;
