@@ -30,4 +30,9 @@ export default tseslint.config(
     rules: { '@typescript-eslint/require-await': 'off' },
   },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
+  {
+    // The dashboard's page: plain ES modules in the browser, with uPlot loaded as a global script.
+    files: ['src/dashboard/web/**/*.js'],
+    languageOptions: { globals: { ...globals.browser, uPlot: 'readonly' } },
+  },
 );

@@ -15,6 +15,10 @@ process.exitCode = await dispatch(
         describe: 'what one pass of a policy would do on the live cluster now (read-only)',
         load: async () => (await import('./what-if.ts')).main,
       },
+      dashboard: {
+        describe: 'a read-only web page of the cluster, queues and TFJobs on loopback, with your RBAC',
+        load: async () => (await import('./dashboard.ts')).main,
+      },
     },
     elsewhere: Object.fromEntries(['simulate', 'cluster', 'demo'].map((n) => [n, labHint(n)])),
   },
