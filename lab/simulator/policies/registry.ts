@@ -6,6 +6,7 @@ import { POLICY_REGISTRY } from '../../../src/scheduler/policies/registry.ts';
 import type { SchedulingPolicy } from '../../../src/scheduler/policies/policy.ts';
 import { DEFAULT_SCHEDULER_CONFIG, type SchedulerConfig } from '../../../src/scheduler/config.ts';
 import type { ClusterSnapshot, Plan } from '../../../src/scheduler/types.ts';
+import { schedule as coreSchedule } from '../../../src/scheduler/index.ts';
 import { gangFifoPolicy } from './gang-fifo.ts';
 import { srsfOraclePolicy, srtfOraclePolicy } from './oracles.ts';
 import { tiresiasPolicy } from './tiresias.ts';
@@ -57,6 +58,5 @@ export function schedule(
   snapshot: ClusterSnapshot,
   config: SchedulerConfig = DEFAULT_SCHEDULER_CONFIG,
 ): Plan {
-  const p = typeof policy === 'string' ? getSimPolicy(policy) : policy;
-  return p.schedule(snapshot, config);
+  return coreSchedule(typeof policy === 'string' ? getSimPolicy(policy) : policy, snapshot, config);
 }

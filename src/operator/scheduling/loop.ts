@@ -50,15 +50,7 @@ import { isFinished, isLiveWorker, podNode } from './pod-facts.ts';
 import { canonicalAmount } from '../../api/v1/quantity.ts';
 import { QoeBook } from './pass/report-qoe.ts';
 import { SchedulingReporter } from './pass/report.ts';
-import {
-  JobShapes,
-  jobView,
-  namedSchedulers,
-  takeSnapshot,
-  type JobFacts,
-  type SnapshotOptions,
-  type SnapshotSources,
-} from './pass/snapshot.ts';
+import { JobShapes, jobView, takeSnapshot, type JobFacts, type SnapshotOptions, type SnapshotSources } from './pass/snapshot.ts';
 import { PassTrigger } from './pass/trigger.ts';
 import { placementTrace } from './pass/trace.ts';
 import { summarizeQueues, type ClusterSnapshot, type Plan } from '../../scheduler/index.ts';
@@ -369,7 +361,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     const now = Date.now();
     const view = jobView(job, this.#snapshotOptions);
     const shape = this.#shapes.get(job, this.#snapshotOptions);
-    const named = shape === undefined ? undefined : namedSchedulers(shape);
+    const named = shape?.named;
     if (named !== undefined) {
       const workers = view.elastic?.max ?? view.replicas.Worker ?? 0;
       const own = pods.filter((p) => isControlledBy(p, job.job.metadata.uid ?? ''));

@@ -132,6 +132,8 @@ export interface JobShape {
     readonly replicas: number;
     readonly template: { spec?: V1Pod['spec'] } | undefined;
   }[];
+  /** The schedulers its templates name, when one is not kube-scheduler: not ours to place. */
+  readonly named: readonly ReplicaScheduler[] | undefined;
 }
 
 export function jobView(entry: ParsedTFJobEntry, options: ElasticOptions): JobShape['view'] {
@@ -168,12 +170,8 @@ function computeShape(entry: TFJobEntry, options: ElasticOptions): JobShape | un
     replicas: type === 'Worker' ? workers : (view.replicas[type] ?? spec.replicas),
     template: entry.defaulted.spec.tfReplicaSpecs[type]?.template,
   }));
-  return { raw: entry.job, view, groups };
-}
-
-/** The schedulers the job's templates name, when one is not kube-scheduler (binding.ts). */
-export function namedSchedulers(shape: Pick<JobShape, 'groups'>): ReplicaScheduler[] | undefined {
-  return schedulersNamedByTemplates(Object.fromEntries(shape.groups.map((g) => [g.type, { template: g.template ?? {} }])));
+  const named = schedulersNamedByTemplates(Object.fromEntries(groups.map((g) => [g.type, { template: g.template ?? {} }])));
+  return { raw: entry.job, view, groups, named };
 }
 
 /** Reads the book, never writes it: `upkeep` says what it should learn. */
@@ -208,9 +206,8 @@ export function takeSnapshot(
     }
     const shape = shapes.get(object, options);
     if (shape === undefined) continue; // unparsable or invalid: the reconciler fails it
-    const named = namedSchedulers(shape);
-    if (named !== undefined) {
-      elsewhere.push({ key, object, named });
+    if (shape.named !== undefined) {
+      elsewhere.push({ key, object, named: shape.named });
       continue;
     }
     const { raw } = shape;
