@@ -1,0 +1,171 @@
+// ReconcilePods + ReconcileServices: each replica type's pods and services against what the job
+// wants, failed pods restarted or counted under the type's restart policy.
+
+import { REMOVAL_SCALE_IN } from '../../api/v1/constants.ts';
+import type { Pod, Service } from '../../api/v1/k8s-types.ts';
+import { REPLICA_TYPE_WORKER } from '../../api/v1/replica-types.ts';
+import type { JobCondition } from '../../api/v1/schema.ts';
+import { conditionFor } from './condition-constructors.ts';
+import { setCondition } from './conditions.ts';
+import type { JobEvent } from './events.ts';
+import { EVENT_EXITED_WITH_CODE, EVENT_FAILED, EVENT_RESTARTING, messages, normal, warning } from './events.ts';
+import { replicaName } from './identity.ts';
+import type { JobView } from './job-view.ts';
+import { tfConfigFor } from './job-view.ts';
+import type { Action, ReconcileInput, Working } from './plan-types.ts';
+import { buildPod } from './pod-builder.ts';
+import {
+  PHASE_FAILED,
+  hasTerminatedTensorflow,
+  isRemovedByOperator,
+  isTerminating,
+  ofReplicaType,
+  podName,
+  podPhase,
+  replicaIndex,
+  tensorflowExitCode,
+} from './pod-state.ts';
+import type { PodPlan } from './replica-plan.ts';
+import { planElasticPods, planFixedPods, planServices } from './replica-plan.ts';
+import type { ReplicaCounts } from './replica-status.ts';
+import { addCounts, podContribution, toReplicaStatus, ZERO_COUNTS } from './replica-status.ts';
+import { UNKNOWN_EXIT_CODE, decideFailedPod } from './restart.ts';
+import { buildService } from './service-builder.ts';
+
+interface TypePass {
+  readonly actions: Action[];
+  readonly events: JobEvent[];
+  counts: ReplicaCounts;
+  conditions: readonly JobCondition[];
+  recreated: number;
+}
+
+/** ReconcilePods + ReconcileServices for one replica type. */
+function reconcileReplicaType(
+  view: JobView,
+  type: string,
+  pods: readonly Pod[],
+  services: readonly Service[],
+  conditions: readonly JobCondition[],
+  input: ReconcileInput,
+): TypePass {
+  const spec = view.replicaSpecs[type]!;
+  const replicas = view.replicas[type] ?? spec.replicas;
+  const elastic = type === REPLICA_TYPE_WORKER && view.elastic !== undefined;
+  const typePods = ofReplicaType(pods, type);
+  const plan: PodPlan = elastic ? planElasticPods(typePods, replicas) : planFixedPods(typePods, replicas);
+  const pass: TypePass = { actions: [], events: [], counts: ZERO_COUNTS, conditions, recreated: 0 };
+  const deleted = new Set<string>();
+
+  const workerNodes = elastic ? [...(input.scheduling?.workerNodes ?? [])] : [];
+  const wantedIndices = new Set(plan.wanted);
+  for (const index of plan.create) {
+    const tfConfig = tfConfigFor(view, type, index);
+    let placement = input.scheduling?.placements?.[replicaName(view.name, type, index)];
+    if (placement === undefined && workerNodes.length > 0) {
+      placement = { nodeName: workerNodes.shift()!, placedBy: input.scheduling?.placedBy ?? 'scheduler' };
+    }
+    if (placement === undefined && input.scheduling?.requirePlacement === true) {
+      // Not created in this pass (no node yet): no service for it either.
+      wantedIndices.delete(index);
+      continue;
+    }
+    const built = buildPod(view, view.types, type, index, spec, {
+      ...(tfConfig === undefined ? {} : { tfConfig }),
+      ...(placement ? { placement } : {}),
+      ...(input.scheduling?.unpinned === true ? { unpinned: true } : {}),
+      ...(input.options?.legacyLabels ? { legacyLabels: true } : {}),
+    });
+    pass.actions.push({ kind: 'createPod', pod: built.pod });
+    pass.events.push(...built.events);
+  }
+  for (const pod of plan.remove) {
+    const name = podName(pod);
+    if (isTerminating(pod)) continue;
+    deleted.add(name);
+    pass.actions.push(
+      elastic
+        ? { kind: 'deletePod', name, uid: pod.metadata?.uid, reason: 'scale-in', markRemoval: REMOVAL_SCALE_IN }
+        : { kind: 'deletePod', name, uid: pod.metadata?.uid, reason: 'scale-down' },
+    );
+  }
+  // A removal interrupted between its mark and its delete (the delete failed, or the operator
+  // restarted in between) is completed here: a marked pod is no longer a replica, nothing else would
+  // ever delete it, and a job that preempted it would wait for its capacity forever.
+  for (const pod of typePods) {
+    const name = podName(pod);
+    if (!isRemovedByOperator(pod) || isTerminating(pod) || deleted.has(name)) continue;
+    deleted.add(name);
+    pass.actions.push({ kind: 'deletePod', name, uid: pod.metadata?.uid, reason: 'scale-in' });
+  }
+
+  const duplicated = new Set(plan.duplicated);
+  for (const pod of typePods) {
+    const index = replicaIndex(pod);
+    if (index === undefined || duplicated.has(index)) continue;
+    const exitCode = tensorflowExitCode(pod, UNKNOWN_EXIT_CODE);
+    // Emitted on every reconcile while the pod exists, as tf-operator does.
+    if (hasTerminatedTensorflow(pod)) {
+      pass.events.push(normal(EVENT_EXITED_WITH_CODE, messages.exitedWithCode(view.namespace, podName(pod), exitCode)));
+    }
+    if (podPhase(pod) === PHASE_FAILED && !isRemovedByOperator(pod)) {
+      const decision = decideFailedPod(spec.restartPolicy, exitCode);
+      if (decision === 'restart') {
+        const name = podName(pod);
+        if (!isTerminating(pod) && !deleted.has(name)) {
+          deleted.add(name);
+          pass.actions.push({ kind: 'deletePod', name, uid: pod.metadata?.uid, reason: 'restart' });
+          pass.recreated += 1;
+        }
+        const message = messages.restarting(view.name, type);
+        pass.events.push(warning(EVENT_RESTARTING, message));
+        pass.conditions = setCondition(pass.conditions, conditionFor.restarting(view.name, type, input.now));
+      } else if (decision === 'fail') {
+        const message = messages.failingExitCode(view.name, type);
+        pass.events.push(warning(EVENT_FAILED, message));
+        pass.conditions = setCondition(pass.conditions, conditionFor.failedExitCode(view.name, type, input.now));
+      }
+    }
+    pass.counts = addCounts(pass.counts, podContribution(pod, spec.restartPolicy));
+  }
+
+  // Services are created only for replicas created now (none for a pod still waiting for a node),
+  // but a replica waiting for a node keeps the service it has (e.g. a pod deleted by hand or lost
+  // with its node, being replaced): only indices the job no longer wants lose theirs.
+  const typeServices = ofReplicaType(services, type);
+  const servicePlan = { create: planServices(typeServices, wantedIndices).create, remove: planServices(typeServices, plan.wanted).remove };
+  for (const index of servicePlan.create) {
+    pass.actions.push({ kind: 'createService', service: buildService(view, type, index, spec) });
+  }
+  for (const service of servicePlan.remove) {
+    pass.actions.push({ kind: 'deleteService', name: service.metadata?.name ?? '' });
+  }
+  return pass;
+}
+
+/**
+ * Every replica type's pass, in order (each sees the conditions the previous one left): their
+ * actions and counts; replica statuses and recreations go into `working`, events into `events`.
+ */
+export function reconcileReplicas(
+  view: JobView,
+  pods: readonly Pod[],
+  services: readonly Service[],
+  working: Working,
+  events: JobEvent[],
+  input: ReconcileInput,
+): { actions: Action[]; counts: Record<string, ReplicaCounts>; conditions: readonly JobCondition[] } {
+  const actions: Action[] = [];
+  const counts: Record<string, ReplicaCounts> = {};
+  let conditions: readonly JobCondition[] = working.conditions;
+  for (const type of view.types) {
+    const pass = reconcileReplicaType(view, type, pods, services, conditions, input);
+    conditions = pass.conditions;
+    actions.push(...pass.actions);
+    events.push(...pass.events);
+    counts[type] = pass.counts;
+    working.replicaStatuses[type] = toReplicaStatus(pass.counts);
+    if (pass.recreated > 0) working.podRecreations[type] = (working.podRecreations[type] ?? 0) + pass.recreated;
+  }
+  return { actions, counts, conditions };
+}
