@@ -287,6 +287,19 @@ export const PROGRESS_STATUS_SCHEMA: Json = {
     eta: dateTime('When the declared plan will be done at the step rate measured with the present workers.'),
     plan: { type: 'string', description: "The plan column's text, e.g. '3/90 epochs (3%)'." },
     lastUpdate: dateTime('When the last sample was measured.'),
+    notTraining: {
+      type: 'object',
+      description: 'Set while every pod of the job runs but it printed no progress line for longer than --not-training-after.',
+      required: ['since', 'reason', 'message'],
+      properties: {
+        since: dateTime('When the silence began: the later of the last pod becoming Running and the last progress line.'),
+        reason: {
+          type: 'string',
+          description: 'WaitingForWorkers (a style that needs every worker slot, some without a Running pod) or NoProgress.',
+        },
+        message: { type: 'string', description: 'What is known, in words.' },
+      },
+    },
   },
 };
 
@@ -403,6 +416,14 @@ export const POD_RECREATIONS_SCHEMA: Json = {
   additionalProperties: { type: 'integer', format: 'int32' },
 };
 
+export const GIVEN_UP_WORKER_SLOTS_SCHEMA: Json = {
+  type: 'array',
+  description:
+    'Worker slots (indices) of an elastic job given up because their pod failed under restartPolicy Never (tfjob-operator extension). ' +
+    'The failed pod is kept; the job runs with that many fewer workers until it is deleted.',
+  items: { type: 'integer', format: 'int32' },
+};
+
 function child(node: Json, ...path: string[]): Json {
   let current = node;
   for (const key of path) {
@@ -479,6 +500,7 @@ export function extendCrd(crd: Json): Json {
   statusProps.progress = PROGRESS_STATUS_SCHEMA;
   statusProps.qoe = QOE_STATUS_SCHEMA;
   statusProps.podRecreations = POD_RECREATIONS_SCHEMA;
+  statusProps.givenUpWorkerSlots = GIVEN_UP_WORKER_SLOTS_SCHEMA;
   return crd;
 }
 

@@ -175,6 +175,13 @@ export const OPTIONS = [
     help: "first period of reading each running job's progress from its log (status.progress, events, and policy ours schedules with the phase); doubles while every job has converged; 0 = off (jobs with spec.qoe are still read, every 30s)",
   },
   {
+    flag: 'not-training-after',
+    env: 'TFJOB_NOT_TRAINING_AFTER',
+    kind: 'duration',
+    default: '10m',
+    help: 'a Running job whose pods all run but which printed no progress line for this long (since the later of its last pod starting and its last line) gets status.progress.notTraining and a NotTraining event; judged only for jobs that printed progress once or declare a training style; 0 = off',
+  },
+  {
     flag: 'qoe-rate-window',
     env: 'TFJOB_QOE_RATE_WINDOW',
     kind: 'duration',
@@ -298,6 +305,7 @@ const operatorConfigSchema = z
     defaultMaxWorkers: z.number().int().min(0),
     maxWorkersPerJob: z.number().int().min(1).max(MAX_ELASTIC_WORKERS),
     progressPeriod: z.number().nonnegative(),
+    notTrainingAfter: z.number().nonnegative(),
     qoeRateWindow: z.number().positive(),
     progressReadsPerSecond: z.number().positive(),
     resizeConvergedCpu: z.number().min(0).lt(1),

@@ -124,7 +124,12 @@ export class Operator {
       expectations,
       recorder: this.#recorder,
       jobMetrics,
-      options: { clusterDomain: config.clusterDomain, legacyLabels: config.legacyLabels, ...elasticOptions(config) },
+      options: {
+        clusterDomain: config.clusterDomain,
+        legacyLabels: config.legacyLabels,
+        notTrainingAfterMs: config.notTrainingAfter,
+        ...elasticOptions(config),
+      },
       ...(this.#scheduling === undefined ? {} : { scheduling: this.#scheduling }),
       ...(this.#progress === undefined ? {} : { progress: this.#progress }),
     });

@@ -16,7 +16,8 @@ import {
   type ReconcileOptions,
   type SchedulingInput,
 } from '../reconciler/tfjob/index.ts';
-import { EVENT_FAILED_VALIDATION, EVENT_RESTARTING, messages } from '../reconciler/tfjob/events.ts';
+import { EVENT_FAILED_VALIDATION, EVENT_RESTARTING, messages, type JobEvent } from '../reconciler/tfjob/events.ts';
+import { EVENT_NOT_TRAINING } from '../reconciler/tfjob/not-training.ts';
 import { jsonEqual } from '../reconciler/tfjob/json.ts';
 import type { Controller, ReconcileContext, ReconcileResult } from '../runtime/controller.ts';
 import type { KubernetesObject } from '@kubernetes/client-node';
@@ -45,6 +46,8 @@ export interface TFJobControllerDeps extends JobWritesDeps {
     statusOf(key: string): ProgressStatus | undefined;
     /** Set once the job's metric reached its `spec.qoe.targetMetric`: what it reads, in words. */
     targetReachedOf?(key: string): string | undefined;
+    /** When a progress line of the job was last read (ms), however old: NotTraining's clock. */
+    lastProgressAt?(key: string): number | undefined;
   };
   readonly now?: () => Date;
 }
@@ -58,6 +61,8 @@ export class TFJobController {
   readonly #writes: JobWrites;
   readonly #now: () => Date;
   readonly #permanent = new PermanentRefusals();
+  /** The NotTraining warning last said per job: a status write lost to a conflict must not say it twice. */
+  readonly #notTrainingSaid = new Map<string, string>();
 
   constructor(deps: TFJobControllerDeps) {
     this.#deps = deps;
@@ -90,6 +95,7 @@ export class TFJobController {
     if (job === undefined) {
       expectations.delete(key);
       this.#permanent.forget(key);
+      this.#notTrainingSaid.delete(key);
       scheduling?.observed?.(key, undefined);
       return undefined;
     }
@@ -103,6 +109,7 @@ export class TFJobController {
     if (schedulingInput !== undefined) scheduling?.handedOut?.(key, schedulingInput);
     const progress = this.#deps.progress?.statusOf(key);
     const qoe = scheduling?.qoeStatusOf?.(key);
+    const lastProgressAt = this.#deps.progress?.lastProgressAt?.(key);
     const reached = job.ok && job.job.spec?.qoe?.onTargetMetric === 'Stop' ? this.#deps.progress?.targetReachedOf?.(key) : undefined;
     const result = reconcileTFJob({
       job,
@@ -112,6 +119,7 @@ export class TFJobController {
       ...(schedulingInput === undefined ? {} : { scheduling: schedulingInput }),
       ...(progress === undefined ? {} : { progress }),
       ...(qoe === undefined ? {} : { qoe }),
+      ...(lastProgressAt === undefined ? {} : { lastProgressAt }),
       ...(reached === undefined ? {} : { stopAtTarget: reached }),
       options: this.#deps.options,
     });
@@ -147,7 +155,7 @@ export class TFJobController {
       );
     }
 
-    for (const e of result.events) this.#deps.recorder.event(job, e.type, e.reason, e.message);
+    for (const e of result.events) if (this.#firstSaying(key, e)) this.#deps.recorder.event(job, e.type, e.reason, e.message);
     const invalid: string[] = [];
     const refused: string[] = [];
     const generation = job.metadata?.generation ?? 0;
@@ -213,6 +221,14 @@ export class TFJobController {
       name,
       body: { apiVersion: job.apiVersion ?? `${GROUP}/${VERSION}`, kind: job.kind ?? KIND, metadata: job.metadata, status },
     });
+  }
+
+  /** False for a NotTraining warning this process already said for the job (one per verdict). */
+  #firstSaying(key: string, e: JobEvent): boolean {
+    if (e.reason !== EVENT_NOT_TRAINING) return true;
+    if (this.#notTrainingSaid.get(key) === e.message) return false;
+    this.#notTrainingSaid.set(key, e.message);
+    return true;
   }
 
   /** The status to write, saying in `status.scheduling` which pods admission refuses until the spec changes. */

@@ -143,6 +143,18 @@ export const SchedulingStatusSchema = z.object({
 
 export const PROGRESS_PHASES = ['Progressing', 'Slowing', 'Converged', 'Diverged'] as const;
 
+/**
+ * Ours: a job whose pods all run but which printed no progress line for longer than the operator's
+ * --not-training-after (`status.progress.notTraining`; docs/reliability.md).
+ */
+export const NotTrainingSchema = z.object({
+  /** When the silence began: the later of its last pod becoming Running and its last progress line. */
+  since: z.string(),
+  /** `WaitingForWorkers` (a style that needs every worker slot, some without a Running pod) or `NoProgress`. */
+  reason: z.string(),
+  message: z.string(),
+});
+
 /** Ours: the job's training progress as read from its log (`status.progress`; see docs/progress-protocol.md). */
 export const ProgressStatusSchema = z.object({
   phase: opt(z.enum(PROGRESS_PHASES)),
@@ -169,6 +181,7 @@ export const ProgressStatusSchema = z.object({
   plan: opt(z.string()),
   /** When the last sample was measured. */
   lastUpdate: opt(z.string()),
+  notTraining: opt(NotTrainingSchema),
 });
 
 export const QOE_CLASSES = ['Ahead', 'Satisfied', 'Behind', 'Unknown'] as const;
@@ -207,6 +220,8 @@ export const JobStatusSchema = z.looseObject({
   qoe: opt(QoeStatusSchema),
   /** Ours: pods the operator deleted and recreated after they failed, per replica type (backoffLimit). */
   podRecreations: opt(z.record(z.string(), int32)),
+  /** Ours: worker slots of an elastic job given up after their pod failed under restartPolicy Never. */
+  givenUpWorkerSlots: opt(z.array(int32)),
 });
 
 export const ObjectMetaSchema = z.looseObject({
@@ -238,6 +253,7 @@ export type JobCondition = z.infer<typeof JobConditionSchema>;
 export type ReplicaStatus = z.infer<typeof ReplicaStatusSchema>;
 export type SchedulingStatus = z.infer<typeof SchedulingStatusSchema>;
 export type ProgressStatus = z.infer<typeof ProgressStatusSchema>;
+export type NotTraining = z.infer<typeof NotTrainingSchema>;
 export type QoeSpec = z.infer<typeof QoeSpecSchema>;
 export type QoeStatus = z.infer<typeof QoeStatusSchema>;
 export type JobStatus = z.infer<typeof JobStatusSchema>;

@@ -51,6 +51,7 @@ export interface ProgressRounds {
   rate(key: string): MeasuredRate | undefined;
   /** The last rate with the present workers, however old (a plan's ETA); absent in fakes: no ETA. */
   pace?(key: string): MeasuredRate | undefined;
+  lastSampleAt?(key: string): number | undefined;
 }
 
 export interface ProgressLoopDeps {
@@ -197,6 +198,11 @@ export class ProgressLoop {
   /** What the reconciler writes to `status.progress` (undefined: no signal, field removed). */
   statusOf(key: string): ProgressStatus | undefined {
     return this.#published.get(key);
+  }
+
+  /** When the job's last progress line was read (ms), however old (reconciler/tfjob/not-training.ts). */
+  lastProgressAt(key: string): number | undefined {
+    return this.#deps.reader.lastSampleAt?.(key);
   }
 
   /** The job's measured step rate as the scheduler may use it (undefined: not measured, or stale). */

@@ -142,6 +142,11 @@ export class ProgressReader {
     };
   }
 
+  /** When the job's last progress sample was taken (ms), however old: a stale signal still has one. */
+  lastSampleAt(key: string): number | undefined {
+    return this.#jobs.get(key)?.state?.lastSampleAt;
+  }
+
   /**
    * The last rate measured with the present workers, however old: for a plan's ETA, which is shown
    * only while the job's progress is (the view's staleness follows the job's own reporting gaps).

@@ -70,6 +70,11 @@ export interface ReconcileOptions extends ElasticOptions {
    * from what is stored and trigger another reconcile. Default true.
    */
   readonly statusExtensions?: boolean;
+  /**
+   * --not-training-after: a Running job whose pods all run but which printed no progress line for
+   * this long gets `status.progress.notTraining` (not-training.ts). 0 or absent: off.
+   */
+  readonly notTrainingAfterMs?: number;
 }
 
 export interface ReconcileInput {
@@ -86,6 +91,8 @@ export interface ReconcileInput {
    * job keeps the last one written.
    */
   readonly progress?: ProgressStatus;
+  /** When the operator last read a progress line of the job (ms since the epoch), however old. */
+  readonly lastProgressAt?: number;
   /** The job against its performance target (`status.qoe`); undefined while unfinished removes the field. */
   readonly qoe?: QoeStatus;
   /**

@@ -8,7 +8,7 @@ import type { DefaultedTFJob } from '../../api/v1/defaults.ts';
 import { aggregateFieldErrors } from '../../api/v1/field-error.ts';
 import type { Pod } from '../../api/v1/k8s-types.ts';
 import { REPLICA_TYPE_CHIEF, REPLICA_TYPE_MASTER, REPLICA_TYPE_PS, REPLICA_TYPE_WORKER } from '../../api/v1/replica-types.ts';
-import type { JobCondition, JobStatus, TFJob } from '../../api/v1/schema.ts';
+import type { JobCondition, JobStatus, NotTraining, ProgressStatus, TFJob } from '../../api/v1/schema.ts';
 import { MANAGED_BY_TRAINING_OPERATOR } from '../../api/v1/validation.ts';
 import { abnormalPodEvents } from './abnormal-pods.ts';
 import { countRestarts, exceedsBackoffLimit, pastBackoffLimit } from './backoff.ts';
@@ -30,6 +30,7 @@ import { isControlledBy } from './identity.ts';
 import type { JobView } from './job-view.ts';
 import { buildJobView } from './job-view.ts';
 import { jsonEqual } from './json.ts';
+import { declaredStyle, judgeTraining, type TrainingJudgement } from './not-training.ts';
 import { finishedPass, result, suspendPass, unparsable } from './passes.ts';
 import type { Action, ReconcileInput, ReconcilePlan, Working } from './plan-types.ts';
 import { ofReplicaType } from './pod-state.ts';
@@ -45,8 +46,11 @@ function previouslyFailed(stored: JobStatus): number {
   return Object.values(stored.replicaStatuses ?? {}).reduce((sum, rs) => sum + (rs.failed ?? 0), 0);
 }
 
+/** A reconcile's plan and its NotTraining verdict, which goes into `status.progress`. */
+type Once = ReconcilePlan & { readonly notTraining?: NotTraining };
+
 export function reconcileTFJob(input: ReconcileInput): ReconcilePlan {
-  const outcome = reconcileOnce(input);
+  const { notTraining, ...outcome } = reconcileOnce(input);
   const stored: JobStatus = { ...(input.job.status ?? {}) };
   if (input.options?.statusExtensions === false) {
     const status: JobStatus = { ...outcome.status };
@@ -55,16 +59,33 @@ export function reconcileTFJob(input: ReconcileInput): ReconcilePlan {
       delete s.podRecreations;
       delete s.progress;
       delete s.qoe;
+      delete s.givenUpWorkerSlots;
     }
     return { ...outcome, status, statusChanged: !jsonEqual(status, stored) };
   }
-  if (outcome.outcome === 'skipped' || outcome.outcome === 'finished' || outcome.outcome === 'limit-exceeded') return outcome;
+  if (outcome.outcome === 'skipped') return outcome;
+  if (outcome.outcome === 'finished' || outcome.outcome === 'limit-exceeded') {
+    // A finished job keeps its last progress, but is no longer said not to train.
+    if (outcome.status.progress?.notTraining === undefined) return outcome;
+    const status: JobStatus = { ...outcome.status, progress: withVerdict(outcome.status.progress, undefined) };
+    if (status.progress === undefined) delete status.progress;
+    return { ...outcome, status, statusChanged: !jsonEqual(status, stored) };
+  }
   const status: JobStatus = { ...outcome.status };
-  if (input.progress === undefined) delete status.progress;
-  else status.progress = input.progress;
+  const progress = withVerdict(input.progress, notTraining);
+  if (progress === undefined) delete status.progress;
+  else status.progress = progress;
   if (input.qoe === undefined) delete status.qoe;
   else status.qoe = input.qoe;
   return { ...outcome, status, statusChanged: !jsonEqual(status, stored) };
+}
+
+/** `status.progress` with the verdict in it, or without one; undefined when nothing is left. */
+function withVerdict(progress: ProgressStatus | undefined, verdict: NotTraining | undefined): ProgressStatus | undefined {
+  const rest: ProgressStatus = { ...progress };
+  delete rest.notTraining;
+  if (verdict !== undefined) return { ...rest, notTraining: verdict };
+  return Object.keys(rest).length === 0 ? undefined : rest;
 }
 
 /** backoffLimit, then activeDeadlineSeconds: the Failed condition a job past either limit gets. */
@@ -114,7 +135,7 @@ function creationWarnings(view: JobView, pods: readonly Pod[], actions: readonly
   return events;
 }
 
-function reconcileOnce(input: ReconcileInput): ReconcilePlan {
+function reconcileOnce(input: ReconcileInput): Once {
   const { now } = input;
   const entry = input.job;
   if (!entry.ok) return unparsable(input, entry);
@@ -221,5 +242,30 @@ function reconcileOnce(input: ReconcileInput): ReconcilePlan {
   // Finished in this pass: come back at once for the cleanup (tf-operator relied on its own status
   // write to trigger that pass). Otherwise come back at the active deadline (issue #3358).
   const requeueAfterMs = isFinished(working.conditions) ? 0 : untilActiveDeadline(runPolicy.activeDeadlineSeconds, working.startTime, now);
-  return result('reconciled', stored, working, actions, events, requeueAfterMs, scheduling);
+  const training = trainingJudgement(input, raw, view, pods, working);
+  events.push(...training.events);
+  const requeue = earliest(requeueAfterMs, training.recheckAfterMs);
+  const plan = result('reconciled', stored, working, actions, events, requeue, scheduling);
+  return training.verdict === undefined ? plan : { ...plan, notTraining: training.verdict };
+}
+
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  return b === undefined ? a : Math.min(a, b);
+}
+
+/** NotTraining for a Running job, when the operator judges it (--not-training-after, our status fields). */
+function trainingJudgement(input: ReconcileInput, raw: TFJob, view: JobView, pods: readonly Pod[], working: Working): TrainingJudgement {
+  const thresholdMs = input.options?.notTrainingAfterMs ?? 0;
+  if (thresholdMs <= 0 || input.options?.statusExtensions === false) return { events: [] };
+  if (!isRunning(working.conditions) || isFinished(working.conditions)) return { events: [] };
+  return judgeTraining({
+    now: input.now.getTime(),
+    thresholdMs,
+    pods,
+    style: declaredStyle(raw),
+    workerSlots: view.elastic?.max ?? view.replicas[REPLICA_TYPE_WORKER] ?? 0,
+    lastProgressAt: input.lastProgressAt,
+    previous: raw.status?.progress?.notTraining,
+  });
 }
