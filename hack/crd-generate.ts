@@ -416,14 +416,6 @@ export const POD_RECREATIONS_SCHEMA: Json = {
   additionalProperties: { type: 'integer', format: 'int32' },
 };
 
-export const GIVEN_UP_WORKER_SLOTS_SCHEMA: Json = {
-  type: 'array',
-  description:
-    'Worker slots (indices) of an elastic job given up because their pod failed under restartPolicy Never (tfjob-operator extension). ' +
-    'The failed pod is kept; the job runs with that many fewer workers until it is deleted.',
-  items: { type: 'integer', format: 'int32' },
-};
-
 function child(node: Json, ...path: string[]): Json {
   let current = node;
   for (const key of path) {
@@ -500,7 +492,6 @@ export function extendCrd(crd: Json): Json {
   statusProps.progress = PROGRESS_STATUS_SCHEMA;
   statusProps.qoe = QOE_STATUS_SCHEMA;
   statusProps.podRecreations = POD_RECREATIONS_SCHEMA;
-  statusProps.givenUpWorkerSlots = GIVEN_UP_WORKER_SLOTS_SCHEMA;
   return crd;
 }
 

@@ -59,7 +59,6 @@ export function reconcileTFJob(input: ReconcileInput): ReconcilePlan {
       delete s.podRecreations;
       delete s.progress;
       delete s.qoe;
-      delete s.givenUpWorkerSlots;
     }
     return { ...outcome, status, statusChanged: !jsonEqual(status, stored) };
   }
