@@ -52,7 +52,7 @@ describe('reducePod', () => {
   });
 
   it('survives a pod with nothing in it', () => {
-    const p = reducePod({ metadata: { name: 'bare' } } as unknown as KubernetesObject);
+    const p = reducePod({ metadata: { name: 'bare' } });
     expect(p.view).toMatchObject({ name: 'bare', namespace: '', node: undefined, requests: { cpu: 0, memory: 0, gpu: 0 } });
   });
 

@@ -12,7 +12,7 @@ import { memoryCaches } from './memory-caches.ts';
 const ACCESS: Access = { tfjobs: { scope: 'cluster' } };
 
 function raw(o: object): KubernetesObject {
-  return o as KubernetesObject;
+  return o;
 }
 
 function workerPod(job: string, index: number, node: string | undefined, phase = 'Running', cpu = '1') {
