@@ -48,7 +48,7 @@ export class DashboardServer {
   readonly #streams = new Set<ServerResponse>();
   #version = 0;
   #pending: NodeJS.Timeout | undefined;
-  readonly #heartbeat: NodeJS.Timeout;
+  #heartbeat: NodeJS.Timeout | undefined;
   #port = 0;
 
   readonly routes: DashboardRoutes;
@@ -59,10 +59,6 @@ export class DashboardServer {
     this.routes = routes;
     this.coalesceMs = coalesceMs;
     this.#server = createServer((req, res) => void this.#handle(req, res));
-    this.#heartbeat = setInterval(() => {
-      for (const s of this.#streams) s.write(': keep-alive\n\n');
-    }, HEARTBEAT_MS);
-    this.#heartbeat.unref();
   }
 
   async listen(host: string, port: number): Promise<string> {
@@ -74,6 +70,12 @@ export class DashboardServer {
     });
     const addr = this.#server.address();
     this.#port = typeof addr === 'object' && addr !== null ? addr.port : port;
+    // Started here, not in the constructor: a server closed and listening again keeps it.
+    clearInterval(this.#heartbeat);
+    this.#heartbeat = setInterval(() => {
+      for (const s of this.#streams) s.write(': keep-alive\n\n');
+    }, HEARTBEAT_MS);
+    this.#heartbeat.unref();
     return `http://${host}:${this.#port}/?token=${this.token}`;
   }
 

@@ -235,6 +235,19 @@ describe.skipIf(skipped !== undefined)('the dashboard in a real browser', () => 
     await page.waitForSelector(`[data-job="${other}/after-reconnect"]`, { timeout: DOM_TIMEOUT });
   });
 
+  it('recovers from the server going away: the page says so, reconnects when it is back, and shows what changed meanwhile', async () => {
+    await show(page, '#/jobs', 'jobs');
+    await isLive(page);
+    const port = Number(new URL(dashboard.url).port);
+    await dashboard.server.close();
+    await page.waitForSelector('#live[data-state="reconnecting"]', { timeout: DOM_TIMEOUT });
+    await createTFJob(other, elasticJob('while-away', { worker: { cpu: '1' }, min: 1, max: 1 }));
+    // The same server (its token, so the page's cookie) on the same port: a dashboard that came back.
+    await dashboard.server.listen('127.0.0.1', port);
+    await isLive(page);
+    await page.waitForSelector(`[data-job="${other}/while-away"]`, { timeout: DOM_TIMEOUT });
+  });
+
   it("shows a user limited to one namespace none of another namespace's jobs", async () => {
     const limited = await startDashboard({ kubeConfig: await namespaceReader(ns), logger, namespaces: [ns, other] });
     try {
