@@ -12,10 +12,10 @@
 // Queues with quotas (not in the paper) add `reclaim-quota` and `reclaim-for-growth`, which do
 // nothing without queues.
 
-import { admitHeads } from '../actions/admit-heads.ts';
-import { reclaimForGrowth } from '../actions/reclaim-for-growth.ts';
-import { reclaimQuota } from '../actions/reclaim-quota.ts';
-import { scaleOutRunning } from '../actions/scale-out-running.ts';
+import { admitHeads } from '../session/actions/admit-heads.ts';
+import { reclaimForGrowth } from '../session/actions/reclaim-for-growth.ts';
+import { reclaimQuota } from '../session/actions/reclaim-quota.ts';
+import { scaleOutRunning } from '../session/actions/scale-out-running.ts';
 import { runPass, type PassPolicy } from '../session/session.ts';
 import { lowestRankFirst } from '../session/victims.ts';
 import type { SchedulingPolicy } from './policy.ts';

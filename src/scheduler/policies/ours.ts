@@ -3,17 +3,17 @@
 // be switched off alone, so the simulator can measure each one (docs/simulation-results.md). The
 // README lists what each does.
 
-import { admitHeads } from '../actions/admit-heads.ts';
-import { growBeforeAdmit } from '../actions/grow-before-admit.ts';
-import { meetQoeTargets } from '../actions/meet-qoe-targets.ts';
-import { reclaimForGrowth } from '../actions/reclaim-for-growth.ts';
-import { reclaimQuota } from '../actions/reclaim-quota.ts';
-import { scaleOutRunning } from '../actions/scale-out-running.ts';
-import { shrinkAtTarget } from '../actions/shrink-at-target.ts';
-import { suspendDemoted } from '../actions/suspend-demoted.ts';
+import { admitHeads } from '../session/actions/admit-heads.ts';
+import { growBeforeAdmit } from '../plugins/grow-before-admit/grow-before-admit.ts';
+import { meetQoeTargets } from '../plugins/qoe-targets/meet-qoe-targets.ts';
+import { reclaimForGrowth } from '../session/actions/reclaim-for-growth.ts';
+import { reclaimQuota } from '../session/actions/reclaim-quota.ts';
+import { scaleOutRunning } from '../session/actions/scale-out-running.ts';
+import { shrinkAtTarget } from '../plugins/qoe-targets/shrink-at-target.ts';
+import { suspendDemoted } from '../plugins/suspend-demoted/suspend-demoted.ts';
 import type { ImprovementToggles } from '../config.ts';
-import type { RunningJob } from '../job-model.ts';
-import { shrinksAtTarget, throughputTargetCap } from '../qoe-rebalance.ts';
+import type { RunningJob } from '../model/job-model.ts';
+import { shrinksAtTarget, throughputTargetCap } from '../plugins/qoe-targets/qoe-rebalance.ts';
 import { runPass, type PassPolicy } from '../session/session.ts';
 import { cheapestFirst, keepTargetSize, lowestRankFirst } from '../session/victims.ts';
 import type { SchedulingPolicy } from './policy.ts';

@@ -4,22 +4,22 @@
 // nodes kept for starving jobs) and the named transitions that change them. A policy is a list of
 // actions (../actions/) run over one session in order, plus the orderings and rules they consult.
 
-import { admitPlaced, toInstance } from '../admission.ts';
-import type { ClusterState } from '../cluster-state.ts';
+import { admitPlaced, toInstance } from '../model/admission.ts';
+import type { ClusterState } from '../model/cluster-state.ts';
 import type { SchedulerConfig } from '../config.ts';
-import { ExplainTexts, explainWaiting } from '../explain.ts';
-import type { WaitOutcome } from '../explain.ts';
-import { buildPassModel } from '../job-model.ts';
-import type { BandRanking, CompiledJob, LiveReplica, PassModel, RunningJob } from '../job-model.ts';
-import { sortedWeights, PlanBuilder } from '../plan-builder.ts';
-import { commitPlacement, findPlacement, minimumItems, minimumKey, nodesOf } from '../placement.ts';
-import type { Placement, PlacementFailure, PlacementItem } from '../placement.ts';
-import { byRankAscending, runningMaxWithin } from '../queues.ts';
-import { raisedMinimaThatNeverFit } from '../qoe-minimum-fit.ts';
-import { QueueGate, queueKey } from '../queue-gate.ts';
-import { times } from '../quota.ts';
+import { ExplainTexts, explainWaiting } from '../model/explain.ts';
+import type { WaitOutcome } from '../model/explain.ts';
+import { buildPassModel } from '../model/pass-model.ts';
+import type { BandRanking, CompiledJob, LiveReplica, PassModel, RunningJob } from '../model/job-model.ts';
+import { sortedWeights, PlanBuilder } from '../model/plan-builder.ts';
+import { commitPlacement, findPlacement, minimumItems, minimumKey, nodesOf } from '../model/placement.ts';
+import type { Placement, PlacementFailure, PlacementItem } from '../model/placement.ts';
+import { byRankAscending, runningMaxWithin } from '../queues/queues.ts';
+import { raisedMinimaThatNeverFit } from '../plugins/qoe-target-as-minimum/qoe-minimum-fit.ts';
+import { QueueGate, queueKey } from '../queues/queue-gate.ts';
+import { times } from '../queues/quota.ts';
 import type { ClusterSnapshot, Plan, WaitingReason } from '../types.ts';
-import { compareRank } from '../weight.ts';
+import { compareRank } from '../ranking/weight.ts';
 
 /** One step of a pass (Volcano's action): reads and changes the session. */
 export interface Action {

@@ -8,11 +8,11 @@
 //   suspension: whole suspendable jobs more demoted than the head, ranked below it or reclaimable
 //               (`suspendDemoted`).
 
-import type { ClusterState } from '../cluster-state.ts';
-import { workerGainDensity } from '../gain.ts';
-import type { CompiledJob, RunningJob } from '../job-model.ts';
-import { targetFloor } from '../qoe-protect.ts';
-import { compareRank } from '../weight.ts';
+import type { ClusterState } from '../model/cluster-state.ts';
+import { workerGainDensity } from '../model/gain.ts';
+import type { CompiledJob, RunningJob } from '../model/job-model.ts';
+import { targetFloor } from '../plugins/qoe-keep-target-size/qoe-protect.ts';
+import { compareRank } from '../ranking/weight.ts';
 import type { KeepRule, PassSession, VictimOrder } from './session.ts';
 
 /** KOD2: lowest rank first, as given. */

@@ -5,7 +5,7 @@
 // the events, enqueues the jobs whose status changed and sets the metrics.
 import { describeQoeTarget } from '../../../api/v1/qoe.ts';
 import type { JobCondition, QoeStatus, TFJob } from '../../../api/v1/schema.ts';
-import { readQoe, type QoeClass, type QoeReading } from '../../../scheduler/qoe.ts';
+import { readQoe, type QoeClass, type QoeReading } from '../../../scheduler/model/qoe.ts';
 import type { JobState } from '../../../scheduler/types.ts';
 
 export const CONDITION_TARGET_REACHABLE = 'TargetReachable';
