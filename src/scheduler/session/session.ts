@@ -1,8 +1,9 @@
 // One pass of a preemptive placing policy (`kod2`, `ours`) as a session, in the manner of Volcano's
 // session and actions: the session holds what the pass knows and has decided so far (the model of
 // the snapshot, the plan being built, the queues' quota ledger, why each waiting job waits, the
-// nodes kept for starving jobs) and the named transitions that change them. A policy is a list of
-// actions (../actions/) run over one session in order, plus the orderings and rules they consult.
+// nodes kept for starving jobs) and the named transitions that change them. What a pass runs is a
+// `PassPolicy`: the actions in order plus the rules they consult, filled in by plugins through the
+// named extension points of extension-points.ts.
 
 import { admitPlaced, toInstance } from '../model/admission.ts';
 import type { ClusterState } from '../model/cluster-state.ts';
@@ -15,7 +16,6 @@ import { sortedWeights, PlanBuilder } from '../model/plan-builder.ts';
 import { commitPlacement, findPlacement, minimumItems, minimumKey, nodesOf } from '../model/placement.ts';
 import type { Placement, PlacementFailure, PlacementItem } from '../model/placement.ts';
 import { byRankAscending, runningMaxWithin } from '../queues/queues.ts';
-import { raisedMinimaThatNeverFit } from '../plugins/qoe-target-as-minimum/qoe-minimum-fit.ts';
 import { QueueGate, queueKey } from '../queues/queue-gate.ts';
 import { times } from '../queues/quota.ts';
 import type { ClusterSnapshot, Plan, WaitingReason } from '../types.ts';
@@ -64,13 +64,26 @@ export interface GrowthRules {
   readonly capWhileWaiting?: (job: RunningJob, limit: number, now: number) => number;
 }
 
+/**
+ * A vertical rule (FlowCon, DQoES): the CPU limit (millicores) a running job's containers should
+ * have; undefined: this rule says nothing about the job.
+ */
+export type ResizeRule = (session: PassSession, job: RunningJob) => number | undefined;
+
+/** Given the pass's first model, a ranking to build it again with; undefined: keep it. */
+export type RankingRefinement = (model: PassModel, ranking: BandRanking) => BandRanking | undefined;
+
 export interface PassPolicy {
   /** Which demotions rank the jobs (job-model.ts). */
   readonly ranking: BandRanking;
+  /** Tried in order once the model is built; the first refinement rebuilds it. */
+  readonly refineRanking: readonly RankingRefinement[];
   /** `cooldown`: young workers are kept from same-class scale-in; a job scaled in does not regrow in the pass. */
   readonly cooldown: boolean;
   readonly preemption: PreemptionRules;
   readonly growth: GrowthRules;
+  /** Vertical rules, asked in order (`resizeFor`). */
+  readonly resize: readonly ResizeRule[];
   readonly actions: readonly Action[];
 }
 
@@ -115,9 +128,12 @@ export class PassSession {
     this.config = config;
     this.policy = policy;
     let model = buildPassModel(snapshot, config, policy.ranking);
-    // qoeTargetAsMinimum: a waiting job whose target's size would never fit keeps its declared minimum.
-    const tooLarge = policy.ranking.targetMinimum === true ? raisedMinimaThatNeverFit(model) : [];
-    if (tooLarge.length > 0) model = buildPassModel(snapshot, config, { ...policy.ranking, declaredMinimumFor: new Set(tooLarge) });
+    for (const refine of policy.refineRanking) {
+      const ranking = refine(model, policy.ranking);
+      if (ranking === undefined) continue;
+      model = buildPassModel(snapshot, config, ranking);
+      break;
+    }
     this.model = model;
     this.state = model.state;
     this.now = model.now;
@@ -282,6 +298,15 @@ export class PassSession {
   /** The waiting jobs not admitted that could ever fit (after the admissions: whom growth keeps room for). */
   stillWaiting(): CompiledJob[] {
     return this.model.waiting.filter((j) => !this.plan.isAdmitted(j.key) && this.outcomes.get(j.key)?.kind !== 'never-fits');
+  }
+
+  /** The CPU limit (millicores) the first resize rule with an answer gives the job; undefined: none does. */
+  resizeFor(job: RunningJob): number | undefined {
+    for (const rule of this.policy.resize) {
+      const limit = rule(this, job);
+      if (limit !== undefined) return limit;
+    }
+    return undefined;
   }
 
   /** The scaling knee's gain while `someoneWaits`; undefined: no knee. */

@@ -181,17 +181,6 @@ export function slipsDeadline(r: RunningJob, reading: QoeReading): boolean {
   );
 }
 
-/**
- * `qoeCapAtTarget`: the most workers plain scale-out may give `job` (at most `limit`) while others
- * wait: a job with a throughput target stops at the size that meets it (never below what it has);
- * without one, or when nothing says what meets it, `limit`.
- */
-export function throughputTargetCap(job: RunningJob, limit: number, now: number): number {
-  if (job.job.state.spec.qoe?.stepsPerSecond === undefined) return limit;
-  const size = workersForTarget(job.job.state, now);
-  return size === undefined ? limit : Math.min(limit, Math.max(job.workers.length, size));
-}
-
 /** A running job whose metric reached its target and that asked to shrink then (`spec.qoe.onTargetMetric: Shrink`). */
 export function shrinksAtTarget(r: RunningJob): boolean {
   return r.job.state.spec.qoe?.metric?.onReached === 'Shrink' && r.job.state.progress?.targetReached === true;
