@@ -284,7 +284,7 @@ export class TFJobController {
         key,
         deletes.map((a) => (a.kind === 'deletePod' ? `pod/${a.name}` : `service/${a.name}`)),
       );
-      for (const a of deletes) void queue.add(() => (a.kind === 'deletePod' ? this.#deletePod(w, a) : this.#deleteService(w, a.name)));
+      for (const a of deletes) void queue.add(() => (a.kind === 'deletePod' ? this.#deletePod(w, a) : this.#deleteService(w, a)));
       await queue.onIdle();
     }
     if (creates.length > 0) {
@@ -321,19 +321,23 @@ export class TFJobController {
     }
   }
 
-  async #deleteService(w: WriteRound, name: string): Promise<void> {
+  async #deleteService(w: WriteRound, a: Extract<Action, { kind: 'deleteService' }>): Promise<void> {
     const { expectations, recorder } = this.#deps;
+    const { name } = a;
     const svc = this.#deps.caches.services.get(namespacedKey(w.ns, name));
     try {
+      // The service the reconciler decided about, never whatever the cache holds by now under its
+      // name (a worker's service created again since must survive a stale decision).
       await this.#core.deleteNamespacedService({
         name,
         namespace: w.ns,
-        body: { preconditions: { uid: svc?.metadata?.uid } },
+        body: { preconditions: { uid: a.uid ?? svc?.metadata?.uid } },
       });
       record(recorder, w.job, writeEvents.deletedService(name), 'Delete');
     } catch (err) {
       expectations.deletionFailed(w.key, `service/${name}`);
-      if (httpStatus(err) === 404) return;
+      // 409: the UID precondition failed, the name belongs to a newer service (judged on its own).
+      if (httpStatus(err) === 404 || httpStatus(err) === 409) return;
       record(recorder, w.job, writeEvents.failedDeleteService(apiErrorMessage(err)), 'Delete');
       w.errors.push(err);
     }
