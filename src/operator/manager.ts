@@ -125,7 +125,8 @@ export class Operator {
       clients: this.clients,
       caches: this.caches,
       expectations,
-      podsInFlight,
+      // Only the scheduling loop reads (and prunes) them.
+      ...(this.#scheduling === undefined ? {} : { podsInFlight }),
       recorder: this.#recorder,
       jobMetrics,
       options: { clusterDomain: config.clusterDomain, legacyLabels: config.legacyLabels, ...elasticOptions(config) },
