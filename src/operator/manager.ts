@@ -11,6 +11,7 @@ import { DEFAULT_PERIOD_CONFIG, rateConfig } from '../progress/signals/index.ts'
 import { isPlacingPolicy } from '../scheduler/index.ts';
 import { KubeEventRecorder } from '../runtime/events.ts';
 import { Expectations } from '../runtime/expectations.ts';
+import { PodsInFlight } from './scheduling/pods-in-flight.ts';
 import { HealthServer } from '../runtime/health.ts';
 import { KubeClients } from '../runtime/kube-client.ts';
 import { LeaderElector } from '../runtime/leader-election.ts';
@@ -88,6 +89,7 @@ export class Operator {
       unfilteredReasons: UNFILTERED_EVENT_REASONS,
     });
     const expectations = new Expectations();
+    const podsInFlight = new PodsInFlight();
     const jobMetrics = new JobMetrics(this.registry);
 
     // Wiring order: the work queue first (the other loops enqueue into it), then the progress loop
@@ -116,12 +118,15 @@ export class Operator {
             metrics,
             recorder: this.#recorder,
             creates: expectations,
+            podsInFlight,
             ...(this.#progress === undefined ? {} : { progress: this.#progress }),
           });
     const tfjobController = new TFJobController({
       clients: this.clients,
       caches: this.caches,
       expectations,
+      // Only the scheduling loop reads (and prunes) them.
+      ...(this.#scheduling === undefined ? {} : { podsInFlight }),
       recorder: this.#recorder,
       jobMetrics,
       options: { clusterDomain: config.clusterDomain, legacyLabels: config.legacyLabels, ...elasticOptions(config) },

@@ -51,6 +51,7 @@ import { JobShapes, jobView } from './pass/job-shape.ts';
 import { snapshotOptionsOf } from './pass/options.ts';
 import { takeSnapshot, type JobFacts, type SnapshotOptions, type SnapshotSources } from './pass/snapshot.ts';
 import { PassTrigger } from './pass/trigger.ts';
+import type { PodsInFlight } from './pods-in-flight.ts';
 import { placementTrace } from './pass/trace.ts';
 import { summarizeQueues, type ClusterSnapshot, type Plan } from '../../scheduler/index.ts';
 import { queueLookups } from './queues/caches.ts';
@@ -100,6 +101,8 @@ export interface SchedulingLoopDeps {
   readonly remover?: PodRemover;
   /** The TFJob controller's expectations: which jobs have pod creates in flight. */
   readonly creates?: Pick<Expectations, 'creatingAny'>;
+  /** The pods those creates make, whatever becomes of their jobs (pods-in-flight.ts). */
+  readonly podsInFlight?: PodsInFlight;
   /** Training phases and step rates read from the jobs' logs; absent: none. */
   readonly progress?: { phaseOf(key: string): JobProgress | undefined; stepRateOf(key: string): StepRate | undefined };
 }
@@ -291,6 +294,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       progressOf: (key) => this.#deps.progress?.phaseOf(key),
       stepRateOf: (key) => this.#deps.progress?.stepRateOf(key),
       podCreatesInFlight: (key) => this.#deps.creates?.creatingAny(key, 'pod/') ?? false,
+      ...(this.#deps.podsInFlight === undefined ? {} : { podsInFlight: this.#deps.podsInFlight.current(Date.now()) }),
       queues: queueDirectory(this.#queues === undefined ? undefined : queueLookups(this.#queues.caches)),
     };
   }
@@ -366,6 +370,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     });
     pods.on((type, pod) => {
       if (type !== 'add') return;
+      this.#deps.podsInFlight?.observed(objectKey(pod));
       const key = controllingJobKey(pod);
       if (key === undefined) return;
       const worker = pod.metadata?.labels?.[LABEL_REPLICA_TYPE] === 'worker';

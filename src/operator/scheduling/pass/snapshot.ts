@@ -27,6 +27,7 @@ import { objectKey } from '../../../runtime/store.ts';
 import type { QueueDirectorySnapshot } from '../queues/directory.ts';
 import { avoidingNodes, jobSpec, nodeInfo, parseScalingCurve, podRequests, podSpecRequests, type DefaultRequests } from '../convert.ts';
 import type { Upkeep } from '../decisions/book.ts';
+import { inFlightAsOtherPods, type PodInFlight } from '../pods-in-flight.ts';
 import { restoreDecision, type Decision, type DecisionView, type Pending } from '../decisions/decision.ts';
 import {
   isFinished,
@@ -65,6 +66,8 @@ export interface SnapshotSources {
   stepRateOf(jobKey: string): StepRate | undefined;
   /** Whether the TFJob controller has pod creates for the job in flight (sent, not yet seen or failed). */
   podCreatesInFlight(jobKey: string): boolean;
+  /** Every pod create sent and not yet seen, whatever became of its job (pods-in-flight.ts). */
+  readonly podsInFlight?: readonly PodInFlight[];
   /** The queues and how a job finds its own (queues/directory.ts). */
   readonly queues: QueueDirectorySnapshot;
 }
@@ -134,6 +137,8 @@ export function takeSnapshot(
   const nodes = sources.nodes.filter((n) => options.managedNode(n.metadata?.labels)).map(nodeInfo);
   const nodesByName = new Map(nodes.map((n) => [n.name, n]));
   const creating: OtherPod[] = [];
+  // Jobs whose in-flight creates the snapshot counts as placements; anyone else's count as pods.
+  const counted = new Set<string>();
   const elsewhere: PlacedElsewhere[] = [];
   for (const object of sources.tfjobs) {
     const key = objectKey(object);
@@ -141,7 +146,10 @@ export function takeSnapshot(
     // reconcile that creates a job's last placed pods can also mark it Succeeded, and the status may
     // reach the cache before the pods: until those creates are seen, their room stays taken.
     if (isFinished(object) || object.metadata?.deletionTimestamp !== undefined) {
-      if (sources.podCreatesInFlight(key)) creating.push(...placementsInFlight(key, object, book.get(key), shapes, sources, options));
+      if (sources.podCreatesInFlight(key)) {
+        creating.push(...placementsInFlight(key, object, book.get(key), shapes, sources, options));
+        counted.add(object.metadata?.uid ?? '');
+      }
       continue;
     }
     const shape = shapes.get(object, options);
@@ -172,7 +180,11 @@ export function takeSnapshot(
   const snapshot: ClusterSnapshot = {
     now,
     nodes,
-    otherPods: [...otherPods(sources.allPods, facts, options.defaults), ...creating],
+    otherPods: [
+      ...otherPods(sources.allPods, facts, options.defaults),
+      ...creating,
+      ...uncountedInFlight(sources, facts, counted, options.defaults),
+    ],
     jobs: facts.map((f) => f.state),
     ...(sources.queues.specs.length > 0 ? { queues: sources.queues.specs } : {}),
   };
@@ -338,6 +350,18 @@ function placementsInFlight(
   for (const p of decision.pendingWorkers)
     out.push({ key: `${namespace}/${jobName}-worker(creating)`, node: p.node, requests: requests('Worker') });
   return out;
+}
+
+/** Pods being created for jobs the snapshot left out (gone from the cache, suspended, finished). */
+function uncountedInFlight(
+  sources: SnapshotSources,
+  facts: readonly JobFacts[],
+  counted: Set<string>,
+  defaults: DefaultRequests,
+): OtherPod[] {
+  if (sources.podsInFlight === undefined || sources.podsInFlight.length === 0) return [];
+  for (const f of facts) counted.add(f.raw.metadata.uid ?? '');
+  return inFlightAsOtherPods(sources.podsInFlight, counted, new Set(sources.allPods.map(objectKey)), defaults);
 }
 
 /** Every pod using capacity that is not a live replica of a managed job (terminating ones too). */
