@@ -1,0 +1,48 @@
+// The vertical stage's two API uses besides pods/resize: nodes' allocatable CPU, and a merge patch
+// of the job's `status.verticalResize` (the reconciler's status writes start from the stored status,
+// so they keep it).
+import type { V1Node } from '@kubernetes/client-node';
+import type { ParsedTFJobEntry } from '../../api/v1/parse.ts';
+import type { VerticalResizeStatus } from '../../api/v1/schema.ts';
+import type { KubeClients } from '../../runtime/kube-client.ts';
+import type { NodeCpu } from '../../scheduler/plugins/flowcon/index.ts';
+import { cpuMillis } from './inputs.ts';
+import type { NodeCpuSource, VerticalStatusWriter } from './stage.ts';
+
+export class KubeNodeCpu implements NodeCpuSource {
+  readonly #clients: KubeClients;
+
+  constructor(clients: KubeClients) {
+    this.#clients = clients;
+  }
+
+  async allocatable(names: readonly string[]): Promise<NodeCpu[]> {
+    const out: NodeCpu[] = [];
+    for (const name of names) {
+      try {
+        const node = await this.#clients.request<V1Node>('GET', `/api/v1/nodes/${encodeURIComponent(name)}`);
+        const millis = cpuMillis(node.status?.allocatable?.['cpu']);
+        if (millis !== undefined) out.push({ name, allocatableMillis: millis });
+      } catch {
+        // A node that cannot be read is left out: its containers keep their limits this round.
+      }
+    }
+    return out;
+  }
+}
+
+export class KubeVerticalStatusWriter implements VerticalStatusWriter {
+  readonly #clients: KubeClients;
+
+  constructor(clients: KubeClients) {
+    this.#clients = clients;
+  }
+
+  async write(job: ParsedTFJobEntry, status: VerticalResizeStatus): Promise<void> {
+    const { namespace = 'default', name } = job.job.metadata;
+    const path = `/apis/kubeflow.org/v1/namespaces/${encodeURIComponent(namespace)}/tfjobs/${encodeURIComponent(name)}/status`;
+    // A merge patch replaces what it names: optional fields absent now are removed with null.
+    const body = { status: { verticalResize: { list: null, growthEfficiency: null, leftAlone: null, containers: null, ...status } } };
+    await this.#clients.request('PATCH', path, body, 'application/merge-patch+json');
+  }
+}
