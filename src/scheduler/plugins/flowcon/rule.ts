@@ -1,7 +1,8 @@
 // FlowCon (Algorithm 1, with Algorithm 2's interval): each round, each job's growth efficiency over
 // the interval just closed puts it in New / Watching / Completing, and the CPU limits of its
 // containers on each node follow: New and Completing jobs get the node in proportion to their growth
-// efficiency (Completing ones at least 1/(β·n) of it), Watching ones keep theirs, and when every job
+// efficiency (Completing ones at least 1/(β·n) of it and never more than they have), Watching ones
+// keep theirs, and when every job
 // on a node is Completing all get the whole node (free competition). Pure: the caller keeps the state.
 import { accrue, growthOver, nextList, type Growth } from './growth.ts';
 import { byNode, changeIf, clampLimit, splitByRequest, untouchable, type ContainerCpu, type LimitChange, type NodeCpu } from './limits.ts';
@@ -96,8 +97,12 @@ function planNode(
       why = `${j.memory.list}, gain ${round3(j.growth.perCore)}/core per interval (α ${config.alpha}): ${round3(share)} of ${node.name}`;
     }
     const wants = splitByRequest(j.containers, share * node.allocatableMillis);
+    // A Completing job is held, never raised (its floor may lie above a small template limit); only
+    // free competition gives it more.
+    const hold = j.memory.list === 'Completing' && !freeForAll;
     j.containers.forEach((c, i) => {
-      const change = changeIf(j.job.key, c, clampLimit(c, wants[i]!, node), config.minStepMillis, `FlowCon: ${why}`);
+      const want = hold ? Math.min(c.limitMillis, wants[i]!) : wants[i]!;
+      const change = changeIf(j.job.key, c, clampLimit(c, want, node), config.minStepMillis, `FlowCon: ${why}`);
       if (change) changes.push(change);
     });
   }

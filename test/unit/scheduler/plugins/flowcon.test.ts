@@ -133,6 +133,20 @@ describe('flowConRound', () => {
     );
     const slowChange = r.changes.find((c) => c.job === 'ns/slow');
     expect(slowChange?.toMillis).toBe(700);
+    // A Completing job whose floor lies above its limit is held where it is, not raised.
+    const small = flowConRound(
+      {
+        now: T0 + 80 * S,
+        jobs: [
+          job('ns/fast', loss(fast, T0 + 80 * S)),
+          job('ns/slow', loss(slow, T0 + 80 * S), [cpu('ns/slow-worker-0', { limitMillis: 300, templateLimitMillis: 300 })]),
+        ],
+        nodes: [NODE],
+      },
+      state,
+    );
+    expect(small.verdicts.find((v) => v.job === 'ns/slow')?.list).toBe('Completing');
+    expect(small.changes.filter((c) => c.job === 'ns/slow')).toEqual([]);
   });
 
   it('every job Completing: all get the whole node and the interval doubles, up to its cap; a new job resets it', () => {
