@@ -1,9 +1,9 @@
-// The vertical stage's two API uses besides pods/resize: nodes' allocatable CPU, and a merge patch
-// of the job's `status.verticalResize` (the reconciler's status writes start from the stored status,
-// so they keep it).
+// The vertical stage's two API uses besides pods/resize: nodes' allocatable CPU, and the job's
+// `status.verticalResize` (the reconciler's status writes start from the stored status, so they keep it).
 import type { V1Node } from '@kubernetes/client-node';
 import type { ParsedTFJobEntry } from '../../api/v1/parse.ts';
 import type { VerticalResizeStatus } from '../../api/v1/schema.ts';
+import { httpStatus } from '../../runtime/http-status.ts';
 import type { KubeClients } from '../../runtime/kube-client.ts';
 import type { NodeCpu } from '../../scheduler/plugins/flowcon/index.ts';
 import { cpuMillis } from './inputs.ts';
@@ -31,6 +31,16 @@ export class KubeNodeCpu implements NodeCpuSource {
   }
 }
 
+interface StoredTFJob {
+  metadata?: { resourceVersion?: string };
+  status?: Record<string, unknown>;
+}
+
+/**
+ * PUT of the status subresource with the stored object's resourceVersion, as the reconciler writes
+ * status (the operator's role grants update, not patch, on tfjobs/status); on a conflict it reads
+ * the job again, once.
+ */
 export class KubeVerticalStatusWriter implements VerticalStatusWriter {
   readonly #clients: KubeClients;
 
@@ -40,9 +50,15 @@ export class KubeVerticalStatusWriter implements VerticalStatusWriter {
 
   async write(job: ParsedTFJobEntry, status: VerticalResizeStatus): Promise<void> {
     const { namespace = 'default', name } = job.job.metadata;
-    const path = `/apis/kubeflow.org/v1/namespaces/${encodeURIComponent(namespace)}/tfjobs/${encodeURIComponent(name)}/status`;
-    // A merge patch replaces what it names: optional fields absent now are removed with null.
-    const body = { status: { verticalResize: { list: null, growthEfficiency: null, leftAlone: null, containers: null, ...status } } };
-    await this.#clients.request('PATCH', path, body, 'application/merge-patch+json');
+    const path = `/apis/kubeflow.org/v1/namespaces/${encodeURIComponent(namespace)}/tfjobs/${encodeURIComponent(name)}`;
+    for (let attempt = 0; ; attempt++) {
+      const stored = await this.#clients.request<StoredTFJob>('GET', path);
+      try {
+        await this.#clients.request('PUT', `${path}/status`, { ...stored, status: { ...stored.status, verticalResize: status } });
+        return;
+      } catch (err) {
+        if (httpStatus(err) !== 409 || attempt > 0) throw err;
+      }
+    }
   }
 }
