@@ -79,6 +79,10 @@ const operatorConfigSchema = z
     message: 'must be shorter than leader-election-lease-duration',
     path: ['leaderElectionRenewDeadline'],
   })
+  .refine((c) => c.verticalPolicy === 'none' || c.resizeConvergedCpu === 0, {
+    message: 'sets CPU limits in place as --resize-converged-cpu does: use one of them',
+    path: ['verticalPolicy'],
+  })
   .refine((c) => c.verticalPolicy !== 'flowcon' || c.progressPeriod > 0, {
     message: "flowcon reads every running job's progress: --progress-period must be > 0",
     path: ['verticalPolicy'],

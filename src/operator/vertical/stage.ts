@@ -29,6 +29,8 @@ export const EVENT_CPU_LIMIT_RESIZE_FAILED = 'CPULimitResizeFailed';
 export const EVENT_CPU_LIMIT_RESIZE_REFUSED = 'CPULimitResizeRefused';
 /** How often the stage looks whether a round is due. */
 const CHECK_MS = 2_000;
+/** A container whose resize the API server refused is not asked again for this long (a node without resize support refuses every time). */
+const REFUSED_PAUSE_MS = 10 * 60_000;
 
 /** The allocatable CPU of the named nodes (those it cannot tell are left out). */
 export interface NodeCpuSource {
@@ -67,6 +69,8 @@ export class VerticalStage {
   #intervalMs: number;
   #lastRound = Number.NEGATIVE_INFINITY;
   #lastJobs = '';
+  /** namespace/job/pod/container → when the API server last refused its resize. */
+  readonly #refusedAt = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<unknown> | undefined;
 
@@ -129,12 +133,12 @@ export class VerticalStage {
     const plan = planVertical(this.#deps.policy, input, this.#config, this.#flowcon);
     if (plan.flowcon !== undefined) this.#flowcon = plan.flowcon;
     this.#intervalMs = plan.intervalMs;
+    for (const [k, at] of this.#refusedAt) if (now - at >= REFUSED_PAUSE_MS) this.#refusedAt.delete(k);
     for (const job of jobs) {
       const key = keyOf(job);
-      const applied = await this.#apply(
-        key,
-        plan.changes.filter((c) => c.job === key),
-      );
+      const changes = plan.changes.filter((c) => c.job === key && !this.#refusedAt.has(`${key}/${c.pod}/${c.container}`));
+      const applied = await this.#apply(key, changes);
+      for (const a of applied) if (a.error !== undefined) this.#refusedAt.set(`${key}/${a.change.pod}/${a.change.container}`, now);
       await this.#report(job, plan.verdicts.get(key) ?? {}, applied, iso(now));
     }
   }

@@ -263,3 +263,37 @@ describe('observeResize', () => {
     expect(observeResize(p, 'tensorflow', 1500)?.state).toBe(state);
   });
 });
+
+describe('VerticalStage refusals', () => {
+  it('a container the API server refused is not asked again for ten minutes', async () => {
+    const h = flowConHarness();
+    await h.stage.tick();
+    h.refuse = Object.assign(new Error('refused'), {
+      code: 422,
+      body: JSON.stringify({ message: 'Pod running on node without support for resize' }),
+    });
+    for (let i = 1; i <= 3; i++) {
+      h.now = T0 + i * 20_000;
+      h.series.set(
+        'ns/fast',
+        lossSeries([
+          [T0, 1],
+          [h.now - 1_000, 0.5 ** i],
+        ]),
+      );
+      await h.stage.tick();
+    }
+    expect(h.events.filter((e) => e.includes('CPULimitResizeFailed'))).toHaveLength(1);
+    h.refuse = undefined;
+    h.now = T0 + 11 * 60_000;
+    h.series.set(
+      'ns/fast',
+      lossSeries([
+        [T0, 1],
+        [h.now - 1_000, 0.01],
+      ]),
+    );
+    await h.stage.tick();
+    expect(h.resizes.map((r) => r.pod)).toEqual(['fast-worker-0']);
+  });
+});
