@@ -13,6 +13,7 @@ import { createNamespace, deleteNamespace, eventually } from '../../support/kube
 import { startOperator } from '../../support/operator.ts';
 import { servePodLog, type PodLog } from '../../support/pod-logs.ts';
 import { createPool, onPool, type Pool } from '../../support/pool.ts';
+import { reportResizeSupport } from '../../support/resize-support.ts';
 import { coreApi, createTFJob, getTFJob, jobEvents, tfjob, waitForPods } from '../../support/tfjob.ts';
 
 interface VerticalEntry {
@@ -31,21 +32,6 @@ interface Vertical {
 
 const lossLine = (step: number, loss: number) =>
   `${PROGRESS_PREFIX} ${JSON.stringify({ step, metric: loss, name: 'loss', higherIsBetter: false })}`;
-
-/** As a kubelet that supports in-place resize does and kwok does not: each container's resources in its status. */
-async function reportResizeSupport(namespace: string, name: string): Promise<void> {
-  await eventually(
-    async () => {
-      const pod = await coreApi().readNamespacedPod({ namespace, name });
-      const statuses = pod.status?.containerStatuses ?? [];
-      if (statuses.length === 0 || statuses.some((c) => c.state?.running === undefined)) return false;
-      for (const c of statuses) c.resources = pod.spec?.containers.find((x) => x.name === c.name)?.resources ?? {};
-      await coreApi().replaceNamespacedPodStatus({ namespace, name, body: pod });
-      return true;
-    },
-    { timeoutMs: 30_000, what: `${name} running, with its container resources in its status` },
-  );
-}
 
 describe('--vertical-policy flowcon', () => {
   let ns: string;
@@ -121,14 +107,12 @@ describe('--vertical-policy flowcon', () => {
     expect(raised.limit).toBeLessThanOrEqual(4); // never above the node's allocatable
     expect(raised.r?.requests).toEqual({ cpu: '200m', memory: '1Gi' });
     expect(raised.r?.limits?.['memory']).toBe('1Gi');
-    const resized = await eventually(
-      async () => {
-        const notes = await eventsOf('fast', 'CPULimitResized');
-        return notes.length > 0 ? notes : false;
-      },
-      { timeoutMs: 30_000, what: 'the CPULimitResized event' },
-    );
-    expect(resized[0]).toMatch(/^CPU limit fast-worker-0 1 → \S+ \(in place\): FlowCon: New, gain [\d.e-]+\/core per interval \(α 0\.01\)/);
+    // The first raise from the template's 1 core (later rounds may move it again, in other events).
+    const first = /^CPU limit fast-worker-0 1 → \S+ \(in place\): FlowCon: New, gain [\d.e-]+\/core per interval \(α 0\.01\)/;
+    await eventually(async () => (await eventsOf('fast', 'CPULimitResized')).some((m) => first.test(m)), {
+      timeoutMs: 30_000,
+      what: 'the CPULimitResized event of the first raise',
+    });
     const status = await eventually(
       async () => {
         const v = await verticalOf('fast');
