@@ -44,10 +44,13 @@ export function setByUs(entry: ParsedTFJobEntry): Map<string, number> {
   return out;
 }
 
-/** The job's running, bound training containers with a CPU request and limit in their pod. */
-export function containersOf(entry: ParsedTFJobEntry, pods: readonly Pod[]): ContainerCpu[] {
+/**
+ * The job's running, bound training containers with a CPU request and limit in their pod. `recent`:
+ * limits this operator set that its status may not show yet (pod/container → millicores; they win).
+ */
+export function containersOf(entry: ParsedTFJobEntry, pods: readonly Pod[], recent?: ReadonlyMap<string, number>): ContainerCpu[] {
   const uid = entry.job.metadata.uid;
-  const ours = setByUs(entry);
+  const ours = new Map([...setByUs(entry), ...(recent ?? [])]);
   const out: ContainerCpu[] = [];
   for (const p of pods) {
     const node = p.spec?.nodeName;

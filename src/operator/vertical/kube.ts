@@ -32,12 +32,12 @@ export class KubeNodeCpu implements NodeCpuSource {
 }
 
 interface StoredTFJob {
-  metadata?: { resourceVersion?: string };
-  status?: Record<string, unknown>;
+  readonly metadata?: object;
+  readonly status?: object;
 }
 
 /**
- * PUT of the status subresource with the stored object's resourceVersion, as the reconciler writes
+ * PUT of the status subresource with the cached object's resourceVersion, as the reconciler writes
  * status (the operator's role grants update, not patch, on tfjobs/status); on a conflict it reads
  * the job again, once.
  */
@@ -51,13 +51,21 @@ export class KubeVerticalStatusWriter implements VerticalStatusWriter {
   async write(job: ParsedTFJobEntry, status: VerticalResizeStatus): Promise<void> {
     const { namespace = 'default', name } = job.job.metadata;
     const path = `/apis/kubeflow.org/v1/namespaces/${encodeURIComponent(namespace)}/tfjobs/${encodeURIComponent(name)}`;
+    // The cached object first (its resourceVersion guards the write); on a conflict the stored one, once.
+    let stored: StoredTFJob = { metadata: job.job.metadata, ...(job.status === undefined ? {} : { status: job.status }) };
     for (let attempt = 0; ; attempt++) {
-      const stored = await this.#clients.request<StoredTFJob>('GET', path);
+      const body = {
+        apiVersion: 'kubeflow.org/v1',
+        kind: 'TFJob',
+        metadata: stored.metadata,
+        status: { ...stored.status, verticalResize: status },
+      };
       try {
-        await this.#clients.request('PUT', `${path}/status`, { ...stored, status: { ...stored.status, verticalResize: status } });
+        await this.#clients.request('PUT', `${path}/status`, body);
         return;
       } catch (err) {
         if (httpStatus(err) !== 409 || attempt > 0) throw err;
+        stored = await this.#clients.request<StoredTFJob>('GET', path);
       }
     }
   }

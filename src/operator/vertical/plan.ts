@@ -23,6 +23,8 @@ export interface PlanInput {
   readonly podsOf: (key: string) => readonly Pod[];
   readonly series: (key: string) => EvaluationSeries | undefined;
   readonly nodes: readonly NodeCpu[];
+  /** Limits this operator set that the job's status may not show yet (pod/container → millicores). */
+  readonly recent?: (key: string) => ReadonlyMap<string, number> | undefined;
 }
 
 export interface PlanOutput {
@@ -43,7 +45,7 @@ export function flowConJobs(input: PlanInput): FlowConJob[] {
     const last = latestEvaluation(series);
     return {
       key,
-      containers: containersOf(e, input.podsOf(key)),
+      containers: containersOf(e, input.podsOf(key), input.recent?.(key)),
       ...(series && last
         ? { evaluation: { time: last.time, value: last.value, name: series.name, higherIsBetter: series.higherIsBetter } }
         : {}),
@@ -74,7 +76,12 @@ export function planVertical(
   }
   const jobs = input.jobs.map((e) => {
     const key = keyOf(e);
-    return { key, containers: containersOf(e, input.podsOf(key)), ...qoeOf(e), ...(optedOut(e) ? { optOut: true } : {}) };
+    return {
+      key,
+      containers: containersOf(e, input.podsOf(key), input.recent?.(key)),
+      ...qoeOf(e),
+      ...(optedOut(e) ? { optOut: true } : {}),
+    };
   });
   const verdicts = new Map<string, JobVerdict>(
     jobs.map((j) => [

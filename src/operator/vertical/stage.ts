@@ -69,6 +69,8 @@ export class VerticalStage {
   #intervalMs: number;
   #lastRound = Number.NEGATIVE_INFINITY;
   #lastJobs = '';
+  /** Limits asked for and admitted, by job and then pod/container: the status may lag behind. */
+  readonly #asked = new Map<string, Map<string, number>>();
   /** namespace/job/pod/container → when the API server last refused its resize. */
   readonly #refusedAt = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
@@ -129,7 +131,8 @@ export class VerticalStage {
   async #round(jobs: readonly ParsedTFJobEntry[], now: number): Promise<void> {
     const names = new Set(jobs.flatMap((e) => containersOf(e, this.#deps.podsOf(keyOf(e))).map((c) => c.node)));
     const nodes = await this.#deps.nodes.allocatable([...names].sort());
-    const input = { now, jobs, podsOf: this.#deps.podsOf, series: this.#deps.series, nodes };
+    for (const key of [...this.#asked.keys()]) if (!jobs.some((e) => keyOf(e) === key)) this.#asked.delete(key);
+    const input = { now, jobs, podsOf: this.#deps.podsOf, series: this.#deps.series, nodes, recent: (key: string) => this.#asked.get(key) };
     const plan = planVertical(this.#deps.policy, input, this.#config, this.#flowcon);
     if (plan.flowcon !== undefined) this.#flowcon = plan.flowcon;
     this.#intervalMs = plan.intervalMs;
@@ -138,7 +141,11 @@ export class VerticalStage {
       const key = keyOf(job);
       const changes = plan.changes.filter((c) => c.job === key && !this.#refusedAt.has(`${key}/${c.pod}/${c.container}`));
       const applied = await this.#apply(key, changes);
-      for (const a of applied) if (a.error !== undefined) this.#refusedAt.set(`${key}/${a.change.pod}/${a.change.container}`, now);
+      for (const a of applied) {
+        const where = `${a.change.pod}/${a.change.container}`;
+        if (a.error !== undefined) this.#refusedAt.set(`${key}/${where}`, now);
+        else this.#asked.set(key, new Map(this.#asked.get(key)).set(where, a.change.toMillis));
+      }
       await this.#report(job, plan.verdicts.get(key) ?? {}, applied, iso(now));
     }
   }

@@ -70,11 +70,14 @@ export function nextStatus(
   };
 }
 
-/** Equal but for the time of the round: not worth a status write. */
+/**
+ * Equal but for the round's time and growth figure: not worth a status write (a growth figure per job
+ * per round would be a status write per running job per interval; it is written with any other change).
+ */
 export function sameStatus(a: VerticalResizeStatus | undefined, b: VerticalResizeStatus): boolean {
   if (a === undefined) return false;
-  const { lastRound: _a, ...x } = a;
-  const { lastRound: _b, ...y } = b;
+  const { lastRound: _a, growthEfficiency: _ga, ...x } = a;
+  const { lastRound: _b, growthEfficiency: _gb, ...y } = b;
   return JSON.stringify(x) === JSON.stringify(y);
 }
 

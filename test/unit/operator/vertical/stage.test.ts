@@ -297,3 +297,35 @@ describe('VerticalStage refusals', () => {
     expect(h.resizes.map((r) => r.pod)).toEqual(['fast-worker-0']);
   });
 });
+
+describe('VerticalStage memory of its own limits', () => {
+  it('a limit it set is its own also before the job status shows it (a status write lagging or lost)', async () => {
+    const h = flowConHarness();
+    await h.stage.tick();
+    h.now = T0 + 20_000;
+    h.series.set(
+      'ns/fast',
+      lossSeries([
+        [T0, 1],
+        [T0 + 19_000, 0.5],
+      ]),
+    );
+    await h.stage.tick();
+    // slow has no new value: fast alone has a growth figure, and gets the node.
+    expect(h.resizes.map((r) => r.limitMillis)).toEqual([2000]);
+    // The pod shows the new limit; the cached job's status does not have the entry yet.
+    h.pods.set('ns/fast', [pod('fast', '2')]);
+    h.now = T0 + 40_000;
+    h.series.set(
+      'ns/fast',
+      lossSeries([
+        [T0, 1],
+        [T0 + 19_000, 0.5],
+        [T0 + 39_000, 0.25],
+      ]),
+    );
+    await h.stage.tick();
+    expect(h.written.get('fast')?.leftAlone).toBeUndefined();
+    expect(h.written.get('fast')?.list).toBe('New');
+  });
+});
