@@ -88,10 +88,10 @@ describe('--vertical-policy dqoes', () => {
         const cls = (j: typeof a) => (j.status as { qoe?: { class?: string } } | undefined)?.qoe?.class;
         return cls(a) === 'Ahead' && cls(b) === 'Behind';
       },
-      { timeoutMs: 90_000, what: 'ahead classified Ahead and behind Behind' },
+      { timeoutMs: 120_000, what: 'ahead classified Ahead and behind Behind' },
     );
     await eventually(async () => (await limitOf('behind-worker-0')).cores > 1, {
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
       what: "behind-worker-0's CPU limit raised above 1",
     });
     const ahead = await limitOf('ahead-worker-0');
@@ -116,10 +116,10 @@ describe('--vertical-policy dqoes', () => {
           .verticalResize;
         return v?.containers?.length === 1 ? v : false;
       },
-      { timeoutMs: 30_000, what: 'status.verticalResize of behind' },
+      { timeoutMs: 60_000, what: 'status.verticalResize of behind' },
     );
     expect(status.policy).toBe('dqoes');
     // kwok does not actuate the resize: the container's reported resources keep the old limit.
     expect(status.containers![0]!.state).toBe('Requested');
-  });
+  }, 300_000);
 });

@@ -102,7 +102,7 @@ describe('--vertical-policy flowcon', () => {
         const limit = parseQuantity(r?.limits?.['cpu'] ?? '0') ?? 0;
         return limit > 1 ? { r, limit } : false;
       },
-      { timeoutMs: 60_000, what: "fast-worker-0's CPU limit raised above its template's 1" },
+      { timeoutMs: 120_000, what: "fast-worker-0's CPU limit raised above its template's 1" },
     );
     expect(raised.limit).toBeLessThanOrEqual(4); // never above the node's allocatable
     expect(raised.r?.requests).toEqual({ cpu: '200m', memory: '1Gi' });
@@ -110,7 +110,7 @@ describe('--vertical-policy flowcon', () => {
     // The first raise from the template's 1 core (later rounds may move it again, in other events).
     const first = /^CPU limit fast-worker-0 1 → \S+ \(in place\): FlowCon: New, gain [\d.e-]+\/core per interval \(α 0\.01\)/;
     await eventually(async () => (await eventsOf('fast', 'CPULimitResized')).some((m) => first.test(m)), {
-      timeoutMs: 30_000,
+      timeoutMs: 60_000,
       what: 'the CPULimitResized event of the first raise',
     });
     const status = await eventually(
@@ -118,14 +118,14 @@ describe('--vertical-policy flowcon', () => {
         const v = await verticalOf('fast');
         return v?.containers?.some((c) => c.pod === 'fast-worker-0') === true ? v : false;
       },
-      { timeoutMs: 30_000, what: 'status.verticalResize of fast with its container' },
+      { timeoutMs: 60_000, what: 'status.verticalResize of fast with its container' },
     );
     expect(status.policy).toBe('flowcon');
     const entry = status.containers!.find((c) => c.pod === 'fast-worker-0')!;
     // kwok does not actuate a resize: the spec has it, the container's reported resources do not.
     expect(entry.state).toBe('Requested');
     expect(parseQuantity(entry.cpuLimit)).toBeGreaterThan(1);
-  });
+  }, 300_000);
 
   it('leaves the barely moving job at or below its limit', async () => {
     const v = await eventually(
@@ -133,14 +133,14 @@ describe('--vertical-policy flowcon', () => {
         const s = await verticalOf('slow');
         return s?.list === 'Watching' || s?.list === 'Completing' ? s : false;
       },
-      { timeoutMs: 60_000, what: 'slow classified Watching or Completing' },
+      { timeoutMs: 120_000, what: 'slow classified Watching or Completing' },
     );
     expect(v.policy).toBe('flowcon');
     const pod = await coreApi().readNamespacedPod({ namespace: ns, name: 'slow-worker-0' });
     const limit = parseQuantity(pod.spec?.containers[0]?.resources?.limits?.['cpu'] ?? '0') ?? 0;
     expect(limit).toBeLessThanOrEqual(1);
     expect(await eventsOf('slow', 'CPULimitResizeFailed')).toEqual([]);
-  });
+  }, 300_000);
 
   it('a node without resize support: the API refuses, a warning and a Failed entry say so, the pod is as it was', async () => {
     const warning = await eventually(
@@ -148,7 +148,7 @@ describe('--vertical-policy flowcon', () => {
         const notes = await eventsOf('fast-old-node', 'CPULimitResizeFailed');
         return notes.length > 0 ? notes[0]! : false;
       },
-      { timeoutMs: 60_000, what: 'the CPULimitResizeFailed warning' },
+      { timeoutMs: 120_000, what: 'the CPULimitResizeFailed warning' },
     );
     expect(warning).toMatch(/^In-place CPU resize refused: fast-old-node-worker-0 to \S+: HTTP 422: .*without support for resize/);
     const v = await eventually(
@@ -156,10 +156,10 @@ describe('--vertical-policy flowcon', () => {
         const s = await verticalOf('fast-old-node');
         return s?.containers?.some((c) => c.state === 'Failed') === true ? s : false;
       },
-      { timeoutMs: 30_000, what: 'a Failed entry in status.verticalResize' },
+      { timeoutMs: 60_000, what: 'a Failed entry in status.verticalResize' },
     );
     expect(v.containers![0]!.message).toMatch(/without support for resize/);
     const pod = await coreApi().readNamespacedPod({ namespace: ns, name: 'fast-old-node-worker-0' });
     expect(pod.spec?.containers[0]?.resources?.limits).toEqual({ cpu: '1', memory: '1Gi' });
-  });
+  }, 300_000);
 });

@@ -109,11 +109,9 @@ function planNode(
   return changes;
 }
 
-export function flowConRound(
-  input: FlowConInput,
-  prev: FlowConState = EMPTY_FLOWCON_STATE,
-  config: FlowConConfig = DEFAULT_FLOWCON_CONFIG,
-): FlowConRound {
+export function flowConRound(input: FlowConInput, previous?: FlowConState, config: FlowConConfig = DEFAULT_FLOWCON_CONFIG): FlowConRound {
+  // The first round starts at the configured interval, not the default's.
+  const prev = previous ?? { ...EMPTY_FLOWCON_STATE, intervalMs: config.initialIntervalMs };
   const verdicts: FlowConVerdict[] = [];
   const judged: Judged[] = [];
   for (const job of [...input.jobs].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))) {

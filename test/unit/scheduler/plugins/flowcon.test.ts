@@ -230,4 +230,12 @@ describe('flowConRound', () => {
     expect(y.changes).toEqual(x.changes);
     expect(y.verdicts).toEqual(x.verdicts);
   });
+
+  it('starts at the configured interval, also while no job has progress information yet', () => {
+    const config = { ...DEFAULT_FLOWCON_CONFIG, initialIntervalMs: 2_000 };
+    const r1 = flowConRound({ now: T0, jobs: [job('ns/a', undefined)], nodes: [NODE] }, undefined, config);
+    expect(r1.intervalMs).toBe(2_000);
+    const r2 = flowConRound({ now: T0 + 2 * S, jobs: [job('ns/a', undefined)], nodes: [NODE] }, r1.state, config);
+    expect(r2.intervalMs).toBe(2_000);
+  });
 });
