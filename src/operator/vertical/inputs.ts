@@ -7,8 +7,8 @@ import type { ParsedTFJobEntry } from '../../api/v1/parse.ts';
 import { parseQuantity } from '../../api/v1/quantity.ts';
 import { isControlledBy } from '../../reconciler/tfjob/identity.ts';
 import { isTerminating } from '../../reconciler/tfjob/pod-state.ts';
-import type { QoeClass } from '../../scheduler/plugins/dqoes-vertical/index.ts';
-import type { ContainerCpu } from '../../scheduler/plugins/flowcon/index.ts';
+import type { QoeClass } from '../../scheduler/vertical/dqoes/index.ts';
+import type { ContainerCpu } from '../../scheduler/vertical/flowcon/index.ts';
 import { ANNOTATION_CPU_RESIZE } from './policy.ts';
 
 /** A CPU quantity in millicores, or undefined when absent or not one. */

@@ -5,7 +5,7 @@ import type { ParsedTFJobEntry } from '../../api/v1/parse.ts';
 import type { VerticalResizeStatus } from '../../api/v1/schema.ts';
 import { httpStatus } from '../../runtime/http-status.ts';
 import type { KubeClients } from '../../runtime/kube-client.ts';
-import type { NodeCpu } from '../../scheduler/plugins/flowcon/index.ts';
+import type { NodeCpu } from '../../scheduler/vertical/flowcon/index.ts';
 import { cpuMillis } from './inputs.ts';
 import type { NodeCpuSource, VerticalStatusWriter } from './stage.ts';
 

@@ -4,7 +4,7 @@ import type { ParsedTFJobEntry } from '../../api/v1/parse.ts';
 import type { Pod } from '../../api/v1/k8s-types.ts';
 import { latestEvaluation, type EvaluationSeries } from '../../progress/signals/index.ts';
 import { namespacedKey } from '../../runtime/store.ts';
-import { dqoesVerticalRound, type DqoesVerticalConfig } from '../../scheduler/plugins/dqoes-vertical/index.ts';
+import { dqoesVerticalRound, type DqoesVerticalConfig } from '../../scheduler/vertical/dqoes/index.ts';
 import {
   flowConRound,
   type FlowConConfig,
@@ -12,7 +12,7 @@ import {
   type FlowConState,
   type LimitChange,
   type NodeCpu,
-} from '../../scheduler/plugins/flowcon/index.ts';
+} from '../../scheduler/vertical/flowcon/index.ts';
 import { containersOf, optedOut, qoeOf } from './inputs.ts';
 import type { VerticalPolicy } from './policy.ts';
 import type { JobVerdict } from './status.ts';

@@ -11,14 +11,14 @@ import { isFinished } from '../../reconciler/tfjob/conditions.ts';
 import { httpStatus } from '../../runtime/http-status.ts';
 import { apiErrorMessage } from '../../runtime/kube-client.ts';
 import type { Logger } from '../../runtime/logger.ts';
-import { DEFAULT_DQOES_VERTICAL_CONFIG, type DqoesVerticalConfig } from '../../scheduler/plugins/dqoes-vertical/index.ts';
+import { DEFAULT_DQOES_VERTICAL_CONFIG, type DqoesVerticalConfig } from '../../scheduler/vertical/dqoes/index.ts';
 import {
   DEFAULT_FLOWCON_CONFIG,
   type FlowConConfig,
   type FlowConState,
   type LimitChange,
   type NodeCpu,
-} from '../../scheduler/plugins/flowcon/index.ts';
+} from '../../scheduler/vertical/flowcon/index.ts';
 import { containersOf, formatMillis } from './inputs.ts';
 import { keyOf, planVertical } from './plan.ts';
 import type { VerticalPolicy } from './policy.ts';

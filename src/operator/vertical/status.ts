@@ -2,7 +2,7 @@
 // container, the last limit asked for and how the resize went (refreshed from the pod each round).
 import type { Pod } from '../../api/v1/k8s-types.ts';
 import type { VerticalResizeContainer, VerticalResizeStatus } from '../../api/v1/schema.ts';
-import type { LimitChange } from '../../scheduler/plugins/flowcon/index.ts';
+import type { LimitChange } from '../../scheduler/vertical/flowcon/index.ts';
 import { cpuMillis, formatMillis } from './inputs.ts';
 import { observeResize } from './resize-state.ts';
 

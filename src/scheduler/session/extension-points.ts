@@ -1,7 +1,9 @@
 // The named extension points of a pass, in the manner of Volcano's session: plugins (../plugins/)
 // register rules into them, and `buildPass` turns a policy's ordered list of plugins into the
 // `PassPolicy` the session runs. With no plugin the pass is KOD2's: its four core actions, victims
-// lowest rank first, no keep rule, fallback, hold, cap or resize rule.
+// lowest rank first, no keep rule, fallback, hold or cap.
+// Vertical rules (in-place CPU limits) are not pass points: they keep state across rounds and run
+// on their own interval in the operator's vertical stage (../vertical/).
 //
 //   ranking          demotion bands of the rank key (job order) and refinements of the model
 //   cooldown         hysteresis of scale-in and regrowth
@@ -11,7 +13,6 @@
 //   headFallbacks    other ways to admit a head when scale-in cannot
 //   admission        options of admit-heads (until blocked, backfill, one suspension for backfill)
 //   growth           options of scale-out; holds (jobs kept at their size); cap while jobs wait
-//   resize           vertical per-container CPU-limit rules
 //   actions          steps added before or after a core action
 
 import { admitHeads, type AdmitHeadsOptions } from './actions/admit-heads.ts';
@@ -19,7 +20,7 @@ import { reclaimForGrowth } from './actions/reclaim-for-growth.ts';
 import { reclaimQuota } from './actions/reclaim-quota.ts';
 import { scaleOutRunning } from './actions/scale-out-running.ts';
 import type { RunningJob } from '../model/job-model.ts';
-import type { Action, GrowthRules, HeadFallback, KeepRule, PassPolicy, RankingRefinement, ResizeRule, VictimOrder } from './session.ts';
+import type { Action, GrowthRules, HeadFallback, KeepRule, PassPolicy, RankingRefinement, VictimOrder } from './session.ts';
 import { lowestRankFirst } from './victims.ts';
 
 /** A plugin's arguments, as the policy list gives them. */
@@ -53,7 +54,6 @@ export class ExtensionPoints {
   readonly growth = { psNodesFirst: false, packNodes: false, knee: false };
   readonly growthHolds: ((job: RunningJob) => boolean)[] = [];
   growthCap: GrowthRules['capWhileWaiting'];
-  readonly resize: ResizeRule[] = [];
   readonly #before = new Map<CoreActionName, Action[]>();
   readonly #after = new Map<CoreActionName, Action[]>();
 
@@ -90,7 +90,6 @@ export class ExtensionPoints {
         holds: [...this.growthHolds],
         ...(this.growthCap === undefined ? {} : { capWhileWaiting: this.growthCap }),
       },
-      resize: [...this.resize],
       actions: CORE_ACTIONS.flatMap((name) => [...(this.#before.get(name) ?? []), core[name], ...(this.#after.get(name) ?? [])]),
     };
   }

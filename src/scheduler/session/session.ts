@@ -64,12 +64,6 @@ export interface GrowthRules {
   readonly capWhileWaiting?: (job: RunningJob, limit: number, now: number) => number;
 }
 
-/**
- * A vertical rule (FlowCon, DQoES): the CPU limit (millicores) a running job's containers should
- * have; undefined: this rule says nothing about the job.
- */
-export type ResizeRule = (session: PassSession, job: RunningJob) => number | undefined;
-
 /** Given the pass's first model, a ranking to build it again with; undefined: keep it. */
 export type RankingRefinement = (model: PassModel, ranking: BandRanking) => BandRanking | undefined;
 
@@ -82,8 +76,6 @@ export interface PassPolicy {
   readonly cooldown: boolean;
   readonly preemption: PreemptionRules;
   readonly growth: GrowthRules;
-  /** Vertical rules, asked in order (`resizeFor`). */
-  readonly resize: readonly ResizeRule[];
   readonly actions: readonly Action[];
 }
 
@@ -298,15 +290,6 @@ export class PassSession {
   /** The waiting jobs not admitted that could ever fit (after the admissions: whom growth keeps room for). */
   stillWaiting(): CompiledJob[] {
     return this.model.waiting.filter((j) => !this.plan.isAdmitted(j.key) && this.outcomes.get(j.key)?.kind !== 'never-fits');
-  }
-
-  /** The CPU limit (millicores) the first resize rule with an answer gives the job; undefined: none does. */
-  resizeFor(job: RunningJob): number | undefined {
-    for (const rule of this.policy.resize) {
-      const limit = rule(this, job);
-      if (limit !== undefined) return limit;
-    }
-    return undefined;
   }
 
   /** The scaling knee's gain while `someoneWaits`; undefined: no knee. */

@@ -130,6 +130,16 @@ describe('the import graph of src/', () => {
     }
   });
 
+  it('keeps each vertical rule to its folder and the shared limit arithmetic', () => {
+    const rules = importsOf('scheduler/vertical').filter(({ file }) => file.split('/').length > 3);
+    expect(rules.length).toBeGreaterThan(0);
+    for (const { file, local } of rules) {
+      const folder = file.split('/').slice(0, 3).join('/');
+      const foreign = local.filter((l) => !l.startsWith(`${folder}/`) && l !== 'scheduler/vertical/limits.ts');
+      expect({ file, foreign }).toEqual({ file, foreign: [] });
+    }
+  });
+
   it('keeps the session and the model free of plugins and policies (plugins register, they are not called by name)', () => {
     for (const folder of ['scheduler/session', 'scheduler/model', 'scheduler/ranking', 'scheduler/queues']) {
       for (const { file, local } of importsOf(folder)) {

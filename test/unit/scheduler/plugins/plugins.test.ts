@@ -1,18 +1,17 @@
 // The plugins of the preemptive pass (src/scheduler/plugins/) and the extension points they register
 // into (src/scheduler/session/extension-points.ts): every folder is a registered plugin with a
 // README, every listed name exists, each plugin alone changes KOD2's pass where it says, actions
-// are placed by their anchors in list order, and the resize point is consulted.
+// are placed by their anchors in list order.
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_IMPROVEMENTS, DEFAULT_SCHEDULER_CONFIG } from '../../../../src/scheduler/config.ts';
+import { DEFAULT_IMPROVEMENTS } from '../../../../src/scheduler/config.ts';
 import { PLUGINS } from '../../../../src/scheduler/plugins/index.ts';
 import { KOD2_PASS } from '../../../../src/scheduler/policies/kod2.ts';
 import { POLICY_LISTS } from '../../../../src/scheduler/policies/lists.ts';
 import { oursList } from '../../../../src/scheduler/policies/ours.ts';
 import { buildPass, type Plugin, type PluginUse } from '../../../../src/scheduler/session/extension-points.ts';
-import { PassSession, type Action, type PassPolicy } from '../../../../src/scheduler/session/session.ts';
-import { paperTestbed, running, snapshot } from '../helpers/builders.ts';
+import type { Action, PassPolicy } from '../../../../src/scheduler/session/session.ts';
 
 const PLUGIN_DIR = path.resolve(import.meta.dirname, '../../../../src/scheduler/plugins');
 const folders = readdirSync(PLUGIN_DIR, { withFileTypes: true })
@@ -118,25 +117,5 @@ describe('plugins', () => {
       'reclaim-for-growth',
       'scale-out',
     ]);
-  });
-
-  it('asks the resize rules in order, the first answer wins', () => {
-    const rule = (name: string, limit: number | undefined): Plugin => ({
-      name,
-      register(points) {
-        points.resize.push(() => limit);
-      },
-    });
-    const plugins = new Map([
-      ['silent', rule('silent', undefined)],
-      ['half', rule('half', 500)],
-      ['full', rule('full', 1000)],
-    ]);
-    const snap = snapshot(paperTestbed(), [running('a', ['PS:0@node-1', 'Worker:0@node-1'])]);
-    const pass = buildPass([{ name: 'silent' }, { name: 'half' }, { name: 'full' }], plugins);
-    const session = new PassSession(snap, DEFAULT_SCHEDULER_CONFIG, pass);
-    expect(session.resizeFor(session.model.running[0]!)).toBe(500);
-    const none = new PassSession(snap, DEFAULT_SCHEDULER_CONFIG, KOD2_PASS);
-    expect(none.resizeFor(none.model.running[0]!)).toBeUndefined();
   });
 });

@@ -5,7 +5,7 @@
 // keep theirs, and when every job
 // on a node is Completing all get the whole node (free competition). Pure: the caller keeps the state.
 import { accrue, growthOver, nextList, type Growth } from './growth.ts';
-import { byNode, changeIf, clampLimit, splitByRequest, untouchable, type ContainerCpu, type LimitChange, type NodeCpu } from './limits.ts';
+import { byNode, changeIf, clampLimit, splitByRequest, untouchable, type ContainerCpu, type LimitChange, type NodeCpu } from '../limits.ts';
 import {
   DEFAULT_FLOWCON_CONFIG,
   type FlowConConfig,

@@ -1,7 +1,7 @@
 // DQoES vertical as a pure rule: on one node, jobs ahead of their target give CPU limit to jobs behind.
 import { describe, expect, it } from 'vitest';
-import { dqoesVerticalRound, type DqoesJob, type QoeClass } from '../../../../src/scheduler/plugins/dqoes-vertical/index.ts';
-import type { ContainerCpu } from '../../../../src/scheduler/plugins/flowcon/index.ts';
+import { dqoesVerticalRound, type DqoesJob, type QoeClass } from '../../../../src/scheduler/vertical/dqoes/index.ts';
+import type { ContainerCpu } from '../../../../src/scheduler/vertical/flowcon/index.ts';
 
 const N1 = { name: 'n1', allocatableMillis: 2000 };
 const N2 = { name: 'n2', allocatableMillis: 2000 };

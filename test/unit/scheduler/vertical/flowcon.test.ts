@@ -11,7 +11,7 @@ import {
   type EvaluationPoint,
   type FlowConJob,
   type FlowConState,
-} from '../../../../src/scheduler/plugins/flowcon/index.ts';
+} from '../../../../src/scheduler/vertical/flowcon/index.ts';
 
 const NODE = { name: 'n1', allocatableMillis: 2000 };
 const T0 = Date.UTC(2026, 10, 28, 12);

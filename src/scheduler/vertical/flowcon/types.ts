@@ -1,5 +1,5 @@
 // FlowCon's inputs, memory and outputs (docs/scheduling.md, "FlowCon and DQoES vertical").
-import type { ContainerCpu, LimitChange, NodeCpu } from './limits.ts';
+import type { ContainerCpu, LimitChange, NodeCpu } from '../limits.ts';
 
 /** FlowCon's three lists: young and growing fast, near convergence, converging. */
 export type FlowConList = 'New' | 'Watching' | 'Completing';

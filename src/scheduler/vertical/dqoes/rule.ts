@@ -3,16 +3,7 @@
 // G holds, split by how far each job is from its target; the scheduler's next classification says
 // whether they reached ±α (set S). Nothing moves on a node without both a G and a B job: lowering an
 // ahead job's limit for nobody only slows it. Pure; limits stay within [request, node allocatable].
-import {
-  byNode,
-  changeIf,
-  clampLimit,
-  splitByRequest,
-  untouchable,
-  type ContainerCpu,
-  type LimitChange,
-  type NodeCpu,
-} from '../flowcon/limits.ts';
+import { byNode, changeIf, clampLimit, splitByRequest, untouchable, type ContainerCpu, type LimitChange, type NodeCpu } from '../limits.ts';
 
 export type QoeClass = 'Ahead' | 'Satisfied' | 'Behind' | 'Unknown';
 
