@@ -3,11 +3,26 @@
 // root and ports, and 1 CPU held back from its allocatable. A PS/worker job of real TensorFlow with
 // its PS on realnode-0 and its worker on realnode-1 trains to its planned step and Succeeds: PS ↔
 // worker traffic crosses the two nodes' bridges, by service name through realnode-0's cluster DNS.
+// Then a worker moves: a job trains on realnode-0, its worker pod is deleted (it checkpoints on
+// SIGTERM) while only realnode-1 is schedulable, the operator re-creates it there (TF_CONFIG names
+// services, so it stays valid), and the job goes on from its checkpoint to its planned step.
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RealNode, TENSORFLOW_VERSION } from '../../lab/local-cluster/real-node/index.ts';
 import { clusterState, eventually } from '../support/kube.ts';
 import { coreApi, createTFJob, waitForCondition, type TestTFJob } from '../support/tfjob.ts';
-import { doneStep, podLog, realJob, realNodeName, realNodeSkipped, startRealNodeRun, type RealNodeRun } from './support.ts';
+import {
+  doneStep,
+  firstStep,
+  hostScratchDir,
+  podLog,
+  realJob,
+  realNodeName,
+  realNodeSkipped,
+  startRealNodeRun,
+  waitForStep,
+  type RealNodeRun,
+} from './support.ts';
 
 const STEPS = 200;
 
@@ -78,4 +93,54 @@ describe.skipIf(realNodeSkipped() !== undefined)('a second real node on the same
     // The worker found the PS on the other node by its service name.
     expect(log).toContain(`split-ps-0.${ns}.svc:2222`);
   });
+  it('moves a worker to the other node: deleted, re-created there by the operator, and the job finishes', async () => {
+    const moveSteps = 300;
+    // Where the worker may go is the nodes' schedulability: first realnode-0 only, then realnode-1 only.
+    await setUnschedulable(second.nodeName, true);
+    try {
+      const job = realJob(
+        'moved',
+        { PS: { replicas: 1, cpu: '200m' }, Worker: { replicas: 1, cpu: '500m' } },
+        // Checkpoints on the host (both nodes are on it): the re-created chief restores the global step.
+        {
+          env: { STEPS: String(moveSteps), STEP_SLEEP: '0.1', PROGRESS_EVERY: '10', CKPT_DIR: '/ckpt' },
+          hostPath: hostScratchDir(`${ns}-moved`),
+        },
+      );
+      await createTFJob(ns, pinned(job, { PS: realNodeName() }));
+      await waitForStep(ns, 'moved-worker-0', 60);
+      const before = await coreApi().readNamespacedPod({ name: 'moved-worker-0', namespace: ns });
+      expect(before.spec?.nodeName).toBe(realNodeName());
+
+      await setUnschedulable(second.nodeName, false);
+      await setUnschedulable(realNodeName(), true);
+      await coreApi().deleteNamespacedPod({ name: 'moved-worker-0', namespace: ns });
+      const after = await eventually(
+        async () => {
+          const p = await coreApi().readNamespacedPod({ name: 'moved-worker-0', namespace: ns });
+          return p.metadata?.uid !== before.metadata?.uid && p.spec?.nodeName !== undefined ? p : false;
+        },
+        { what: 'the worker re-created and placed', timeoutMs: 120_000, intervalMs: 500 },
+      );
+      expect(after.spec?.nodeName).toBe(second.nodeName);
+
+      const done = await waitForCondition(ns, 'moved', 'Succeeded', { timeoutMs: 360_000 });
+      expect(done.status?.replicaStatuses?.Worker?.succeeded).toBe(1);
+      const log = await podLog(ns, 'moved-worker-0');
+      process.stderr.write(
+        `[two-nodes] worker moved ${realNodeName()} -> ${after.spec?.nodeName}, resumed at global step ${firstStep(log)}\n`,
+      );
+      // It went on from the checkpoint, against the PS on the other node, to the planned step.
+      expect(firstStep(log)).toBeGreaterThan(0);
+      expect(doneStep(log)).toBeGreaterThanOrEqual(moveSteps);
+      expect(log).toContain(`moved-ps-0.${ns}.svc:2222`);
+    } finally {
+      await setUnschedulable(realNodeName(), false);
+      await setUnschedulable(second.nodeName, false);
+    }
+  });
 });
+
+async function setUnschedulable(node: string, unschedulable: boolean): Promise<void> {
+  await coreApi().patchNode({ name: node, body: { spec: { unschedulable } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+}
