@@ -25,6 +25,7 @@ import { EVENT_FAILED_VALIDATION, EVENT_RESTARTING, messages, writeEvents, type 
 import type { Controller, ReconcileContext, ReconcileResult } from '../runtime/controller.ts';
 import type { EventRecorder } from '../runtime/events.ts';
 import type { Expectations } from '../runtime/expectations.ts';
+import type { PodsInFlight } from './scheduling/pods-in-flight.ts';
 import { httpStatus } from '../runtime/http-status.ts';
 import { apiErrorMessage, type KubeClients } from '../runtime/kube-client.ts';
 import { namespacedKey, objectKey, splitKey } from '../runtime/store.ts';
@@ -49,6 +50,8 @@ export interface TFJobControllerDeps {
   readonly clients: KubeClients;
   readonly caches: OperatorCaches;
   readonly expectations: Expectations;
+  /** Pod creates the scheduler must count until the cache shows them (scheduling/pods-in-flight.ts). */
+  readonly podsInFlight?: Pick<PodsInFlight, 'sending' | 'refused'>;
   readonly recorder: EventRecorder;
   readonly jobMetrics?: JobMetrics;
   readonly options: ReconcileOptions;
@@ -270,13 +273,18 @@ export class TFJobController {
         key,
         creates.map((a) => (a.kind === 'createPod' ? `pod/${a.pod.metadata?.name ?? ''}` : `service/${a.service.metadata?.name ?? ''}`)),
       );
+      this.#deps.podsInFlight?.sending(
+        w.ns,
+        creates.flatMap((a) => (a.kind === 'createPod' ? [a.pod] : [])),
+        Date.now(),
+      );
     }
     if (deletes.length > 0) {
       expectations.expectDeletions(
         key,
         deletes.map((a) => (a.kind === 'deletePod' ? `pod/${a.name}` : `service/${a.name}`)),
       );
-      for (const a of deletes) void queue.add(() => (a.kind === 'deletePod' ? this.#deletePod(w, a) : this.#deleteService(w, a.name)));
+      for (const a of deletes) void queue.add(() => (a.kind === 'deletePod' ? this.#deletePod(w, a) : this.#deleteService(w, a)));
       await queue.onIdle();
     }
     if (creates.length > 0) {
@@ -313,19 +321,23 @@ export class TFJobController {
     }
   }
 
-  async #deleteService(w: WriteRound, name: string): Promise<void> {
+  async #deleteService(w: WriteRound, a: Extract<Action, { kind: 'deleteService' }>): Promise<void> {
     const { expectations, recorder } = this.#deps;
+    const { name } = a;
     const svc = this.#deps.caches.services.get(namespacedKey(w.ns, name));
     try {
+      // The service the reconciler decided about, never whatever the cache holds by now under its
+      // name (a worker's service created again since must survive a stale decision).
       await this.#core.deleteNamespacedService({
         name,
         namespace: w.ns,
-        body: { preconditions: { uid: svc?.metadata?.uid } },
+        body: { preconditions: { uid: a.uid ?? svc?.metadata?.uid } },
       });
       record(recorder, w.job, writeEvents.deletedService(name), 'Delete');
     } catch (err) {
       expectations.deletionFailed(w.key, `service/${name}`);
-      if (httpStatus(err) === 404) return;
+      // 409: the UID precondition failed, the name belongs to a newer service (judged on its own).
+      if (httpStatus(err) === 404 || httpStatus(err) === 409) return;
       record(recorder, w.job, writeEvents.failedDeleteService(apiErrorMessage(err)), 'Delete');
       w.errors.push(err);
     }
@@ -341,6 +353,8 @@ export class TFJobController {
       w.ctx.log.info({ pod: `${w.ns}/${name}`, node: pod.spec?.nodeName }, 'Created pod');
     } catch (err) {
       expectations.creationFailed(w.key, `pod/${name}`);
+      // Only a refusal proves nothing was created: a lost answer (5xx, 429, a cut) may hide a pod.
+      if (isRefusal(err)) this.#deps.podsInFlight?.refused(namespacedKey(w.ns, name));
       if (httpStatus(err) === 409) return; // already exists: the cache will show it
       // An admission plugin's refusal speaks of the pod; the user needs the TFJob's field.
       const message = isRefusal(err) ? explainRefusal(pod, apiErrorMessage(err)) : apiErrorMessage(err);

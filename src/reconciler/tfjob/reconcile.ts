@@ -52,7 +52,7 @@ import {
   tensorflowExitCode,
 } from './pod-state.ts';
 import type { PodPlan } from './replica-plan.ts';
-import { planElasticPods, planFixedPods, planServices } from './replica-plan.ts';
+import { planElasticPods, planFixedPods, planServices, scalingIn } from './replica-plan.ts';
 import type { ReplicaCounts } from './replica-status.ts';
 import { addCounts, fromReplicaStatus, podContribution, toReplicaStatus, ZERO_COUNTS } from './replica-status.ts';
 import { buildService } from './service-builder.ts';
@@ -77,7 +77,8 @@ export type Action =
       readonly markRemoval?: string;
     }
   | { readonly kind: 'createService'; readonly service: Service }
-  | { readonly kind: 'deleteService'; readonly name: string }
+  /** `uid`: the service the decision was about (a precondition, as for pods). */
+  | { readonly kind: 'deleteService'; readonly name: string; readonly uid: string | undefined }
   /** TTL expired: delete the TFJob (pods and services go with it through garbage collection). */
   | { readonly kind: 'deleteJob' };
 
@@ -246,11 +247,13 @@ function cleanupActions(
   selection: { pods: readonly string[]; services: readonly string[] },
   pods: readonly Pod[],
   reason: DeleteReason,
+  services: readonly Service[],
 ): Action[] {
   const uids = new Map(pods.map((p) => [podName(p), p.metadata?.uid]));
+  const serviceUids = new Map(services.map((s) => [s.metadata?.name ?? '', s.metadata?.uid]));
   return [
     ...selection.pods.map((name): Action => ({ kind: 'deletePod', name, uid: uids.get(name), reason })),
-    ...selection.services.map((name): Action => ({ kind: 'deleteService', name })),
+    ...selection.services.map((name): Action => ({ kind: 'deleteService', name, uid: serviceUids.get(name) })),
   ];
 }
 
@@ -287,7 +290,7 @@ function finishedPass(
   // keep training after it is marked done, so None cleans up running pods there as Running does.
   const stops = job.spec.qoe?.onTargetMetric === 'Stop' && runPolicy.cleanPodPolicy === 'None';
   const policy = stops ? 'Running' : runPolicy.cleanPodPolicy;
-  const actions = cleanupActions(selectForCleanup(policy, true, pods, services), pods, 'cleanup');
+  const actions = cleanupActions(selectForCleanup(policy, true, pods, services), pods, 'cleanup', services);
   const ttl = ttlDecision(runPolicy.ttlSecondsAfterFinished, runPolicy.suspend === true, working.completionTime, now);
   if (ttl.kind === 'delete') actions.push({ kind: 'deleteJob' });
   return result(outcome, stored, working, actions, events, ttl.kind === 'requeue' ? ttl.afterMs : undefined, scheduling);
@@ -304,7 +307,7 @@ function suspendPass(
   scheduling?: SchedulingStatus,
 ): ReconcilePlan {
   const name = job.metadata.name;
-  const actions = cleanupActions(selectForCleanup(job.spec.runPolicy.cleanPodPolicy, false, pods, services), pods, 'suspend');
+  const actions = cleanupActions(selectForCleanup(job.spec.runPolicy.cleanPodPolicy, false, pods, services), pods, 'suspend', services);
   for (const [type, rs] of Object.entries(working.replicaStatuses)) {
     const copy = { ...rs };
     delete copy.active;
@@ -427,7 +430,9 @@ function reconcileReplicaType(
     pass.actions.push({ kind: 'createService', service: buildService(view, type, index, spec) });
   }
   for (const service of servicePlan.remove) {
-    pass.actions.push({ kind: 'deleteService', name: service.metadata?.name ?? '' });
+    const name = service.metadata?.name ?? '';
+    if (elastic && scalingIn(plan, name)) continue; // its service goes once the removal is in the API
+    pass.actions.push({ kind: 'deleteService', name, uid: service.metadata?.uid });
   }
   return pass;
 }
