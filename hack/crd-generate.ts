@@ -303,6 +303,42 @@ export const PROGRESS_STATUS_SCHEMA: Json = {
   },
 };
 
+export const VERTICAL_RESIZE_STATUS_SCHEMA: Json = {
+  type: 'object',
+  description: "What --vertical-policy did to the job's CPU limits in place (tfjob-operator extension; see docs/scheduling.md).",
+  properties: {
+    policy: { type: 'string', description: 'The vertical policy: flowcon or dqoes.' },
+    lastRound: dateTime('When the policy last looked at the job.'),
+    list: { type: 'string', description: "FlowCon's list for the job: New, Watching or Completing." },
+    growthEfficiency: { type: 'string', description: 'Relative metric gain per CPU-second over the last interval, as a decimal string.' },
+    leftAlone: { type: 'string', description: 'Why the policy leaves the job alone, when it does.' },
+    containers: {
+      type: 'array',
+      maxItems: 256,
+      description: 'Containers whose CPU limit the policy set or tried to set, latest state each.',
+      items: {
+        type: 'object',
+        required: ['pod', 'container', 'cpuLimit', 'time', 'state'],
+        properties: {
+          pod: { type: 'string' },
+          container: { type: 'string' },
+          cpuLimit: { type: 'string', description: 'The CPU limit asked for (quantity).' },
+          previousCpuLimit: { type: 'string', description: 'The CPU limit before.' },
+          time: dateTime('When it was asked for.'),
+          reason: { type: 'string', description: 'Why, in words.' },
+          state: {
+            type: 'string',
+            enum: ['Requested', 'InProgress', 'Applied', 'Deferred', 'Infeasible', 'Failed'],
+            description:
+              'Requested (in the pod spec), InProgress, Applied (the kubelet reports it), Deferred or Infeasible (the kubelet), Failed (the API refused).',
+          },
+          message: { type: 'string', description: "The kubelet's or the API server's message." },
+        },
+      },
+    },
+  },
+};
+
 /** A number in (0, max], as OpenAPI bounds: the apiserver names the field in its error. */
 const positive = (description: string, maximum: number): Json => ({
   type: 'number',
@@ -491,6 +527,7 @@ export function extendCrd(crd: Json): Json {
   statusProps.scheduling = SCHEDULING_STATUS_SCHEMA;
   statusProps.progress = PROGRESS_STATUS_SCHEMA;
   statusProps.qoe = QOE_STATUS_SCHEMA;
+  statusProps.verticalResize = VERTICAL_RESIZE_STATUS_SCHEMA;
   statusProps.podRecreations = POD_RECREATIONS_SCHEMA;
   return crd;
 }

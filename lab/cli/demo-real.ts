@@ -11,6 +11,8 @@ import { createTrainersConfigMap, REAL_NODE_LABEL, RealNode, trainerReplicaSpec 
 import { loadConfig } from '../../src/operator/config.ts';
 import { Operator } from '../../src/operator/manager.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
+import type { Dashboard } from '../../src/dashboard/index.ts';
+import { startDemoDashboard, type DemoDashboardOptions } from './demo-dashboard.ts';
 
 const NAMESPACE = 'demo-real';
 const PRIORITY_CLASS = 'demo-real-urgent';
@@ -113,7 +115,7 @@ async function prepare(kc: KubeConfig): Promise<void> {
   await kc.makeApiClient(SchedulingV1Api).createPriorityClass({ body: { metadata: { name: PRIORITY_CLASS }, value: 100_000 } });
 }
 
-export async function mainReal(signal: AbortSignal, logFile: string): Promise<number> {
+export async function mainReal(signal: AbortSignal, logFile: string, dashboardOptions: DemoDashboardOptions): Promise<number> {
   const problem = RealNode.unavailable();
   if (problem !== undefined) {
     console.error(`demo --real needs a real node, and this host cannot run one: ${problem}`);
@@ -126,6 +128,7 @@ export async function mainReal(signal: AbortSignal, logFile: string): Promise<nu
   const cluster = await LocalCluster.start({ scheduler: true, onProgress: progress });
   let node: RealNode | undefined;
   let operator: Operator | undefined;
+  let dashboard: Dashboard | undefined;
   try {
     await installCrds(cluster.kubeConfig());
     node = await RealNode.start({ kubeconfig: cluster.kubeconfigPath, onProgress: progress });
@@ -149,11 +152,14 @@ export async function mainReal(signal: AbortSignal, logFile: string): Promise<nu
       ],
       env: {},
     });
-    operator = new Operator(config, { kubeConfig: kc, logger: createLogger({ level: 'info', destination: createWriteStream(logFile) }) });
+    const logger = createLogger({ level: 'info', destination: createWriteStream(logFile) });
+    operator = new Operator(config, { kubeConfig: kc, logger });
     await operator.start();
+    dashboard = await startDemoDashboard(kc, logger, dashboardOptions);
     console.log(`\n== real TensorFlow on ${node.nodeName} (2 cpu), policy ours (operator log: ${logFile}) ==`);
     return await watch(kc, signal);
   } finally {
+    await dashboard?.stop();
     await operator?.stop();
     if (node !== undefined) for (const p of await node.stop()) console.error(`real node cleanup: ${p}`);
     await cluster.stop();

@@ -7,6 +7,7 @@ import { LocalCluster } from '../local-cluster/index.ts';
 import { OPERATOR_POLICY_NAMES, type OperatorPolicyName } from '../../src/scheduler/index.ts';
 import type { Operator } from '../../src/operator/manager.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
+import type { Dashboard } from '../../src/dashboard/index.ts';
 import { namespacedKey } from '../../src/runtime/store.ts';
 import { corePass } from '../simulator/core.ts';
 import { runScenario } from '../simulator/run.ts';
@@ -14,6 +15,7 @@ import { HOST_LAG_WARNING_SHARE, runScenarioOnCluster, type ScenarioRunResult } 
 import type { EmulatedJob } from '../emulator/training-emulator.ts';
 import { installCrds } from '../local-cluster/crd.ts';
 import { loadScenario } from '../workloads/index.ts';
+import { DASHBOARD_HELP, parseDashboardOptions, startDemoDashboard, type DemoDashboardOptions } from './demo-dashboard.ts';
 
 const HELP = `usage: node lab/cli/main.ts demo [options]
 
@@ -29,6 +31,7 @@ shows live progress and ends with the JCT table. Everything started is stopped o
   --real              instead: one real node and three real TensorFlow jobs (an elastic one shrinks
                       for a higher-priority one, then grows again); needs root; ~4 min, plus ~10 min
                       of builds the first time
+${DASHBOARD_HELP}
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -41,8 +44,11 @@ export async function main(argv: string[]): Promise<number> {
       compare: { type: 'boolean', default: false },
       'log-level': { type: 'string', default: 'info' },
       real: { type: 'boolean', default: false },
+      dashboard: { type: 'boolean', default: true },
+      'dashboard-port': { type: 'string', default: '0' },
       help: { type: 'boolean', short: 'h', default: false },
     },
+    allowNegative: true,
   });
   if (values.help) {
     console.log(HELP);
@@ -53,7 +59,12 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`--policy must be one of ${OPERATOR_POLICY_NAMES.join(', ')}`);
     return 2;
   }
-  if (values.real) return runReal();
+  const dashboardOptions = parseDashboardOptions(values);
+  if (typeof dashboardOptions === 'string') {
+    console.error(dashboardOptions);
+    return 2;
+  }
+  if (values.real) return runReal(dashboardOptions);
   const timeScale = Number(values['time-scale']);
   if (!Number.isFinite(timeScale) || timeScale <= 0) {
     console.error('--time-scale must be a positive number');
@@ -84,8 +95,10 @@ export async function main(argv: string[]): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
+  let dashboard: Dashboard | undefined;
   try {
     await installCrds(cluster.kubeConfig());
+    dashboard = await startDemoDashboard(cluster.kubeConfig(), logger, dashboardOptions);
     const runs: ScenarioRunResult[] = [];
     const policies: OperatorPolicyName[] = values.compare && policy !== 'tf-operator' ? [policy, 'tf-operator'] : [policy];
     for (const [i, p] of policies.entries()) {
@@ -115,12 +128,13 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (!abort.signal.aborted) printComparison(runs, scenario, timeScale);
   } finally {
+    await dashboard?.stop();
     await cluster.stop();
   }
   return abort.signal.aborted ? 130 : 0;
 }
 
-async function runReal(): Promise<number> {
+async function runReal(dashboard: DemoDashboardOptions): Promise<number> {
   const abort = new AbortController();
   const onSignal = () => {
     console.log('\nInterrupted: stopping the operator, the real node and the local cluster...');
@@ -128,7 +142,7 @@ async function runReal(): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  return (await import('./demo-real.ts')).mainReal(abort.signal, 'demo-operator.log');
+  return (await import('./demo-real.ts')).mainReal(abort.signal, 'demo-operator.log', dashboard);
 }
 
 class LiveDisplay {

@@ -49,13 +49,19 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const logger = createLogger({ name: 'tfjob-dashboard', level: process.env.LOG_LEVEL ?? 'warn', destination: process.stderr });
-  const dashboard = await startDashboard({
-    kubeConfig: loadKubeConfig(values.kubeconfig ?? ''),
-    logger,
-    namespaces: values.namespace.split(',').filter((n) => n !== ''),
-    host,
-    port,
-  });
+  let dashboard;
+  try {
+    dashboard = await startDashboard({
+      kubeConfig: loadKubeConfig(values.kubeconfig ?? ''),
+      logger,
+      namespaces: values.namespace.split(',').filter((n) => n !== ''),
+      host,
+      port,
+    });
+  } catch (err) {
+    console.error(`tfjob-operator dashboard: ${(err as Error).message}`);
+    return 1;
+  }
   for (const [kind, a] of Object.entries(dashboard.access)) {
     if (a.scope === 'denied') console.error(`note: ${kind}: ${a.why}`);
     else if (a.scope === 'namespaces') console.error(`note: ${kind}: only namespaces ${a.namespaces.join(', ')}`);

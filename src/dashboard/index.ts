@@ -5,6 +5,7 @@ import { KubeClients } from '../runtime/kube-client.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { namespacedKey } from '../runtime/store.ts';
 import { resolveAccess, whoAmI } from './access.ts';
+import { assertAssets } from './assets.ts';
 import { JobHistories } from './history.ts';
 import { HistoryRecorder } from './recorder.ts';
 import { DashboardServer } from './server.ts';
@@ -34,6 +35,7 @@ export const DEFAULT_SAMPLES_PER_JOB = 720;
 const SYNC_WAIT_MS = 30_000;
 
 export async function startDashboard(opts: DashboardOptions): Promise<Dashboard> {
+  assertAssets();
   const clients = new KubeClients(opts.kubeConfig, { userAgent: 'tfjob-operator-dashboard' });
   const fallback = opts.kubeConfig.getContextObject(opts.kubeConfig.getCurrentContext())?.namespace ?? 'default';
   const access = await resolveAccess(clients, opts.namespaces, fallback);

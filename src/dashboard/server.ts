@@ -6,7 +6,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { VENDOR_FILES, WEB_ROOT, webFile } from './assets.ts';
 
 export interface DashboardRoutes {
   snapshot(): unknown;
@@ -20,13 +20,7 @@ const TYPES: Readonly<Record<string, string>> = {
   '.png': 'image/png',
 };
 
-const WEB_ROOT = fileURLToPath(new URL('./web/', import.meta.url));
-/** uPlot, served from the installed package (no CDN: the page works offline). */
-const UPLOT_DIR = path.dirname(fileURLToPath(import.meta.resolve('uplot/dist/uPlot.iife.min.js')));
-const STATIC: Readonly<Record<string, string>> = {
-  '/vendor/uPlot.iife.min.js': path.join(UPLOT_DIR, 'uPlot.iife.min.js'),
-  '/vendor/uPlot.min.css': path.join(UPLOT_DIR, 'uPlot.min.css'),
-};
+const SERVED_TYPES: ReadonlySet<string> = new Set(Object.keys(TYPES));
 const HEARTBEAT_MS = 15_000;
 
 function sameToken(a: string, b: string): boolean {
@@ -54,7 +48,7 @@ export class DashboardServer {
   readonly #streams = new Set<ServerResponse>();
   #version = 0;
   #pending: NodeJS.Timeout | undefined;
-  readonly #heartbeat: NodeJS.Timeout;
+  #heartbeat: NodeJS.Timeout | undefined;
   #port = 0;
 
   readonly routes: DashboardRoutes;
@@ -65,10 +59,6 @@ export class DashboardServer {
     this.routes = routes;
     this.coalesceMs = coalesceMs;
     this.#server = createServer((req, res) => void this.#handle(req, res));
-    this.#heartbeat = setInterval(() => {
-      for (const s of this.#streams) s.write(': keep-alive\n\n');
-    }, HEARTBEAT_MS);
-    this.#heartbeat.unref();
   }
 
   async listen(host: string, port: number): Promise<string> {
@@ -80,6 +70,12 @@ export class DashboardServer {
     });
     const addr = this.#server.address();
     this.#port = typeof addr === 'object' && addr !== null ? addr.port : port;
+    // Started here, not in the constructor: a server closed and listening again keeps it.
+    clearInterval(this.#heartbeat);
+    this.#heartbeat = setInterval(() => {
+      for (const s of this.#streams) s.write(': keep-alive\n\n');
+    }, HEARTBEAT_MS);
+    this.#heartbeat.unref();
     return `http://${host}:${this.#port}/?token=${this.token}`;
   }
 
@@ -162,7 +158,7 @@ export class DashboardServer {
       else this.#json(res, detail);
       return;
     }
-    const file = STATIC[pathname] ?? this.#webFile(pathname);
+    const file = VENDOR_FILES[pathname] ?? webFile(WEB_ROOT, pathname, SERVED_TYPES);
     if (file === undefined) {
       this.#send(res, 404, 'text/plain', 'not found');
       return;
@@ -173,12 +169,6 @@ export class DashboardServer {
       return;
     }
     this.#send(res, 200, TYPES[path.extname(file)] ?? 'application/octet-stream', body);
-  }
-
-  #webFile(pathname: string): string | undefined {
-    const rel = pathname === '/' ? 'index.html' : pathname.slice(1);
-    const file = path.resolve(WEB_ROOT, rel);
-    return file.startsWith(WEB_ROOT) && TYPES[path.extname(file)] !== undefined ? file : undefined;
   }
 
   #stream(req: IncomingMessage, res: ServerResponse): void {

@@ -11,6 +11,7 @@ import { DEFAULT_PERIOD_CONFIG, rateConfig } from '../progress/signals/index.ts'
 import { isPlacingPolicy } from '../scheduler/index.ts';
 import { KubeEventRecorder } from '../runtime/events.ts';
 import { Expectations } from '../runtime/expectations.ts';
+import { PodsInFlight } from './scheduling/pods-in-flight.ts';
 import { HealthServer } from '../runtime/health.ts';
 import { KubeClients } from '../runtime/kube-client.ts';
 import { LeaderElector } from '../runtime/leader-election.ts';
@@ -30,6 +31,7 @@ import { ProgressReader } from '../progress/follower/reader.ts';
 import { createAllPodsCache } from './pod-cache.ts';
 import { PrioritySchedulingLoop, type SchedulingLoop } from './scheduling/loop.ts';
 import { TFJobController } from './tfjob-controller.ts';
+import { verticalStage, type VerticalStage } from './vertical/index.ts';
 
 /** How long a graceful stop waits for pending event writes before dropping them. */
 const EVENT_FLUSH_DEADLINE_MS = 5_000;
@@ -56,6 +58,8 @@ export class Operator {
   readonly #scheduling: SchedulingLoop | undefined;
   /** Reads training progress from the jobs' logs (--progress-period > 0). */
   readonly #progress: ProgressLoop | undefined;
+  /** In-place CPU limits of running jobs (--vertical-policy). */
+  readonly #vertical: VerticalStage | undefined;
   readonly #opts: OperatorOptions;
   #leading = false;
   #stopping = false;
@@ -88,6 +92,7 @@ export class Operator {
       unfilteredReasons: UNFILTERED_EVENT_REASONS,
     });
     const expectations = new Expectations();
+    const podsInFlight = new PodsInFlight();
     const jobMetrics = new JobMetrics(this.registry);
 
     // Wiring order: the work queue first (the other loops enqueue into it), then the progress loop
@@ -99,6 +104,13 @@ export class Operator {
     // Jobs with a performance target (spec.qoe) are always followed: the scheduler needs their step
     // rate. --progress-period > 0 follows every running job.
     this.#progress = this.#progressLoop(queue);
+    this.#vertical = verticalStage(config, {
+      clients: this.clients,
+      caches: this.caches,
+      progress: this.#progress,
+      recorder: this.#recorder,
+      logger: this.logger,
+    });
     this.#scheduling =
       !isPlacingPolicy(policy) || allPods === undefined
         ? undefined
@@ -116,12 +128,15 @@ export class Operator {
             metrics,
             recorder: this.#recorder,
             creates: expectations,
+            podsInFlight,
             ...(this.#progress === undefined ? {} : { progress: this.#progress }),
           });
     const tfjobController = new TFJobController({
       clients: this.clients,
       caches: this.caches,
       expectations,
+      // Only the scheduling loop reads (and prunes) them.
+      ...(this.#scheduling === undefined ? {} : { podsInFlight }),
       recorder: this.#recorder,
       jobMetrics,
       options: {
@@ -204,6 +219,7 @@ export class Operator {
           this.controller.queue.shutdown();
           void this.#scheduling?.stop();
           void this.#progress?.stop();
+          void this.#vertical?.stop();
           if (!this.#stopping) this.#opts.onLeadershipLost?.();
         },
         onNewLeader: (id) => {
@@ -264,6 +280,7 @@ export class Operator {
     this.#leading = true;
     this.#scheduling?.start();
     this.#progress?.start();
+    this.#vertical?.start();
     this.controller.start();
     // Level-triggered: every known job is reconciled once on taking over.
     for (const job of this.caches.tfjobs.list()) this.controller.enqueue(objectKey(job));
@@ -297,7 +314,7 @@ export class Operator {
     this.#stopping = true;
     this.logger.info('Shutting down');
     // Together: no scheduling pass or progress round may start while reconciles drain.
-    await Promise.all([this.controller.stop(), this.#scheduling?.stop(), this.#progress?.stop()]);
+    await Promise.all([this.controller.stop(), this.#scheduling?.stop(), this.#progress?.stop(), this.#vertical?.stop()]);
     await this.#recorder.flush(EVENT_FLUSH_DEADLINE_MS);
     await this.#elector?.stop();
     this.caches.tfjobs.stop();

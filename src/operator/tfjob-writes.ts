@@ -15,12 +15,15 @@ import { apiErrorMessage, type KubeClients } from '../runtime/kube-client.ts';
 import { namespacedKey, splitKey } from '../runtime/store.ts';
 import type { OperatorCaches } from './informers.ts';
 import type { JobMetrics } from './job-metrics.ts';
+import type { PodsInFlight } from './scheduling/pods-in-flight.ts';
 import { replicaTypeOf, type PermanentRefusals } from './permanent-refusals.ts';
 
 export interface JobWritesDeps {
   readonly clients: KubeClients;
   readonly caches: OperatorCaches;
   readonly expectations: Expectations;
+  /** Pod creates the scheduler must count until the cache shows them (scheduling/pods-in-flight.ts). */
+  readonly podsInFlight?: Pick<PodsInFlight, 'sending' | 'refused'>;
   readonly recorder: EventRecorder;
   readonly jobMetrics?: JobMetrics;
 }
@@ -99,13 +102,18 @@ export class JobWrites {
         key,
         creates.map((a) => (a.kind === 'createPod' ? `pod/${a.pod.metadata?.name ?? ''}` : `service/${a.service.metadata?.name ?? ''}`)),
       );
+      this.#deps.podsInFlight?.sending(
+        w.ns,
+        creates.flatMap((a) => (a.kind === 'createPod' ? [a.pod] : [])),
+        Date.now(),
+      );
     }
     if (deletes.length > 0) {
       expectations.expectDeletions(
         key,
         deletes.map((a) => (a.kind === 'deletePod' ? `pod/${a.name}` : `service/${a.name}`)),
       );
-      for (const a of deletes) void queue.add(() => (a.kind === 'deletePod' ? this.#deletePod(w, a) : this.#deleteService(w, a.name)));
+      for (const a of deletes) void queue.add(() => (a.kind === 'deletePod' ? this.#deletePod(w, a) : this.#deleteService(w, a)));
       await queue.onIdle();
     }
     if (creates.length > 0) {
@@ -142,19 +150,23 @@ export class JobWrites {
     }
   }
 
-  async #deleteService(w: WriteRound, name: string): Promise<void> {
+  async #deleteService(w: WriteRound, a: Extract<Action, { kind: 'deleteService' }>): Promise<void> {
     const { expectations, recorder } = this.#deps;
+    const { name } = a;
     const svc = this.#deps.caches.services.get(namespacedKey(w.ns, name));
     try {
+      // The service the reconciler decided about, never whatever the cache holds by now under its
+      // name (a worker's service created again since must survive a stale decision).
       await this.#core.deleteNamespacedService({
         name,
         namespace: w.ns,
-        body: { preconditions: { uid: svc?.metadata?.uid } },
+        body: { preconditions: { uid: a.uid ?? svc?.metadata?.uid } },
       });
       record(recorder, w.job, writeEvents.deletedService(name), 'Delete');
     } catch (err) {
       expectations.deletionFailed(w.key, `service/${name}`);
-      if (httpStatus(err) === 404) return;
+      // 409: the UID precondition failed, the name belongs to a newer service (judged on its own).
+      if (httpStatus(err) === 404 || httpStatus(err) === 409) return;
       record(recorder, w.job, writeEvents.failedDeleteService(apiErrorMessage(err)), 'Delete');
       w.errors.push(err);
     }
@@ -170,6 +182,8 @@ export class JobWrites {
       w.ctx.log.info({ pod: `${w.ns}/${name}`, node: pod.spec?.nodeName }, 'Created pod');
     } catch (err) {
       expectations.creationFailed(w.key, `pod/${name}`);
+      // Only a refusal proves nothing was created: a lost answer (5xx, 429, a cut) may hide a pod.
+      if (isRefusal(err)) this.#deps.podsInFlight?.refused(namespacedKey(w.ns, name));
       if (httpStatus(err) === 409) return; // already exists: the cache will show it
       // An admission plugin's refusal speaks of the pod; the user needs the TFJob's field.
       const message = isRefusal(err) ? explainRefusal(pod, apiErrorMessage(err)) : apiErrorMessage(err);

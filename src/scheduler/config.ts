@@ -29,7 +29,7 @@ export interface WeightConfig {
 /**
  * Improvements of the `ours` policy over faithful KOD2 (scheduling.md §6). The `kod2` policy ignores
  * these and always runs with every one of them off, so ablations only need `ours` with toggles.
- * Each puts an action in `ours`' list or sets one of its rules or action options (policies/ours.ts).
+ * Each keeps a plugin (plugins/<name>/) in `ours`' list or sets one of its arguments (policies/ours.ts).
  */
 export interface ImprovementToggles {
   /**

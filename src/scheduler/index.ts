@@ -42,13 +42,13 @@ export {
   schedulerConfigSchema,
 } from './config.ts';
 export type { ImprovementToggles, SchedulerConfig, SchedulerConfigOverrides, WeightConfig } from './config.ts';
-export { clusterAllocatable, clusterShare, compareRank, jobWeight, minimumRequests, sigmoid } from './weight.ts';
-export type { JobWeight, RankKey } from './weight.ts';
-export { isStarving, starvationWaitBound } from './starvation.ts';
-export { isNodeFeasible, nodeFeasibility, toleratesTaint, nodeSelectorTermsMatch } from './feasibility.ts';
-export type { InfeasibleReason } from './feasibility.ts';
-export { addResources, dominantShare, fitsIn, formatResources, subtractResources } from './resources.ts';
-export { hostWeights, idleAfterPlan, placeMissing, planRepairs } from './repair.ts';
-export { summarizeQueues } from './queue-summary.ts';
-export type { QueueHeadEntry, QueueSummary } from './queue-summary.ts';
-export type { MissingReplica, RepairPlacement } from './repair.ts';
+export { clusterAllocatable, clusterShare, compareRank, jobWeight, minimumRequests, sigmoid } from './ranking/weight.ts';
+export type { JobWeight, RankKey } from './ranking/weight.ts';
+export { isStarving, starvationWaitBound } from './ranking/starvation.ts';
+export { isNodeFeasible, nodeFeasibility, toleratesTaint, nodeSelectorTermsMatch } from './model/feasibility.ts';
+export type { InfeasibleReason } from './model/feasibility.ts';
+export { addResources, dominantShare, fitsIn, formatResources, subtractResources } from './model/resources.ts';
+export { hostWeights, idleAfterPlan, placeMissing, planRepairs } from './model/repair.ts';
+export { summarizeQueues } from './queues/queue-summary.ts';
+export type { QueueHeadEntry, QueueSummary } from './queues/queue-summary.ts';
+export type { MissingReplica, RepairPlacement } from './model/repair.ts';

@@ -85,6 +85,8 @@ export class FaultProxy {
   #freezeNew = false;
   #refuseWatches = false;
   #record: ((method: string, path: string) => boolean) | undefined;
+  #hold: { left: number; match: (method: string, path: string) => boolean } | undefined;
+  readonly #held: (() => void)[] = [];
 
   private constructor(server: https.Server, upstream: string, caFile: string, seed: number) {
     this.#server = server;
@@ -159,6 +161,25 @@ export class FaultProxy {
     return this.#watches.size;
   }
 
+  /**
+   * Holds the next `count` requests matching `match` before they reach the apiserver, until
+   * `release()`: the client waits for its answer meanwhile (a write in flight, as long as the test needs).
+   */
+  holdNext(count: number, match: (method: string, path: string) => boolean): void {
+    this.#hold = { left: count, match };
+  }
+
+  /** How many requests are held now. */
+  get held(): number {
+    return this.#held.length;
+  }
+
+  /** Forwards every held request. */
+  release(): void {
+    this.#hold = undefined;
+    for (const forward of this.#held.splice(0)) forward();
+  }
+
   /** Keeps the bodies of requests matching `match` in `recorded`. */
   record(match: (method: string, path: string) => boolean): void {
     this.#record = match;
@@ -182,6 +203,7 @@ export class FaultProxy {
   }
 
   async close(): Promise<void> {
+    this.release();
     this.closeWatches();
     this.#server.closeAllConnections();
     await new Promise<void>((resolve) =>
@@ -229,6 +251,31 @@ export class FaultProxy {
       fail(failure.code);
       return;
     }
+    const hold = this.#hold;
+    if (hold !== undefined && hold.left > 0 && hold.match(method, url.pathname)) {
+      hold.left -= 1;
+      // The body stays buffered in the paused request until it is forwarded.
+      this.#held.push(() => {
+        this.#forward(req, res, method, url, watch, failure);
+      });
+      return;
+    }
+    this.#forward(req, res, method, url, watch, failure);
+  }
+
+  #forward(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    method: string,
+    url: URL,
+    watch: boolean,
+    failure: { code: number; after: boolean } | undefined,
+  ): void {
+    const fail = (code: number) => {
+      this.#injected(code);
+      res.writeHead(code, { 'Content-Type': 'application/json', ...(code === 429 ? { 'Retry-After': '1' } : {}) });
+      res.end(statusBody(code));
+    };
     const chunks: Buffer[] = [];
     const recording = this.#record?.(method, url.pathname) === true;
     const headers = { ...req.headers, host: this.#upstream.host };

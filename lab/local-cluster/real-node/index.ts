@@ -9,3 +9,4 @@ export {
 } from './images.ts';
 export { readRealNodeState, type RealNodeState } from './teardown.ts';
 export { createTrainersConfigMap, HELPER_PACKAGE_FILES, REAL_NODE_LABEL, trainerReplicaSpec, type TrainerReplica } from './trainers.ts';
+export { containerCpuCgroup, containerCpuQuotaMillis } from './cgroup-cpu.ts';

@@ -17,7 +17,14 @@ export interface KubeletSettings {
   readonly containerdSocket: string;
   readonly clusterDns: string;
   readonly maxPods: number;
+  /** The node's own cgroup root (default CGROUP_ROOT); a second node on the host needs another. */
+  readonly cgroupRoot?: string;
+  /** CPU held back from allocatable, so that two nodes on one host do not both offer every core. */
+  readonly reservedCpu?: string;
 }
+
+/** The cgroup root of the real node with this index (0: the one node of the suite). */
+export const cgroupRootOf = (index: number): string => (index === 0 ? CGROUP_ROOT : `${CGROUP_ROOT}-${index}`);
 
 export function writeKubeletConfig(s: KubeletSettings): string {
   const dir = path.join(s.workDir, 'kubelet');
@@ -33,9 +40,10 @@ export function writeKubeletConfig(s: KubeletSettings): string {
     authentication: { anonymous: { enabled: true }, webhook: { enabled: false } },
     authorization: { mode: 'AlwaysAllow' },
     cgroupDriver: 'cgroupfs',
-    cgroupRoot: `/${CGROUP_ROOT}`,
+    cgroupRoot: `/${s.cgroupRoot ?? CGROUP_ROOT}`,
     cgroupsPerQOS: true,
     enforceNodeAllocatable: ['pods'],
+    ...(s.reservedCpu === undefined ? {} : { systemReserved: { cpu: s.reservedCpu } }),
     // Kubernetes 1.36 refuses cgroup v1 hosts unless told otherwise; this project's machines are v1.
     failCgroupV1: false,
     failSwapOn: false,
@@ -74,12 +82,12 @@ function cgroupHierarchies(): string[] {
 }
 
 /** The kubelet requires its cgroup root to exist in every hierarchy. */
-export function createCgroupRoot(): void {
-  for (const h of cgroupHierarchies()) mkdirSync(path.join(h, CGROUP_ROOT), { recursive: true });
+export function createCgroupRoot(root = CGROUP_ROOT): void {
+  for (const h of cgroupHierarchies()) mkdirSync(path.join(h, root), { recursive: true });
 }
 
 /** Every process in the cgroup root's tree (containers the kubelet and containerd left running). */
-export function cgroupRootProcesses(): number[] {
+export function cgroupRootProcesses(root = CGROUP_ROOT): number[] {
   const pids = new Set<number>();
   const walk = (dir: string) => {
     try {
@@ -89,12 +97,12 @@ export function cgroupRootProcesses(): number[] {
       // removed meanwhile
     }
   };
-  for (const h of cgroupHierarchies()) walk(path.join(h, CGROUP_ROOT));
+  for (const h of cgroupHierarchies()) walk(path.join(h, root));
   return [...pids];
 }
 
 /** Removes the cgroup root bottom-up (a cgroup directory is removed with rmdir once empty of tasks). */
-export function removeCgroupRoot(): string[] {
+export function removeCgroupRoot(cgroupRoot = CGROUP_ROOT): string[] {
   const left: string[] = [];
   const remove = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) remove(path.join(dir, entry.name));
@@ -105,7 +113,7 @@ export function removeCgroupRoot(): string[] {
     }
   };
   for (const h of cgroupHierarchies()) {
-    const root = path.join(h, CGROUP_ROOT);
+    const root = path.join(h, cgroupRoot);
     if (existsSync(root)) remove(root);
   }
   return left;

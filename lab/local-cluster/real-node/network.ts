@@ -17,6 +17,8 @@ export interface PodNetwork {
 const IP_FORWARD = '/proc/sys/net/ipv4/ip_forward';
 /** The local control plane's --service-cluster-ip-range. */
 export const SERVICE_RANGE = '10.96.0.0/16';
+/** Every real node's pod subnet (node n has 10.87.n.0/24). */
+const ALL_REAL_NODE_PODS = '10.87.0.0/16';
 
 export function podNetwork(workDir: string, bridge: string, thirdOctet: number): PodNetwork {
   return {
@@ -44,8 +46,13 @@ export async function createPodNetwork(net: PodNetwork, workDir: string): Promis
         ipam: {
           type: 'host-local',
           ranges: [[{ subnet: net.subnet, gateway: net.gateway }]],
-          // No default route: pods reach their bridge and the Service range (the apiserver's address), nothing else.
-          routes: [{ dst: SERVICE_RANGE, gw: net.gateway }],
+          // No default route: pods reach their bridge, the Service range (the apiserver's address) and
+          // the other real nodes' pods, nothing else.
+          // The other real nodes' pod subnets too (10.87.<n>.0/24 on this host): cross-node pod traffic.
+          routes: [
+            { dst: SERVICE_RANGE, gw: net.gateway },
+            { dst: ALL_REAL_NODE_PODS, gw: net.gateway },
+          ],
           dataDir: path.join(workDir, 'cni', 'ipam'),
         },
       },

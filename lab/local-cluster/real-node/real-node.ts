@@ -23,14 +23,14 @@ import {
   tensorflowImageReference,
   type BuiltImage,
 } from './images.ts';
-import { createCgroupRoot, writeKubeletConfig } from './kubelet.ts';
+import { cgroupRootOf, createCgroupRoot, writeKubeletConfig } from './kubelet.ts';
 import { createPodNetwork, podNetwork } from './network.ts';
 import { REAL_NODE_LABEL } from './trainers.ts';
 import { run } from './exec.ts';
 import { NETNS_DIR, REAL_NODE_STATE, realNodesIn, teardownRealNode, type RealNodeState } from './teardown.ts';
 
 export const DEFAULT_REAL_NODE_NAME = 'realnode-0';
-const BRIDGE = 'tfjob-rn0';
+const bridgeOf = (index: number): string => `tfjob-rn${index}`;
 /** The first address of the local control plane's service range: the `kubernetes` Service. */
 const KUBERNETES_SERVICE_IP = '10.96.0.1';
 
@@ -46,6 +46,14 @@ export interface RealNodeOptions {
   /** The control plane's admin kubeconfig (the kubelet and CoreDNS use it). */
   readonly kubeconfig: string;
   readonly nodeName?: string;
+  /**
+   * Which real node of this host (default 0). Node n has its own bridge `tfjob-rn<n>` with
+   * 10.87.n.0/24, containerd store, cgroup root and ports; node 0 also serves cluster DNS and the
+   * `kubernetes` Service address, which the others' pods reach through the host.
+   */
+  readonly index?: number;
+  /** CPU the kubelet holds back from allocatable (two nodes on 2 cores: '1' each). */
+  readonly reservedCpu?: string;
   readonly labels?: Readonly<Record<string, string>>;
   /** Build and load the TensorFlow image (minutes the first time; cached after). Default true. */
   readonly tensorflow?: boolean;
@@ -82,15 +90,18 @@ export class RealNode {
     const problem = hostProblem();
     if (problem !== undefined) throw new Error(`cannot start a real node: ${problem}`);
     // A run that was killed leaves its state behind: clean that up; a live one is never touched.
+    const index = options.index ?? 0;
+    const bridge = bridgeOf(index);
     const { live, stale } = realNodesIn(os.tmpdir());
-    if (live.length > 0) throw new Error(`another real node runs on this machine (from ${live.map((s) => s.workDir).join(', ')})`);
+    const same = live.filter((s) => s.network.bridge === bridge);
+    if (same.length > 0) throw new Error(`real node ${index} already runs on this machine (from ${same.map((s) => s.workDir).join(', ')})`);
     for (const state of stale) {
       progress(`[real-node] cleaning up after an earlier real node that was not stopped (${state.workDir})`);
       const problems = await teardownRealNode(state);
       if (problems.length > 0) throw new Error(`could not clean up the earlier real node in ${state.workDir}: ${problems.join('; ')}`);
     }
-    if (existsSync(`/sys/class/net/${BRIDGE}`)) {
-      throw new Error(`bridge ${BRIDGE} exists but no real node's state names it: remove it with \`ip link delete ${BRIDGE}\``);
+    if (existsSync(`/sys/class/net/${bridge}`)) {
+      throw new Error(`bridge ${bridge} exists but no real node's state names it: remove it with \`ip link delete ${bridge}\``);
     }
     const started = Date.now();
     await ensureHostPackages(progress);
@@ -112,9 +123,11 @@ export class RealNode {
     // Short: containerd's socket path must fit a unix socket address (108 bytes).
     const workDir = mkdtempSync(path.join(os.tmpdir(), 'tfjob-rn-'));
     mkdirSync(path.join(workDir, 'logs'));
-    const nodeName = options.nodeName ?? DEFAULT_REAL_NODE_NAME;
-    const network = podNetwork(workDir, BRIDGE, 0);
-    const ctrd = containerdPaths(workDir, path.join(cacheDir, 'containerd'));
+    const nodeName = options.nodeName ?? (index === 0 ? DEFAULT_REAL_NODE_NAME : `realnode-${index}`);
+    const network = podNetwork(workDir, bridge, index);
+    // One image store per containerd (its metadata database is locked by the one that opens it).
+    const ctrd = containerdPaths(workDir, path.join(cacheDir, index === 0 ? 'containerd' : `containerd-${index}`));
+    const cgroupRoot = cgroupRootOf(index);
     const netnsBefore = existsSync(NETNS_DIR) ? readdirSync(NETNS_DIR) : [];
     const processes: ManagedProcess[] = [];
     const writeState = (ipForward: string): RealNodeState => {
@@ -127,6 +140,7 @@ export class RealNode {
         netnsBefore,
         processes: Object.fromEntries(processes.map((p) => [p.name, { pid: p.pid, log: p.logFile }])),
         kubeconfig: options.kubeconfig,
+        cgroupRoot,
       };
       writeFileSync(path.join(workDir, REAL_NODE_STATE), JSON.stringify(state, null, 2));
       writeFileSync(path.join(workDir, 'pids'), processes.map((p) => `${p.pid}\n`).join(''));
@@ -147,7 +161,7 @@ export class RealNode {
         writeFileSync(path.join(workDir, 'running'), `${process.pid}\n`);
         startWatchdog({ parentPid: process.pid, pidFile: path.join(workDir, 'pids'), stopFile: path.join(workDir, 'running') });
       }
-      createCgroupRoot();
+      createCgroupRoot(cgroupRoot);
       writeContainerdConfig(ctrd, images[0]?.reference ?? '', network.cniConfDir);
       const containerd = launch('containerd', 'containerd', ['--config', ctrd.config], ipForward);
       await waitForContainerd(ctrd, () => containerd.running);
@@ -158,18 +172,22 @@ export class RealNode {
       // In-cluster clients (the operator as users install it) find the API at the `kubernetes`
       // Service's address. Without kube-proxy, that address is put on the bridge and forwarded to the
       // apiserver on loopback; its serving certificate already names it.
-      await run('ip', ['addr', 'replace', `${KUBERNETES_SERVICE_IP}/32`, 'dev', network.bridge]);
-      const apiserver = new URL(readKubeconfigServer(options.kubeconfig));
-      launch(
-        'api-forward',
-        'socat',
-        [`TCP-LISTEN:443,bind=${KUBERNETES_SERVICE_IP},fork,reuseaddr`, `TCP:${apiserver.hostname}:${apiserver.port}`],
-        ipForward,
-      );
-
-      const corefile = writeCorefile(workDir, network.gateway, options.kubeconfig);
-      const coredns = launch('coredns', path.join(bins.coredns ?? '', 'coredns'), ['-conf', corefile], ipForward);
-      await waitForClusterDns(network.gateway, () => coredns.running);
+      const clusterDns = podNetwork(workDir, bridgeOf(0), 0).gateway;
+      if (index === 0) {
+        await run('ip', ['addr', 'replace', `${KUBERNETES_SERVICE_IP}/32`, 'dev', network.bridge]);
+        const apiserver = new URL(readKubeconfigServer(options.kubeconfig));
+        launch(
+          'api-forward',
+          'socat',
+          [`TCP-LISTEN:443,bind=${KUBERNETES_SERVICE_IP},fork,reuseaddr`, `TCP:${apiserver.hostname}:${apiserver.port}`],
+          ipForward,
+        );
+        const corefile = writeCorefile(workDir, network.gateway, options.kubeconfig);
+        const coredns = launch('coredns', path.join(bins.coredns ?? '', 'coredns'), ['-conf', corefile], ipForward);
+        await waitForClusterDns(network.gateway, () => coredns.running);
+      } else {
+        await waitForClusterDns(clusterDns, () => true);
+      }
 
       const [port, healthzPort] = (await freePorts(2)) as [number, number];
       const config = writeKubeletConfig({
@@ -178,8 +196,10 @@ export class RealNode {
         port,
         healthzPort,
         containerdSocket: ctrd.socket,
-        clusterDns: network.gateway,
+        clusterDns,
         maxPods: 40,
+        cgroupRoot,
+        ...(options.reservedCpu === undefined ? {} : { reservedCpu: options.reservedCpu }),
       });
       const labels = { [REAL_NODE_LABEL]: 'true', ...options.labels };
       const kubelet = launch(
@@ -201,7 +221,7 @@ export class RealNode {
       state = writeState(ipForward);
       await waitForNodeReady(options.kubeconfig, nodeName, () => kubelet.running, 120_000);
       progress(
-        `[real-node] ${nodeName} Ready in ${Math.round((Date.now() - started) / 1000)} s (pods on ${network.subnet}, DNS ${network.gateway})`,
+        `[real-node] ${nodeName} Ready in ${Math.round((Date.now() - started) / 1000)} s (pods on ${network.subnet}, DNS ${clusterDns})`,
       );
       return new RealNode(state, images);
     } catch (err) {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isAlive, signalGroup, stopGroupByPid } from '../process.ts';
 import { mountsUnder, run, unmountUnder } from './exec.ts';
-import { cgroupRootProcesses, removeCgroupRoot } from './kubelet.ts';
+import { CGROUP_ROOT, cgroupRootProcesses, removeCgroupRoot } from './kubelet.ts';
 import { removePodNetwork, type PodNetwork } from './network.ts';
 
 /** What a running real node left on the host, written to `<workDir>/real-node.json`. */
@@ -21,6 +21,8 @@ export interface RealNodeState {
   readonly netnsBefore: readonly string[];
   readonly processes: Readonly<Record<string, { pid: number; log: string }>>;
   readonly kubeconfig: string;
+  /** The kubelet's cgroup root (absent in state files of one-node harnesses: CGROUP_ROOT). */
+  readonly cgroupRoot?: string;
 }
 
 export const NETNS_DIR = '/run/netns';
@@ -106,7 +108,7 @@ export async function teardownRealNode(
   }
   // Whatever still runs in the node's cgroups (containers whose shim is gone) is killed outright.
   for (let i = 0; i < 20; i++) {
-    const left = cgroupRootProcesses();
+    const left = cgroupRootProcesses(state.cgroupRoot ?? CGROUP_ROOT);
     if (left.length === 0) break;
     for (const pid of left) {
       try {
@@ -121,12 +123,15 @@ export async function teardownRealNode(
   if (existsSync(NETNS_DIR)) {
     for (const ns of readdirSync(NETNS_DIR)) {
       if (state.netnsBefore.includes(ns) || !ns.startsWith('cni-')) continue;
+      // A namespace with processes in it is another real node's pod (this node's are gone by now).
+      const pids = await run('ip', ['netns', 'pids', ns], { allowFailure: true });
+      if (pids.code === 0 && pids.output.trim() !== '') continue;
       await run('umount', [path.join(NETNS_DIR, ns)], { allowFailure: true });
       rmSync(path.join(NETNS_DIR, ns), { force: true });
     }
   }
   await removePodNetwork(state.network, state.ipForward);
-  const left = removeCgroupRoot();
+  const left = removeCgroupRoot(state.cgroupRoot ?? CGROUP_ROOT);
   if (left.length > 0) problems.push(`cgroups still in use: ${left.slice(0, 5).join(', ')}`);
   const stillMounted = mountsUnder(state.workDir);
   if (stillMounted.length > 0) problems.push(`still mounted: ${stillMounted.slice(0, 5).join(', ')}`);

@@ -28,6 +28,8 @@ export async function createTrainersConfigMap(core: CoreV1Api, namespace: string
 export interface TrainerReplica {
   readonly replicas: number;
   readonly cpu: string;
+  /** A CPU limit above the request (Burstable: in-place resize may move it); none by default. */
+  readonly cpuLimit?: string;
   readonly memory?: string;
   /** A file of python/examples/ (default ps_v1.py), unless `command` is given. */
   readonly script?: string;
@@ -60,7 +62,10 @@ export function trainerReplicaSpec(r: TrainerReplica): Record<string, unknown> {
             imagePullPolicy: 'Never',
             command: r.command ?? ['python3', '-u', `/trainers/${r.script ?? 'ps_v1.py'}`],
             env: Object.entries(env).map(([name, value]) => ({ name, value })),
-            resources: { requests: { cpu: r.cpu, memory: r.memory ?? '400Mi' } },
+            resources: {
+              requests: { cpu: r.cpu, memory: r.memory ?? '400Mi' },
+              ...(r.cpuLimit === undefined ? {} : { limits: { cpu: r.cpuLimit } }),
+            },
             ...(r.tty === true ? { tty: true } : {}),
             volumeMounts: [{ name: 'trainers', mountPath: '/trainers' }, ...(ckpt ? [{ name: 'checkpoints', mountPath: '/ckpt' }] : [])],
           },

@@ -8,13 +8,13 @@
 // With queues (queue-gate.ts) it is Kueue's StrictFIFO per queue: each queue's head blocks only its
 // own queue, and a gang is admitted only if its queue's quota (borrowing included) takes all of it.
 
-import { admitPlaced } from '../../../src/scheduler/admission.ts';
-import { gangWaitingReasons, type WaitOutcome } from '../../../src/scheduler/explain.ts';
-import { buildPassModel } from '../../../src/scheduler/job-model.ts';
-import type { CompiledJob } from '../../../src/scheduler/job-model.ts';
-import { sortedWeights, PlanBuilder } from '../../../src/scheduler/plan-builder.ts';
-import { commitPlacement, findPlacement, maximumItems, type PlacementItem } from '../../../src/scheduler/placement.ts';
-import { QueueGate, queueKey } from '../../../src/scheduler/queue-gate.ts';
+import { admitPlaced } from '../../../src/scheduler/model/admission.ts';
+import { gangWaitingReasons, type WaitOutcome } from '../../../src/scheduler/model/explain.ts';
+import { buildPassModel } from '../../../src/scheduler/model/pass-model.ts';
+import type { CompiledJob } from '../../../src/scheduler/model/job-model.ts';
+import { sortedWeights, PlanBuilder } from '../../../src/scheduler/model/plan-builder.ts';
+import { commitPlacement, findPlacement, maximumItems, type PlacementItem } from '../../../src/scheduler/model/placement.ts';
+import { QueueGate, queueKey } from '../../../src/scheduler/queues/queue-gate.ts';
 import type { Resources } from '../../../src/scheduler/types.ts';
 import type { SchedulingPolicy } from '../../../src/scheduler/policies/policy.ts';
 

@@ -6,7 +6,7 @@
 //                "clairvoyant SRSF" the Pollux OSDI'21 artifact compares against.
 // A lower bound for fixed-size scheduling of the same jobs, not something the operator can run.
 
-import type { CompiledJob } from '../../../src/scheduler/job-model.ts';
+import type { CompiledJob } from '../../../src/scheduler/model/job-model.ts';
 import type { ClusterSnapshot, JobState } from '../../../src/scheduler/types.ts';
 import { classesFirst, orderedGangPass } from './ordered-gang.ts';
 import type { SchedulingPolicy } from '../../../src/scheduler/policies/policy.ts';

@@ -13,12 +13,13 @@
 // Suspension returns a job to the queue with its progress (the simulator keeps its remaining work;
 // a real job resumes from its checkpoint), as the artifact's baselines assume.
 
-import { admitPlaced } from '../../../src/scheduler/admission.ts';
-import { gangWaitingReasons, type WaitOutcome } from '../../../src/scheduler/explain.ts';
-import { buildPassModel, type CompiledJob, type RunningJob } from '../../../src/scheduler/job-model.ts';
-import { commitPlacement, findPlacement, maximumItems } from '../../../src/scheduler/placement.ts';
-import { PlanBuilder, sortedWeights } from '../../../src/scheduler/plan-builder.ts';
-import { suspendFor } from '../../../src/scheduler/suspend.ts';
+import { admitPlaced } from '../../../src/scheduler/model/admission.ts';
+import { gangWaitingReasons, type WaitOutcome } from '../../../src/scheduler/model/explain.ts';
+import { buildPassModel } from '../../../src/scheduler/model/pass-model.ts';
+import type { CompiledJob, RunningJob } from '../../../src/scheduler/model/job-model.ts';
+import { commitPlacement, findPlacement, maximumItems } from '../../../src/scheduler/model/placement.ts';
+import { PlanBuilder, sortedWeights } from '../../../src/scheduler/model/plan-builder.ts';
+import { suspendFor } from '../../../src/scheduler/model/suspend.ts';
 import type { SchedulerConfig } from '../../../src/scheduler/config.ts';
 import type { ClusterSnapshot, Plan } from '../../../src/scheduler/types.ts';
 

@@ -6,7 +6,7 @@
 // job in the first queue suspends running jobs of the second (ordered-gang.ts). Like the artifact,
 // no starvation promotion. Uses only what an operator sees (arrival, attained service).
 
-import type { CompiledJob } from '../../../src/scheduler/job-model.ts';
+import type { CompiledJob } from '../../../src/scheduler/model/job-model.ts';
 import { classesFirst, orderedGangPass } from './ordered-gang.ts';
 import type { SchedulingPolicy } from '../../../src/scheduler/policies/policy.ts';
 

@@ -209,6 +209,34 @@ export const QoeStatusSchema = z.object({
   conditions: opt(z.array(JobConditionSchema)),
 });
 
+export const VERTICAL_RESIZE_STATES = ['Requested', 'InProgress', 'Applied', 'Deferred', 'Infeasible', 'Failed'] as const;
+
+/** Ours: one container whose CPU limit the vertical policy set (or tried to), and how it went. */
+export const VerticalResizeContainerSchema = z.object({
+  pod: z.string(),
+  container: z.string(),
+  /** The limit asked for, and the one before, as quantities (`1500m`). */
+  cpuLimit: z.string(),
+  previousCpuLimit: opt(z.string()),
+  time: z.string(),
+  reason: opt(z.string()),
+  /** Requested (in the spec), InProgress, Applied (the kubelet reports it), Deferred, Infeasible, Failed (refused). */
+  state: z.enum(VERTICAL_RESIZE_STATES),
+  message: opt(z.string()),
+});
+
+/** Ours: what --vertical-policy did to the job's CPU limits (`status.verticalResize`). */
+export const VerticalResizeStatusSchema = z.object({
+  policy: z.string(),
+  lastRound: opt(z.string()),
+  /** FlowCon's list for the job (New, Watching, Completing) and its last growth efficiency. */
+  list: opt(z.string()),
+  growthEfficiency: opt(z.string()),
+  /** Why the policy leaves the job alone, when it does. */
+  leftAlone: opt(z.string()),
+  containers: opt(z.array(VerticalResizeContainerSchema)),
+});
+
 export const JobStatusSchema = z.looseObject({
   conditions: opt(z.array(JobConditionSchema)),
   replicaStatuses: opt(z.record(z.string(), ReplicaStatusSchema)),
@@ -218,6 +246,7 @@ export const JobStatusSchema = z.looseObject({
   scheduling: opt(SchedulingStatusSchema),
   progress: opt(ProgressStatusSchema),
   qoe: opt(QoeStatusSchema),
+  verticalResize: opt(VerticalResizeStatusSchema),
   /** Ours: pods the operator deleted and recreated after they failed, per replica type (backoffLimit). */
   podRecreations: opt(z.record(z.string(), int32)),
 });
@@ -254,6 +283,8 @@ export type ProgressStatus = z.infer<typeof ProgressStatusSchema>;
 export type NotTraining = z.infer<typeof NotTrainingSchema>;
 export type QoeSpec = z.infer<typeof QoeSpecSchema>;
 export type QoeStatus = z.infer<typeof QoeStatusSchema>;
+export type VerticalResizeStatus = z.infer<typeof VerticalResizeStatusSchema>;
+export type VerticalResizeContainer = z.infer<typeof VerticalResizeContainerSchema>;
 export type JobStatus = z.infer<typeof JobStatusSchema>;
 export type ObjectMeta = z.infer<typeof ObjectMetaSchema>;
 export type TFJob = z.infer<typeof TFJobSchema>;

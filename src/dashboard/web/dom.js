@@ -19,6 +19,11 @@ export function h(tag, attrs, ...children) {
   return el;
 }
 
+/** Replaces `el`'s children, leaving out the absent ones (replaceChildren would print `null`). */
+export function fill(el, ...children) {
+  el.replaceChildren(...children.flat().filter((c) => c !== undefined && c !== null && c !== false));
+}
+
 export function badge(text) {
   return text ? h(`span.badge.${String(text).replace(/[^A-Za-z]/g, '')}`, {}, text) : '-';
 }

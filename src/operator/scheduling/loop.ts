@@ -24,20 +24,18 @@ import type { KubeClients } from '../../runtime/kube-client.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { RuntimeMetrics } from '../../runtime/metrics.ts';
 import { objectKey } from '../../runtime/store.ts';
-import { elasticOptions, schedulerConfigFrom, type OperatorConfig } from '../config.ts';
+import { schedulerConfigFrom, type OperatorConfig } from '../config.ts';
 import { BY_JOB, controllingJobKey, type OperatorCaches } from '../informers.ts';
 import type { ActivePods } from '../pod-cache.ts';
 import type { SchedulingSource } from '../tfjob-controller.ts';
 import { applyDecisions } from './pass/apply.ts';
 import {
   createSchedulerCaches,
-  labelMatcher,
   startSchedulerCaches,
   stopSchedulerCaches,
   waitForSchedulerCaches,
   type SchedulerCaches,
 } from './caches.ts';
-import type { DefaultRequests } from './convert.ts';
 import { decide } from './pass/decide.ts';
 import { DecisionBook } from './decisions/book.ts';
 import { restoreDecision } from './decisions/decision.ts';
@@ -47,17 +45,19 @@ import { SchedulerMetrics } from './metrics.ts';
 import { NodeHealth } from './node-health.ts';
 import { KubePodRemover, type PodRemover } from './pod-remover.ts';
 import { isFinished, isLiveWorker, podNode } from './pod-facts.ts';
-import { canonicalAmount } from '../../api/v1/quantity.ts';
 import { QoeBook } from './pass/report-qoe.ts';
 import { SchedulingReporter } from './pass/report.ts';
-import { JobShapes, jobView, takeSnapshot, type JobFacts, type SnapshotOptions, type SnapshotSources } from './pass/snapshot.ts';
+import { JobShapes, jobView } from './pass/job-shape.ts';
+import { snapshotOptionsOf } from './pass/options.ts';
+import { takeSnapshot, type JobFacts, type SnapshotOptions, type SnapshotSources } from './pass/snapshot.ts';
 import { PassTrigger } from './pass/trigger.ts';
+import type { PodsInFlight } from './pods-in-flight.ts';
 import { placementTrace } from './pass/trace.ts';
 import { summarizeQueues, type ClusterSnapshot, type Plan } from '../../scheduler/index.ts';
-import { checkQueueAccess, selfSubjectReviewer } from './queues/access.ts';
-import { createQueueCaches, queueCrdsServed, queueLookups, type QueueCaches } from './queues/caches.ts';
+import { queueLookups } from './queues/caches.ts';
+import { connectQueues, type ConnectedQueues } from './queues/connect.ts';
 import { queueDirectory, type QueueDirectorySnapshot } from './queues/directory.ts';
-import { QueueMetrics, QueueStatusWriter } from './queues/status.ts';
+import { QueueMetrics } from './queues/status.ts';
 
 /**
  * How long a node kube-scheduler refused a job's pod on is left out of that job's placements: long
@@ -65,20 +65,6 @@ import { QueueMetrics, QueueStatusWriter } from './queues/status.ts';
  * conflicting pod finished) does not keep the node from the job for good.
  */
 const AVOID_REFUSED_NODE_MS = 10 * 60_000;
-
-/** How the snapshot stage reads jobs and nodes under this configuration (also `tfjob-operator what-if`). */
-export function snapshotOptionsOf(config: OperatorConfig): SnapshotOptions {
-  const defaults: DefaultRequests = {
-    cpu: canonicalAmount('cpu', config.defaultCpuRequest) ?? 100,
-    memory: canonicalAmount('memory', config.defaultMemoryRequest) ?? 256 * 2 ** 20,
-  };
-  return {
-    defaults,
-    managedNode: labelMatcher(config.nodeSelector),
-    replaceRefusedAfterMs: config.replaceRefusedAfter / config.timeScale,
-    ...elasticOptions(config),
-  };
-}
 
 /** The priority scheduler's lifecycle, as the manager drives it. */
 export interface SchedulingLoop extends SchedulingSource {
@@ -115,6 +101,8 @@ export interface SchedulingLoopDeps {
   readonly remover?: PodRemover;
   /** The TFJob controller's expectations: which jobs have pod creates in flight. */
   readonly creates?: Pick<Expectations, 'creatingAny'>;
+  /** The pods those creates make, whatever becomes of their jobs (pods-in-flight.ts). */
+  readonly podsInFlight?: PodsInFlight;
   /** Training phases and step rates read from the jobs' logs; absent: none. */
   readonly progress?: { phaseOf(key: string): JobProgress | undefined; stepRateOf(key: string): StepRate | undefined };
 }
@@ -134,7 +122,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
   readonly #qoe = new QoeBook();
   readonly #queueMetrics: QueueMetrics;
   /** Present once discovery found the queue CRDs served (waitForCaches). */
-  #queues: { readonly caches: QueueCaches; readonly writer: QueueStatusWriter } | undefined;
+  #queues: ConnectedQueues | undefined;
   #passes = 0;
 
   constructor(deps: SchedulingLoopDeps) {
@@ -163,61 +151,18 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
   }
 
   async waitForCaches(): Promise<void> {
-    if (this.#queues === undefined) {
-      const access = (await queueCrdsServed(this.#deps.clients))
-        ? await checkQueueAccess(selfSubjectReviewer(this.#deps.clients), this.#deps.config.namespace)
-        : undefined;
-      if (access !== undefined && access.missingReads.length > 0) {
-        this.#log.warn(
-          { missing: access.missingReads },
-          `Queue CRDs installed but not readable by this operator (missing: ${access.missingReads.join(', ')}): ` +
-            'one global queue, no quotas. Grant get/list/watch on clusterqueues cluster-wide and on localqueues ' +
-            'in the managed namespaces to use queues (docs/operations.md)',
-        );
-      } else if (access !== undefined) {
-        if (!access.writeClusterQueueStatus) {
-          this.#log.warn('May not update clusterqueues/status: ClusterQueue statuses are left to another writer (docs/operations.md)');
-        }
-        const caches = createQueueCaches({
-          kc: this.#deps.kubeConfig,
-          clients: this.#deps.clients,
-          logger: this.#deps.logger,
-          metrics: this.#deps.metrics,
-          namespaces: this.#deps.config.namespace,
-          readNamespaces: access.readNamespaces,
-        });
-        if (!access.readNamespaces) {
-          this.#log.warn(
-            'May not list/watch namespaces: ClusterQueues with a spec.namespaceSelector admit no TFJobs (their jobs wait saying so; docs/queues.md)',
-          );
-        }
-        const writer = new QueueStatusWriter({
-          clients: this.#deps.clients,
-          caches,
-          metrics: this.#queueMetrics,
-          logger: this.#log,
-          namespaces: this.#deps.config.namespace,
-          writeClusterQueueStatus: access.writeClusterQueueStatus,
-        });
-        this.#queues = { caches, writer };
-        // Only a spec change (or a queue coming or going) changes scheduling; status writes do not.
-        for (const informer of [caches.clusterQueues, caches.localQueues] as const) {
-          informer.on((type, obj, old) => {
-            if (type !== 'update' || obj.metadata?.generation !== old?.metadata?.generation) this.trigger(`queue ${type}`);
-          });
-        }
-        // A namespace's labels decide which ClusterQueues take its jobs.
-        caches.namespaces?.on((type, obj, old) => {
-          if (type !== 'update' || JSON.stringify(obj.metadata?.labels) !== JSON.stringify(old?.metadata?.labels))
-            this.trigger(`namespace ${type}`);
-        });
-        caches.clusterQueues.start();
-        caches.localQueues.start();
-        caches.namespaces?.start();
-      } else {
-        this.#log.info('Queue CRDs (ClusterQueue, LocalQueue) not installed: one global queue, no quotas');
-      }
-    }
+    this.#queues ??= await connectQueues({
+      clients: this.#deps.clients,
+      kubeConfig: this.#deps.kubeConfig,
+      namespaces: this.#deps.config.namespace,
+      logger: this.#deps.logger,
+      log: this.#log,
+      metrics: this.#deps.metrics,
+      queueMetrics: this.#queueMetrics,
+      trigger: (why) => {
+        this.trigger(why);
+      },
+    });
     await waitForSchedulerCaches(this.#caches);
     if (this.#queues !== undefined)
       await Promise.all([
@@ -349,6 +294,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       progressOf: (key) => this.#deps.progress?.phaseOf(key),
       stepRateOf: (key) => this.#deps.progress?.stepRateOf(key),
       podCreatesInFlight: (key) => this.#deps.creates?.creatingAny(key, 'pod/') ?? false,
+      ...(this.#deps.podsInFlight === undefined ? {} : { podsInFlight: this.#deps.podsInFlight.current(Date.now()) }),
       queues: queueDirectory(this.#queues === undefined ? undefined : queueLookups(this.#queues.caches)),
     };
   }
@@ -424,6 +370,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     });
     pods.on((type, pod) => {
       if (type !== 'add') return;
+      this.#deps.podsInFlight?.observed(objectKey(pod));
       const key = controllingJobKey(pod);
       if (key === undefined) return;
       const worker = pod.metadata?.labels?.[LABEL_REPLICA_TYPE] === 'worker';

@@ -24,6 +24,7 @@ import {
   type MeasuredRate,
   type PeriodState,
   type ProgressView,
+  type EvaluationSeries,
 } from '../signals/index.ts';
 import { httpStatus } from '../../runtime/http-status.ts';
 import { apiErrorMessage } from '../../runtime/kube-client.ts';
@@ -51,6 +52,8 @@ export interface ProgressRounds {
   rate(key: string): MeasuredRate | undefined;
   /** The last rate with the present workers, however old (a plan's ETA); absent in fakes: no ETA. */
   pace?(key: string): MeasuredRate | undefined;
+  /** The job's evaluation series (FlowCon's E(t)); absent in fakes: none. */
+  series?(key: string): EvaluationSeries | undefined;
   lastSampleAt?(key: string): number | undefined;
 }
 
@@ -208,6 +211,11 @@ export class ProgressLoop {
   /** The job's measured step rate as the scheduler may use it (undefined: not measured, or stale). */
   stepRateOf(key: string): StepRate | undefined {
     return this.#deps.reader.rate(key);
+  }
+
+  /** The values of the job's tracked metric with their times (FlowCon's growth efficiency). */
+  seriesOf(key: string): EvaluationSeries | undefined {
+    return this.#deps.reader.series?.(key);
   }
 
   /** The job's phase as the scheduler may use it (undefined: no signal, or a stale one). */

@@ -10,6 +10,7 @@ import {
   DEFAULT_PHASE_CONFIG,
   DEFAULT_RATE_CONFIG,
   evaluatePhase,
+  foldEvaluationSeries,
   foldSteps,
   measuredRate,
   parseProgressLog,
@@ -21,6 +22,7 @@ import {
   type PhaseState,
   type ProgressPosition,
   type ProgressView,
+  type EvaluationSeries,
   type RateConfig,
   type RateState,
 } from '../signals/index.ts';
@@ -96,6 +98,8 @@ interface Followed {
   position?: ProgressPosition;
   state?: PhaseState;
   steps?: RateState;
+  /** The job's evaluation function over time (FlowCon's growth efficiency). */
+  series?: EvaluationSeries;
 }
 
 /** A rate whose last sample is older than this says nothing about the job now. */
@@ -145,6 +149,16 @@ export class ProgressReader {
   /** When the job's last progress sample was taken (ms), however old: a stale signal still has one. */
   lastSampleAt(key: string): number | undefined {
     return this.#jobs.get(key)?.state?.lastSampleAt;
+  }
+
+  /**
+   * The values of the job's tracked metric with their times (FlowCon's E(t)); undefined without a
+   * signal, a stale one, or while the job is Diverged (a NaN says nothing about growth).
+   */
+  series(key: string): EvaluationSeries | undefined {
+    const view = this.view(key);
+    if (view === undefined || view.phase === 'Diverged') return undefined;
+    return this.#jobs.get(key)?.series;
   }
 
   /**
@@ -198,6 +212,7 @@ export class ProgressReader {
         lastReadAt: 0,
         ...(f?.state === undefined ? {} : { state: f.state }),
         ...(f?.steps === undefined ? {} : { steps: f.steps }),
+        ...(f?.series === undefined ? {} : { series: f.series }),
         ...(f?.diverged === undefined ? {} : { diverged: f.diverged }),
       };
       this.#jobs.set(t.key, f);
@@ -225,6 +240,7 @@ export class ProgressReader {
     const before = f.diverged !== undefined ? 'Diverged' : f.state?.phase;
     const next = evaluatePhase(f.state, parsed.samples, this.#now(), this.#opts.phase ?? DEFAULT_PHASE_CONFIG);
     if (next !== undefined) f.state = next;
+    f.series = foldEvaluationSeries(f.series, parsed.samples, this.#now());
     f.steps = foldSteps(f.steps, parsed.samples, t.workers, this.#now(), this.#opts.rate ?? DEFAULT_RATE_CONFIG);
     if (parsed.position !== undefined) f.position = { ...f.position, ...parsed.position };
     const out: { -readonly [K in keyof ReadOutcome]: ReadOutcome[K] } = {};

@@ -11,3 +11,4 @@ export * from './metrics-text.ts';
 export * from './log-lines.ts';
 export * from './detach.ts';
 export * from './plan.ts';
+export * from './evaluation-series.ts';

@@ -78,11 +78,13 @@ function cleanupActions(
   selection: { pods: readonly string[]; services: readonly string[] },
   pods: readonly Pod[],
   reason: DeleteReason,
+  services: readonly Service[],
 ): Action[] {
   const uids = new Map(pods.map((p) => [podName(p), p.metadata?.uid]));
+  const serviceUids = new Map(services.map((s) => [s.metadata?.name ?? '', s.metadata?.uid]));
   return [
     ...selection.pods.map((name): Action => ({ kind: 'deletePod', name, uid: uids.get(name), reason })),
-    ...selection.services.map((name): Action => ({ kind: 'deleteService', name })),
+    ...selection.services.map((name): Action => ({ kind: 'deleteService', name, uid: serviceUids.get(name) })),
   ];
 }
 
@@ -119,7 +121,7 @@ export function finishedPass(
   // keep training after it is marked done, so None cleans up running pods there as Running does.
   const stops = job.spec.qoe?.onTargetMetric === 'Stop' && runPolicy.cleanPodPolicy === 'None';
   const policy = stops ? 'Running' : runPolicy.cleanPodPolicy;
-  const actions = cleanupActions(selectForCleanup(policy, true, pods, services), pods, 'cleanup');
+  const actions = cleanupActions(selectForCleanup(policy, true, pods, services), pods, 'cleanup', services);
   const ttl = ttlDecision(runPolicy.ttlSecondsAfterFinished, runPolicy.suspend === true, working.completionTime, now);
   if (ttl.kind === 'delete') actions.push({ kind: 'deleteJob' });
   return result(outcome, stored, working, actions, events, ttl.kind === 'requeue' ? ttl.afterMs : undefined, scheduling);
@@ -136,7 +138,7 @@ export function suspendPass(
   scheduling?: SchedulingStatus,
 ): ReconcilePlan {
   const name = job.metadata.name;
-  const actions = cleanupActions(selectForCleanup(job.spec.runPolicy.cleanPodPolicy, false, pods, services), pods, 'suspend');
+  const actions = cleanupActions(selectForCleanup(job.spec.runPolicy.cleanPodPolicy, false, pods, services), pods, 'suspend', services);
   for (const [type, rs] of Object.entries(working.replicaStatuses)) {
     const copy = { ...rs };
     delete copy.active;

@@ -25,7 +25,8 @@ export type Action =
       readonly markRemoval?: string;
     }
   | { readonly kind: 'createService'; readonly service: Service }
-  | { readonly kind: 'deleteService'; readonly name: string }
+  /** `uid`: the service the decision was about (a precondition, as for pods). */
+  | { readonly kind: 'deleteService'; readonly name: string; readonly uid: string | undefined }
   /** TTL expired: delete the TFJob (pods and services go with it through garbage collection). */
   | { readonly kind: 'deleteJob' };
 

@@ -26,7 +26,7 @@ import {
   tensorflowExitCode,
 } from './pod-state.ts';
 import type { PodPlan } from './replica-plan.ts';
-import { planElasticPods, planFixedPods, planServices } from './replica-plan.ts';
+import { planElasticPods, planFixedPods, planServices, scalingIn } from './replica-plan.ts';
 import type { ReplicaCounts } from './replica-status.ts';
 import { addCounts, podContribution, toReplicaStatus, ZERO_COUNTS } from './replica-status.ts';
 import { UNKNOWN_EXIT_CODE, decideFailedPod } from './restart.ts';
@@ -138,7 +138,9 @@ function reconcileReplicaType(
     pass.actions.push({ kind: 'createService', service: buildService(view, type, index, spec) });
   }
   for (const service of servicePlan.remove) {
-    pass.actions.push({ kind: 'deleteService', name: service.metadata?.name ?? '' });
+    const name = service.metadata?.name ?? '';
+    if (elastic && scalingIn(plan, name)) continue; // its service goes once the removal is in the API
+    pass.actions.push({ kind: 'deleteService', name, uid: service.metadata?.uid });
   }
   return pass;
 }

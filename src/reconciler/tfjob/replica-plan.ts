@@ -2,7 +2,7 @@
 // (tf-operator's ReconcilePods/ReconcileServices slices, and our elastic variant).
 
 import type { Pod, Service } from '../../api/v1/k8s-types.ts';
-import { isRemovedByOperator, isTerminating, replicaIndex } from './pod-state.ts';
+import { isRemovedByOperator, isTerminating, podName, replicaIndex } from './pod-state.ts';
 
 export interface PodPlan {
   /** Indices that have no pod: create one each. */
@@ -89,4 +89,14 @@ export function planServices(services: readonly Service[], wanted: ReadonlySet<n
     if (!wanted.has(index) && atIndex.length === 1) remove.push(...atIndex.filter((s) => !isTerminating(s)));
   }
   return { create, remove };
+}
+
+/**
+ * A worker this reconcile scales in keeps its service until its removal is in the API (marked or
+ * deleted; the next reconcile deletes the service then): sent together, the service's delete could
+ * succeed where the pod's mark failed or never went out (the operator killed in between), leaving a
+ * live worker without its service, deleted for no reason the job has.
+ */
+export function scalingIn(plan: PodPlan, name: string): boolean {
+  return plan.remove.some((p) => podName(p) === name && !isTerminating(p) && !isRemovedByOperator(p));
 }

@@ -1,7 +1,7 @@
 // `kod2`: the paper's Algorithms 1–3 and placement rule, with the decisions of scheduling.md §5
 // (real per-node packing for "fits", the starvation rule and its bound, dense worker indices,
 // the (priority, weight, t_j, key) tie-break) and none of the §6 improvements, whatever the
-// configuration's `improvements` say. Algorithm 1 as a list of actions (session/session.ts):
+// configuration's `improvements` say: the core pass with no plugin (lists.ts). Its actions:
 //
 //   admit-heads   lines 5–30: the top waiting job, directly or by Scale-In (Alg. 2), victims
 //                 lowest weight first; else every waiting job that fits; a starving head holds
@@ -12,25 +12,13 @@
 // Queues with quotas (not in the paper) add `reclaim-quota` and `reclaim-for-growth`, which do
 // nothing without queues.
 
-import { admitHeads } from '../actions/admit-heads.ts';
-import { reclaimForGrowth } from '../actions/reclaim-for-growth.ts';
-import { reclaimQuota } from '../actions/reclaim-quota.ts';
-import { scaleOutRunning } from '../actions/scale-out-running.ts';
+import { PLUGINS } from '../plugins/index.ts';
+import { buildPass } from '../session/extension-points.ts';
 import { runPass, type PassPolicy } from '../session/session.ts';
-import { lowestRankFirst } from '../session/victims.ts';
+import { POLICY_LISTS } from './lists.ts';
 import type { SchedulingPolicy } from './policy.ts';
 
-export const KOD2_PASS: PassPolicy = {
-  ranking: {
-    byAttainedService: false,
-    byPhase: false,
-    targetMinimum: false,
-  },
-  cooldown: false,
-  preemption: { order: lowestRankFirst, keeps: [], usableNodesFirst: false, pruneNeedless: false, fallbacks: [] },
-  growth: { psNodesFirst: false, packNodes: false, knee: false, holds: [] },
-  actions: [reclaimQuota, admitHeads({ untilBlocked: false, backfill: false }), reclaimForGrowth, scaleOutRunning],
-};
+export const KOD2_PASS: PassPolicy = buildPass(POLICY_LISTS.kod2, PLUGINS);
 
 export const kod2Policy: SchedulingPolicy = {
   name: 'kod2',

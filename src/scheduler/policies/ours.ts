@@ -1,69 +1,50 @@
-// `ours`: `kod2` plus the improvements of scheduling.md §6 that `config.improvements` enables (all of
-// them by default). Each toggle puts an action in the list or sets a named rule or option; each can
-// be switched off alone, so the simulator can measure each one (docs/simulation-results.md). The
-// README lists what each does.
+// `ours`: `kod2` plus the plugins of its list (lists.ts), each left out when the configuration's
+// `improvements` switch it off, so the simulator can measure each one (docs/results/log.md §5).
+// Each plugin's README says what it does and the figure that justified it.
 
-import { admitHeads } from '../actions/admit-heads.ts';
-import { growBeforeAdmit } from '../actions/grow-before-admit.ts';
-import { meetQoeTargets } from '../actions/meet-qoe-targets.ts';
-import { reclaimForGrowth } from '../actions/reclaim-for-growth.ts';
-import { reclaimQuota } from '../actions/reclaim-quota.ts';
-import { scaleOutRunning } from '../actions/scale-out-running.ts';
-import { shrinkAtTarget } from '../actions/shrink-at-target.ts';
-import { suspendDemoted } from '../actions/suspend-demoted.ts';
 import type { ImprovementToggles } from '../config.ts';
-import type { RunningJob } from '../job-model.ts';
-import { shrinksAtTarget, throughputTargetCap } from '../qoe-rebalance.ts';
+import { PLUGINS } from '../plugins/index.ts';
+import { buildPass, type PluginArgs, type PluginUse } from '../session/extension-points.ts';
 import { runPass, type PassPolicy } from '../session/session.ts';
-import { cheapestFirst, keepTargetSize, lowestRankFirst } from '../session/victims.ts';
+import { POLICY_LISTS } from './lists.ts';
 import type { SchedulingPolicy } from './policy.ts';
 
-/** The entries that are switched on. */
-function on<T>(entries: readonly (T | false)[]): T[] {
-  return entries.filter((e): e is T => e !== false);
+type OursPlugin = (typeof POLICY_LISTS.ours)[number]['name'];
+
+/** Whether the toggles keep each plugin of `ours`' list (the QoE rules and suspension need their parent). */
+const KEPT_BY: Record<OursPlugin, (t: ImprovementToggles) => boolean> = {
+  'ps-nodes-first': (t) => t.scaleOutPrefersPsNodes,
+  'pack-nodes': (t) => t.scaleOutPacksNodes,
+  cooldown: (t) => t.cooldown,
+  'scaling-knee': (t) => t.scalingKnee,
+  'prune-needless-preemption': (t) => t.pruneNeedlessPreemption,
+  'usable-nodes-first': (t) => t.preemptOnUsableNodesFirst,
+  backfill: (t) => t.backfillWhenHeadBlocked,
+  'admit-until-blocked': (t) => t.admitUntilBlocked,
+  'cheapest-first': (t) => t.preemptCheapestFirst,
+  'grow-before-admit': (t) => t.growBeforeAdmit,
+  'attained-service': (t) => t.demoteByAttainedService,
+  'suspend-demoted': (t) => t.demoteByAttainedService && t.suspendDemoted,
+  'demote-converged': (t) => t.demoteConverged,
+  'qoe-targets': (t) => t.qoeTargets,
+  'qoe-keep-target-size': (t) => t.qoeTargets && t.qoeKeepTargetSize,
+  'qoe-cap-at-target': (t) => t.qoeTargets && t.qoeCapAtTarget,
+  'qoe-target-as-minimum': (t) => t.qoeTargets && t.qoeTargetAsMinimum,
+};
+
+/** The toggles that set a plugin's arguments. */
+const ARGS_BY: Partial<Record<OursPlugin, (t: ImprovementToggles) => PluginArgs>> = {
+  'suspend-demoted': (t) => ({ forBackfill: t.suspendForBackfill }),
+  'qoe-targets': (t) => ({ sizeFromCurve: t.qoeSizeFromCurve }),
+};
+
+/** `ours`' list under these toggles. */
+export function oursList(t: ImprovementToggles): PluginUse[] {
+  return POLICY_LISTS.ours.filter((use) => KEPT_BY[use.name](t)).map((use) => ({ name: use.name, args: ARGS_BY[use.name]?.(t) ?? {} }));
 }
 
-/** `demoteConverged`: a job whose loss went NaN never grows. */
-const diverged = (job: RunningJob): boolean => job.job.state.progress?.phase === 'Diverged';
-
 export function oursPass(t: ImprovementToggles): PassPolicy {
-  const qoe = t.qoeTargets;
-  const suspend = t.demoteByAttainedService && t.suspendDemoted && suspendDemoted;
-  return {
-    ranking: {
-      byAttainedService: t.demoteByAttainedService,
-      byPhase: t.demoteConverged,
-      targetMinimum: qoe && t.qoeTargetAsMinimum,
-    },
-    cooldown: t.cooldown,
-    preemption: {
-      order: t.preemptCheapestFirst ? cheapestFirst : lowestRankFirst,
-      keeps: on([qoe && t.qoeKeepTargetSize && keepTargetSize]),
-      usableNodesFirst: t.preemptOnUsableNodesFirst,
-      pruneNeedless: t.pruneNeedlessPreemption,
-      fallbacks: on([suspend]),
-    },
-    growth: {
-      psNodesFirst: t.scaleOutPrefersPsNodes,
-      packNodes: t.scaleOutPacksNodes,
-      knee: t.scalingKnee,
-      holds: on([qoe && shrinksAtTarget, t.demoteConverged && diverged]),
-      ...(qoe && t.qoeCapAtTarget ? { capWhileWaiting: throughputTargetCap } : {}),
-    },
-    actions: on([
-      qoe && shrinkAtTarget,
-      reclaimQuota,
-      t.growBeforeAdmit && growBeforeAdmit,
-      admitHeads({
-        untilBlocked: t.admitUntilBlocked,
-        backfill: t.backfillWhenHeadBlocked,
-        suspendForOne: t.suspendForBackfill && suspend ? suspend : undefined,
-      }),
-      qoe && meetQoeTargets({ sizeFromCurve: t.qoeSizeFromCurve }),
-      reclaimForGrowth,
-      scaleOutRunning,
-    ]),
-  };
+  return buildPass(oursList(t), PLUGINS);
 }
 
 export const oursPolicy: SchedulingPolicy = {

@@ -18,12 +18,12 @@
 //   (`Plan.bind`) when room appears. No preemption, no scaling. Partial allocation and deadlock
 //   (two jobs each holding part of what both need) happen exactly as they do for real.
 
-import { sortedWeights, PlanBuilder } from '../plan-builder.ts';
-import { buildPassModel } from '../job-model.ts';
-import type { CompiledGroup, CompiledJob } from '../job-model.ts';
-import type { ClusterState } from '../cluster-state.ts';
-import { ScoreTree } from '../node-order.ts';
-import { CPU, MEMORY } from '../resources.ts';
+import { sortedWeights, PlanBuilder } from '../model/plan-builder.ts';
+import { buildPassModel } from '../model/pass-model.ts';
+import type { CompiledGroup, CompiledJob } from '../model/job-model.ts';
+import type { ClusterState } from '../model/cluster-state.ts';
+import { ScoreTree } from '../model/node-order.ts';
+import { CPU, MEMORY } from '../model/resources.ts';
 import type { ReplicaInstance } from '../types.ts';
 import type { SchedulingPolicy } from './policy.ts';
 

@@ -1,10 +1,10 @@
 // Growth of running jobs with the policy's growth rules (Scale-Out, Alg. 3, in the queues' rounds),
 // and who may not grow while a job starves. Used by the actions that add workers.
 
-import type { CompiledJob, RunningJob } from '../job-model.ts';
-import { byRankDescending } from '../queues.ts';
-import { scaleOut, type ScaleOutOptions } from '../scale-out.ts';
-import { compareRank } from '../weight.ts';
+import type { CompiledJob, RunningJob } from '../model/job-model.ts';
+import { byRankDescending } from '../queues/queues.ts';
+import { scaleOut, type ScaleOutOptions } from '../model/scale-out.ts';
+import { compareRank } from '../ranking/weight.ts';
 import type { PassSession } from './session.ts';
 
 export interface GrowOptions {

@@ -1,8 +1,8 @@
 // A worker move planned in a pass: the workers leave their nodes and replacements come at `to`, one
 // per worker; the job keeps its size. No policy moves workers today; kept with the operator's
 // handling of `ScaleIn.relocated` for migration (docs/decisions/0007-relocate-converged.md).
-import { toInstance } from '../admission.ts';
-import { addWorkers, removeWorkers, type LiveReplica, type RunningJob } from '../job-model.ts';
+import { toInstance } from '../model/admission.ts';
+import { addWorkers, removeWorkers, type LiveReplica, type RunningJob } from '../model/job-model.ts';
 import type { PassSession } from './session.ts';
 
 /** Records the move as a relocated scale-in (for `forKey`) plus its scale-out; the state already holds it. */

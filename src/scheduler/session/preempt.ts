@@ -2,10 +2,10 @@
 // minimum configuration, or else the policy's fallbacks (suspension), or else the
 // head's outcome says why it waits.
 
-import type { CompiledJob } from '../job-model.ts';
-import type { PlacementFailure } from '../placement.ts';
-import { queueKey } from '../queue-gate.ts';
-import { scaleInFor } from '../scale-in.ts';
+import type { CompiledJob } from '../model/job-model.ts';
+import type { PlacementFailure } from '../model/placement.ts';
+import { queueKey } from '../queues/queue-gate.ts';
+import { scaleInFor } from '../model/scale-in.ts';
 import type { PassSession } from './session.ts';
 import { keepsWorkerFor, scaleInVictims } from './victims.ts';
 

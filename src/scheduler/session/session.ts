@@ -1,25 +1,25 @@
 // One pass of a preemptive placing policy (`kod2`, `ours`) as a session, in the manner of Volcano's
 // session and actions: the session holds what the pass knows and has decided so far (the model of
 // the snapshot, the plan being built, the queues' quota ledger, why each waiting job waits, the
-// nodes kept for starving jobs) and the named transitions that change them. A policy is a list of
-// actions (../actions/) run over one session in order, plus the orderings and rules they consult.
+// nodes kept for starving jobs) and the named transitions that change them. What a pass runs is a
+// `PassPolicy`: the actions in order plus the rules they consult, filled in by plugins through the
+// named extension points of extension-points.ts.
 
-import { admitPlaced, toInstance } from '../admission.ts';
-import type { ClusterState } from '../cluster-state.ts';
+import { admitPlaced, toInstance } from '../model/admission.ts';
+import type { ClusterState } from '../model/cluster-state.ts';
 import type { SchedulerConfig } from '../config.ts';
-import { ExplainTexts, explainWaiting } from '../explain.ts';
-import type { WaitOutcome } from '../explain.ts';
-import { buildPassModel } from '../job-model.ts';
-import type { BandRanking, CompiledJob, LiveReplica, PassModel, RunningJob } from '../job-model.ts';
-import { sortedWeights, PlanBuilder } from '../plan-builder.ts';
-import { commitPlacement, findPlacement, minimumItems, minimumKey, nodesOf } from '../placement.ts';
-import type { Placement, PlacementFailure, PlacementItem } from '../placement.ts';
-import { byRankAscending, runningMaxWithin } from '../queues.ts';
-import { raisedMinimaThatNeverFit } from '../qoe-minimum-fit.ts';
-import { QueueGate, queueKey } from '../queue-gate.ts';
-import { times } from '../quota.ts';
+import { ExplainTexts, explainWaiting } from '../model/explain.ts';
+import type { WaitOutcome } from '../model/explain.ts';
+import { buildPassModel } from '../model/pass-model.ts';
+import type { BandRanking, CompiledJob, LiveReplica, PassModel, RunningJob } from '../model/job-model.ts';
+import { sortedWeights, PlanBuilder } from '../model/plan-builder.ts';
+import { commitPlacement, findPlacement, minimumItems, minimumKey, nodesOf } from '../model/placement.ts';
+import type { Placement, PlacementFailure, PlacementItem } from '../model/placement.ts';
+import { byRankAscending, runningMaxWithin } from '../queues/queues.ts';
+import { QueueGate, queueKey } from '../queues/queue-gate.ts';
+import { times } from '../queues/quota.ts';
 import type { ClusterSnapshot, Plan, WaitingReason } from '../types.ts';
-import { compareRank } from '../weight.ts';
+import { compareRank } from '../ranking/weight.ts';
 
 /** One step of a pass (Volcano's action): reads and changes the session. */
 export interface Action {
@@ -64,9 +64,14 @@ export interface GrowthRules {
   readonly capWhileWaiting?: (job: RunningJob, limit: number, now: number) => number;
 }
 
+/** Given the pass's first model, a ranking to build it again with; undefined: keep it. */
+export type RankingRefinement = (model: PassModel, ranking: BandRanking) => BandRanking | undefined;
+
 export interface PassPolicy {
   /** Which demotions rank the jobs (job-model.ts). */
   readonly ranking: BandRanking;
+  /** Tried in order once the model is built; the first refinement rebuilds it. */
+  readonly refineRanking: readonly RankingRefinement[];
   /** `cooldown`: young workers are kept from same-class scale-in; a job scaled in does not regrow in the pass. */
   readonly cooldown: boolean;
   readonly preemption: PreemptionRules;
@@ -115,9 +120,12 @@ export class PassSession {
     this.config = config;
     this.policy = policy;
     let model = buildPassModel(snapshot, config, policy.ranking);
-    // qoeTargetAsMinimum: a waiting job whose target's size would never fit keeps its declared minimum.
-    const tooLarge = policy.ranking.targetMinimum === true ? raisedMinimaThatNeverFit(model) : [];
-    if (tooLarge.length > 0) model = buildPassModel(snapshot, config, { ...policy.ranking, declaredMinimumFor: new Set(tooLarge) });
+    for (const refine of policy.refineRanking) {
+      const ranking = refine(model, policy.ranking);
+      if (ranking === undefined) continue;
+      model = buildPassModel(snapshot, config, ranking);
+      break;
+    }
     this.model = model;
     this.state = model.state;
     this.now = model.now;

@@ -4,41 +4,16 @@
 //
 //   scale-in:   jobs ranked strictly below the head (so of its class or lower), of its own queue;
 //               under quotas, first the borrowed workers of other queues it may reclaim; then the
-//               policy's order (KOD2: by rank; `preemptCheapestFirst`: by what a worker adds).
+//               policy's order (KOD2: by rank; plugins may register another, e.g. cheapest-first).
 //   suspension: whole suspendable jobs more demoted than the head, ranked below it or reclaimable
 //               (`suspendDemoted`).
 
-import type { ClusterState } from '../cluster-state.ts';
-import { workerGainDensity } from '../gain.ts';
-import type { CompiledJob, RunningJob } from '../job-model.ts';
-import { targetFloor } from '../qoe-protect.ts';
-import { compareRank } from '../weight.ts';
-import type { KeepRule, PassSession, VictimOrder } from './session.ts';
+import type { CompiledJob, RunningJob } from '../model/job-model.ts';
+import { compareRank } from '../ranking/weight.ts';
+import type { PassSession, VictimOrder } from './session.ts';
 
 /** KOD2: lowest rank first, as given. */
 export const lowestRankFirst: VictimOrder = (_state, ranked) => ranked;
-
-/**
- * `preemptCheapestFirst`: by priority class, lowest first, then by what the victim's next worker
- * adds per unit of share, least first (unknown last), then rank.
- */
-export const cheapestFirst: VictimOrder = (state: ClusterState, ranked: readonly RunningJob[]): RunningJob[] => {
-  const loss = new Float64Array(ranked.length);
-  for (let i = 0; i < ranked.length; i++) {
-    const r = ranked[i]!;
-    loss[i] =
-      (r.job.workers === undefined ? undefined : workerGainDensity(state, r.job.workers, r.workers.length)) ?? Number.POSITIVE_INFINITY;
-  }
-  const order = (a: number, b: number): number => ranked[a]!.job.priority - ranked[b]!.job.priority || loss[a]! - loss[b]! || a - b;
-  // Rank order is already by class; without scaling curves every loss is unknown, so the list is
-  // usually in order already and needs no sort (nor an object per job to sort by).
-  let sorted = true;
-  for (let k = 1; k < ranked.length && sorted; k++) sorted = order(k - 1, k) <= 0;
-  if (sorted) return [...ranked];
-  return Array.from(ranked.keys())
-    .sort(order)
-    .map((i) => ranked[i]!);
-};
 
 /** Scale-in's victims for `head`, in the policy's order. */
 export function scaleInVictims(session: PassSession, head: CompiledJob): readonly RunningJob[] {
@@ -79,9 +54,6 @@ export function suspensionCandidates(session: PassSession, head: CompiledJob): R
         (preemptibleBy(session, head, r) || reclaimable?.(r) === true),
     );
 }
-
-/** `qoeKeepTargetSize`: a victim keeps the workers its reachable target needs (qoe-protect.ts). */
-export const keepTargetSize: KeepRule = (session, head) => (victim, workers) => workers <= targetFloor(victim, head, session.now);
 
 /** The policy's reasons a victim keeps a worker against `head`, as one test (undefined: none applies). */
 export function keepsWorkerFor(session: PassSession, head: CompiledJob): ((victim: RunningJob, workers: number) => boolean) | undefined {

@@ -64,6 +64,7 @@ const EXPECTED_NEW_FIELDS = [
   '.status.progress',
   '.status.qoe',
   '.status.scheduling',
+  '.status.verticalResize',
 ];
 
 function obj(value: unknown): Json | undefined {
@@ -140,7 +141,7 @@ describe('our CRD schema is a superset of v1.8.1', () => {
 
   it('has no preserve-unknown-fields in the new status blocks (structural, pruned)', () => {
     const status = obj(obj(obj(crdSchema(OUR_CRD_PATH).properties)?.status)?.properties);
-    for (const block of ['scheduling', 'progress', 'qoe']) {
+    for (const block of ['scheduling', 'progress', 'qoe', 'verticalResize']) {
       expect(status?.[block]).toBeDefined();
       expect(JSON.stringify(status?.[block])).not.toContain('preserve-unknown-fields');
     }

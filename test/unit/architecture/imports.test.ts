@@ -114,6 +114,41 @@ describe('the import graph of src/', () => {
     }
   });
 
+  it('keeps each scheduler plugin to the session and the model: no other plugin, policy or operator code', () => {
+    const plugins = importsOf('scheduler/plugins').filter(({ file }) => file.split('/').length > 3);
+    expect(plugins.length).toBeGreaterThan(0);
+    for (const { file, local } of plugins) {
+      const folder = file.split('/').slice(0, 3).join('/');
+      const foreign = local.filter(
+        (l) =>
+          !l.startsWith(`${folder}/`) &&
+          !l.startsWith('scheduler/session/') &&
+          !l.startsWith('scheduler/model/') &&
+          l !== 'scheduler/types.ts',
+      );
+      expect({ file, foreign }).toEqual({ file, foreign: [] });
+    }
+  });
+
+  it('keeps each vertical rule to its folder and the shared limit arithmetic', () => {
+    const rules = importsOf('scheduler/vertical').filter(({ file }) => file.split('/').length > 3);
+    expect(rules.length).toBeGreaterThan(0);
+    for (const { file, local } of rules) {
+      const folder = file.split('/').slice(0, 3).join('/');
+      const foreign = local.filter((l) => !l.startsWith(`${folder}/`) && l !== 'scheduler/vertical/limits.ts');
+      expect({ file, foreign }).toEqual({ file, foreign: [] });
+    }
+  });
+
+  it('keeps the session and the model free of plugins and policies (plugins register, they are not called by name)', () => {
+    for (const folder of ['scheduler/session', 'scheduler/model', 'scheduler/ranking', 'scheduler/queues']) {
+      for (const { file, local } of importsOf(folder)) {
+        const upward = local.filter((l) => l.startsWith('scheduler/plugins/') || l.startsWith('scheduler/policies/'));
+        expect({ file, upward }).toEqual({ file, upward: [] });
+      }
+    }
+  });
+
   it('keeps the pure layers, the generic runtime and the progress follower from importing the assembly', () => {
     for (const folder of ['api', 'reconciler', 'scheduler', 'progress', 'runtime']) {
       for (const { file, local } of importsOf(folder)) {

@@ -36,7 +36,8 @@ describe('install artefacts', () => {
     const dockerfile = read('Dockerfile');
     const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
     const build = JSON.parse(read('tsconfig.build.json')) as { compilerOptions: { outDir: string; rootDir: string } };
-    expect(pkg.scripts.build).toBe('tsc -p tsconfig.build.json');
+    // The compiler, then the dashboard's static page copied beside the compiled code (tsc copies no assets).
+    expect(pkg.scripts.build).toMatch(/^tsc -p tsconfig\.build\.json && .*cpSync\('src\/dashboard\/web', 'dist\/dashboard\/web'/);
     expect(build.compilerOptions).toMatchObject({ outDir: 'dist', rootDir: 'src' });
     expect(existsSync(path.join(REPO_ROOT, 'src', 'cli', 'main.ts'))).toBe(true);
     expect(dockerfile).toContain('ENTRYPOINT ["node", "dist/cli/main.js", "run"]');

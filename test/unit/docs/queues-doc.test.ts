@@ -7,7 +7,7 @@ import { REPO_ROOT } from '../../../lab/local-cluster/index.ts';
 import { LABEL_QUEUE_NAME } from '../../../src/api/queues/types.ts';
 import * as messages from '../../../src/operator/scheduling/messages.ts';
 import { queueDirectory } from '../../../src/operator/scheduling/queues/directory.ts';
-import { describeQuotaBlock, QuotaLedger } from '../../../src/scheduler/quota.ts';
+import { describeQuotaBlock, QuotaLedger } from '../../../src/scheduler/queues/quota.ts';
 
 const doc = readFileSync(path.join(REPO_ROOT, 'docs', 'queues.md'), 'utf8').replace(/\s+/g, ' ');
 const GPU = 'nvidia.com/gpu';

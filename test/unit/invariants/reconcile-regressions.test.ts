@@ -71,16 +71,48 @@ describe('a replica waiting for a node keeps its service (conflicting-writers.te
     expect(deletedServices(r.actions)).toEqual([]);
   });
 
-  it('a scale-in still deletes the services of the workers it removes', () => {
+  it('a scale-in still deletes the services of the workers it removes, once their removal is in the API', () => {
     const job = newTFJob(3, 0, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 3 } } });
-    const r = reconcileTFJob({
-      job: toTFJobEntry(job),
-      pods: pods('Worker', 3, 'Running'),
-      services: services('Worker', 3),
-      now: at(0),
-      scheduling: { admitted: true, workers: 1, placements: {}, workerNodes: [], requirePlacement: true, status: { queue: 'Running' } },
-    });
+    const scheduling = {
+      admitted: true,
+      workers: 1,
+      placements: {},
+      workerNodes: [],
+      requirePlacement: true,
+      status: { queue: 'Running' as const },
+    };
+    const world = [newPod('Worker', 0, { phase: 'Running' }), ...pods('Worker', 2, 'Running', 1, { removal: 'scale-in' })];
+    const r = reconcileTFJob({ job: toTFJobEntry(job), pods: world, services: services('Worker', 3), now: at(0), scheduling });
     expect(deletedServices(r.actions).sort()).toEqual(['test-tfjob-worker-1', 'test-tfjob-worker-2']);
+  });
+});
+
+describe('a scaled-in worker keeps its service until its removal is in the API (a fault run: job-1-worker-3 lost its service)', () => {
+  // The reconciler used to send a scaled-in worker's service delete together with the pod's removal
+  // mark. Where the mark failed (an API error) or never went out (the operator SIGKILLed between the
+  // two writes), the worker stayed a live replica without its service; if the job then wanted it
+  // again (a scale-out), the live worker-3 had lost its DNS name for no reason the job had.
+  const job = newTFJob(4, 0, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 4 } } });
+  const svcs = services('Worker', 4).map((s, i) => ({ ...s, metadata: { ...s.metadata, uid: `uid-svc-${i}` } }));
+  const reconcile = (world: ReturnType<typeof pods>, workers: number) =>
+    reconcileTFJob({
+      job: toTFJobEntry(job),
+      pods: world,
+      services: svcs,
+      now: at(0),
+      scheduling: { admitted: true, workers, placements: {}, workerNodes: [], requirePlacement: true, status: { queue: 'Running' } },
+    });
+
+  it('the round that scales a worker in deletes only the pod; its service waits for the mark', () => {
+    const scaleIn = reconcile(pods('Worker', 4, 'Running'), 3);
+    expect(scaleIn.actions.filter((a) => a.kind === 'deletePod').map((a) => a.name)).toEqual(['test-tfjob-worker-3']);
+    expect(deletedServices(scaleIn.actions)).toEqual([]);
+    // The mark failed and the job wants four workers again: worker-3 and its service both stay.
+    expect(deletedServices(reconcile(pods('Worker', 4, 'Running'), 4).actions)).toEqual([]);
+    // The mark is in the API: the next round deletes the service, naming the one it saw.
+    const marked = [...pods('Worker', 3, 'Running'), newPod('Worker', 3, { phase: 'Running', removal: 'scale-in' })];
+    const next = reconcile(marked, 3).actions.filter((a) => a.kind === 'deleteService');
+    expect(next).toEqual([{ kind: 'deleteService', name: 'test-tfjob-worker-3', uid: 'uid-svc-3' }]);
   });
 });
 

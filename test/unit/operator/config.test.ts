@@ -30,3 +30,19 @@ describe('operator configuration: training progress', () => {
     expect(config([], { TFJOB_PROGRESS_PERIOD: '1m' }).progressPeriod).toBe(60_000);
   });
 });
+
+describe('operator configuration: vertical policy', () => {
+  it('is off by default; flowcon needs progress read from every job; one in-place resizer at a time', () => {
+    expect(config([]).verticalPolicy).toBe('none');
+    expect(config(['--vertical-policy', 'flowcon']).verticalInterval).toBe(20_000);
+    expect(config(['--vertical-policy', 'dqoes', '--progress-period', '0']).verticalPolicy).toBe('dqoes');
+    expect(() => config(['--vertical-policy', 'flowcon', '--progress-period', '0'])).toThrow(
+      /--vertical-policy: flowcon reads every running job's progress/,
+    );
+    expect(() => config(['--vertical-policy', 'flowcon', '--resize-converged-cpu', '0.5'])).toThrow(
+      /--vertical-policy: sets CPU limits in place/,
+    );
+    expect(() => config(['--vertical-policy', 'vpa'])).toThrow(/--vertical-policy/);
+    expect(() => config(['--flowcon-alpha', '0'])).toThrow(/--flowcon-alpha/);
+  });
+});

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCHEDULER_CONFIG } from '../../../src/scheduler/config.ts';
-import { buildPassModel, isPsType } from '../../../src/scheduler/job-model.ts';
+import { isPsType } from '../../../src/scheduler/model/job-model.ts';
+import { buildPassModel } from '../../../src/scheduler/model/pass-model.ts';
 import { cpu, Gi, node, paperTestbed, running, snapshot, waiting } from './helpers/builders.ts';
 
 const model = (...args: Parameters<typeof snapshot>) => buildPassModel(snapshot(...args), DEFAULT_SCHEDULER_CONFIG);

@@ -1,10 +1,16 @@
 // Reasons for waiting jobs: what the job needs, what the cluster offers, and which rule applies.
 import { describe, expect, it } from 'vitest';
-import { describeConfiguration, describeFailure, ExplainTexts, formatDuration, formatWeight } from '../../../src/scheduler/explain.ts';
+import {
+  describeConfiguration,
+  describeFailure,
+  ExplainTexts,
+  formatDuration,
+  formatWeight,
+} from '../../../src/scheduler/model/explain.ts';
 import { schedule } from '../../../lab/simulator/policies/registry.ts';
 import { resolveSchedulerConfig } from '../../../src/scheduler/config.ts';
-import { buildPassModel } from '../../../src/scheduler/job-model.ts';
-import { findPlacement, minimumItems, minimumKey } from '../../../src/scheduler/placement.ts';
+import { buildPassModel } from '../../../src/scheduler/model/pass-model.ts';
+import { findPlacement, minimumItems, minimumKey } from '../../../src/scheduler/model/placement.ts';
 import { DEFAULT_SCHEDULER_CONFIG } from '../../../src/scheduler/config.ts';
 import { cpu, Gi, node, paperTestbed, running, snapshot, waiting } from './helpers/builders.ts';
 

@@ -7,7 +7,7 @@ import {
   nodeSelectorTermMatches,
   nodeSelectorTermsMatch,
   toleratesTaint,
-} from '../../../src/scheduler/feasibility.ts';
+} from '../../../src/scheduler/model/feasibility.ts';
 import type { NodeInfo, NodeSelectorRequirement, Taint } from '../../../src/scheduler/types.ts';
 import { node, taint } from './helpers/builders.ts';
 

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCHEDULER_CONFIG } from '../../../src/scheduler/config.ts';
-import { buildPassModel } from '../../../src/scheduler/job-model.ts';
-import { fitsAt } from '../../../src/scheduler/resource-vector.ts';
+import { buildPassModel } from '../../../src/scheduler/model/pass-model.ts';
+import { fitsAt } from '../../../src/scheduler/model/resource-vector.ts';
 import { cpu, Gi, node, snapshot } from './helpers/builders.ts';
 
 // The tree must find exactly what a walk of `order` finds: the same first node with room, and the

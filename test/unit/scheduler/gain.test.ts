@@ -3,9 +3,9 @@
 // replica = cpu/30 + memory/96Gi).
 import { describe, expect, it } from 'vitest';
 import { resolveSchedulerConfig } from '../../../src/scheduler/config.ts';
-import { admissionGainDensity, growBeforeAdmitLimit, normalisedSpeed, workerGainDensity } from '../../../src/scheduler/gain.ts';
+import { admissionGainDensity, growBeforeAdmitLimit, normalisedSpeed, workerGainDensity } from '../../../src/scheduler/model/gain.ts';
 import { schedule } from '../../../src/scheduler/index.ts';
-import { buildPassModel } from '../../../src/scheduler/job-model.ts';
+import { buildPassModel } from '../../../src/scheduler/model/pass-model.ts';
 import { cpu, describeReplicas, Gi, paperTestbed, running, snapshot, waiting } from './helpers/builders.ts';
 
 const LINEAR = [100, 200, 300, 400];

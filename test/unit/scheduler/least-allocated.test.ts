@@ -3,8 +3,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCHEDULER_CONFIG } from '../../../src/scheduler/config.ts';
-import { buildPassModel } from '../../../src/scheduler/job-model.ts';
-import { ScoreTree } from '../../../src/scheduler/node-order.ts';
+import { buildPassModel } from '../../../src/scheduler/model/pass-model.ts';
+import { ScoreTree } from '../../../src/scheduler/model/node-order.ts';
 import { LeastAllocated } from '../../../src/scheduler/policies/tf-operator.ts';
 import type { ClusterSnapshot } from '../../../src/scheduler/types.ts';
 import { snapshotArb } from './helpers/arbitraries.ts';

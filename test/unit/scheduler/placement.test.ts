@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCHEDULER_CONFIG } from '../../../src/scheduler/config.ts';
-import { buildPassModel } from '../../../src/scheduler/job-model.ts';
-import type { CompiledJob } from '../../../src/scheduler/job-model.ts';
-import { commitPlacement, findPlacement, maximumItems, minimumItems } from '../../../src/scheduler/placement.ts';
-import type { Placement } from '../../../src/scheduler/placement.ts';
+import { buildPassModel } from '../../../src/scheduler/model/pass-model.ts';
+import type { CompiledJob } from '../../../src/scheduler/model/job-model.ts';
+import { commitPlacement, findPlacement, maximumItems, minimumItems } from '../../../src/scheduler/model/placement.ts';
+import type { Placement } from '../../../src/scheduler/model/placement.ts';
 import type { ClusterSnapshot } from '../../../src/scheduler/types.ts';
 import { snapshotArb } from './helpers/arbitraries.ts';
 import { cpu, Gi, node, paperTestbed, snapshot, waiting } from './helpers/builders.ts';

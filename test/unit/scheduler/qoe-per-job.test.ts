@@ -5,10 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { resolveSchedulerConfig } from '../../../src/scheduler/config.ts';
 import { schedule } from '../../../src/scheduler/index.ts';
-import type { RunningJob } from '../../../src/scheduler/job-model.ts';
-import { receiverNeed, throughputTargetCap } from '../../../src/scheduler/qoe-rebalance.ts';
-import { targetMinimum } from '../../../src/scheduler/qoe-minimum.ts';
-import { predictedRate, requiredRate, workersForTarget } from '../../../src/scheduler/qoe-size.ts';
+import type { RunningJob } from '../../../src/scheduler/model/job-model.ts';
+import { throughputTargetCap } from '../../../src/scheduler/plugins/qoe-cap-at-target/cap.ts';
+import { receiverNeed } from '../../../src/scheduler/plugins/qoe-targets/qoe-rebalance.ts';
+import { targetMinimum } from '../../../src/scheduler/model/qoe-minimum.ts';
+import { predictedRate, requiredRate, workersForTarget } from '../../../src/scheduler/model/qoe-size.ts';
 import type { JobState, QoeTarget, StepRate, WorkerGroup } from '../../../src/scheduler/types.ts';
 import { cpu, paperTestbed, running, snapshot, waiting } from './helpers/builders.ts';
 

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveSchedulerConfig } from '../../../src/scheduler/config.ts';
 import { schedule } from '../../../src/scheduler/index.ts';
-import { readQoe, workersToMeet, workersToSpare } from '../../../src/scheduler/qoe.ts';
+import { readQoe, workersToMeet, workersToSpare } from '../../../src/scheduler/model/qoe.ts';
 import type { JobState, QoeTarget, StepRate } from '../../../src/scheduler/types.ts';
 import { cpu, describeReplicas, paperTestbed, running, snapshot } from './helpers/builders.ts';
 

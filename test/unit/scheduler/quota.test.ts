@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCHEDULER_CONFIG } from '../../../src/scheduler/config.ts';
 import { schedule } from '../../../lab/simulator/policies/registry.ts';
-import { describeQuotaBlock, QuotaLedger } from '../../../src/scheduler/quota.ts';
+import { describeQuotaBlock, QuotaLedger } from '../../../src/scheduler/queues/quota.ts';
 import type { ClusterSnapshot, JobState, QueueSpec } from '../../../src/scheduler/types.ts';
 import type { SimPolicyName as PolicyName } from '../../../lab/simulator/policies/registry.ts';
 import { applyPlan } from './helpers/apply-plan.ts';

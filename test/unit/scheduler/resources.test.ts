@@ -12,8 +12,8 @@ import {
   shortfall,
   subtractResources,
   sumResources,
-} from '../../../src/scheduler/resources.ts';
-import { fitsAt, ResourceIndex, VectorTable } from '../../../src/scheduler/resource-vector.ts';
+} from '../../../src/scheduler/model/resources.ts';
+import { fitsAt, ResourceIndex, VectorTable } from '../../../src/scheduler/model/resource-vector.ts';
 import { Gi, Mi } from './helpers/builders.ts';
 
 describe('resource arithmetic over maps', () => {

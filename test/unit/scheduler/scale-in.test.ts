@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { resolveSchedulerConfig } from '../../../src/scheduler/config.ts';
 import { schedule } from '../../../src/scheduler/index.ts';
-import { buildPassModel } from '../../../src/scheduler/job-model.ts';
-import { scaleInFor, type QuotaTrial } from '../../../src/scheduler/scale-in.ts';
+import { buildPassModel } from '../../../src/scheduler/model/pass-model.ts';
+import { scaleInFor, type QuotaTrial } from '../../../src/scheduler/model/scale-in.ts';
 import { cpu, describeReplicas, Gi, paperTestbed, running, snapshot, waiting } from './helpers/builders.ts';
 
 const LIGHT = { cpu: cpu(4), memory: 8 * Gi };

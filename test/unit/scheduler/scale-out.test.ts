@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveSchedulerConfig } from '../../../src/scheduler/config.ts';
 import { schedule } from '../../../src/scheduler/index.ts';
-import { kneeLimit } from '../../../src/scheduler/scale-out.ts';
+import { kneeLimit } from '../../../src/scheduler/model/scale-out.ts';
 import { cpu, describeReplicas, Gi, paperTestbed, running, snapshot, waiting } from './helpers/builders.ts';
 
 const busy = (used: Record<string, number>) =>

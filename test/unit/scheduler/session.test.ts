@@ -1,6 +1,6 @@
-// The preemptive policies as sessions of named actions (src/scheduler/session, src/scheduler/actions):
-// what each policy's list is, that every improvement toggle of `ours` is wired to an action or a
-// rule, and that `ours` with every improvement off is `kod2`.
+// The preemptive policies as sessions of named actions (src/scheduler/session), built from their
+// plugin lists (src/scheduler/policies/lists.ts): each policy's actions, that every improvement
+// toggle of `ours` changes its pass, and that `ours` with every improvement off is `kod2`.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_IMPROVEMENTS, NO_IMPROVEMENTS, resolveSchedulerConfig } from '../../../src/scheduler/config.ts';

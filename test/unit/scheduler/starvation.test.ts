@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { resolveSchedulerConfig } from '../../../src/scheduler/config.ts';
-import { isStarving, starvationWaitBound } from '../../../src/scheduler/starvation.ts';
+import { isStarving, starvationWaitBound } from '../../../src/scheduler/ranking/starvation.ts';
 import type { JobSpec, NodeInfo } from '../../../src/scheduler/types.ts';
 import { simulate } from './helpers/apply-plan.ts';
 import type { SimArrival, SimResult } from './helpers/apply-plan.ts';

@@ -10,7 +10,7 @@ import {
   jobWeight,
   minimumRequests,
   sigmoid,
-} from '../../../src/scheduler/weight.ts';
+} from '../../../src/scheduler/ranking/weight.ts';
 import { cpu, Gi, jobSpec, node, paperTestbed, snapshot, waiting } from './helpers/builders.ts';
 
 const cfg = DEFAULT_WEIGHT_CONFIG;

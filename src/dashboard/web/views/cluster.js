@@ -1,6 +1,6 @@
 // Cluster: every node with its requested vs allocatable CPU, memory and GPU, and its pods as chips
 // coloured by the TFJob they belong to (grey: pods of other workloads).
-import { cores, gib, h, jobColour } from '../dom.js';
+import { cores, fill, gib, h, jobColour } from '../dom.js';
 
 function bar(label, used, total, fmt) {
   const share = total > 0 ? used / total : used > 0 ? 1 : 0;
@@ -47,7 +47,8 @@ export function renderCluster(main, snapshot) {
     (s, n) => ({ cpu: s.cpu + n.allocatable.cpu, used: s.used + n.requested.cpu, pods: s.pods + n.pods.length }),
     { cpu: 0, used: 0, pods: 0 },
   );
-  main.replaceChildren(
+  fill(
+    main,
     h('h2', {}, `Cluster: ${snapshot.nodes.length} nodes, ${cores(total.used)} of ${cores(total.cpu)} CPU requested, ${total.pods} pods`),
     h(
       'div.legend',

@@ -1,6 +1,6 @@
 // One job: its metric and step rate, its workers and CPU over time, and every scheduling decision and
 // event on the same time axis; then the events, its pods and where they run, its TF_CONFIG contract.
-import { ago, badge, cores, h, workersText } from '../dom.js';
+import { ago, badge, cores, fill, h, workersText } from '../dom.js';
 
 /** Decisions get a colour of their own on the timeline; other events are grey. */
 const DECISION_COLOURS = {
@@ -223,7 +223,8 @@ export function renderJob(main, detail, route, viewState) {
     state.resources.setData(data.resources);
   }
   const row = detail.row;
-  state.head.replaceChildren(
+  fill(
+    state.head,
     h('h2', {}, `TFJob ${key}`),
     row.message ? h('div.note', { 'data-testid': 'scheduling-message' }, `${row.reason ?? ''}: ${row.message}`) : null,
     stats(row, detail),

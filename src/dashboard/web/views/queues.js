@@ -1,6 +1,6 @@
 // Queues: each ClusterQueue's quota, usage and borrowing, and its waiting line in order with each
 // job's reason; then the LocalQueues that point at them.
-import { h, jobLink } from '../dom.js';
+import { fill, h, jobLink } from '../dom.js';
 
 function resources(map) {
   const entries = Object.entries(map);
@@ -46,7 +46,8 @@ function clusterQueue(cq) {
 export function renderQueues(main, snapshot) {
   const denied = snapshot.access.clusterqueues?.scope === 'denied';
   const waitingJobs = snapshot.jobs.filter((j) => j.queue === 'Waiting');
-  main.replaceChildren(
+  fill(
+    main,
     h('h2', {}, `Queues: ${snapshot.clusterQueues.length} ClusterQueues, ${snapshot.localQueues.length} LocalQueues`),
     snapshot.clusterQueues.length === 0
       ? h(

@@ -5,7 +5,7 @@
 // the events, enqueues the jobs whose status changed and sets the metrics.
 import { describeQoeTarget } from '../../../api/v1/qoe.ts';
 import type { JobCondition, QoeStatus, TFJob } from '../../../api/v1/schema.ts';
-import { readQoe, type QoeClass, type QoeReading } from '../../../scheduler/qoe.ts';
+import { readQoe, type QoeClass, type QoeReading } from '../../../scheduler/model/qoe.ts';
 import type { JobState } from '../../../scheduler/types.ts';
 
 export const CONDITION_TARGET_REACHABLE = 'TargetReachable';
@@ -91,6 +91,22 @@ export class QoeBook {
     return this.#jobs.get(key)?.status.class;
   }
 
+  /** A metric target alone: no rate to classify, only whether it has been reached. True if the status changed. */
+  #updateMetricOnly(key: string, job: JobState, target: string, reached: boolean, now: number): boolean {
+    const prev = this.#jobs.get(key);
+    const status: QoeStatus = {
+      target,
+      targetMetricReached: reached,
+      message: reached
+        ? 'the metric reached its target'
+        : job.phase === 'running'
+          ? 'training towards the metric target'
+          : 'waiting in the queue',
+    };
+    this.#jobs.set(key, { status, reachable: true, at: now });
+    return prev === undefined || JSON.stringify(prev.status) !== JSON.stringify(status);
+  }
+
   /** Reads every job with a target; `raw` gives each job's TFJob (for the target in words). */
   update(jobs: readonly JobState[], raw: (key: string) => TFJob | undefined, now: number): QoeUpdate {
     const changed: string[] = [];
@@ -115,20 +131,7 @@ export class QoeBook {
         });
       }
       if (resolved.stepsPerSecond === undefined && resolved.deadline === undefined) {
-        // A metric target alone: no rate to classify, only whether it has been reached.
-        const status: QoeStatus = {
-          target: describeQoeTarget(spec, resolved),
-          targetMetricReached: metricReached === true,
-          message:
-            metricReached === true
-              ? 'the metric reached its target'
-              : job.phase === 'running'
-                ? 'training towards the metric target'
-                : 'waiting in the queue',
-        };
-        const rewrite = prev === undefined || JSON.stringify(prev.status) !== JSON.stringify(status);
-        this.#jobs.set(key, { status, reachable: true, at: now });
-        if (rewrite) changed.push(key);
+        if (this.#updateMetricOnly(key, job, describeQoeTarget(spec, resolved), metricReached === true, now)) changed.push(key);
         continue;
       }
       const reading: QoeReading =

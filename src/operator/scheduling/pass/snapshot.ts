@@ -7,48 +7,40 @@
 // it (decisions rebuilt on first sight, placements that expired or materialised, suspended jobs) is
 // returned as `upkeep` for the pass to apply.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import { ANNOTATION_SCALING_CURVE, ANNOTATION_SUSPENDABLE, LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE } from '../../../api/v1/constants.ts';
-import type { ParsedTFJobEntry, TFJobEntry } from '../../../api/v1/parse.ts';
-import { canonicalReplicaType } from '../../../api/v1/replica-types.ts';
+import { ANNOTATION_SCALING_CURVE, ANNOTATION_SUSPENDABLE } from '../../../api/v1/constants.ts';
+import type { TFJobEntry } from '../../../api/v1/parse.ts';
 import { resolveQoe } from '../../../api/v1/qoe.ts';
 import type { TFJob } from '../../../api/v1/schema.ts';
-import {
-  buildJobView,
-  isControlledBy,
-  replicaName,
-  schedulersNamedByTemplates,
-  type ElasticOptions,
-  type ReplicaScheduler,
-} from '../../../reconciler/tfjob/index.ts';
-import {
-  isNodeFeasible,
-  type ClusterSnapshot,
-  type JobProgress,
-  type JobSpec,
-  type JobState,
-  type MissingReplica,
-  type NodeInfo,
-  type OtherPod,
-  type QoeTarget,
-  type ReplicaInstance,
-  type StepRate,
+import { isControlledBy, type ElasticOptions, type ReplicaScheduler } from '../../../reconciler/tfjob/index.ts';
+import type {
+  ClusterSnapshot,
+  JobProgress,
+  JobSpec,
+  JobState,
+  MissingReplica,
+  NodeInfo,
+  OtherPod,
+  QoeTarget,
+  StepRate,
 } from '../../../scheduler/index.ts';
 import { objectKey } from '../../../runtime/store.ts';
 import type { QueueDirectorySnapshot } from '../queues/directory.ts';
 import { avoidingNodes, jobSpec, nodeInfo, parseScalingCurve, podRequests, podSpecRequests, type DefaultRequests } from '../convert.ts';
 import type { Upkeep } from '../decisions/book.ts';
-import { pendingAlive, restoreDecision, type Decision, type DecisionView, type Pending } from '../decisions/decision.ts';
+import { inFlightAsOtherPods, type PodInFlight } from '../pods-in-flight.ts';
+import { restoreDecision, type Decision, type DecisionView, type Pending } from '../decisions/decision.ts';
 import {
   isFinished,
   isLive,
   isLiveWorker,
   isTerminatingPreempted,
   podNode,
-  replicaIndexOf,
   replicaOf,
   schedulerRefusal,
   type Refusal,
 } from '../pod-facts.ts';
+import type { JobShape, JobShapes } from './job-shape.ts';
+import { replicasAndHoles, settlePlacements } from './replicas.ts';
 
 /** Why a node counts as lost (see NodeHealth). */
 export interface NodeLoss {
@@ -74,6 +66,8 @@ export interface SnapshotSources {
   stepRateOf(jobKey: string): StepRate | undefined;
   /** Whether the TFJob controller has pod creates for the job in flight (sent, not yet seen or failed). */
   podCreatesInFlight(jobKey: string): boolean;
+  /** Every pod create sent and not yet seen, whatever became of its job (pods-in-flight.ts). */
+  readonly podsInFlight?: readonly PodInFlight[];
   /** The queues and how a job finds its own (queues/directory.ts). */
   readonly queues: QueueDirectorySnapshot;
 }
@@ -123,57 +117,6 @@ export interface PassSnapshot {
   readonly elsewhere: readonly PlacedElsewhere[];
 }
 
-/** A job's parsed shape: its TFJob, the controller's view of it, and its replica groups. */
-export interface JobShape {
-  readonly raw: TFJob;
-  readonly view: ReturnType<typeof buildJobView>;
-  readonly groups: readonly {
-    readonly type: string;
-    readonly replicas: number;
-    readonly template: { spec?: V1Pod['spec'] } | undefined;
-  }[];
-  /** The schedulers its templates name, when one is not kube-scheduler: not ours to place. */
-  readonly named: readonly ReplicaScheduler[] | undefined;
-}
-
-export function jobView(entry: ParsedTFJobEntry, options: ElasticOptions): JobShape['view'] {
-  return buildJobView(entry.job, entry.defaulted, {
-    ...(options.defaultElastic ? { defaultElastic: options.defaultElastic } : {}),
-    ...(options.workerLimit === undefined ? {} : { workerLimit: options.workerLimit }),
-  });
-}
-
-/**
- * Job shapes, one per cached entry: the cache holds a new entry for each version of a job (parsed
- * once as it entered the cache), so a pass over thousands of unchanged jobs computes nothing again.
- * Invalid jobs have no shape (the reconciler fails them).
- */
-export class JobShapes {
-  readonly #memo = new WeakMap<TFJobEntry, JobShape | null>();
-
-  get(entry: TFJobEntry, options: ElasticOptions): JobShape | undefined {
-    let shape = this.#memo.get(entry);
-    if (shape === undefined) {
-      shape = computeShape(entry, options) ?? null;
-      this.#memo.set(entry, shape);
-    }
-    return shape ?? undefined;
-  }
-}
-
-function computeShape(entry: TFJobEntry, options: ElasticOptions): JobShape | undefined {
-  if (!entry.ok || entry.errors.length > 0) return undefined;
-  const view = jobView(entry, options);
-  const workers = view.elastic?.max ?? view.replicas.Worker ?? 0;
-  const groups = Object.entries(view.replicaSpecs).map(([type, spec]) => ({
-    type,
-    replicas: type === 'Worker' ? workers : (view.replicas[type] ?? spec.replicas),
-    template: entry.defaulted.spec.tfReplicaSpecs[type]?.template,
-  }));
-  const named = schedulersNamedByTemplates(Object.fromEntries(groups.map((g) => [g.type, { template: g.template ?? {} }])));
-  return { raw: entry.job, view, groups, named };
-}
-
 /** Reads the book, never writes it: `upkeep` says what it should learn. */
 export interface DecisionReader {
   get(key: string): DecisionView | undefined;
@@ -194,6 +137,8 @@ export function takeSnapshot(
   const nodes = sources.nodes.filter((n) => options.managedNode(n.metadata?.labels)).map(nodeInfo);
   const nodesByName = new Map(nodes.map((n) => [n.name, n]));
   const creating: OtherPod[] = [];
+  // Jobs whose in-flight creates the snapshot counts as placements; anyone else's count as pods.
+  const counted = new Set<string>();
   const elsewhere: PlacedElsewhere[] = [];
   for (const object of sources.tfjobs) {
     const key = objectKey(object);
@@ -201,7 +146,10 @@ export function takeSnapshot(
     // reconcile that creates a job's last placed pods can also mark it Succeeded, and the status may
     // reach the cache before the pods: until those creates are seen, their room stays taken.
     if (isFinished(object) || object.metadata?.deletionTimestamp !== undefined) {
-      if (sources.podCreatesInFlight(key)) creating.push(...placementsInFlight(key, object, book.get(key), shapes, sources, options));
+      if (sources.podCreatesInFlight(key)) {
+        creating.push(...placementsInFlight(key, object, book.get(key), shapes, sources, options));
+        counted.add(object.metadata?.uid ?? '');
+      }
       continue;
     }
     const shape = shapes.get(object, options);
@@ -232,7 +180,11 @@ export function takeSnapshot(
   const snapshot: ClusterSnapshot = {
     now,
     nodes,
-    otherPods: [...otherPods(sources.allPods, facts, options.defaults), ...creating],
+    otherPods: [
+      ...otherPods(sources.allPods, facts, options.defaults),
+      ...creating,
+      ...uncountedInFlight(sources, facts, counted, options.defaults),
+    ],
     jobs: facts.map((f) => f.state),
     ...(sources.queues.specs.length > 0 ? { queues: sources.queues.specs } : {}),
   };
@@ -335,115 +287,6 @@ function sortPods(pods: readonly V1Pod[], decision: DecisionView, sources: Snaps
   return { live, existing, lost, refused };
 }
 
-interface SettledPlacements {
-  /** Placements that became pods or no longer fit their node: the book drops them. */
-  readonly settledNames: string[];
-  readonly pendingByName: ReadonlyMap<string, Pending>;
-  readonly pendingWorkers: Pending[];
-}
-
-/**
- * Placements never observed expire (their create failed), and so do placements on a node that no
- * longer takes the pod (cordoned, NotReady, tainted or gone since the decision, while the pod
- * waited for a victim or a busy API): the job is then missing them, and they are placed again.
- */
-function settlePlacements(
-  key: string,
-  { raw, view }: JobShape,
-  spec: JobSpec,
-  decision: DecisionView,
-  existing: ReadonlySet<string>,
-  sources: SnapshotSources,
-  nodesByName: ReadonlyMap<string, NodeInfo>,
-  now: number,
-): SettledPlacements {
-  const constraints = new Map(spec.fixed.map((g) => [g.type, g.constraints]));
-  if (spec.workers !== undefined) constraints.set('Worker', spec.workers.constraints);
-  // While the controller's creates for this job are in flight, a placement it was handed may still
-  // become a pod on its node whatever changed since (a slow API, a cordon meanwhile): its room stays
-  // taken until the create is seen or has failed, or another pod could be placed into it.
-  const creating = sources.podCreatesInFlight(key);
-  const stillFits = (p: Pending, type: string | undefined): boolean => {
-    const node = nodesByName.get(p.node);
-    if (node === undefined) return false;
-    if (creating) return true;
-    const c = type === undefined ? undefined : constraints.get(type);
-    return pendingAlive(p, now) && c !== undefined && isNodeFeasible(node, c);
-  };
-  const settledNames: string[] = [];
-  const pendingByName = new Map<string, Pending>();
-  for (const [name, p] of decision.pendingByName) {
-    if (existing.has(name) || !stillFits(p, replicaOf(Object.keys(view.replicaSpecs), name, raw.metadata.name)?.[0]))
-      settledNames.push(name);
-    else pendingByName.set(name, p);
-  }
-  return { settledNames, pendingByName, pendingWorkers: decision.pendingWorkers.filter((p) => stillFits(p, 'Worker')) };
-}
-
-/** An admitted job's replicas (its live pods and pending placements) and the replicas it misses. */
-function replicasAndHoles(
-  key: string,
-  { raw, view }: JobShape,
-  spec: JobSpec,
-  decision: DecisionView,
-  live: ReadonlyMap<string, V1Pod>,
-  existing: ReadonlySet<string>,
-  { pendingByName, pendingWorkers }: SettledPlacements,
-  elastic: boolean,
-): { replicas: ReplicaInstance[]; missing: MissingReplica[] } {
-  const replicas: ReplicaInstance[] = [];
-  const missing: MissingReplica[] = [];
-  for (const p of live.values()) {
-    const type = canonicalReplicaType(p.metadata?.labels?.[LABEL_REPLICA_TYPE] ?? '') ?? '';
-    const index = Number(p.metadata?.labels?.[LABEL_REPLICA_INDEX] ?? -1);
-    const node = podNode(p);
-    if (node === undefined) continue;
-    replicas.push({
-      type,
-      index,
-      node,
-      ...(p.metadata?.creationTimestamp ? { createdAt: new Date(p.metadata.creationTimestamp).getTime() } : {}),
-    });
-  }
-  // Assumed: placements decided but not yet visible as pods. Marked pending: the core never removes
-  // them (the controller may be creating the pod; scaling such a placement in once gave its room to
-  // another job while the pod still came: an over-commit under load).
-  for (const [name, p] of pendingByName) {
-    const replica = replicaOf(Object.keys(view.replicaSpecs), name, raw.metadata.name);
-    if (replica !== undefined) replicas.push({ type: replica[0], index: replica[1], node: p.node, createdAt: p.since, pending: true });
-  }
-  const used = new Set<number>();
-  for (const n of existing) {
-    const i = replicaIndexOf(n, raw.metadata.name, 'worker');
-    if (i !== undefined) used.add(i);
-  }
-  let next = 0;
-  for (const p of pendingWorkers) {
-    while (used.has(next)) next += 1;
-    used.add(next);
-    replicas.push({ type: 'Worker', index: next, node: p.node, createdAt: p.since, pending: true });
-  }
-  // Holes: fixed replicas with no pod and no pending placement; workers below target.
-  const hole = (name: string) => !existing.has(name) && !pendingByName.has(name);
-  for (const g of spec.fixed) {
-    for (let i = 0; i < g.count; i++) {
-      const name = replicaName(raw.metadata.name, g.type, i);
-      if (hole(name)) missing.push({ job: key, group: g, name });
-    }
-  }
-  if (spec.workers === undefined) return { replicas, missing };
-  if (elastic) {
-    const have = replicas.filter((r) => r.type === 'Worker').length;
-    for (let i = have; i < decision.targetWorkers; i++) missing.push({ job: key, group: spec.workers });
-  } else {
-    for (let i = 0; i < spec.workers.max; i++) {
-      const name = replicaName(raw.metadata.name, 'Worker', i);
-      if (hole(name)) missing.push({ job: key, group: spec.workers, name });
-    }
-  }
-  return { replicas, missing };
-}
-
 /** Workers whose pod runs (started, not finished): they attain service. */
 function runningWorkers(pods: Iterable<V1Pod>): number {
   let n = 0;
@@ -507,6 +350,18 @@ function placementsInFlight(
   for (const p of decision.pendingWorkers)
     out.push({ key: `${namespace}/${jobName}-worker(creating)`, node: p.node, requests: requests('Worker') });
   return out;
+}
+
+/** Pods being created for jobs the snapshot left out (gone from the cache, suspended, finished). */
+function uncountedInFlight(
+  sources: SnapshotSources,
+  facts: readonly JobFacts[],
+  counted: Set<string>,
+  defaults: DefaultRequests,
+): OtherPod[] {
+  if (sources.podsInFlight === undefined || sources.podsInFlight.length === 0) return [];
+  for (const f of facts) counted.add(f.raw.metadata.uid ?? '');
+  return inFlightAsOtherPods(sources.podsInFlight, counted, new Set(sources.allPods.map(objectKey)), defaults);
 }
 
 /** Every pod using capacity that is not a live replica of a managed job (terminating ones too). */

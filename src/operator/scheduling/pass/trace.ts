@@ -1,7 +1,7 @@
 // What a pass saw on each node it placed pods on: for tracing an over-commit back to the pass that
 // made it (which pod it did not count). Pure; the loop logs it at info level, only for passes that place.
 import type { ClusterSnapshot, Plan, RepairPlacement, ReplicaInstance, Resources } from '../../../scheduler/index.ts';
-import { sumResources } from '../../../scheduler/resources.ts';
+import { sumResources } from '../../../scheduler/model/resources.ts';
 
 export interface NodeTrace {
   readonly node: string;

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { applyDecisions } from '../../../../src/operator/scheduling/pass/apply.ts';
 import type { Decided } from '../../../../src/operator/scheduling/pass/decide.ts';
 import { DecisionBook } from '../../../../src/operator/scheduling/decisions/book.ts';
-import { JobShapes, takeSnapshot, type JobFacts } from '../../../../src/operator/scheduling/pass/snapshot.ts';
+import { JobShapes } from '../../../../src/operator/scheduling/pass/job-shape.ts';
+import { takeSnapshot, type JobFacts } from '../../../../src/operator/scheduling/pass/snapshot.ts';
 import type { Plan } from '../../../../src/scheduler/index.ts';
 import { NS, OPTIONS, RecordingRemover, T0, node, replicaPod, sources, tfjob } from './fixtures.ts';
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DecisionBook } from '../../../../src/operator/scheduling/decisions/book.ts';
 import { placedElsewhereInput, placedElsewhereStatus } from '../../../../src/operator/scheduling/decisions/elsewhere.ts';
-import { JobShapes, takeSnapshot } from '../../../../src/operator/scheduling/pass/snapshot.ts';
+import { JobShapes } from '../../../../src/operator/scheduling/pass/job-shape.ts';
+import { takeSnapshot } from '../../../../src/operator/scheduling/pass/snapshot.ts';
 import { toTFJobEntry } from '../../../../src/api/v1/parse.ts';
 import { NS, OPTIONS, T0, node, replicaPod, sources, tfjobObject } from './fixtures.ts';
 

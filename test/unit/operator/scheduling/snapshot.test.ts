@@ -2,7 +2,8 @@ import { ANNOTATION_PLACED_NODE } from '../../../../src/api/v1/constants.ts';
 import { describe, expect, it } from 'vitest';
 import { DecisionBook } from '../../../../src/operator/scheduling/decisions/book.ts';
 import { PENDING_TTL_MS } from '../../../../src/operator/scheduling/decisions/decision.ts';
-import { JobShapes, takeSnapshot } from '../../../../src/operator/scheduling/pass/snapshot.ts';
+import { JobShapes } from '../../../../src/operator/scheduling/pass/job-shape.ts';
+import { takeSnapshot } from '../../../../src/operator/scheduling/pass/snapshot.ts';
 import { toTFJobEntry } from '../../../../src/api/v1/parse.ts';
 import { NS, OPTIONS, T0, adopt, bookWith, foreignPod, node, replicaPod, sources, tfjob, tfjobObject } from './fixtures.ts';
 

@@ -508,7 +508,14 @@ describe('with our scheduler', () => {
       { kind: 'deletePod', name: 'test-tfjob-worker-3', reason: 'scale-in', markRemoval: 'scale-in' },
       { kind: 'deletePod', name: 'test-tfjob-worker-2', reason: 'scale-in', markRemoval: 'scale-in' },
     ]);
-    expect(deletedServices(r).map((a) => a.name)).toEqual(['test-tfjob-worker-2', 'test-tfjob-worker-3']);
+    // Their services go once the removal is in the API (the next reconcile sees the pods marked).
+    expect(deletedServices(r)).toEqual([]);
+    const marked = [...pods('Worker', 2, 'Running'), ...pods('Worker', 2, 'Running', 2, { removal: 'scale-in' })];
+    const next = run(job, [...marked, newPod('PS', 0, { phase: 'Running' })], [...services('Worker', 4), ...services('PS', 1)], 0, {
+      admitted: true,
+      workers: 2,
+    });
+    expect(deletedServices(next).map((a) => a.name)).toEqual(['test-tfjob-worker-2', 'test-tfjob-worker-3']);
   });
 
   it('creates the pods of its placements in the round that finds worker 0 done and marks the job Succeeded', () => {

@@ -1,0 +1,42 @@
+// The operator's vertical stage (--vertical-policy): built from the operator's parts, or none when off.
+import type { OperatorConfig } from '../config.ts';
+import type { OperatorCaches } from '../informers.ts';
+import { BY_JOB } from '../informers.ts';
+import { KubePodResizer } from '../../progress/follower/cpu-resize.ts';
+import type { ProgressLoop } from '../../progress/follower/loop.ts';
+import type { KubeEventRecorder } from '../../runtime/events.ts';
+import type { KubeClients } from '../../runtime/kube-client.ts';
+import type { Logger } from '../../runtime/logger.ts';
+import { KubeNodeCpu, KubeVerticalStatusWriter } from './kube.ts';
+import { VerticalStage } from './stage.ts';
+
+export { VerticalStage } from './stage.ts';
+export * from './policy.ts';
+
+export interface VerticalParts {
+  readonly clients: KubeClients;
+  readonly caches: OperatorCaches;
+  readonly progress: ProgressLoop | undefined;
+  readonly recorder: KubeEventRecorder;
+  readonly logger: Logger;
+}
+
+export function verticalStage(config: OperatorConfig, parts: VerticalParts): VerticalStage | undefined {
+  const policy = config.verticalPolicy;
+  if (policy === 'none') return undefined;
+  return new VerticalStage({
+    policy,
+    jobs: () => parts.caches.tfjobs.list(),
+    podsOf: (key) => parts.caches.pods.byIndex(BY_JOB, key),
+    series: (key) => parts.progress?.seriesOf(key),
+    nodes: new KubeNodeCpu(parts.clients),
+    resizer: new KubePodResizer(parts.clients),
+    status: new KubeVerticalStatusWriter(parts.clients),
+    event: (job, type, reason, message) => {
+      parts.recorder.event(job, type, reason, message);
+    },
+    log: parts.logger.child({ component: 'vertical' }),
+    intervalMs: config.verticalInterval / config.timeScale,
+    flowcon: { alpha: config.flowconAlpha },
+  });
+}

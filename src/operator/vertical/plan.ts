@@ -1,0 +1,97 @@
+// One vertical round's decisions, from the operator's view of the jobs: FlowCon or DQoES vertical on
+// the same inputs. Pure: the stage (stage.ts) reads the caches and applies what this returns.
+import type { ParsedTFJobEntry } from '../../api/v1/parse.ts';
+import type { Pod } from '../../api/v1/k8s-types.ts';
+import { latestEvaluation, type EvaluationSeries } from '../../progress/signals/index.ts';
+import { namespacedKey } from '../../runtime/store.ts';
+import { dqoesVerticalRound, type DqoesVerticalConfig } from '../../scheduler/vertical/dqoes/index.ts';
+import {
+  flowConRound,
+  type FlowConConfig,
+  type FlowConJob,
+  type FlowConState,
+  type LimitChange,
+  type NodeCpu,
+} from '../../scheduler/vertical/flowcon/index.ts';
+import { containersOf, optedOut, qoeOf } from './inputs.ts';
+import type { VerticalPolicy } from './policy.ts';
+import type { JobVerdict } from './status.ts';
+
+export interface PlanInput {
+  readonly now: number;
+  readonly jobs: readonly ParsedTFJobEntry[];
+  readonly podsOf: (key: string) => readonly Pod[];
+  readonly series: (key: string) => EvaluationSeries | undefined;
+  readonly nodes: readonly NodeCpu[];
+  /** Limits this operator set that the job's status may not show yet (pod/container → millicores). */
+  readonly recent?: (key: string) => ReadonlyMap<string, number> | undefined;
+}
+
+export interface PlanOutput {
+  readonly changes: readonly LimitChange[];
+  readonly verdicts: ReadonlyMap<string, JobVerdict>;
+  readonly flowcon?: FlowConState;
+  /** When the next round is due, from now. */
+  readonly intervalMs: number;
+}
+
+export const keyOf = (e: ParsedTFJobEntry): string => namespacedKey(e.job.metadata.namespace ?? 'default', e.job.metadata.name);
+
+/** The jobs' FlowCon inputs: containers, the newest value of their evaluation function, opt-out. */
+export function flowConJobs(input: PlanInput): FlowConJob[] {
+  return input.jobs.map((e) => {
+    const key = keyOf(e);
+    const series = input.series(key);
+    const last = latestEvaluation(series);
+    return {
+      key,
+      containers: containersOf(e, input.podsOf(key), input.recent?.(key)),
+      ...(series && last
+        ? { evaluation: { time: last.time, value: last.value, name: series.name, higherIsBetter: series.higherIsBetter } }
+        : {}),
+      ...(optedOut(e) ? { optOut: true } : {}),
+    };
+  });
+}
+
+export function planVertical(
+  policy: Exclude<VerticalPolicy, 'none'>,
+  input: PlanInput,
+  config: { readonly flowcon: FlowConConfig; readonly dqoes: DqoesVerticalConfig; readonly intervalMs: number },
+  state: FlowConState | undefined,
+): PlanOutput {
+  if (policy === 'flowcon') {
+    const r = flowConRound({ now: input.now, jobs: flowConJobs(input), nodes: input.nodes }, state, config.flowcon);
+    const verdicts = new Map(
+      r.verdicts.map((v) => {
+        const verdict: JobVerdict = {
+          ...(v.list === undefined ? {} : { list: v.list }),
+          ...(v.growthEfficiency === undefined ? {} : { growthEfficiency: v.growthEfficiency }),
+          ...(v.leftAlone === undefined ? {} : { leftAlone: v.leftAlone }),
+        };
+        return [v.job, verdict];
+      }),
+    );
+    return { changes: r.changes, verdicts, flowcon: r.state, intervalMs: r.intervalMs };
+  }
+  const jobs = input.jobs.map((e) => {
+    const key = keyOf(e);
+    return {
+      key,
+      containers: containersOf(e, input.podsOf(key), input.recent?.(key)),
+      ...qoeOf(e),
+      ...(optedOut(e) ? { optOut: true } : {}),
+    };
+  });
+  const verdicts = new Map<string, JobVerdict>(
+    jobs.map((j) => [
+      j.key,
+      j.optOut === true
+        ? { leftAlone: 'opted out (cpu-resize annotation)' }
+        : j.qoeClass === undefined
+          ? { leftAlone: 'no performance target (spec.qoe) classified yet' }
+          : {},
+    ]),
+  );
+  return { changes: dqoesVerticalRound(jobs, input.nodes, config.dqoes), verdicts, intervalMs: config.intervalMs };
+}

@@ -1,0 +1,331 @@
+// The vertical stage's glue, against small fakes of its own interfaces (resizer, node source, status
+// writer, events): what it asks for, what it says, what it writes, and what a refusal becomes.
+import { describe, expect, it } from 'vitest';
+import type { Pod } from '../../../../src/api/v1/k8s-types.ts';
+import { toTFJobEntry, type ParsedTFJobEntry, type TFJobEntry } from '../../../../src/api/v1/parse.ts';
+import type { VerticalResizeStatus } from '../../../../src/api/v1/schema.ts';
+import { observeResize } from '../../../../src/operator/vertical/resize-state.ts';
+import { VerticalStage, type VerticalStageDeps } from '../../../../src/operator/vertical/stage.ts';
+import type { CpuResize } from '../../../../src/progress/follower/cpu-resize.ts';
+import type { EvaluationSeries } from '../../../../src/progress/signals/index.ts';
+import { silentLogger } from '../../../../src/runtime/logger.ts';
+
+const T0 = Date.UTC(2026, 10, 28, 12);
+const NS = 'ns';
+
+function tfjob(name: string, o: { annotations?: Record<string, string>; status?: Record<string, unknown> } = {}): ParsedTFJobEntry {
+  const container = { name: 'tensorflow', image: 'tf', resources: { requests: { cpu: '200m' }, limits: { cpu: '1' } } };
+  const entry = toTFJobEntry({
+    apiVersion: 'kubeflow.org/v1',
+    kind: 'TFJob',
+    metadata: { name, namespace: NS, uid: `${name}-uid`, ...(o.annotations ? { annotations: o.annotations } : {}) },
+    spec: { tfReplicaSpecs: { Worker: { replicas: 1, template: { spec: { containers: [container] } } } } },
+    ...(o.status ? { status: o.status } : {}),
+  });
+  if (!entry.ok) throw new Error('the test job does not parse');
+  return entry;
+}
+
+function pod(job: string, limit = '1', extra: Partial<NonNullable<Pod['status']>> = {}): Pod {
+  return {
+    metadata: {
+      name: `${job}-worker-0`,
+      namespace: NS,
+      labels: { 'training.kubeflow.org/replica-type': 'worker' },
+      ownerReferences: [{ apiVersion: 'kubeflow.org/v1', kind: 'TFJob', name: job, uid: `${job}-uid`, controller: true }],
+    },
+    spec: { nodeName: 'n1', containers: [{ name: 'tensorflow', resources: { requests: { cpu: '200m' }, limits: { cpu: limit } } }] },
+    status: { phase: 'Running', ...extra },
+  };
+}
+
+const lossSeries = (points: [number, number][]): EvaluationSeries => ({
+  name: 'loss',
+  higherIsBetter: false,
+  source: 'log',
+  points: points.map(([time, value]) => ({ time, value })),
+});
+
+class Harness {
+  now = T0;
+  jobs: TFJobEntry[] = [];
+  pods = new Map<string, Pod[]>();
+  series = new Map<string, EvaluationSeries>();
+  resizes: CpuResize[] = [];
+  refuse: Error | undefined;
+  events: string[] = [];
+  written = new Map<string, VerticalResizeStatus>();
+  readonly stage: VerticalStage;
+
+  constructor(policy: VerticalStageDeps['policy']) {
+    this.stage = new VerticalStage({
+      policy,
+      jobs: () => this.jobs,
+      podsOf: (key) => this.pods.get(key) ?? [],
+      series: (key) => this.series.get(key),
+      nodes: { allocatable: (names) => Promise.resolve(names.map((name) => ({ name, allocatableMillis: 2000 }))) },
+      resizer: {
+        resize: (r) => {
+          if (this.refuse) return Promise.reject(this.refuse);
+          this.resizes.push(r);
+          return Promise.resolve();
+        },
+      },
+      status: {
+        write: (job, status) => {
+          this.written.set(job.job.metadata.name, status);
+          return Promise.resolve();
+        },
+      },
+      event: (job, type, reason, message) => this.events.push(`${job.metadata?.name ?? ''} ${type} ${reason}: ${message}`),
+      log: silentLogger(),
+      intervalMs: 20_000,
+      now: () => this.now,
+    });
+  }
+}
+
+/** Two jobs on one node: `fast`'s loss halves in 20 s, `slow`'s barely moves. */
+function flowConHarness(): Harness {
+  const h = new Harness('flowcon');
+  h.jobs = [tfjob('fast'), tfjob('slow')];
+  h.pods.set('ns/fast', [pod('fast')]);
+  h.pods.set('ns/slow', [pod('slow')]);
+  h.series.set('ns/fast', lossSeries([[T0, 1]]));
+  h.series.set('ns/slow', lossSeries([[T0, 1]]));
+  return h;
+}
+
+describe('VerticalStage (flowcon)', () => {
+  it("resizes the fast learner's container in place, says so in an event and in status.verticalResize", async () => {
+    const h = flowConHarness();
+    expect(await h.stage.tick()).toBe(true);
+    expect(h.resizes).toEqual([]);
+    expect(await h.stage.tick()).toBe(false); // not due yet, same jobs
+    h.now = T0 + 20_000;
+    h.series.set(
+      'ns/fast',
+      lossSeries([
+        [T0, 1],
+        [T0 + 19_000, 0.5],
+      ]),
+    );
+    h.series.set(
+      'ns/slow',
+      lossSeries([
+        [T0, 1],
+        [T0 + 19_000, 0.995],
+      ]),
+    );
+    expect(await h.stage.tick()).toBe(true);
+    expect(h.resizes).toEqual([{ namespace: NS, pod: 'fast-worker-0', container: 'tensorflow', limitMillis: 1980, lower: false }]);
+    expect(h.events).toEqual([
+      expect.stringMatching(/^fast Normal CPULimitResized: CPU limit fast-worker-0 1 → 1980m \(in place\): FlowCon: New/),
+    ]);
+    expect(h.written.get('fast')).toMatchObject({
+      policy: 'flowcon',
+      list: 'New',
+      containers: [{ pod: 'fast-worker-0', container: 'tensorflow', cpuLimit: '1980m', previousCpuLimit: '1', state: 'Requested' }],
+    });
+    expect(h.written.get('slow')).toMatchObject({ policy: 'flowcon', list: 'Watching' });
+    expect(h.written.get('slow')?.containers).toBeUndefined();
+  });
+
+  it('an API refusal is a Warning event and a Failed entry with the message; the job runs on', async () => {
+    const h = flowConHarness();
+    await h.stage.tick();
+    h.now = T0 + 20_000;
+    h.series.set(
+      'ns/fast',
+      lossSeries([
+        [T0, 1],
+        [T0 + 19_000, 0.5],
+      ]),
+    );
+    h.refuse = Object.assign(new Error('refused'), { code: 403, body: JSON.stringify({ message: 'pods "fast-worker-0" is forbidden' }) });
+    await h.stage.tick();
+    expect(h.events).toEqual([
+      expect.stringMatching(/^fast Warning CPULimitResizeFailed: In-place CPU resize refused: fast-worker-0 to 2: .*forbidden/),
+    ]);
+    expect(h.written.get('fast')?.containers).toEqual([
+      expect.objectContaining({
+        pod: 'fast-worker-0',
+        cpuLimit: '2',
+        state: 'Failed',
+        message: expect.stringContaining('forbidden') as string,
+      }),
+    ]);
+  });
+
+  it('a job that opted out, or without progress, is left alone and says why', async () => {
+    const h = flowConHarness();
+    h.jobs = [tfjob('fast', { annotations: { 'tfjob-operator.kubeflow.org/cpu-resize': 'false' } }), tfjob('slow')];
+    h.series.delete('ns/slow');
+    await h.stage.tick();
+    h.now = T0 + 20_000;
+    h.series.set(
+      'ns/fast',
+      lossSeries([
+        [T0, 1],
+        [T0 + 19_000, 0.5],
+      ]),
+    );
+    await h.stage.tick();
+    expect(h.resizes).toEqual([]);
+    expect(h.events).toEqual([]);
+    expect(h.written.get('fast')).toEqual(expect.objectContaining({ leftAlone: 'opted out (cpu-resize annotation)' }));
+    expect(h.written.get('slow')).toEqual(expect.objectContaining({ leftAlone: 'no progress information' }));
+  });
+
+  it('a new running job starts a round at once (FlowCon Algorithm 2)', async () => {
+    const h = flowConHarness();
+    await h.stage.tick();
+    h.now = T0 + 1_000;
+    expect(await h.stage.tick()).toBe(false);
+    h.jobs = [...h.jobs, tfjob('third')];
+    h.pods.set('ns/third', [pod('third')]);
+    expect(await h.stage.tick()).toBe(true);
+  });
+});
+
+describe('VerticalStage (dqoes)', () => {
+  const qoe = (cls: string, measured: string, required: string) => ({
+    qoe: { class: cls, measuredStepsPerSecond: measured, requiredStepsPerSecond: required },
+  });
+
+  it('moves CPU limit from the job ahead of its target to the one behind on the same node', async () => {
+    const h = new Harness('dqoes');
+    h.jobs = [tfjob('ahead', { status: qoe('Ahead', '15', '10') }), tfjob('behind', { status: qoe('Behind', '5', '10') })];
+    h.pods.set('ns/ahead', [pod('ahead')]);
+    h.pods.set('ns/behind', [pod('behind')]);
+    await h.stage.tick();
+    expect(h.resizes.map((r) => [r.pod, r.limitMillis])).toEqual([
+      ['ahead-worker-0', 900],
+      ['behind-worker-0', 1100],
+    ]);
+    expect(h.events).toEqual([
+      expect.stringMatching(/^ahead Normal CPULimitResized: CPU limit ahead-worker-0 1 → 900m \(in place\): DQoES: ahead/),
+      expect.stringMatching(/^behind Normal CPULimitResized: CPU limit behind-worker-0 1 → 1100m \(in place\): DQoES: behind/),
+    ]);
+  });
+
+  it("the kubelet's Infeasible is a Warning event once and the entry's state", async () => {
+    const h = new Harness('dqoes');
+    const asked = {
+      pod: 'behind-worker-0',
+      container: 'tensorflow',
+      cpuLimit: '1100m',
+      previousCpuLimit: '1',
+      time: '2026-11-28T12:00:00Z',
+      state: 'Requested',
+    };
+    h.jobs = [tfjob('behind', { status: { ...qoe('Satisfied', '10', '10'), verticalResize: { policy: 'dqoes', containers: [asked] } } })];
+    const pending = {
+      conditions: [
+        {
+          type: 'PodResizePending',
+          status: 'True',
+          reason: 'Infeasible',
+          message: "Node didn't have enough capacity: cpu, requested: 1100, capacity: 1000",
+        },
+      ],
+    };
+    h.pods.set('ns/behind', [pod('behind', '1100m', pending)]);
+    await h.stage.tick();
+    expect(h.written.get('behind')?.containers).toEqual([
+      { ...asked, state: 'Infeasible', message: expect.stringContaining('capacity') as string },
+    ]);
+    expect(h.events).toEqual([
+      expect.stringMatching(
+        /^behind Warning CPULimitResizeRefused: The kubelet holds the CPU limit 1100m of behind-worker-0 as Infeasible: Node didn't/,
+      ),
+    ]);
+  });
+});
+
+describe('observeResize', () => {
+  it.each([
+    ['gone pod', undefined, undefined],
+    ['limit changed by someone else since', pod('a', '700m'), undefined],
+    ['no word from the kubelet (kwok)', pod('a', '1500m'), 'Requested'],
+    ['Deferred', pod('a', '1500m', { conditions: [{ type: 'PodResizePending', status: 'True', reason: 'Deferred' }] }), 'Deferred'],
+    ['in progress', pod('a', '1500m', { conditions: [{ type: 'PodResizeInProgress', status: 'True' }] }), 'InProgress'],
+    [
+      'applied',
+      pod('a', '1500m', {
+        containerStatuses: [
+          { name: 'tensorflow', image: 'tf', imageID: '', ready: true, restartCount: 0, resources: { limits: { cpu: '1500m' } } },
+        ],
+      }),
+      'Applied',
+    ],
+  ])('%s → %s', (_, p, state) => {
+    expect(observeResize(p, 'tensorflow', 1500)?.state).toBe(state);
+  });
+});
+
+describe('VerticalStage refusals', () => {
+  it('a container the API server refused is not asked again for ten minutes', async () => {
+    const h = flowConHarness();
+    await h.stage.tick();
+    h.refuse = Object.assign(new Error('refused'), {
+      code: 422,
+      body: JSON.stringify({ message: 'Pod running on node without support for resize' }),
+    });
+    for (let i = 1; i <= 3; i++) {
+      h.now = T0 + i * 20_000;
+      h.series.set(
+        'ns/fast',
+        lossSeries([
+          [T0, 1],
+          [h.now - 1_000, 0.5 ** i],
+        ]),
+      );
+      await h.stage.tick();
+    }
+    expect(h.events.filter((e) => e.includes('CPULimitResizeFailed'))).toHaveLength(1);
+    h.refuse = undefined;
+    h.now = T0 + 11 * 60_000;
+    h.series.set(
+      'ns/fast',
+      lossSeries([
+        [T0, 1],
+        [h.now - 1_000, 0.01],
+      ]),
+    );
+    await h.stage.tick();
+    expect(h.resizes.map((r) => r.pod)).toEqual(['fast-worker-0']);
+  });
+});
+
+describe('VerticalStage memory of its own limits', () => {
+  it('a limit it set is its own also before the job status shows it (a status write lagging or lost)', async () => {
+    const h = flowConHarness();
+    await h.stage.tick();
+    h.now = T0 + 20_000;
+    h.series.set(
+      'ns/fast',
+      lossSeries([
+        [T0, 1],
+        [T0 + 19_000, 0.5],
+      ]),
+    );
+    await h.stage.tick();
+    // slow has no new value: fast alone has a growth figure, and gets the node.
+    expect(h.resizes.map((r) => r.limitMillis)).toEqual([2000]);
+    // The pod shows the new limit; the cached job's status does not have the entry yet.
+    h.pods.set('ns/fast', [pod('fast', '2')]);
+    h.now = T0 + 40_000;
+    h.series.set(
+      'ns/fast',
+      lossSeries([
+        [T0, 1],
+        [T0 + 19_000, 0.5],
+        [T0 + 39_000, 0.25],
+      ]),
+    );
+    await h.stage.tick();
+    expect(h.written.get('fast')?.leftAlone).toBeUndefined();
+    expect(h.written.get('fast')?.list).toBe('New');
+  });
+});
