@@ -105,13 +105,7 @@ export class KubeEventRecorder implements EventRecorder {
     // Under a burst, routine events (pod and service created/deleted, thousands of them) are dropped
     // first: the ones a user asks about (a decision, a failure, a job's end) get twice the room.
     const routine = type === 'Normal' && this.#routineReasons.has(reason);
-    if (this.#queue.size + this.#queue.pending >= (routine ? this.#maxPending : 2 * this.#maxPending)) {
-      // Logged at powers of two: a burst that drops thousands says so a dozen times, not thousands.
-      this.#dropped += 1;
-      if ((this.#dropped & (this.#dropped - 1)) === 0)
-        this.#log.warn({ dropped: this.#dropped, pending: this.#maxPending, reason }, 'Too many pending events; dropping new ones');
-      return;
-    }
+    if (this.#overflowing(routine, reason)) return;
     const objectId = meta.uid ?? `${namespace}/${meta.name}`;
     const now = Date.now();
     const aggregated = this.#aggregator.aggregate(objectId, type, reason, message, now);
@@ -119,11 +113,14 @@ export class KubeEventRecorder implements EventRecorder {
     // Only new event objects spend the object's budget: a repeat only raises an existing event's
     // count (client-go counts repeats too, and then drops a job's later, different events, such as
     // its success, after enough repeats of one that is re-emitted on every reconcile).
-    const isRepeat = repeat !== undefined && now - repeat.first < SERIES_WINDOW_MS;
+    if (repeat !== undefined && now - repeat.first < SERIES_WINDOW_MS) {
+      this.#raiseSeries(repeat, reason);
+      return;
+    }
     // Routine events have a budget of their own: a suspension and resumption of a 5-replica job alone
     // writes 20 of them, and they must not spend the budget of the decisions a user asks about.
     const bucket = routine ? `${objectId}#routine` : objectId;
-    if (!isRepeat && !this.#unfilteredReasons.has(reason) && !this.#spamFilter.allow(bucket, now)) {
+    if (!this.#unfilteredReasons.has(reason) && !this.#spamFilter.allow(bucket, now)) {
       this.#filtered += 1;
       this.#log.debug({ object: `${namespace}/${meta.name}`, reason }, 'Event filtered: too many events for this object');
       return;
@@ -138,29 +135,47 @@ export class KubeEventRecorder implements EventRecorder {
       uid: meta.uid,
       resourceVersion: meta.resourceVersion,
     };
-    const key = aggregated.seriesKey;
-    const existing = this.#series.get(key);
-    if (existing !== undefined && now - existing.first < SERIES_WINDOW_MS) {
-      existing.count += 1;
-      const { name, count, created, updated } = existing;
-      const next = this.#queue.add(async () => {
-        // A repeat right after the first must not patch an event whose create is still in flight,
-        // nor overtake the previous update of its series (the count would go back).
-        if (!(await created)) return;
-        await updated;
-        try {
-          await this.#api.patchNamespacedEvent(
-            { name, namespace, body: { series: { count, lastObservedTime: new V1MicroTime() } } },
-            setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-          );
-        } catch (err) {
-          this.#log.debug({ err, reason }, 'Failed to update an event series');
-        }
-      });
-      existing.updated = next;
-      return;
-    }
-    const name = `${meta.name}.${now.toString(16)}${(this.#seq++ % 4096).toString(16).padStart(3, '0')}`;
+    this.#createEvent(aggregated.seriesKey, now, { action, reason, note, type, regarding });
+  }
+
+  /** Too many writes pending for this event: counted and dropped (logged at powers of two). */
+  #overflowing(routine: boolean, reason: string): boolean {
+    if (this.#queue.size + this.#queue.pending < (routine ? this.#maxPending : 2 * this.#maxPending)) return false;
+    // A burst that drops thousands says so a dozen times, not thousands.
+    this.#dropped += 1;
+    if ((this.#dropped & (this.#dropped - 1)) === 0)
+      this.#log.warn({ dropped: this.#dropped, pending: this.#maxPending, reason }, 'Too many pending events; dropping new ones');
+    return true;
+  }
+
+  /** A repeat within the window: the existing event's series count goes up. */
+  #raiseSeries(entry: SeriesEntry, reason: string): void {
+    entry.count += 1;
+    const { name, namespace, count, created, updated } = entry;
+    entry.updated = this.#queue.add(async () => {
+      // A repeat right after the first must not patch an event whose create is still in flight,
+      // nor overtake the previous update of its series (the count would go back).
+      if (!(await created)) return;
+      await updated;
+      try {
+        await this.#api.patchNamespacedEvent(
+          { name, namespace, body: { series: { count, lastObservedTime: new V1MicroTime() } } },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        );
+      } catch (err) {
+        this.#log.debug({ err, reason }, 'Failed to update an event series');
+      }
+    });
+  }
+
+  /** A new event object, tracked as the start of its series. */
+  #createEvent(
+    key: string,
+    now: number,
+    body: { action: string; reason: string; note: string; type: EventType; regarding: V1ObjectReference },
+  ): void {
+    const namespace = body.regarding.namespace ?? 'default';
+    const name = `${body.regarding.name ?? ''}.${now.toString(16)}${(this.#seq++ % 4096).toString(16).padStart(3, '0')}`;
     if (this.#series.size >= MAX_TRACKED) {
       const oldest = this.#series.keys().next().value;
       if (oldest !== undefined) this.#series.delete(oldest);
@@ -184,17 +199,13 @@ export class KubeEventRecorder implements EventRecorder {
             eventTime: new V1MicroTime(),
             reportingController: this.#controller,
             reportingInstance: this.#instance,
-            action,
-            reason,
-            note,
-            type,
-            regarding,
+            ...body,
           },
         });
         settle(true);
       } catch (err) {
         settle(false);
-        this.#log.debug({ err, reason }, 'Failed to record an event');
+        this.#log.debug({ err, reason: body.reason }, 'Failed to record an event');
       }
     });
   }

@@ -37,6 +37,8 @@ function workQueueGauges(queues: ReadonlyMap<string, WorkQueue>, registers: Regi
   }
 }
 
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
 export class RuntimeMetrics {
   readonly registry: Registry;
   readonly #reconcileTotal: Counter<'controller' | 'result'>;
@@ -60,110 +62,67 @@ export class RuntimeMetrics {
     this.registry = registry;
     if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
     const registers = [registry];
-    const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
-    this.#reconcileTotal = new Counter({
-      name: 'controller_runtime_reconcile_total',
-      help: 'Total number of reconciliations per controller',
-      labelNames: ['controller', 'result'],
-      registers,
-    });
-    this.#reconcileErrors = new Counter({
-      name: 'controller_runtime_reconcile_errors_total',
-      help: 'Total number of reconciliation errors per controller',
-      labelNames: ['controller'],
-      registers,
-    });
+    const counter = <L extends string>(name: string, help: string, labelNames: L[]) =>
+      new Counter<L>({ name, help, labelNames, registers });
+    const gauge = <L extends string>(name: string, help: string, labelNames: L[]) => new Gauge<L>({ name, help, labelNames, registers });
+    const histogram = <L extends string>(name: string, help: string, labelNames: L[]) =>
+      new Histogram<L>({ name, help, labelNames, buckets: DURATION_BUCKETS, registers });
+    this.#reconcileTotal = counter('controller_runtime_reconcile_total', 'Total number of reconciliations per controller', [
+      'controller',
+      'result',
+    ]);
+    this.#reconcileErrors = counter('controller_runtime_reconcile_errors_total', 'Total number of reconciliation errors per controller', [
+      'controller',
+    ]);
     // controller-runtime's name, kept for dashboards; the TFJob reconciler has no terminal errors (an
     // invalid spec is reported on the object and not requeued), so it stays without samples.
-    new Counter({
-      name: 'controller_runtime_terminal_reconcile_errors_total',
-      help: 'Total number of terminal reconciliation errors per controller',
-      labelNames: ['controller'],
-      registers,
-    });
-    this.#panics = new Counter({
-      name: 'controller_runtime_reconcile_panics_total',
-      help: 'Total number of reconciliation panics per controller',
-      labelNames: ['controller'],
-      registers,
-    });
-    this.#reconcileTime = new Histogram({
-      name: 'controller_runtime_reconcile_time_seconds',
-      help: 'Length of time per reconciliation per controller',
-      labelNames: ['controller'],
-      buckets: durationBuckets,
-      registers,
-    });
-    this.#activeWorkers = new Gauge({
-      name: 'controller_runtime_active_workers',
-      help: 'Number of currently used workers per controller',
-      labelNames: ['controller'],
-      registers,
-    });
-    this.#maxConcurrent = new Gauge({
-      name: 'controller_runtime_max_concurrent_reconciles',
-      help: 'Maximum number of concurrent reconciles per controller',
-      labelNames: ['controller'],
-      registers,
-    });
-    this.#wqAdds = new Counter({
-      name: 'workqueue_adds_total',
-      help: 'Total number of adds handled by workqueue',
-      labelNames: ['name', 'controller'],
-      registers,
-    });
-    this.#wqRetries = new Counter({
-      name: 'workqueue_retries_total',
-      help: 'Total number of retries handled by workqueue',
-      labelNames: ['name', 'controller'],
-      registers,
-    });
-    this.#wqQueueDuration = new Histogram({
-      name: 'workqueue_queue_duration_seconds',
-      help: 'How long in seconds an item stays in workqueue before being requested',
-      labelNames: ['name', 'controller'],
-      buckets: durationBuckets,
-      registers,
-    });
-    this.#wqWorkDuration = new Histogram({
-      name: 'workqueue_work_duration_seconds',
-      help: 'How long in seconds processing an item from workqueue takes',
-      labelNames: ['name', 'controller'],
-      buckets: durationBuckets,
-      registers,
-    });
+    counter('controller_runtime_terminal_reconcile_errors_total', 'Total number of terminal reconciliation errors per controller', [
+      'controller',
+    ]);
+    this.#panics = counter('controller_runtime_reconcile_panics_total', 'Total number of reconciliation panics per controller', [
+      'controller',
+    ]);
+    this.#reconcileTime = histogram('controller_runtime_reconcile_time_seconds', 'Length of time per reconciliation per controller', [
+      'controller',
+    ]);
+    this.#activeWorkers = gauge('controller_runtime_active_workers', 'Number of currently used workers per controller', ['controller']);
+    this.#maxConcurrent = gauge('controller_runtime_max_concurrent_reconciles', 'Maximum number of concurrent reconciles per controller', [
+      'controller',
+    ]);
+    this.#wqAdds = counter('workqueue_adds_total', 'Total number of adds handled by workqueue', ['name', 'controller']);
+    this.#wqRetries = counter('workqueue_retries_total', 'Total number of retries handled by workqueue', ['name', 'controller']);
+    this.#wqQueueDuration = histogram(
+      'workqueue_queue_duration_seconds',
+      'How long in seconds an item stays in workqueue before being requested',
+      ['name', 'controller'],
+    );
+    this.#wqWorkDuration = histogram('workqueue_work_duration_seconds', 'How long in seconds processing an item from workqueue takes', [
+      'name',
+      'controller',
+    ]);
     workQueueGauges(this.#queues, registers);
-    this.restClientRequests = new Counter({
-      name: 'rest_client_requests_total',
-      help: 'Number of HTTP requests, partitioned by status code, method, and host',
-      labelNames: ['code', 'method', 'host'],
-      registers,
-    });
-    this.restClientLatency = new Histogram({
-      name: 'rest_client_request_duration_seconds',
-      help: 'Request latency in seconds, by verb and host',
-      labelNames: ['verb', 'host'],
-      buckets: durationBuckets,
-      registers,
-    });
-    this.leaderStatus = new Gauge({
-      name: 'leader_election_master_status',
-      help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master',
-      labelNames: ['name'],
-      registers,
-    });
-    this.leaderSlowpath = new Counter({
-      name: 'leader_election_slowpath_total',
-      help: 'Total number of slow path exercised in renewing leader leases',
-      labelNames: ['name'],
-      registers,
-    });
-    this.informerEvents = new Counter({
-      name: 'tfjob_operator_informer_events_total',
-      help: 'Lists, watch (re)connects, errors and 410 Gone relists per informer',
-      labelNames: ['informer', 'event'],
-      registers,
-    });
+    this.restClientRequests = counter(
+      'rest_client_requests_total',
+      'Number of HTTP requests, partitioned by status code, method, and host',
+      ['code', 'method', 'host'],
+    );
+    this.restClientLatency = histogram('rest_client_request_duration_seconds', 'Request latency in seconds, by verb and host', [
+      'verb',
+      'host',
+    ]);
+    this.leaderStatus = gauge(
+      'leader_election_master_status',
+      'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master',
+      ['name'],
+    );
+    this.leaderSlowpath = counter('leader_election_slowpath_total', 'Total number of slow path exercised in renewing leader leases', [
+      'name',
+    ]);
+    this.informerEvents = counter(
+      'tfjob_operator_informer_events_total',
+      'Lists, watch (re)connects, errors and 410 Gone relists per informer',
+      ['informer', 'event'],
+    );
   }
 
   workQueueObserver(name: string): WorkQueueObserver {

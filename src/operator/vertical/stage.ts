@@ -22,6 +22,7 @@ import {
 import { containersOf, formatMillis } from './inputs.ts';
 import { keyOf, planVertical } from './plan.ts';
 import type { VerticalPolicy } from './policy.ts';
+import { Ticker } from '../../runtime/ticker.ts';
 import { newlyRefused, nextStatus, sameStatus, type Applied } from './status.ts';
 
 export const EVENT_CPU_LIMIT_RESIZED = 'CPULimitResized';
@@ -73,8 +74,7 @@ export class VerticalStage {
   readonly #asked = new Map<string, Map<string, number>>();
   /** namespace/job/pod/container → when the API server last refused its resize. */
   readonly #refusedAt = new Map<string, number>();
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<unknown> | undefined;
+  readonly #ticker: Ticker;
 
   constructor(deps: VerticalStageDeps) {
     this.#deps = deps;
@@ -85,27 +85,21 @@ export class VerticalStage {
       intervalMs: deps.intervalMs,
     };
     this.#intervalMs = deps.intervalMs;
+    this.#ticker = new Ticker(
+      CHECK_MS,
+      () => this.tick(),
+      (err) => {
+        deps.log.warn({ err }, 'Vertical round failed');
+      },
+    );
   }
 
   start(): void {
-    if (this.#timer !== undefined) return;
-    this.#timer = setInterval(() => {
-      if (this.#running !== undefined) return;
-      this.#running = this.tick()
-        .catch((err: unknown) => {
-          this.#deps.log.warn({ err }, 'Vertical round failed');
-        })
-        .finally(() => {
-          this.#running = undefined;
-        });
-    }, CHECK_MS);
-    this.#timer.unref();
+    this.#ticker.start();
   }
 
   async stop(): Promise<void> {
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#running;
+    await this.#ticker.stop();
   }
 
   /** Runs a round if one is due (the interval passed, or the running jobs changed); true if it ran. */

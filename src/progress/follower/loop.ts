@@ -16,10 +16,8 @@ import {
   jobSetChanged,
   nextPeriod,
   planProgress,
-  planSummary,
   progressSource,
   type PeriodConfig,
-  type PlanInput,
   type PlanProgress,
   type MeasuredRate,
   type PeriodState,
@@ -34,6 +32,10 @@ import type { JobProgress, StepRate } from '../../scheduler/types.ts';
 import { planCpuResizes, type CpuResize, type PodResizer } from './cpu-resize.ts';
 import type { ProgressMetrics } from './metrics.ts';
 import type { ProgressTarget, RoundReport } from './reader.ts';
+import { planInputOf, progressStatus } from './progress-status.ts';
+import { Ticker } from '../../runtime/ticker.ts';
+
+export { progressStatus };
 
 export const EVENT_PROGRESS_PHASE = 'ProgressPhaseChanged';
 export const EVENT_PROGRESS_UNREADABLE = 'ProgressUnreadable';
@@ -85,62 +87,6 @@ export interface ProgressLoopDeps {
   readonly resize?: { readonly fraction: number; readonly resizer: PodResizer };
 }
 
-const time = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-const decimal = (x: number) => String(Number(x.toPrecision(6)));
-
-/**
- * `status.progress` from what the reader knows (decimal strings, whole-second times); with a declared
- * plan (the log's, or `spec.qoe.totalSteps`) also the planned epochs/steps, the share done and an ETA
- * from `rate`, the rate measured with the present workers.
- */
-export function progressStatus(v: ProgressView, specTotalSteps?: number, rate?: MeasuredRate): ProgressStatus {
-  return { ...viewStatus(v), ...planStatus(v, specTotalSteps, rate) };
-}
-
-/** Where the job is in its plan, as the log gave it. */
-function planInputOf(v: ProgressView): PlanInput {
-  const { step, epoch, epochs, totalSteps } = v;
-  return {
-    ...(step !== undefined ? { step } : {}),
-    ...(epoch !== undefined ? { epoch } : {}),
-    ...(epochs !== undefined ? { epochs } : {}),
-    ...(totalSteps !== undefined ? { totalSteps } : {}),
-  };
-}
-
-function planStatus(v: ProgressView, specTotalSteps: number | undefined, rate: MeasuredRate | undefined): ProgressStatus {
-  const plan = planProgress({
-    ...planInputOf(v),
-    ...(specTotalSteps !== undefined ? { specTotalSteps } : {}),
-    ...(rate !== undefined ? { rate } : {}),
-  });
-  if (plan === undefined) return {};
-  return {
-    ...(plan.plannedEpochs !== undefined ? { plannedEpochs: plan.plannedEpochs } : {}),
-    ...(plan.plannedSteps !== undefined ? { plannedSteps: plan.plannedSteps } : {}),
-    fractionDone: decimal(Math.floor(plan.fraction * 1000) / 1000),
-    // A diverged job's rate says nothing about when it ends.
-    ...(plan.etaMs !== undefined && v.phase !== 'Diverged' ? { eta: time(plan.etaMs) } : {}),
-    plan: planSummary(plan, v.step, v.epoch),
-  };
-}
-
-function viewStatus(v: ProgressView): ProgressStatus {
-  return {
-    phase: v.phase,
-    since: time(v.since),
-    // A job that diverged before any finite value has no metric to show.
-    ...(Number.isFinite(v.metric) ? { metric: decimal(v.metric) } : {}),
-    ...(v.latest !== undefined ? { latest: decimal(v.latest) } : {}),
-    metricName: v.name,
-    higherIsBetter: v.higherIsBetter,
-    ...(v.growth === undefined ? {} : { growth: decimal(v.growth) }),
-    ...(v.step === undefined ? {} : { step: Math.round(v.step) }),
-    ...(v.epoch === undefined ? {} : { epoch: Math.round(v.epoch) }),
-    lastUpdate: time(v.lastUpdate),
-  };
-}
-
 /** The running pod whose log carries the job's progress, or why there is none. */
 export function progressTarget(
   entry: ParsedTFJobEntry,
@@ -190,12 +136,18 @@ export class ProgressLoop {
   readonly #specTotalSteps = new Map<string, number>();
   #period: PeriodState | undefined;
   #lastRound = Number.NEGATIVE_INFINITY;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<unknown> | undefined;
+  readonly #ticker: Ticker;
 
   constructor(deps: ProgressLoopDeps) {
     this.#deps = deps;
     this.#now = deps.now ?? (() => Date.now());
+    this.#ticker = new Ticker(
+      CHECK_MS,
+      () => this.tick(),
+      (err) => {
+        deps.log.warn({ err }, 'Progress round failed');
+      },
+    );
   }
 
   /** What the reconciler writes to `status.progress` (undefined: no signal, field removed). */
@@ -250,20 +202,11 @@ export class ProgressLoop {
   }
 
   start(): void {
-    if (this.#timer !== undefined) return;
-    this.#timer = setInterval(() => {
-      if (this.#running !== undefined) return;
-      this.#running = this.tick().finally(() => {
-        this.#running = undefined;
-      });
-    }, CHECK_MS);
-    this.#timer.unref();
+    this.#ticker.start();
   }
 
   async stop(): Promise<void> {
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#running;
+    await this.#ticker.stop();
   }
 
   /** Runs a round if one is due (the period elapsed, or the followed jobs changed). */
