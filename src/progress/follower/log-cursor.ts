@@ -62,57 +62,10 @@ const STAMP = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d)
 export function advance(state: CursorState, carry: LogCarry, request: ReadRequest, answer: string, limitBytes: number): Advance {
   const truncated = Buffer.byteLength(answer, 'utf8') >= limitBytes;
   const lines = splitLines(answer);
-  const tail = request.tailLines !== undefined;
   const { open: prevOpen, ...rest } = carry;
-  let open = prevOpen;
-  let from = lines.length;
-  let firstBody = 0;
-  let stamp = state.stamp;
-  let sameStamp = state.sameStamp ?? 0;
-  let skipSame = state.sameStamp ?? 0;
-  let nth = state.openNth ?? 0;
-
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (open !== undefined && line.stamp !== undefined && line.stamp === state.openStamp && nth-- === 0) {
-      // The line the last read ended in, again from its start: skip what was read of it.
-      from = i;
-      if (open.consumed >= 0) firstBody = Math.min(line.body + open.consumed, lineEnd(answer, line));
-      else {
-        open = { ...open, segment: '', broken: true, overlong: false, prefixed: false };
-        firstBody = line.body;
-      }
-      break;
-    }
-    if (i === 0 && open !== undefined && (line.stamp === undefined || tail)) {
-      // The rest of that line, but from an unknown point (a tail read's first record carries a
-      // timestamp even inside a line): the segment in progress is lost, the next ones are whole.
-      open = { ...open, consumed: -1, segment: '', broken: true, overlong: false, prefixed: false };
-      from = 0;
-      firstBody = line.body;
-      break;
-    }
-    if (line.stamp === undefined) continue; // the end of a line read before
-    const order = state.stamp === undefined ? 1 : compareStamps(line.stamp, state.stamp);
-    if (order < 0 || (order === 0 && skipSame-- > 0)) continue;
-    // A newer line: the one the last read ended in is not in this answer (the log was rotated).
-    open = undefined;
-    from = i;
-    firstBody = line.start;
-    break;
-  }
-
+  const { open, from, firstBody } = resumePoint(lines, answer, state, request.tailLines !== undefined, prevOpen);
   const handed = lines.slice(from);
-  for (const [j, line] of handed.entries()) {
-    // A tail read's first stamp may be a record's inside a line: still nothing older is unread.
-    if (line.stamp === undefined) continue;
-    const again = j === 0 && open !== undefined; // the open line, counted when it was first read
-    if (stamp !== undefined && line.stamp === stamp) sameStamp += again ? 0 : 1;
-    else if (stamp === undefined || compareStamps(line.stamp, stamp) > 0) {
-      stamp = line.stamp;
-      sameStamp = 1;
-    }
-  }
+  const { stamp, sameStamp } = latestStamp(handed, open !== undefined, state);
   const text = from < lines.length ? answer.slice(firstBody) : '';
   const endsInside = answer.length > 0 && !answer.endsWith('\n');
   const last = handed.at(-1);
@@ -122,15 +75,7 @@ export function advance(state: CursorState, carry: LogCarry, request: ReadReques
   const openNth = continued
     ? (state.openNth ?? 0)
     : lines.filter((l) => l !== last && l.stamp !== undefined && l.stamp === last?.stamp).length;
-  const stillSameLine = endsInside && continued;
-  const tailLines = truncated
-    ? request.tailLines !== undefined && state.stamp !== undefined
-      ? // Records larger than assumed: fewer of them.
-        Math.max(1, Math.floor(request.tailLines / 2))
-      : Math.max(1, Math.floor(limitBytes / RECORD_BYTES) - 1)
-    : stillSameLine && state.tailLines !== undefined
-      ? state.tailLines
-      : undefined;
+  const tailLines = nextTailLines(state, request, truncated, endsInside && continued, limitBytes);
   return {
     text,
     carry: { ...rest, ...(open !== undefined && from < lines.length ? { open } : {}) },
@@ -141,6 +86,76 @@ export function advance(state: CursorState, carry: LogCarry, request: ReadReques
     },
     truncated,
   };
+}
+
+type OpenLine = LogCarry['open'];
+
+/** Where the new part of the answer starts (line index, character) and the open line as it goes on. */
+function resumePoint(
+  lines: readonly Line[],
+  answer: string,
+  state: CursorState,
+  tail: boolean,
+  open: OpenLine,
+): { open: OpenLine; from: number; firstBody: number } {
+  let skipSame = state.sameStamp ?? 0;
+  let nth = state.openNth ?? 0;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (open !== undefined && line.stamp !== undefined && line.stamp === state.openStamp && nth-- === 0) {
+      // The line the last read ended in, again from its start: skip what was read of it.
+      if (open.consumed >= 0) return { open, from: i, firstBody: Math.min(line.body + open.consumed, lineEnd(answer, line)) };
+      return { open: { ...open, segment: '', broken: true, overlong: false, prefixed: false }, from: i, firstBody: line.body };
+    }
+    if (i === 0 && open !== undefined && (line.stamp === undefined || tail)) {
+      // The rest of that line, but from an unknown point (a tail read's first record carries a
+      // timestamp even inside a line): the segment in progress is lost, the next ones are whole.
+      return {
+        open: { ...open, consumed: -1, segment: '', broken: true, overlong: false, prefixed: false },
+        from: 0,
+        firstBody: line.body,
+      };
+    }
+    if (line.stamp === undefined) continue; // the end of a line read before
+    const order = state.stamp === undefined ? 1 : compareStamps(line.stamp, state.stamp);
+    if (order < 0 || (order === 0 && skipSame-- > 0)) continue;
+    // A newer line: the one the last read ended in is not in this answer (the log was rotated).
+    return { open: undefined, from: i, firstBody: line.start };
+  }
+  return { open, from: lines.length, firstBody: 0 };
+}
+
+/** The newest timestamp read so far and how many lines carried it. */
+function latestStamp(handed: readonly Line[], openAgain: boolean, state: CursorState): { stamp: string | undefined; sameStamp: number } {
+  let stamp = state.stamp;
+  let sameStamp = state.sameStamp ?? 0;
+  for (const [j, line] of handed.entries()) {
+    // A tail read's first stamp may be a record's inside a line: still nothing older is unread.
+    if (line.stamp === undefined) continue;
+    const again = j === 0 && openAgain; // the open line, counted when it was first read
+    if (stamp !== undefined && line.stamp === stamp) sameStamp += again ? 0 : 1;
+    else if (stamp === undefined || compareStamps(line.stamp, stamp) > 0) {
+      stamp = line.stamp;
+      sameStamp = 1;
+    }
+  }
+  return { stamp, sameStamp };
+}
+
+/** How many records the next read asks for (a tail read), or undefined for a `sinceTime` read. */
+function nextTailLines(
+  state: CursorState,
+  request: ReadRequest,
+  truncated: boolean,
+  stillSameLine: boolean,
+  limitBytes: number,
+): number | undefined {
+  if (truncated)
+    return request.tailLines !== undefined && state.stamp !== undefined
+      ? // Records larger than assumed: fewer of them.
+        Math.max(1, Math.floor(request.tailLines / 2))
+      : Math.max(1, Math.floor(limitBytes / RECORD_BYTES) - 1);
+  return stillSameLine && state.tailLines !== undefined ? state.tailLines : undefined;
 }
 
 function splitLines(answer: string): Line[] {
