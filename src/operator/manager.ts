@@ -28,7 +28,7 @@ import { KubeLogSource } from '../progress/follower/kube-log-source.ts';
 import { ProgressLoop } from '../progress/follower/loop.ts';
 import { ProgressMetrics } from '../progress/follower/metrics.ts';
 import { ProgressReader } from '../progress/follower/reader.ts';
-import { createAllPodsCache } from './pod-cache.ts';
+import { createAllPodsCache, type AllPodsCache } from './pod-cache.ts';
 import { PrioritySchedulingLoop, type SchedulingLoop } from './scheduling/loop.ts';
 import { TFJobController } from './tfjob-controller.ts';
 import { verticalStage, type VerticalStage } from './vertical/index.ts';
@@ -99,7 +99,6 @@ export class Operator {
     // (the scheduler reads phases from it), the scheduling loop (the TFJob controller asks it), then
     // the TFJob controller, then the reconcile workers.
     const queue = controllerQueue(CONTROLLER_NAME, metrics);
-    const policy = config.policy;
     // The progress loop before the scheduling loop: the scheduler reads each job's phase from it.
     // Jobs with a performance target (spec.qoe) are always followed: the scheduler needs their step
     // rate. --progress-period > 0 follows every running job.
@@ -112,42 +111,8 @@ export class Operator {
       logger: this.logger,
     });
     this.#scheduling =
-      !isPlacingPolicy(policy) || allPods === undefined
-        ? undefined
-        : new PrioritySchedulingLoop({
-            config,
-            policy,
-            clients: this.clients,
-            kubeConfig: kc,
-            caches: { tfjobs: this.caches.tfjobs, pods: this.caches.pods, activePods: allPods.active },
-            enqueue: (key) => {
-              queue.add(key);
-            },
-            logger: this.logger,
-            registry: this.registry,
-            metrics,
-            recorder: this.#recorder,
-            creates: expectations,
-            podsInFlight,
-            ...(this.#progress === undefined ? {} : { progress: this.#progress }),
-          });
-    const tfjobController = new TFJobController({
-      clients: this.clients,
-      caches: this.caches,
-      expectations,
-      // Only the scheduling loop reads (and prunes) them.
-      ...(this.#scheduling === undefined ? {} : { podsInFlight }),
-      recorder: this.#recorder,
-      jobMetrics,
-      options: {
-        clusterDomain: config.clusterDomain,
-        legacyLabels: config.legacyLabels,
-        notTrainingAfterMs: config.notTrainingAfter,
-        ...elasticOptions(config),
-      },
-      ...(this.#scheduling === undefined ? {} : { scheduling: this.#scheduling }),
-      ...(this.#progress === undefined ? {} : { progress: this.#progress }),
-    });
+      allPods === undefined ? undefined : this.#schedulingLoop({ kc, allPods, queue, metrics, expectations, podsInFlight });
+    const tfjobController = this.#tfjobController({ expectations, podsInFlight, jobMetrics });
     this.controller = new Controller({
       name: CONTROLLER_NAME,
       logger: this.logger,
@@ -160,6 +125,58 @@ export class Operator {
     tfjobController.watch(this.controller);
 
     this.#elector = config.leaderElect ? this.#leaderElector(metrics) : undefined;
+  }
+
+  /** The scheduling loop of a placing policy (the operator places pods itself); none for tf-operator. */
+  #schedulingLoop(w: {
+    kc: KubeConfig;
+    allPods: AllPodsCache;
+    queue: WorkQueue;
+    metrics: RuntimeMetrics;
+    expectations: Expectations;
+    podsInFlight: PodsInFlight;
+  }): PrioritySchedulingLoop | undefined {
+    const { config } = this;
+    const policy = config.policy;
+    if (!isPlacingPolicy(policy)) return undefined;
+    return new PrioritySchedulingLoop({
+      config,
+      policy,
+      clients: this.clients,
+      kubeConfig: w.kc,
+      caches: { tfjobs: this.caches.tfjobs, pods: this.caches.pods, activePods: w.allPods.active },
+      enqueue: (key) => {
+        w.queue.add(key);
+      },
+      logger: this.logger,
+      registry: this.registry,
+      metrics: w.metrics,
+      recorder: this.#recorder,
+      creates: w.expectations,
+      podsInFlight: w.podsInFlight,
+      ...(this.#progress === undefined ? {} : { progress: this.#progress }),
+    });
+  }
+
+  #tfjobController(w: { expectations: Expectations; podsInFlight: PodsInFlight; jobMetrics: JobMetrics }): TFJobController {
+    const { config } = this;
+    return new TFJobController({
+      clients: this.clients,
+      caches: this.caches,
+      expectations: w.expectations,
+      // Only the scheduling loop reads (and prunes) them.
+      ...(this.#scheduling === undefined ? {} : { podsInFlight: w.podsInFlight }),
+      recorder: this.#recorder,
+      jobMetrics: w.jobMetrics,
+      options: {
+        clusterDomain: config.clusterDomain,
+        legacyLabels: config.legacyLabels,
+        notTrainingAfterMs: config.notTrainingAfter,
+        ...elasticOptions(config),
+      },
+      ...(this.#scheduling === undefined ? {} : { scheduling: this.#scheduling }),
+      ...(this.#progress === undefined ? {} : { progress: this.#progress }),
+    });
   }
 
   /** The progress follower, or none when no job needs following (see the constructor). */
