@@ -208,7 +208,7 @@ export const OPTIONS = [
     env: 'TFJOB_VERTICAL_INTERVAL',
     kind: 'duration',
     default: '20s',
-    help: "first interval between vertical rounds (FlowCon's itval: doubles while every job is Completing, back to this when jobs come or go)",
+    help: "first interval between vertical rounds (FlowCon's itval: doubles while every job is Completing; DQoES: doubles after three rounds in which ahead and behind jobs both came closer to their targets, back at once when a job leaves Satisfied; back to this when jobs come or go)",
   },
   {
     flag: 'flowcon-alpha',

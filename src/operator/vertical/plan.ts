@@ -4,7 +4,12 @@ import type { ParsedTFJobEntry } from '../../api/v1/parse.ts';
 import type { Pod } from '../../api/v1/k8s-types.ts';
 import { latestEvaluation, type EvaluationSeries } from '../../progress/signals/index.ts';
 import { namespacedKey } from '../../runtime/store.ts';
-import { dqoesVerticalRound, type DqoesVerticalConfig } from '../../scheduler/vertical/dqoes/index.ts';
+import {
+  dqoesVerticalRound,
+  nextDqoesInterval,
+  type DqoesIntervalState,
+  type DqoesVerticalConfig,
+} from '../../scheduler/vertical/dqoes/index.ts';
 import {
   flowConRound,
   type FlowConConfig,
@@ -31,9 +36,21 @@ export interface PlanOutput {
   readonly changes: readonly LimitChange[];
   readonly verdicts: ReadonlyMap<string, JobVerdict>;
   readonly flowcon?: FlowConState;
+  readonly dqoes?: DqoesIntervalState;
   /** When the next round is due, from now. */
   readonly intervalMs: number;
+  /** DQoES: the stable state broke, the next round is due at once. */
+  readonly runNow?: boolean;
 }
+
+/** The state each policy carries from one round to the next. */
+export interface VerticalState {
+  readonly flowcon?: FlowConState;
+  readonly dqoes?: DqoesIntervalState;
+}
+
+/** The longest interval either policy backs off to, as a multiple of --vertical-interval. */
+export const MAX_INTERVAL_FACTOR = 16;
 
 export const keyOf = (e: ParsedTFJobEntry): string => namespacedKey(e.job.metadata.namespace ?? 'default', e.job.metadata.name);
 
@@ -58,10 +75,10 @@ export function planVertical(
   policy: Exclude<VerticalPolicy, 'none'>,
   input: PlanInput,
   config: { readonly flowcon: FlowConConfig; readonly dqoes: DqoesVerticalConfig; readonly intervalMs: number },
-  state: FlowConState | undefined,
+  state: VerticalState,
 ): PlanOutput {
   if (policy === 'flowcon') {
-    const r = flowConRound({ now: input.now, jobs: flowConJobs(input), nodes: input.nodes }, state, config.flowcon);
+    const r = flowConRound({ now: input.now, jobs: flowConJobs(input), nodes: input.nodes }, state.flowcon, config.flowcon);
     const verdicts = new Map(
       r.verdicts.map((v) => {
         const verdict: JobVerdict = {
@@ -93,5 +110,17 @@ export function planVertical(
           : {},
     ]),
   );
-  return { changes: dqoesVerticalRound(jobs, input.nodes, config.dqoes), verdicts, intervalMs: config.intervalMs };
+  // Algorithm 2: the interval backs off while G and B converge, and resets when S loses a job.
+  const interval = nextDqoesInterval(state.dqoes, jobs, {
+    initialMs: config.intervalMs,
+    maxMs: MAX_INTERVAL_FACTOR * config.intervalMs,
+    convergingRounds: 3,
+  });
+  return {
+    changes: dqoesVerticalRound(jobs, input.nodes, config.dqoes),
+    verdicts,
+    dqoes: interval.state,
+    intervalMs: interval.state.intervalMs,
+    ...(interval.runNow ? { runNow: true } : {}),
+  };
 }

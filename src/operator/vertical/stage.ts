@@ -12,15 +12,9 @@ import { httpStatus } from '../../runtime/http-status.ts';
 import { apiErrorMessage } from '../../runtime/kube-client.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { DEFAULT_DQOES_VERTICAL_CONFIG, type DqoesVerticalConfig } from '../../scheduler/vertical/dqoes/index.ts';
-import {
-  DEFAULT_FLOWCON_CONFIG,
-  type FlowConConfig,
-  type FlowConState,
-  type LimitChange,
-  type NodeCpu,
-} from '../../scheduler/vertical/flowcon/index.ts';
+import { DEFAULT_FLOWCON_CONFIG, type FlowConConfig, type LimitChange, type NodeCpu } from '../../scheduler/vertical/flowcon/index.ts';
 import { containersOf, formatMillis } from './inputs.ts';
-import { keyOf, planVertical } from './plan.ts';
+import { keyOf, MAX_INTERVAL_FACTOR, planVertical, type VerticalState } from './plan.ts';
 import type { VerticalPolicy } from './policy.ts';
 import { Ticker } from '../../runtime/ticker.ts';
 import { newlyRefused, nextStatus, sameStatus, type Applied } from './status.ts';
@@ -66,7 +60,7 @@ export class VerticalStage {
   readonly #deps: VerticalStageDeps;
   readonly #now: () => number;
   readonly #config: { flowcon: FlowConConfig; dqoes: DqoesVerticalConfig; intervalMs: number };
-  #flowcon: FlowConState | undefined;
+  #state: VerticalState = {};
   #intervalMs: number;
   #lastRound = Number.NEGATIVE_INFINITY;
   #lastJobs = '';
@@ -80,7 +74,12 @@ export class VerticalStage {
     this.#deps = deps;
     this.#now = deps.now ?? (() => Date.now());
     this.#config = {
-      flowcon: { ...DEFAULT_FLOWCON_CONFIG, initialIntervalMs: deps.intervalMs, maxIntervalMs: 16 * deps.intervalMs, ...deps.flowcon },
+      flowcon: {
+        ...DEFAULT_FLOWCON_CONFIG,
+        initialIntervalMs: deps.intervalMs,
+        maxIntervalMs: MAX_INTERVAL_FACTOR * deps.intervalMs,
+        ...deps.flowcon,
+      },
       dqoes: { ...DEFAULT_DQOES_VERTICAL_CONFIG, ...deps.dqoes },
       intervalMs: deps.intervalMs,
     };
@@ -127,9 +126,14 @@ export class VerticalStage {
     const nodes = await this.#deps.nodes.allocatable([...names].sort());
     for (const key of [...this.#asked.keys()]) if (!jobs.some((e) => keyOf(e) === key)) this.#asked.delete(key);
     const input = { now, jobs, podsOf: this.#deps.podsOf, series: this.#deps.series, nodes, recent: (key: string) => this.#asked.get(key) };
-    const plan = planVertical(this.#deps.policy, input, this.#config, this.#flowcon);
-    if (plan.flowcon !== undefined) this.#flowcon = plan.flowcon;
+    const plan = planVertical(this.#deps.policy, input, this.#config, this.#state);
+    this.#state = {
+      ...this.#state,
+      ...(plan.flowcon === undefined ? {} : { flowcon: plan.flowcon }),
+      ...(plan.dqoes === undefined ? {} : { dqoes: plan.dqoes }),
+    };
     this.#intervalMs = plan.intervalMs;
+    if (plan.runNow === true) this.#lastRound = Number.NEGATIVE_INFINITY;
     for (const [k, at] of this.#refusedAt) if (now - at >= REFUSED_PAUSE_MS) this.#refusedAt.delete(k);
     for (const job of jobs) {
       const key = keyOf(job);

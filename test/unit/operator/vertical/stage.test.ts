@@ -209,6 +209,45 @@ describe('VerticalStage (dqoes)', () => {
     ]);
   });
 
+  it('backs off while G and B converge and runs at once when a job leaves S (DQoES Algorithm 2)', async () => {
+    const h = new Harness('dqoes');
+    h.pods.set('ns/ahead', [pod('ahead')]);
+    h.pods.set('ns/behind', [pod('behind')]);
+    h.pods.set('ns/steady', [pod('steady')]);
+    const at = (ahead: string, behind: string, steady = 'Satisfied') => {
+      h.jobs = [
+        tfjob('ahead', { status: qoe('Ahead', ahead, '10') }),
+        tfjob('behind', { status: qoe('Behind', behind, '10') }),
+        tfjob('steady', { status: qoe(steady, steady === 'Satisfied' ? '10' : '5', '10') }),
+      ];
+    };
+    // Both sides closer to 10 steps/s every round: after three converging rounds the interval doubles.
+    const rates: [string, string][] = [
+      ['18', '2'],
+      ['16', '4'],
+      ['14', '6'],
+      ['13', '7'],
+    ];
+    for (const [i, [a, b]] of rates.entries()) {
+      at(a, b);
+      h.now = T0 + i * 20_000;
+      expect(await h.stage.tick()).toBe(true);
+    }
+    at('12.5', '7.5');
+    h.now = T0 + 3 * 20_000 + 20_000;
+    expect(await h.stage.tick()).toBe(false); // the interval is 40 s now
+    h.now = T0 + 3 * 20_000 + 40_000;
+    expect(await h.stage.tick()).toBe(true);
+    // `steady` falls behind: S lost a job, so the next round comes at the next check, not in 40 s.
+    at('12.5', '7.5', 'Behind');
+    h.now += 20_000;
+    expect(await h.stage.tick()).toBe(false);
+    h.now += 40_000;
+    expect(await h.stage.tick()).toBe(true);
+    h.now += 2_000;
+    expect(await h.stage.tick()).toBe(true);
+  });
+
   it("the kubelet's Infeasible is a Warning event once and the entry's state", async () => {
     const h = new Harness('dqoes');
     const asked = {
