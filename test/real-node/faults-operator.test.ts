@@ -9,7 +9,7 @@
 // - A job deleted mid-scale-out: the moment the first new worker pod appears, the TFJob is deleted.
 //   Nothing of it is left (pods, services), nothing is created for it afterwards, and the operator's
 //   work queues drain.
-import { SchedulingV1Api, Watch, type V1Pod } from '@kubernetes/client-node';
+import { SchedulingV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANNOTATION_REMOVAL, LABEL_JOB_NAME } from '../../src/api/v1/constants.ts';
 import { InvariantMonitor } from '../support/invariants.ts';
@@ -18,6 +18,7 @@ import type { OperatorChild } from '../support/operator-child.ts';
 import { coreApi, createTFJob, deleteTFJob, jobEvents, livePods, waitForCondition } from '../support/tfjob.ts';
 import {
   createTrainers,
+  firstPod,
   deleteNamespaceAndWait,
   doneStep,
   hostScratchDir,
@@ -35,25 +36,6 @@ const STEPS = 600;
 const OPERATOR_FLAGS = ['--scale-out-cooldown', '2s'];
 
 const workers = async (ns: string, job: string) => (await livePods(ns, job)).filter((p) => p.metadata?.name?.includes('-worker-'));
-
-/** Resolves with the first pod of `job` that `matches`, as the watch delivers it (no polling lag). */
-async function firstPod(ns: string, job: string, matches: (type: string, pod: V1Pod) => boolean): Promise<V1Pod> {
-  let found: ((pod: V1Pod) => void) | undefined;
-  const seen = new Promise<V1Pod>((resolve) => {
-    found = resolve;
-  });
-  const controller = await new Watch(adminKubeConfig()).watch(
-    `/api/v1/namespaces/${ns}/pods`,
-    { labelSelector: `${LABEL_JOB_NAME}=${job}` },
-    (type: string, pod: V1Pod) => {
-      if (matches(type, pod)) found?.(pod);
-    },
-    () => undefined,
-  );
-  return seen.finally(() => {
-    controller.abort();
-  });
-}
 
 describe.skipIf(realNodeSkipped() !== undefined)('operator faults on real TensorFlow pods', () => {
   let ns: string;

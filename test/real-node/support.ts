@@ -2,6 +2,7 @@
 // (mounted from a ConfigMap) in the locally built TensorFlow image on the real node, and what their
 // logs say.
 import path from 'node:path';
+import { Watch, type V1Pod } from '@kubernetes/client-node';
 import { inject } from 'vitest';
 import {
   createTrainersConfigMap,
@@ -11,7 +12,7 @@ import {
 } from '../../lab/local-cluster/real-node/index.ts';
 import { LABEL_JOB_NAME } from '../../src/api/v1/constants.ts';
 import type { Operator } from '../../src/operator/manager.ts';
-import { clusterState, createNamespace, eventually } from '../support/kube.ts';
+import { adminKubeConfig, clusterState, createNamespace, eventually } from '../support/kube.ts';
 import { startOperator } from '../support/operator.ts';
 import { OperatorChild } from '../support/operator-child.ts';
 import { coreApi, livePods, type TestTFJob } from '../support/tfjob.ts';
@@ -230,4 +231,23 @@ export function withMemoryLimit(job: TestTFJob, type: string, limit: string): Te
   if (container === undefined) throw new Error(`${job.metadata.name} has no ${type} container`);
   container.resources.limits = { ...(container.resources.limits as Record<string, string> | undefined), memory: limit };
   return job;
+}
+
+/** Resolves with the first pod of `job` that `matches`, as the watch delivers it (no polling lag). */
+export async function firstPod(ns: string, job: string, matches: (type: string, pod: V1Pod) => boolean): Promise<V1Pod> {
+  let found: ((pod: V1Pod) => void) | undefined;
+  const seen = new Promise<V1Pod>((resolve) => {
+    found = resolve;
+  });
+  const controller = await new Watch(adminKubeConfig()).watch(
+    `/api/v1/namespaces/${ns}/pods`,
+    { labelSelector: `${LABEL_JOB_NAME}=${job}` },
+    (type: string, pod: V1Pod) => {
+      if (matches(type, pod)) found?.(pod);
+    },
+    () => undefined,
+  );
+  return seen.finally(() => {
+    controller.abort();
+  });
 }
