@@ -28,7 +28,7 @@ import {
 
 const JOB = 'converging';
 const POD = `${JOB}-worker-0`;
-const STEPS = 2500;
+const STEPS = 1500;
 const FLAGS = ['--progress-period', '2s', '--resize-converged-cpu', '0.5'];
 
 const specLimit = (pod: V1Pod) => pod.spec?.containers.find((c) => c.name === 'tensorflow')?.resources?.limits?.['cpu'];
