@@ -6,7 +6,8 @@ the variables and writes checkpoints; other workers wait for it. Variables live 
 is what lets workers of an elastic job come and go: see docs/elastic-contract.md.
 
 Env: TF_CONFIG (required for distributed), STEPS (global steps, default 200), STEP_SLEEP (seconds
-per local step, default 0.05), CKPT_DIR (checkpoints; resume from it), PROGRESS_EVERY (default 10).
+per local step, default 0.05), CKPT_DIR (checkpoints; resume from it), PROGRESS_EVERY (default 10),
+LOSS_TARGET (unset by default: a loss that, once reached, makes the job Converged at once).
 """
 import os
 import sys
@@ -25,6 +26,7 @@ STEPS = int(os.environ.get("STEPS", "200"))
 SLEEP = float(os.environ.get("STEP_SLEEP", "0.05"))
 CKPT_DIR = os.environ.get("CKPT_DIR") or None
 EVERY = int(os.environ.get("PROGRESS_EVERY", "10"))
+LOSS_TARGET = float(os.environ["LOSS_TARGET"]) if os.environ.get("LOSS_TARGET") else None
 
 cfg = tf_config()
 task = cfg.get("task", {})
@@ -105,7 +107,7 @@ with tf.compat.v1.train.MonitoredTrainingSession(
         # other step (two workers may see only odd ones), so `step % EVERY == 0` could never hold.
         if step // EVERY > reported:
             reported = step // EVERY
-            report(step=int(step), loss=float(last_loss))
+            report(step=int(step), loss=float(last_loss), target=LOSS_TARGET)
         time.sleep(SLEEP)
     # The step fetched with the last update may predate another worker's last one: read it again.
     step = int(_raw[-1].run(gs)) if _raw else step

@@ -23,6 +23,11 @@ export type Action =
       readonly uid: string | undefined;
       readonly reason: DeleteReason;
       readonly markRemoval?: string;
+      /**
+       * The pod's resourceVersion as seen, when the decision rests on its phase (cleanPodPolicy
+       * Running): a pod that finished meanwhile fails the precondition and is kept.
+       */
+      readonly resourceVersion?: string;
     }
   | { readonly kind: 'createService'; readonly service: Service }
   /** `uid`: the service the decision was about (a precondition, as for pods). */
