@@ -339,6 +339,26 @@ export const VERTICAL_RESIZE_STATUS_SCHEMA: Json = {
   },
 };
 
+export const MIGRATION_STATUS_SCHEMA: Json = {
+  type: 'object',
+  description: 'Workers --vertical-policy specon moved to another node (tfjob-operator extension; see docs/scheduling.md).',
+  properties: {
+    migrations: { type: 'integer', format: 'int32', minimum: 0, description: 'Workers moved so far.' },
+    last: {
+      type: 'object',
+      description: 'The last move.',
+      required: ['pod', 'from', 'to', 'time'],
+      properties: {
+        pod: { type: 'string' },
+        from: { type: 'string', description: 'The node it left.' },
+        to: { type: 'string', description: 'The node it was to be re-created on.' },
+        time: dateTime('When the old pod was deleted.'),
+        reason: { type: 'string', description: 'Why, in words.' },
+      },
+    },
+  },
+};
+
 /** A number in (0, max], as OpenAPI bounds: the apiserver names the field in its error. */
 const positive = (description: string, maximum: number): Json => ({
   type: 'number',
@@ -528,6 +548,7 @@ export function extendCrd(crd: Json): Json {
   statusProps.progress = PROGRESS_STATUS_SCHEMA;
   statusProps.qoe = QOE_STATUS_SCHEMA;
   statusProps.verticalResize = VERTICAL_RESIZE_STATUS_SCHEMA;
+  statusProps.migration = MIGRATION_STATUS_SCHEMA;
   statusProps.podRecreations = POD_RECREATIONS_SCHEMA;
   return crd;
 }
