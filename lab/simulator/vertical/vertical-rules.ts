@@ -150,7 +150,8 @@ export function verticalRound(
 ): RoundResult {
   switch (options.arm) {
     case 'none':
-      return { changes: [], state, nextInSeconds: options.intervalSeconds };
+      // Nothing to decide: no timed rounds, so no extra events (and scheduling passes) either.
+      return { changes: [], state, nextInSeconds: Number.POSITIVE_INFINITY };
     case 'equal':
       return equal(containers, nodes, known, options);
     case 'flowcon':

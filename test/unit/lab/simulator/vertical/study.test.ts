@@ -3,6 +3,8 @@ import { corePass } from '../../../../../lab/simulator/core.ts';
 import { simulate, type SimulationOptions } from '../../../../../lab/simulator/engine.ts';
 import type { CpuModelOptions } from '../../../../../lab/simulator/vertical/options.ts';
 import { runStudy } from '../../../../../lab/simulator/vertical/study.ts';
+import { simulatePolicy } from '../../../../../lab/simulator/run.ts';
+import { loadScenario } from '../../../../../lab/workloads/scenario.ts';
 import { dqoesStudyJobs, flowconStudyJobs, STUDY_CLUSTER } from '../../../../../lab/workloads/vertical-study.ts';
 
 const base: SimulationOptions = {
@@ -71,5 +73,22 @@ describe('the vertical rules in the simulator', () => {
     const behind = (arm: string) => runs.find((r) => r.arm === arm)!.result.cpu!.jobs.find((j) => j.name === 'lstm-c')!.qoeSeconds!.Behind;
     expect(behind('dqoes')).toBeLessThan(behind('none'));
     expect(dqoesStudyJobs().every((j) => j.qoe?.stepsPerSecond !== undefined)).toBe(true);
+  });
+});
+
+describe('the CPU model on a committed scenario', () => {
+  it('leaves every job outcome of kod2-paper-b32 unchanged when containers use only their requests', () => {
+    const scenario = loadScenario('kod2-paper-b32', 1);
+    const pass = corePass('ours');
+    const horizon = 20 * 3600;
+    const without = simulatePolicy(scenario, 'ours', pass, horizon);
+    const withModel = simulatePolicy(scenario, 'ours', pass, horizon, undefined, {
+      arm: 'none',
+      intervalSeconds: 20,
+      workerDemandFactor: 1,
+      psDemandFactor: 1,
+    });
+    expect(withModel.jobs).toEqual(without.jobs);
+    expect(withModel.timeline).toEqual(without.timeline);
   });
 });
