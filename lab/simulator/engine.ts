@@ -2,7 +2,9 @@
 // replicas finishing their start-up, and a periodic tick (the core's starvation aging and
 // cool-downs read the clock only when asked). At every event the scheduling core is called on a
 // snapshot and its Plan applied, again until it has nothing more to do; then every job's progress
-// rate is recomputed from where its ready replicas run, and time jumps to the next event.
+// rate is recomputed from where its ready replicas run, and time jumps to the next event. With the
+// `cpu` option (vertical/) the rate is also scaled by the CPU each job gets on its nodes, and a
+// vertical rule's rounds are events too.
 import type { ClusterSnapshot, Plan, QueueSpec, Resources } from '../../src/scheduler/types.ts';
 import type { ClusterShape, WorkloadJob } from '../workloads/model.ts';
 import { addResources } from '../workloads/resources.ts';
