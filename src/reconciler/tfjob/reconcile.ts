@@ -26,6 +26,7 @@ import {
   normal,
   warning,
 } from './events.ts';
+import { givenUpSlotEvents, givenUpWorkerSlots, withoutGivenUpSlots } from './given-up-slots.ts';
 import { isControlledBy } from './identity.ts';
 import type { JobView } from './job-view.ts';
 import { buildJobView } from './job-view.ts';
@@ -59,6 +60,7 @@ export function reconcileTFJob(input: ReconcileInput): ReconcilePlan {
       delete s.podRecreations;
       delete s.progress;
       delete s.qoe;
+      delete s.givenUpWorkerSlots;
     }
     return { ...outcome, status, statusChanged: !jsonEqual(status, stored) };
   }
@@ -177,12 +179,15 @@ function reconcileOnce(input: ReconcileInput): Once {
     else working.startTime = formatTime(now);
     events.push(normal(EVENT_RESUMED, message));
   }
-  const view = buildJobView(raw, job, {
+  const built = buildJobView(raw, job, {
     ...(input.options?.clusterDomain ? { clusterDomain: input.options.clusterDomain } : {}),
     ...(input.scheduling?.workers === undefined ? {} : { workers: input.scheduling.workers }),
     ...(input.options?.defaultElastic === undefined ? {} : { defaultElastic: input.options.defaultElastic }),
     ...(input.options?.workerLimit === undefined ? {} : { workerLimit: input.options.workerLimit }),
   });
+  // Slots of failed workers given up under Never: the job's size in this pass is held below them.
+  const givenUp = givenUpWorkerSlots(built, pods);
+  const view = withoutGivenUpSlots(built, givenUp);
   if (waiting) {
     // A job the scheduler suspended (ours: back in the queue, its pods deleted) no longer runs.
     if (isRunning(working.conditions)) working.conditions = setCondition(working.conditions, conditionFor.runningSuspended(name, now));
@@ -213,6 +218,8 @@ function reconcileOnce(input: ReconcileInput): Once {
   }
 
   events.push(...abnormalPodEvents(pods));
+  events.push(...givenUpSlotEvents(view, pods, givenUp, stored.givenUpWorkerSlots));
+  working.givenUpWorkerSlots = givenUp;
   const { actions, counts, conditions } = reconcileReplicas(view, pods, services, working, events, input);
   events.push(...creationWarnings(view, pods, actions));
 

@@ -60,6 +60,7 @@ const EXPECTED_NEW_FIELDS = [
   '.spec.elasticPolicy',
   '.spec.qoe',
   '.spec.runPolicy.managedBy',
+  '.status.givenUpWorkerSlots',
   '.status.podRecreations',
   '.status.progress',
   '.status.qoe',

@@ -106,6 +106,7 @@ async function apply(s: Step, facts: readonly JobFacts[], repairs: readonly Repa
   // preemptions: victims are marked and deleted before anything is created for their preemptor.
   for (const f of facts) await removeLost(s, f);
   for (const f of facts) await removeRefused(s, f);
+  for (const f of facts) holdWithinMax(s, f);
   for (const e of s.plan.suspend) await suspend(s, e);
   for (const e of s.plan.scaleIn) await scaleIn(s, e);
   const donors = donorsByReceiver(s.plan);
@@ -274,6 +275,14 @@ function repair(s: Step, r: RepairPlacement): void {
   if (known(s, r.replica.job) === undefined) return;
   s.book.repair(r.replica.job, { name: r.replica.name, node: r.node }, s.now);
   tell(s, { job: r.replica.job, reason: 'Placed', message: messages.placed(r.replica.name, r.node) });
+}
+
+/** A job whose maximum dropped (a worker slot given up) holds its target within it. */
+function holdWithinMax(s: Step, f: JobFacts): void {
+  const d = s.book.get(f.key);
+  if (d === undefined || !f.elastic || d.targetWorkers <= f.bounds.max) return;
+  s.book.shrink(f.key, d.targetWorkers - f.bounds.max);
+  s.touched.add(f.key);
 }
 
 /** Elastic jobs that lost workers and cannot get them back shrink, but never below their minimum. */
