@@ -290,8 +290,14 @@ function shrinkLost(s: Step, f: JobFacts, repairs: readonly RepairPlacement[]): 
   const d = s.book.get(f.key);
   if (d === undefined || !d.admitted || !f.elastic) return;
   const lost = f.missing.filter((m) => m.name === undefined).length;
+  if (lost === 0) return;
   const replaced = repairs.filter((r) => r.replica.job === f.key && r.replica.name === undefined).length;
-  const shrink = Math.min(lost - replaced, d.targetWorkers - f.bounds.min);
+  // The workers the job will have once this plan is carried out: a scale-out in the same plan fills
+  // its holes too (a failed worker being re-created is one), so only what nothing fills shrinks it.
+  const have = f.state.replicas.filter((r) => r.type === 'Worker').length;
+  const added = s.plan.scaleOut.filter((e) => e.job === f.key).reduce((n, e) => n + e.add.length, 0);
+  const removed = s.plan.scaleIn.filter((e) => e.job === f.key).reduce((n, e) => n + e.remove.length, 0);
+  const shrink = Math.min(d.targetWorkers - (have - removed + added + replaced), d.targetWorkers - f.bounds.min);
   if (shrink <= 0) return;
   s.book.shrink(f.key, shrink);
   s.touched.add(f.key);
