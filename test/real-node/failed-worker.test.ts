@@ -92,6 +92,21 @@ describe.skipIf(realNodeSkipped() !== undefined)('a failed elastic worker of rea
       hostPath: hostScratchDir(`${ns}-${name}`),
     });
     await createTFJob(ns, job);
+    // Worker 2 must exist for its failure to be tested: the job is admitted at its maximum on the free node.
+    await eventually(
+      async () =>
+        (await jobPods(ns, name)).filter((p) => p.metadata?.name?.includes('-worker-') && p.status?.phase === 'Running').length === 3,
+      { what: `${name}: 3 workers running`, timeoutMs: 300_000, intervalMs: 2_000 },
+    );
+  }
+
+  /** Runs a test's body and removes its job whatever happened (the next test needs the whole node). */
+  async function withJob(name: string, body: () => Promise<void>): Promise<void> {
+    try {
+      await body();
+    } finally {
+      await remove(name);
+    }
   }
 
   /** Deletes the job and waits until its pods are gone (the next job needs the node). */
@@ -106,111 +121,114 @@ describe.skipIf(realNodeSkipped() !== undefined)('a failed elastic worker of rea
     it(`${style.name}, OnFailure: worker 2 exits 137, is restarted in its pod with the same TF_CONFIG, the job finishes its planned steps`, async () => {
       const name = `${style.key}-onfailure`;
       const steps = 600;
-      await start(style, name, 'OnFailure', 137, steps);
-      const worker2 = `${name}-worker-2`;
-      // The kubelet restarts the container in place: the pod's lastState shows the exit.
-      const restarted = await eventually(
-        async () => {
-          const status = (await pod(worker2)).status?.containerStatuses?.[0];
-          return status !== undefined && status.restartCount >= 1 && status.lastState?.terminated !== undefined ? status : false;
-        },
-        { what: `${worker2} restarted after its exit`, timeoutMs: 360_000, intervalMs: 2_000 },
-      );
-      expect(restarted.lastState?.terminated?.exitCode).toBe(137);
-      expect(await podLog(ns, worker2, true)).toContain(`FAIL_ONCE: worker 2 exits 137`);
-      // The restarted process runs with the TF_CONFIG the failed one had.
-      const current = await eventually(async () => tfConfigInLog(await podLog(ns, worker2)) ?? false, {
-        what: `${worker2} restarted process started`,
-        timeoutMs: 180_000,
-        intervalMs: 2_000,
-      });
-      expect(current).toBe(tfConfigInLog(await podLog(ns, worker2, true)));
-      if (style === PSS) {
-        // The coordinator took worker 2 back once it answered again.
-        await eventually(async () => /task:2 has been recovered/.test(await podLog(ns, style.chiefPod(name))) || false, {
-          what: 'the chief logs worker 2 recovered',
-          timeoutMs: 300_000,
+      await withJob(name, async () => {
+        await start(style, name, 'OnFailure', 137, steps);
+        const worker2 = `${name}-worker-2`;
+        // The kubelet restarts the container in place: the pod's lastState shows the exit.
+        const restarted = await eventually(
+          async () => {
+            const status = (await pod(worker2)).status?.containerStatuses?.[0];
+            return status !== undefined && status.restartCount >= 1 && status.lastState?.terminated !== undefined ? status : false;
+          },
+          { what: `${worker2} restarted after its exit`, timeoutMs: 360_000, intervalMs: 2_000 },
+        );
+        expect(restarted.lastState?.terminated?.exitCode).toBe(137);
+        expect(await podLog(ns, worker2, true)).toContain(`FAIL_ONCE: worker 2 exits 137`);
+        // The restarted process runs with the TF_CONFIG the failed one had.
+        const current = await eventually(async () => tfConfigInLog(await podLog(ns, worker2)) ?? false, {
+          what: `${worker2} restarted process started`,
+          timeoutMs: 180_000,
           intervalMs: 2_000,
         });
-      }
-      await waitForCondition(ns, name, 'Succeeded', { timeoutMs: 600_000 });
-      expect(doneStep(await podLog(ns, style.chiefPod(name)))).toBeGreaterThanOrEqual(steps);
-      expect(givenUp(await getTFJob(ns, name))).toBeUndefined();
-      await remove(name);
+        expect(current).toBe(tfConfigInLog(await podLog(ns, worker2, true)));
+        if (style === PSS) {
+          // The coordinator took worker 2 back once it answered again.
+          await eventually(async () => /task:2 has been recovered/.test(await podLog(ns, style.chiefPod(name))) || false, {
+            what: 'the chief logs worker 2 recovered',
+            timeoutMs: 300_000,
+            intervalMs: 2_000,
+          });
+        }
+        await waitForCondition(ns, name, 'Succeeded', { timeoutMs: 600_000 });
+        expect(doneStep(await podLog(ns, style.chiefPod(name)))).toBeGreaterThanOrEqual(steps);
+        expect(givenUp(await getTFJob(ns, name))).toBeUndefined();
+      });
     }, 900_000);
   }
 
   it(`${PSS.name}, ExitCode: worker 2 exits 137, the operator re-creates it under its name with the same TF_CONFIG, the chief logs its recovery, the job finishes`, async () => {
     const name = 'pss-exitcode';
     const steps = 600;
-    await start(PSS, name, 'ExitCode', 137, steps);
-    const worker2 = `${name}-worker-2`;
-    const first = await eventually(async () => (await jobPods(ns, name)).find((p) => p.metadata?.name === worker2) ?? false, {
-      what: `${worker2} created`,
-      timeoutMs: 180_000,
+    await withJob(name, async () => {
+      await start(PSS, name, 'ExitCode', 137, steps);
+      const worker2 = `${name}-worker-2`;
+      const first = await eventually(async () => (await jobPods(ns, name)).find((p) => p.metadata?.name === worker2) ?? false, {
+        what: `${worker2} created`,
+        timeoutMs: 180_000,
+      });
+      const events = await waitForJobEvents(
+        ns,
+        name,
+        (es) =>
+          es.some((e) => e.reason === 'ExitedWithCode' && e.message?.includes(worker2) === true) &&
+          es.some((e) => e.reason === 'TFJobRestarting'),
+        'worker 2 exited and the job restarting',
+        360_000,
+      );
+      expect(events.find((e) => e.reason === 'ExitedWithCode' && e.message?.includes(worker2) === true)?.message).toContain('137');
+      const second = await eventually(
+        async () => {
+          const p = (await jobPods(ns, name)).find((x) => x.metadata?.name === worker2);
+          return p !== undefined && p.metadata?.uid !== first.metadata?.uid && p.metadata?.deletionTimestamp === undefined ? p : false;
+        },
+        { what: `${worker2} created again`, timeoutMs: 180_000, intervalMs: 2_000 },
+      );
+      expect(tfConfigOfPod(second)).toBe(tfConfigOfPod(first));
+      await eventually(async () => /task:2 has been recovered/.test(await podLog(ns, PSS.chiefPod(name))) || false, {
+        what: 'the chief logs worker 2 recovered',
+        timeoutMs: 300_000,
+        intervalMs: 2_000,
+      });
+      await waitForCondition(ns, name, 'Succeeded', { timeoutMs: 600_000 });
+      expect(doneStep(await podLog(ns, PSS.chiefPod(name)))).toBeGreaterThanOrEqual(steps);
     });
-    const events = await waitForJobEvents(
-      ns,
-      name,
-      (es) =>
-        es.some((e) => e.reason === 'ExitedWithCode' && e.message?.includes(worker2) === true) &&
-        es.some((e) => e.reason === 'TFJobRestarting'),
-      'worker 2 exited and the job restarting',
-      360_000,
-    );
-    expect(events.find((e) => e.reason === 'ExitedWithCode' && e.message?.includes(worker2) === true)?.message).toContain('137');
-    const second = await eventually(
-      async () => {
-        const p = (await jobPods(ns, name)).find((x) => x.metadata?.name === worker2);
-        return p !== undefined && p.metadata?.uid !== first.metadata?.uid && p.metadata?.deletionTimestamp === undefined ? p : false;
-      },
-      { what: `${worker2} created again`, timeoutMs: 180_000, intervalMs: 2_000 },
-    );
-    expect(tfConfigOfPod(second)).toBe(tfConfigOfPod(first));
-    await eventually(async () => /task:2 has been recovered/.test(await podLog(ns, PSS.chiefPod(name))) || false, {
-      what: 'the chief logs worker 2 recovered',
-      timeoutMs: 300_000,
-      intervalMs: 2_000,
-    });
-    await waitForCondition(ns, name, 'Succeeded', { timeoutMs: 600_000 });
-    expect(doneStep(await podLog(ns, PSS.chiefPod(name)))).toBeGreaterThanOrEqual(steps);
-    await remove(name);
   }, 900_000);
 
   for (const style of [V1, PSS]) {
     it(`${style.name}, Never: worker 2 exits 1, its slot is given up, the job goes on with 2 workers and Succeeds`, async () => {
       const name = `${style.key}-never`;
       const steps = 300;
-      await start(style, name, 'Never', 1, steps);
-      const worker2 = `${name}-worker-2`;
-      const events = await waitForJobEvents(
-        ns,
-        name,
-        (es) => es.some((e) => e.reason === 'WorkerSlotGivenUp'),
-        'WorkerSlotGivenUp',
-        360_000,
-      );
-      expect(events.find((e) => e.reason === 'WorkerSlotGivenUp')?.message).toContain('Worker 2');
-      const job = await getTFJob(ns, name);
-      expect(givenUp(job)).toEqual([2]);
-      expect((job.status?.scheduling as { workers?: { max?: number } } | undefined)?.workers?.max).toBe(2);
-      // Training goes on past the failure on the workers left.
-      const atFailure = lastStep(await podLog(ns, style.chiefPod(name)));
-      await eventually(async () => lastStep(await podLog(ns, style.chiefPod(name))) > Math.max(atFailure, FAIL_AT) || false, {
-        what: 'training goes on after the failure',
-        timeoutMs: 300_000,
-        intervalMs: 2_000,
+      await withJob(name, async () => {
+        await start(style, name, 'Never', 1, steps);
+        const worker2 = `${name}-worker-2`;
+        const events = await waitForJobEvents(
+          ns,
+          name,
+          (es) => es.some((e) => e.reason === 'WorkerSlotGivenUp'),
+          'WorkerSlotGivenUp',
+          360_000,
+        );
+        expect(events.find((e) => e.reason === 'WorkerSlotGivenUp')?.message).toContain('Worker 2');
+        const job = await getTFJob(ns, name);
+        expect(givenUp(job)).toEqual([2]);
+        expect((job.status?.scheduling as { workers?: { max?: number } } | undefined)?.workers?.max).toBe(2);
+        // Training goes on past the failure on the workers left.
+        const atFailure = lastStep(await podLog(ns, style.chiefPod(name)));
+        await eventually(async () => lastStep(await podLog(ns, style.chiefPod(name))) > Math.max(atFailure, FAIL_AT) || false, {
+          what: 'training goes on after the failure',
+          timeoutMs: 300_000,
+          intervalMs: 2_000,
+        });
+        await waitForCondition(ns, name, 'Succeeded', { timeoutMs: 600_000 });
+        expect(doneStep(await podLog(ns, style.chiefPod(name)))).toBeGreaterThanOrEqual(steps);
+        // The failed pod is kept for its logs; no worker ever took its place or another slot.
+        const failed = await pod(worker2);
+        expect(failed.status?.phase).toBe('Failed');
+        expect(failed.status?.containerStatuses?.[0]?.state?.terminated?.exitCode).toBe(1);
+        expect(await podLog(ns, worker2)).toContain('FAIL_ONCE: worker 2 exits 1');
+        const workerNames = (await jobPods(ns, name)).map((p) => p.metadata?.name).filter((n) => n?.includes('-worker-'));
+        expect(workerNames.sort()).toEqual([`${name}-worker-0`, `${name}-worker-1`, worker2]);
       });
-      await waitForCondition(ns, name, 'Succeeded', { timeoutMs: 600_000 });
-      expect(doneStep(await podLog(ns, style.chiefPod(name)))).toBeGreaterThanOrEqual(steps);
-      // The failed pod is kept for its logs; no worker ever took its place or another slot.
-      const failed = await pod(worker2);
-      expect(failed.status?.phase).toBe('Failed');
-      expect(failed.status?.containerStatuses?.[0]?.state?.terminated?.exitCode).toBe(1);
-      expect(await podLog(ns, worker2)).toContain('FAIL_ONCE: worker 2 exits 1');
-      const workerNames = (await jobPods(ns, name)).map((p) => p.metadata?.name).filter((n) => n?.includes('-worker-'));
-      expect(workerNames.sort()).toEqual([`${name}-worker-0`, `${name}-worker-1`, worker2]);
-      await remove(name);
     }, 900_000);
   }
 });
