@@ -472,6 +472,14 @@ export const POD_RECREATIONS_SCHEMA: Json = {
   additionalProperties: { type: 'integer', format: 'int32' },
 };
 
+export const GIVEN_UP_WORKER_SLOTS_SCHEMA: Json = {
+  type: 'array',
+  description:
+    'Worker slots (indices) of an elastic job given up because their pod failed under restartPolicy Never (tfjob-operator extension). ' +
+    'The failed pod is kept for its logs; the job runs with that many fewer workers while it exists (deleting it gives the slot back).',
+  items: { type: 'integer', format: 'int32' },
+};
+
 function child(node: Json, ...path: string[]): Json {
   let current = node;
   for (const key of path) {
@@ -550,6 +558,7 @@ export function extendCrd(crd: Json): Json {
   statusProps.verticalResize = VERTICAL_RESIZE_STATUS_SCHEMA;
   statusProps.migration = MIGRATION_STATUS_SCHEMA;
   statusProps.podRecreations = POD_RECREATIONS_SCHEMA;
+  statusProps.givenUpWorkerSlots = GIVEN_UP_WORKER_SLOTS_SCHEMA;
   return crd;
 }
 

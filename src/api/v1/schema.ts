@@ -256,6 +256,8 @@ export const JobStatusSchema = z.looseObject({
   migration: opt(MigrationStatusSchema),
   /** Ours: pods the operator deleted and recreated after they failed, per replica type (backoffLimit). */
   podRecreations: opt(z.record(z.string(), int32)),
+  /** Ours: worker slots of an elastic job given up after their pod failed under restartPolicy Never. */
+  givenUpWorkerSlots: opt(z.array(int32)),
 });
 
 export const ObjectMetaSchema = z.looseObject({

@@ -45,6 +45,7 @@ import { SchedulerMetrics } from './metrics.ts';
 import { NodeHealth } from './node-health.ts';
 import { KubePodRemover, type PodRemover } from './pod-remover.ts';
 import { isFinished, isLiveWorker, podNode } from './pod-facts.ts';
+import { workerBoundsOf } from './worker-bounds.ts';
 import { QoeBook } from './pass/report-qoe.ts';
 import { SchedulingReporter } from './pass/report.ts';
 import { JobShapes, jobView } from './pass/job-shape.ts';
@@ -319,7 +320,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     const decision = this.#book.get(key) ?? restoreDecision(job.job, pods, now);
     const facts = {
       elastic: view.elastic !== undefined,
-      bounds: view.elastic ?? { min: view.replicas.Worker ?? 0, max: view.replicas.Worker ?? 0 },
+      bounds: workerBoundsOf(view, pods),
       finished: isFinished(job),
       liveWorkers: pods.filter(isLiveWorker).length,
       placedBy: this.#deps.policy,

@@ -38,6 +38,10 @@ export function result(
     else status.completionTime = working.completionTime;
     if (Object.keys(working.podRecreations).length > 0) status.podRecreations = working.podRecreations;
     else delete status.podRecreations;
+    if (working.givenUpWorkerSlots !== undefined) {
+      if (working.givenUpWorkerSlots.length > 0) status.givenUpWorkerSlots = [...working.givenUpWorkerSlots];
+      else delete status.givenUpWorkerSlots;
+    }
   }
   if (scheduling) status.scheduling = scheduling;
   const cleaned = Object.fromEntries(Object.entries(status).filter(([, v]) => v !== undefined)) as JobStatus;

@@ -145,4 +145,6 @@ export interface Working {
   startTime?: string;
   completionTime?: string;
   podRecreations: Record<string, number>;
+  /** Set by a pass that looked at the pods (given-up-slots.ts); other passes keep what is stored. */
+  givenUpWorkerSlots?: readonly number[];
 }

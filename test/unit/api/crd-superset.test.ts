@@ -61,6 +61,7 @@ const EXPECTED_NEW_FIELDS = [
   '.spec.qoe',
   '.spec.runPolicy.managedBy',
   '.status.migration',
+  '.status.givenUpWorkerSlots',
   '.status.podRecreations',
   '.status.progress',
   '.status.qoe',
