@@ -117,7 +117,9 @@ describe.skipIf(realNodeSkipped() !== undefined)('a failed elastic worker of rea
 
   const pod = async (name: string) => coreApi().readNamespacedPod({ namespace: ns, name });
 
-  for (const style of [V1, PSS]) {
+  // OnFailure only for tf.compat.v1: the kubelet's in-place restart is the same for every style, and
+  // ParameterServerStrategy's recovery of worker 2 is shown by the ExitCode case below.
+  for (const style of [V1]) {
     it(`${style.name}, OnFailure: worker 2 exits 137, is restarted in its pod with the same TF_CONFIG, the job finishes its planned steps`, async () => {
       const name = `${style.key}-onfailure`;
       const steps = 600;
@@ -141,14 +143,6 @@ describe.skipIf(realNodeSkipped() !== undefined)('a failed elastic worker of rea
           intervalMs: 2_000,
         });
         expect(current).toBe(tfConfigInLog(await podLog(ns, worker2, true)));
-        if (style === PSS) {
-          // The coordinator took worker 2 back once it answered again.
-          await eventually(async () => /task:2 has been recovered/.test(await podLog(ns, style.chiefPod(name))) || false, {
-            what: 'the chief logs worker 2 recovered',
-            timeoutMs: 300_000,
-            intervalMs: 2_000,
-          });
-        }
         await waitForCondition(ns, name, 'Succeeded', { timeoutMs: 600_000 });
         expect(doneStep(await podLog(ns, style.chiefPod(name)))).toBeGreaterThanOrEqual(steps);
         expect(givenUp(await getTFJob(ns, name))).toBeUndefined();
