@@ -1,8 +1,10 @@
 // DQoES vertical (Algorithm 1 of DQoES, on one node at a time): jobs ahead of their performance target
 // (set G) give CPU limit to jobs behind theirs (set B) on the same node, each round a step of β of what
 // G holds, split by how far each job is from its target; the scheduler's next classification says
-// whether they reached ±α (set S). Nothing moves on a node without both a G and a B job: lowering an
-// ahead job's limit for nobody only slows it. Pure; limits stay within [request, node allocatable].
+// whether they reached ±α (set S). Once no job on a node is behind or holds CPU it was given (the
+// jobs that needed it are gone), the limits DQoES lowered there go back to their templates: kept for
+// nobody they only idle the node. A node with B but no G changes nothing.
+// Pure; limits stay within [request, node allocatable].
 import { byNode, changeIf, clampLimit, splitByRequest, untouchable, type ContainerCpu, type LimitChange, type NodeCpu } from '../limits.ts';
 
 export type QoeClass = 'Ahead' | 'Satisfied' | 'Behind' | 'Unknown';
@@ -46,10 +48,32 @@ function setTotal(m: Member, node: NodeCpu, wantMillis: number, minStep: number,
   return { changes, set };
 }
 
+/** No job on the node behind its target or above its template: every lowered limit goes back. */
+function restoreNode(node: NodeCpu, members: readonly Member[]): LimitChange[] {
+  // Any step back to the template is made: it is the last one.
+  const minStep = 1;
+  return members.flatMap((m) =>
+    m.containers.flatMap((c) =>
+      c.limitMillis < c.templateLimitMillis
+        ? (changeIf(
+            m.job.key,
+            c,
+            clampLimit(c, c.templateLimitMillis, node),
+            minStep,
+            `DQoES: no job behind its target on ${node.name}, limit restored`,
+          ) ?? [])
+        : [],
+    ),
+  );
+}
+
 function planNode(node: NodeCpu, members: readonly Member[], containersOnNode: number, config: DqoesVerticalConfig): LimitChange[] {
   const ahead = members.filter((m) => m.job.qoeClass === 'Ahead');
   const behind = members.filter((m) => m.job.qoeClass === 'Behind');
-  if (ahead.length === 0 || behind.length === 0) return [];
+  // A job raised above its template got what it needed from the lowered ones: they stay lowered.
+  const given = members.some((m) => m.containers.some((c) => c.limitMillis > c.templateLimitMillis));
+  if (behind.length === 0) return given ? [] : restoreNode(node, members);
+  if (ahead.length === 0) return [];
   const changes: LimitChange[] = [];
   const heldByAhead = ahead.reduce((a, m) => a + total(m.containers, (c) => c.limitMillis), 0);
   const cut = config.beta * heldByAhead;

@@ -72,6 +72,38 @@ describe('dqoesVerticalRound', () => {
     expect(brief(jobs, [N1, N2])).toEqual([]);
   });
 
+  it('no job on a node behind its target or holding CPU it was given: the limits DQoES lowered there go back', () => {
+    const lowered = (pod: string, node = 'n1') => cpu(pod, { node, limitMillis: 820, setByUsMillis: 820 });
+    expect(
+      brief(
+        [
+          job('a', 'Ahead', { containers: [lowered('a-0')] }),
+          job('s', 'Satisfied', { containers: [lowered('s-0'), cpu('s-1', { limitMillis: 1000 })] }),
+          // Behind on n2: n2's lowered limits stay, the behind job still needs what they gave.
+          job('b', 'Behind', { containers: [cpu('b-0', { node: 'n2', limitMillis: 1180, setByUsMillis: 1180 })] }),
+          job('g', 'Satisfied', { containers: [lowered('g-0', 'n2')] }),
+        ],
+        [N1, N2],
+      ),
+    ).toEqual([
+      ['a-0', 820, 1000],
+      ['s-0', 820, 1000],
+    ]);
+    // A job that was behind, now Satisfied with a raised limit, keeps what it was given, and so do the givers.
+    expect(
+      brief([
+        job('a', 'Ahead', { containers: [cpu('a-0', { limitMillis: 820, setByUsMillis: 820 })] }),
+        job('b', 'Satisfied', { containers: [cpu('b-0', { limitMillis: 1180, setByUsMillis: 1180 })] }),
+      ]),
+    ).toEqual([]);
+    // A step smaller than the minimum is still made when it restores the template.
+    expect(brief([job('a', 'Satisfied', { containers: [cpu('a-0', { limitMillis: 990, setByUsMillis: 990 })] })])).toEqual([
+      ['a-0', 990, 1000],
+    ]);
+    // A limit someone else lowered is theirs.
+    expect(brief([job('a', 'Ahead', { containers: [cpu('a-0', { limitMillis: 700 })] })])).toEqual([]);
+  });
+
   it('an ahead job keeps at least 1/(2·|C|) of the node and its request; a behind job gets at most the node', () => {
     // 2 containers on the node: floor 500m. a is at 520m: it can give only 20m (below the step): nothing.
     expect(brief([job('a', 'Ahead', { containers: [cpu('a-0', { limitMillis: 520, setByUsMillis: 520 })] }), job('b', 'Behind')])).toEqual(
