@@ -168,6 +168,7 @@ export class JobWrites {
         body: { preconditions: { uid: a.uid ?? svc?.metadata?.uid } },
       });
       record(recorder, w.job, writeEvents.deletedService(name), 'Delete');
+      w.ctx.log.info({ service: `${w.ns}/${name}` }, 'Deleted service');
     } catch (err) {
       expectations.deletionFailed(w.key, `service/${name}`);
       // 409: the UID precondition failed, the name belongs to a newer service (judged on its own).

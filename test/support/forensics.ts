@@ -79,6 +79,7 @@ interface ForensicsSources {
 export function withForensics(violations: MonitorReport['violations'], opts: ForensicsSources): MonitorReport['violations'] {
   return violations.map((v) => {
     if (v.kind === 'overcommitted-node') return overcommitForensics(v, opts);
+    if (v.kind === 'stuck-removal') return stuckRemovalForensics(v, opts);
     const m = /^(pod|service) (\S+) deleted/.exec(v.message);
     if (m === null) return v;
     const [, kind, name] = m as unknown as [string, string, string];
@@ -95,6 +96,21 @@ export function withForensics(violations: MonitorReport['violations'], opts: For
 
 /** Lines that tell an operator process's life: when it started, synced, took the lead, stopped. */
 const LIFECYCLE = ['Starting the TFJob operator', 'Caches synced', 'Pods listed again', 'Shutting down', 'Stopped'];
+
+/** A removal never completed: the pod's audit trail, and the operators' lines about it with their starts and kills. */
+function stuckRemovalForensics(v: MonitorReport['violations'][number], opts: ForensicsSources): MonitorReport['violations'][number] {
+  const name = /^pod (\S+) was marked/.exec(v.message)?.[1];
+  if (name === undefined) return v;
+  const audit = opts.auditLog === undefined ? [] : auditTrail(opts.auditLog, 'pods', opts.namespace, name);
+  const logs = opts.operators.flatMap((o) => {
+    const lines = o.logs.filter((l) => l.includes(`${name}"`) || LIFECYCLE.some((x) => l.includes(x))).map((l) => `${o.name}: ${l}`);
+    return o.exit === undefined ? lines : [...lines, `${o.name}: exited ${JSON.stringify(o.exit)}`];
+  });
+  return {
+    ...v,
+    message: `${v.message}\n  audit:\n    ${audit.join('\n    ') || '(none)'}\n  operator logs:\n    ${logs.slice(-60).join('\n    ') || '(none)'}`,
+  };
+}
 
 function overcommitForensics(v: MonitorReport['violations'][number], opts: ForensicsSources): MonitorReport['violations'][number] {
   const m = /^node (\S+) over-committed: .*? \((.*)\)$/.exec(v.message);

@@ -71,6 +71,8 @@ interface JobVersion {
   readonly deleting: boolean;
   readonly cleanPodPolicy: string;
   readonly elastic: boolean;
+  /** `status.scheduling.queue` (Waiting, Running, Finished), for reports. */
+  readonly queue: string | undefined;
   /** Desired replicas per lower-case type; the Worker entry is the elastic maximum when elastic. */
   readonly replicas: Readonly<Record<string, number>>;
 }
@@ -86,6 +88,8 @@ interface PendingDeletion {
   readonly removal: string | undefined;
   readonly node: string | undefined;
   readonly seenAt: number;
+  /** For reports: the owner's other pods when the deletion was seen (`name:phase`, marks and deletions said). */
+  readonly jobPods?: readonly string[];
 }
 
 /**
@@ -205,6 +209,7 @@ function jobVersion(job: TFJobLike, deleted: boolean): JobVersion {
     // tf-operator's default (v1.8.1 defaults to None).
     cleanPodPolicy: job.spec?.runPolicy?.cleanPodPolicy ?? 'None',
     elastic: job.spec?.elasticPolicy !== undefined,
+    queue: job.status?.scheduling?.queue,
     replicas,
   };
 }
@@ -378,7 +383,9 @@ export class InvariantState {
     const name = svc.metadata?.name ?? '';
     // Services have no graceful deletion; a DELETED is the first and only sighting.
     const index = Number(svc.metadata?.labels?.[LABEL_REPLICA_INDEX]);
+    const owner = controllerUid(svc);
     this.#pending.push({
+      jobPods: owner === undefined ? [] : this.#podsOf(owner),
       kind: 'service',
       name,
       rv: rvOf(svc),
@@ -426,6 +433,17 @@ export class InvariantState {
     }
   }
 
+  /** A job's pods as reports show them: `name:phase`, `+removal=x` when marked, `+deleting` when terminating. */
+  #podsOf(owner: string): string[] {
+    return [...this.#pods]
+      .filter(([, p]) => p.owner === owner)
+      .map(
+        ([name, p]) =>
+          `${name}:${p.phase || '-'}${p.removal === undefined ? '' : `+removal=${p.removal}`}${p.terminating ? '+deleting' : ''}`,
+      )
+      .sort();
+  }
+
   #inGap(rv: number): boolean {
     return this.#gaps.some((g) => rv > g.from && rv <= g.to + 1);
   }
@@ -435,8 +453,18 @@ export class InvariantState {
     for (const [name, at] of this.#marked) {
       if (at > markedBefore || this.#reportedStuck.has(name)) continue;
       this.#reportedStuck.add(name);
-      this.#violate('stuck-removal', `pod ${name} was marked for removal but is still not being deleted`);
+      this.#violate('stuck-removal', `pod ${name} was marked for removal but is still not being deleted${this.#stuckDetails(name, at)}`);
     }
+  }
+
+  /** For reports: the mark, the pod's phase, and its job's state and pods now. */
+  #stuckDetails(name: string, markedAt: number): string {
+    const p = this.#pods.get(name);
+    if (p === undefined) return '';
+    const job = p.owner === undefined ? undefined : this.#jobAt(p.owner, Number.POSITIVE_INFINITY);
+    const state = job === undefined ? 'job never seen' : `job ${job.name}: finished=${job.finished} queue=${job.queue ?? '-'}`;
+    const pods = p.owner === undefined ? [] : this.#podsOf(p.owner);
+    return ` (removal=${p.removal ?? '-'} first seen at ${new Date(markedAt).toISOString()}, phase ${p.phase || '-'}; ${state}; its pods: ${pods.join(' ')})`;
   }
 
   /** Judges the deletions seen before `seenBefore` (default: all of them). */
@@ -460,7 +488,8 @@ export class InvariantState {
         const pods = (this.#podNames.get(d.name) ?? []).map((e) => `${e.what}@${e.rv}`).join(' ');
         this.#violate(
           d.kind === 'pod' ? 'unexpected-pod-deletion' : 'unexpected-service-deletion',
-          `${d.kind} ${d.name} deleted at rv ${d.rv} (phase ${d.phase ?? '-'}, node ${d.node ?? '-'}; ${state}; pod name history: ${pods === '' ? 'none' : pods})`,
+          `${d.kind} ${d.name} deleted at rv ${d.rv} (phase ${d.phase ?? '-'}, node ${d.node ?? '-'}; ${state}; pod name history: ${pods === '' ? 'none' : pods}` +
+            `${d.jobPods === undefined ? '' : `; the job's pods then: ${d.jobPods.join(' ') || 'none'}`})`,
         );
       } else {
         const key = `${d.kind}:${reason}`;

@@ -3,7 +3,8 @@
 
 import { CLEAN_POD_POLICY_NONE, CLEAN_POD_POLICY_RUNNING } from '../../api/v1/policies.ts';
 import type { Pod, Service } from '../../api/v1/k8s-types.ts';
-import { PHASE_PENDING, PHASE_RUNNING, isTerminating, podName, podPhase } from './pod-state.ts';
+import type { Action } from './plan-types.ts';
+import { PHASE_PENDING, PHASE_RUNNING, isRemovedByOperator, isTerminating, podName, podPhase } from './pod-state.ts';
 
 export interface CleanupSelection {
   readonly pods: readonly string[];
@@ -36,4 +37,17 @@ export function selectForCleanup(
     if (serviceNames.has(name)) selectedServices.push(name);
   }
   return { pods: selectedPods, services: selectedServices };
+}
+
+/**
+ * Deletes of pods the operator marked for removal whose delete never went out (the operator killed
+ * between the mark and the delete, or the delete failed), except those in `already`. A marked pod is
+ * no replica any more, and the scheduler counts its room as free: a job that no longer runs (sent
+ * back to the queue, finished with cleanPodPolicy None) would otherwise keep it for ever.
+ */
+export function interruptedRemovals(pods: readonly Pod[], already: readonly Action[] = []): Action[] {
+  const deleting = new Set(already.flatMap((a) => (a.kind === 'deletePod' ? [a.name] : [])));
+  return pods
+    .filter((p) => isRemovedByOperator(p) && !isTerminating(p) && !deleting.has(podName(p)))
+    .map((p): Action => ({ kind: 'deletePod', name: podName(p), uid: p.metadata?.uid, reason: 'scale-in' }));
 }

@@ -6,7 +6,7 @@ import type { Pod, Service } from '../../api/v1/k8s-types.ts';
 import type { UnparsableTFJobEntry } from '../../api/v1/parse.ts';
 import type { JobStatus, ReplicaStatus, SchedulingStatus } from '../../api/v1/schema.ts';
 import { CLEAN_POD_POLICY_RUNNING } from '../../api/v1/policies.ts';
-import { selectForCleanup } from './cleanup.ts';
+import { interruptedRemovals, selectForCleanup } from './cleanup.ts';
 import { conditionFor } from './condition-constructors.ts';
 import { ensureCreated, isFinished, isRunning, isSucceeded, isSuspended, setCondition } from './conditions.ts';
 import type { JobEvent } from './events.ts';
@@ -138,6 +138,7 @@ export function finishedPass(
     services,
     policy === CLEAN_POD_POLICY_RUNNING,
   );
+  actions.push(...interruptedRemovals(pods, actions));
   const ttl = ttlDecision(runPolicy.ttlSecondsAfterFinished, runPolicy.suspend === true, working.completionTime, now);
   if (ttl.kind === 'delete') actions.push({ kind: 'deleteJob' });
   return result(outcome, stored, working, actions, events, ttl.kind === 'requeue' ? ttl.afterMs : undefined, scheduling);

@@ -12,6 +12,7 @@ import type { JobCondition, JobStatus, NotTraining, ProgressStatus, TFJob } from
 import { MANAGED_BY_TRAINING_OPERATOR } from '../../api/v1/validation.ts';
 import { abnormalPodEvents } from './abnormal-pods.ts';
 import { countRestarts, exceedsBackoffLimit, pastBackoffLimit } from './backoff.ts';
+import { interruptedRemovals } from './cleanup.ts';
 import { conditionFor } from './condition-constructors.ts';
 import { ensureCreated, isFailed, isFinished, isRunning, isSuspended, setCondition } from './conditions.ts';
 import type { JobEvent } from './events.ts';
@@ -207,14 +208,20 @@ interface ActivePass {
   readonly givenUp: ReturnType<typeof givenUpWorkerSlots>;
 }
 
-/** Not admitted by our queue: no pods; services at once and replicaStatuses per type, as under tf-operator. */
-function waitingPass({ input, view, stored, working, services, events }: ActivePass): ReconcilePlan {
+/**
+ * Not admitted by our queue: no pods (those it had and were marked for removal are deleted); services
+ * at once and replicaStatuses per type, as under tf-operator.
+ */
+function waitingPass({ input, view, stored, working, pods, services, events }: ActivePass): ReconcilePlan {
   const name = view.name;
   // A job the scheduler suspended (ours: back in the queue, its pods deleted) no longer runs.
   if (isRunning(working.conditions)) working.conditions = setCondition(working.conditions, conditionFor.runningSuspended(name, input.now));
   const ahead = waitingState(view, services, working.replicaStatuses);
   working.replicaStatuses = ahead.replicaStatuses;
-  const actions: Action[] = ahead.services.map((service) => ({ kind: 'createService', service }));
+  const actions: Action[] = [
+    ...ahead.services.map((service): Action => ({ kind: 'createService', service })),
+    ...interruptedRemovals(pods),
+  ];
   return result('waiting', stored, working, actions, events, undefined, input.scheduling?.status);
 }
 

@@ -164,7 +164,8 @@ function judgePods(pass: TypePass, { view, type, spec, typePods, plan, input, de
 /**
  * Services are created only for replicas created now (none for a pod still waiting for a node),
  * but a replica waiting for a node keeps the service it has (e.g. a pod deleted by hand or lost
- * with its node, being replaced): only indices the job no longer wants lose theirs.
+ * with its node, being replaced), and so does a free worker slot below a live worker: only indices
+ * the job no longer wants lose theirs.
  */
 function reconcileServices(
   pass: TypePass,
@@ -173,7 +174,10 @@ function reconcileServices(
   wantedIndices: Set<number>,
 ): void {
   const typeServices = ofReplicaType(services, type);
-  const servicePlan = { create: planServices(typeServices, wantedIndices).create, remove: planServices(typeServices, plan.wanted).remove };
+  const servicePlan = {
+    create: planServices(typeServices, wantedIndices).create,
+    remove: planServices(typeServices, plan.keptServices).remove,
+  };
   for (const index of servicePlan.create) {
     pass.actions.push({ kind: 'createService', service: buildService(view, type, index, spec) });
   }

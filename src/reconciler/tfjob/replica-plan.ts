@@ -11,6 +11,8 @@ export interface PodPlan {
   readonly remove: readonly Pod[];
   /** Indices whose pods should exist after this pass (for the services). */
   readonly wanted: ReadonlySet<number>;
+  /** Indices whose services stay: the wanted ones, and free slots the next create fills first. */
+  readonly keptServices: ReadonlySet<number>;
   /** Indices holding more than one pod (tf-operator only logs a warning). */
   readonly duplicated: readonly number[];
 }
@@ -40,7 +42,8 @@ export function planFixedPods(pods: readonly Pod[], replicas: number): PodPlan {
     if (atIndex.length > 1) duplicated.push(index);
     else if (index >= replicas) remove.push(...atIndex);
   }
-  return { create, remove, wanted: new Set(Array.from({ length: Math.max(0, replicas) }, (_, i) => i)), duplicated };
+  const wanted = new Set(Array.from({ length: Math.max(0, replicas) }, (_, i) => i));
+  return { create, remove, wanted, keptServices: wanted, duplicated };
 }
 
 /**
@@ -74,7 +77,19 @@ export function planElasticPods(pods: readonly Pod[], target: number, givenUp: R
       wanted.delete(index);
     }
   }
-  return { create, remove, wanted, duplicated };
+  return { create, remove, wanted, keptServices: withFreeSlotsBelow(wanted, indexed), duplicated };
+}
+
+/**
+ * `wanted` plus the slots below its highest index that no pod occupies. Creates fill the lowest free
+ * slot first, so such a hole (a create lost with the operator that sent it, a worker lost) is the
+ * next one the job refills, worker 0 above all; its service stays, as TF_CONFIG still names it.
+ */
+function withFreeSlotsBelow(wanted: ReadonlySet<number>, indexed: ReadonlyMap<number, readonly Pod[]>): Set<number> {
+  const kept = new Set(wanted);
+  const highest = Math.max(-1, ...wanted);
+  for (let i = 0; i < highest; i++) if (!indexed.has(i)) kept.add(i);
+  return kept;
 }
 
 export interface ServicePlan {

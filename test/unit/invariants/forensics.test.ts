@@ -107,3 +107,29 @@ describe('audit forensics', () => {
     expect(text).toContain('kill-1: exited {"code":null,"signal":"SIGKILL","at":"2026-01-01T00:00:01.000Z"}');
   });
 });
+
+describe('stuck-removal forensics', () => {
+  it("adds the pod's audit trail and the operators' lines about it, with their starts and kills", () => {
+    const audited = path.join(dir, 'audit-stuck.log');
+    writeFileSync(audited, [entry('2026-01-01T00:00:01.000000Z', 'patch', 200, 'op', 'job-3-worker-1')].join('\n'));
+    const operator = {
+      name: 'kill-2',
+      exit: { code: null, signal: 'SIGKILL', at: '2026-01-01T00:00:01.500Z' },
+      logs: [
+        '{"msg":"Starting the TFJob operator"}',
+        '{"pod":"ns/job-3-worker-1","removal":"scale-in","msg":"Removed worker"}',
+        '{"pod":"ns/job-3-worker-10","msg":"Deleted pod"}',
+      ],
+    } as unknown as OperatorChild;
+    const [v] = withForensics(
+      [{ kind: 'stuck-removal', message: 'pod job-3-worker-1 was marked for removal but is still not being deleted (removal=scale-in)' }],
+      { auditLog: audited, namespace: 'ns', operators: [operator] },
+    );
+    const text = v!.message;
+    expect(text).toContain('2026-01-01T00:00:01.000000Z patch 200 by op (op-agent)');
+    expect(text).toContain('kill-2: {"msg":"Starting the TFJob operator"}');
+    expect(text).toContain('kill-2: {"pod":"ns/job-3-worker-1","removal":"scale-in","msg":"Removed worker"}');
+    expect(text).toContain('kill-2: exited {"code":null,"signal":"SIGKILL","at":"2026-01-01T00:00:01.500Z"}');
+    expect(text).not.toContain('job-3-worker-10');
+  });
+});

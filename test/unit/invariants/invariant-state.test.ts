@@ -264,6 +264,10 @@ describe('InvariantState: deletions', () => {
     s.evaluate();
     expect(s.violations.map((v) => v.kind)).toEqual(['unexpected-service-deletion']);
     expect(s.violations[0]?.message).toContain('j-worker-1');
+    // The report says which pods the job had then (what the operator that deleted it reasoned about).
+    expect(s.violations[0]?.message).toContain(
+      "the job's pods then: j-worker-1:Failed+deleting j-worker-3:Running+removal=scale-in+deleting)",
+    );
     expect(s.counts.byReason).toMatchObject({ 'service:scale-in': 1, 'pod:scale-in': 1, 'pod:restart': 1 });
   });
 
@@ -368,7 +372,13 @@ describe('InvariantState: removals that never complete', () => {
     expect(kinds(s)).toEqual([]);
     s.checkStuckRemovals(2_000);
     s.checkStuckRemovals(3_000);
-    expect(s.violations.map((v) => v.message)).toEqual(['pod slow was marked for removal but is still not being deleted']);
+    expect(s.violations.map((v) => v.message.replace(/ \(.*$/, ''))).toEqual([
+      'pod slow was marked for removal but is still not being deleted',
+    ]);
+    // What decides its cause in a report: the mark, the phase, the job's state and its pods.
+    expect(s.violations[0]?.message).toMatch(
+      /removal=preemption first seen at .*, phase Running; .*; its pods: quick:Running\+removal=scale-in\+deleting slow:Running\+removal=preemption\)$/,
+    );
   });
 });
 

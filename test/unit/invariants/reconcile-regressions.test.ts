@@ -197,3 +197,73 @@ describe('a delete names the pod it was decided about (leader-failover.test.ts: 
     ]);
   });
 });
+
+describe('a free worker slot below a live worker keeps its service (operator-kill.test.ts, seed 8001: job-17-worker-0)', () => {
+  // The operator sent an elastic job's pod creates (workers 0..2) and was SIGKILLed before worker-0's
+  // reached the API; its successor restored the job's target as the workers it found (1 and 2) and
+  // deleted the service of worker 0, the slot the next create fills first (and the worker whose
+  // completion decides the job's success). The job's TF_CONFIG still names that slot.
+  const job = newTFJob(4, 1, { restartPolicy: 'OnFailure', spec: { elasticPolicy: { minReplicas: 2, maxReplicas: 4 } } });
+  const world = [...pods('Worker', 2, 'Running', 1), newPod('PS', 0, { phase: 'Running' })];
+  const scheduling = { admitted: true, placements: {}, workerNodes: [], requirePlacement: true, status: { queue: 'Running' as const } };
+
+  it('keeps worker-0 (and any other free slot below the highest live worker) while the job runs at its target', () => {
+    const r = reconcileTFJob({
+      job: toTFJobEntry(job),
+      pods: world,
+      services: [...services('Worker', 3), newService('PS', 0)],
+      now: at(0),
+      scheduling: { ...scheduling, workers: 2 },
+    });
+    expect(r.actions.filter((a) => a.kind === 'createPod' || a.kind === 'deletePod')).toEqual([]);
+    expect(deletedServices(r.actions)).toEqual([]);
+  });
+
+  it('still deletes the services of slots above the highest live worker', () => {
+    const r = reconcileTFJob({
+      job: toTFJobEntry(job),
+      pods: world,
+      services: [...services('Worker', 4), newService('PS', 0)],
+      now: at(0),
+      scheduling: { ...scheduling, workers: 2 },
+    });
+    expect(deletedServices(r.actions)).toEqual(['test-tfjob-worker-3']);
+  });
+});
+
+describe('an interrupted removal of a job that no longer runs (operator-kill.test.ts, seed 8001: job-3 stuck-removal)', () => {
+  // A pod marked for removal whose delete never went out (the operator SIGKILLed between the mark and
+  // the delete) was completed only by the pass of a running job. A job the scheduler had sent back to
+  // the queue, or one that finished with cleanPodPolicy None, kept such a pod forever: running on a
+  // node whose room the scheduler counts as free, since the mark says it is no longer a replica.
+  const job = newTFJob(3, 1, { spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 3 } } });
+  const marked = pods('Worker', 2, 'Running', 1, { removal: 'preemption' });
+
+  it('a waiting job: its marked pods are deleted', () => {
+    const r = reconcileTFJob({
+      job: toTFJobEntry(job),
+      pods: [...marked, newPod('Worker', 0, { phase: 'Running', removal: 'preemption', deleting: true })],
+      services: [...services('Worker', 3), newService('PS', 0)],
+      now: at(0),
+      scheduling: { admitted: false, status: { queue: 'Waiting' } },
+    });
+    expect(r.outcome).toBe('waiting');
+    expect(deletedPods(r.actions)).toEqual(['test-tfjob-worker-1', 'test-tfjob-worker-2']);
+    expect(deletedServices(r.actions)).toEqual([]);
+  });
+
+  it('a job finished with cleanPodPolicy None: its marked pods are deleted, the others kept', () => {
+    const finished = newTFJob(3, 1, {
+      runPolicy: { cleanPodPolicy: 'None' },
+      spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 3 } },
+      status: { conditions: [{ type: 'Succeeded', status: 'True', reason: 'TFJobSucceeded', message: '' }] },
+    });
+    const r = reconcileTFJob({
+      job: toTFJobEntry(finished),
+      pods: [newPod('Worker', 0, { phase: 'Succeeded' }), newPod('PS', 0, { phase: 'Running' }), ...marked],
+      services: [...services('Worker', 3), newService('PS', 0)],
+      now: at(0),
+    });
+    expect(deletedPods(r.actions)).toEqual(['test-tfjob-worker-1', 'test-tfjob-worker-2']);
+  });
+});

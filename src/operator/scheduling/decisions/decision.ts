@@ -4,6 +4,7 @@
 // `status.scheduling`, placements on the pods): `restoreDecision` rebuilds one from there after a
 // restart or a failover. Readers get a `DecisionView`; only the book (book.ts) changes a decision.
 import type { V1Pod } from '@kubernetes/client-node';
+import { LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE } from '../../../api/v1/constants.ts';
 import type { TFJob } from '../../../api/v1/schema.ts';
 import { isLive, isLiveWorker } from '../pod-facts.ts';
 
@@ -83,7 +84,7 @@ export function restoreDecision(raw: TFJob, pods: readonly V1Pod[], now: number)
   const running = status?.queue === 'Running' || pods.some(isLive);
   return {
     admitted: running,
-    targetWorkers: status?.workers?.current ?? pods.filter(isLiveWorker).length,
+    targetWorkers: restoredTarget(status?.workers?.current, pods),
     pendingByName: new Map(),
     pendingWorkers: [],
     victims: new Map(),
@@ -99,6 +100,20 @@ export function restoreDecision(raw: TFJob, pods: readonly V1Pod[], now: number)
     attainedWorkerSeconds: status?.attainedWorkerSeconds ?? 0,
     attainedReported: status?.attainedWorkerSeconds ?? 0,
   };
+}
+
+/**
+ * The worker target recorded, else the live workers. Live workers without any pod at slot 0 were
+ * given more than they have (creates fill slot 0 first; one was lost with the operator that sent
+ * it): one more, so the next placement refills worker 0, whose completion decides the job's success.
+ */
+function restoredTarget(recorded: number | undefined, pods: readonly V1Pod[]): number {
+  const live = pods.filter(isLiveWorker);
+  const target = recorded ?? live.length;
+  const workerZero = pods.some(
+    (p) => p.metadata?.labels?.[LABEL_REPLICA_TYPE] === 'worker' && p.metadata.labels[LABEL_REPLICA_INDEX] === '0',
+  );
+  return live.length > 0 && !workerZero ? Math.max(target, live.length + 1) : target;
 }
 
 /** Whether a pending placement is still worth waiting for. */

@@ -43,6 +43,18 @@ describe('a decision rebuilt from the API', () => {
     const waiting = restoreDecision({ metadata: { name: 'b' } }, [replicaPod('b', 'worker', 0, 'n1', { phase: 'Succeeded' })], T0);
     expect(waiting).toMatchObject({ admitted: false, targetWorkers: 0, enqueueTime: T0 });
   });
+
+  it('wants worker 0 back when the workers found do not include it (its create lost with the operator that sent it)', () => {
+    // operator-kill.test.ts, seed 8001: job-17's creates for workers 0..2 were sent, worker 0's never
+    // reached the API, and the successor restored the target as the two workers found: the job ran on
+    // workers 1 and 2 without the worker whose completion decides its success, until a scale-out.
+    const job = { metadata: { name: 'a' }, status: { scheduling: { queue: 'Running' as const, workers: { current: 0, min: 2, max: 4 } } } };
+    const found = [replicaPod('a', 'ps', 0, 'n1'), replicaPod('a', 'worker', 1, 'n1'), replicaPod('a', 'worker', 2, 'n2')];
+    expect(restoreDecision(job, found, T0).targetWorkers).toBe(3);
+    // Worker 0 there (or still going): the recorded target stands.
+    const withZero = [...found, replicaPod('a', 'worker', 0, 'n2', { phase: 'Failed' })];
+    expect(restoreDecision(job, withZero, T0).targetWorkers).toBe(0);
+  });
 });
 
 describe('decision book: the pass', () => {
