@@ -41,20 +41,28 @@ interface MixJob {
   readonly env: Readonly<Record<string, string>>;
 }
 
-// Two models: Keras 3 MLP classifiers of different lengths (validation accuracy flattens after an
-// epoch or two, then they keep training) and a tf.compat.v1 linear regression (its loss keeps falling
-// to float noise). The QoE mix has short epochs: the operator's step rate needs frequent progress lines.
+// Two models: Keras 3 MLP classifiers of different lengths and learning rates (their validation loss
+// flattens after an epoch at 0.02, still falls at the end at 0.0002) and a tf.compat.v1 linear
+// regression (its loss is at float noise after a second). The QoE mix has short epochs: the operator's step rate needs frequent progress lines.
 const MIXES: Readonly<Record<string, readonly MixJob[]>> = {
   flowcon: [
-    { name: 'mlp-short', script: 'keras_fit.py', env: { EPOCHS: '10', STEPS_PER_EPOCH: '2500' } },
-    { name: 'mlp-mid', script: 'keras_fit.py', env: { EPOCHS: '18', STEPS_PER_EPOCH: '2500' } },
-    { name: 'mlp-long', script: 'keras_fit.py', env: { EPOCHS: '26', STEPS_PER_EPOCH: '2500' } },
-    { name: 'linreg', script: 'ps_v1.py', env: { STEPS: '200000', STEP_SLEEP: '0', PROGRESS_EVERY: '2000' } },
+    { name: 'mlp-fast', script: 'keras_fit.py', env: { EPOCHS: '8', STEPS_PER_EPOCH: '2500', LEARNING_RATE: '0.02', MONITOR: 'val_loss' } },
+    {
+      name: 'mlp-mid',
+      script: 'keras_fit.py',
+      env: { EPOCHS: '14', STEPS_PER_EPOCH: '2500', LEARNING_RATE: '0.002', MONITOR: 'val_loss' },
+    },
+    {
+      name: 'mlp-slow',
+      script: 'keras_fit.py',
+      env: { EPOCHS: '20', STEPS_PER_EPOCH: '2500', LEARNING_RATE: '0.0002', MONITOR: 'val_loss' },
+    },
+    { name: 'linreg', script: 'ps_v1.py', env: { STEPS: '150000', STEP_SLEEP: '0', PROGRESS_EVERY: '2000' } },
   ],
   qoe: [
-    { name: 'mlp-behind', script: 'keras_fit.py', env: { EPOCHS: '40', STEPS_PER_EPOCH: '625' } },
-    { name: 'mlp-ahead', script: 'keras_fit.py', env: { EPOCHS: '60', STEPS_PER_EPOCH: '625' } },
-    { name: 'linreg', script: 'ps_v1.py', env: { STEPS: '160000', STEP_SLEEP: '0', PROGRESS_EVERY: '500' } },
+    { name: 'mlp-behind', script: 'keras_fit.py', env: { EPOCHS: '20', STEPS_PER_EPOCH: '625' } },
+    { name: 'mlp-ahead', script: 'keras_fit.py', env: { EPOCHS: '30', STEPS_PER_EPOCH: '625' } },
+    { name: 'linreg', script: 'ps_v1.py', env: { STEPS: '90000', STEP_SLEEP: '0', PROGRESS_EVERY: '500' } },
   ],
 };
 
