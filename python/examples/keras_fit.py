@@ -5,7 +5,8 @@ trains EPOCHS epochs of STEPS_PER_EPOCH batches, sleeping BATCH_SLEEP seconds pe
 validation, reporting each epoch end as a TFJOB_PROGRESS line.
 
 Env: EPOCHS (default 4), STEPS_PER_EPOCH (default 20), BATCH_SLEEP (default 0), VERBOSE (default 2),
-CALLBACK (default 1; 0 = no tfjob_progress callback: the operator then reads Keras's own output).
+CALLBACK (default 1; 0 = no tfjob_progress callback: the operator then reads Keras's own output),
+LEARNING_RATE (Adam's, default 0.001), MONITOR (the metric the callback reports, default "auto").
 """
 import os
 import time
@@ -42,7 +43,7 @@ rng = np.random.default_rng(0)
 x = rng.normal(size=(STEPS * 32, 8)).astype("float32")
 y = (x.sum(axis=1) > 0).astype("float32")
 model = keras.Sequential([keras.Input(shape=(8,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(1, activation="sigmoid")])
-model.compile(optimizer="adam", loss="binary_crossentropy", metrics=["accuracy"])
+model.compile(optimizer=keras.optimizers.Adam(learning_rate=float(os.environ.get("LEARNING_RATE", "0.001"))), loss="binary_crossentropy", metrics=["accuracy"])
 model.fit(
     x,
     y,
@@ -50,6 +51,6 @@ model.fit(
     epochs=EPOCHS,
     validation_split=0.2,
     verbose=int(os.environ.get("VERBOSE", "2")),
-    callbacks=([keras_callback()] if os.environ.get("CALLBACK", "1") == "1" else []) + [Slow()],
+    callbacks=([keras_callback(monitor=os.environ.get("MONITOR", "auto"))] if os.environ.get("CALLBACK", "1") == "1" else []) + [Slow()],
 )
 print("TRAINING_DONE epochs=%d" % EPOCHS, flush=True)
