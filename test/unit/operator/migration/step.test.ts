@@ -17,7 +17,7 @@ const T0 = Date.UTC(2026, 10, 28, 12);
 const NS = 'ns';
 const SETTLE_MS = 60_000;
 
-function job(name: string, workers: number, limit: string, elastic: boolean): ParsedTFJobEntry {
+function job(name: string, workers: number, limit: string, elastic: boolean, nodeSelector?: Record<string, string>): ParsedTFJobEntry {
   const container = {
     name: 'tensorflow',
     image: 'tf',
@@ -29,7 +29,9 @@ function job(name: string, workers: number, limit: string, elastic: boolean): Pa
     metadata: { name, namespace: NS, uid: `${name}-uid` },
     spec: {
       ...(elastic ? { elasticPolicy: { minReplicas: workers, maxReplicas: workers } } : {}),
-      tfReplicaSpecs: { Worker: { replicas: workers, template: { spec: { containers: [container] } } } },
+      tfReplicaSpecs: {
+        Worker: { replicas: workers, template: { spec: { containers: [container], ...(nodeSelector ? { nodeSelector } : {}) } } },
+      },
     },
   });
   if (!entry.ok) throw new Error('the test job does not parse');
@@ -55,10 +57,10 @@ function pod(jobName: string, index: number, node: string | undefined, o: { uid?
   };
 }
 
-const nodeInfo = (name: string): NodeInfo => ({
+const nodeInfo = (name: string, labels: Record<string, string> = {}): NodeInfo => ({
   name,
   allocatable: { cpu: 4000, memory: 32e9, pods: 110 },
-  labels: {},
+  labels,
   taints: [],
   unschedulable: false,
   ready: true,
@@ -91,7 +93,7 @@ class FakeSteering implements MigrationSteeringPort {
 
 class Harness {
   now = T0;
-  readonly slow = job('slow', 2, '1', true);
+  slow = job('slow', 2, '1', true);
   readonly fast = job('fast', 1, '4', false);
   pods = new Map<string, Pod[]>([
     ['ns/slow', [pod('slow', 0, 'a'), pod('slow', 1, 'a')]],
@@ -263,6 +265,14 @@ describe('MigrationStep', () => {
     expect(await h.round()).toEqual([]);
     expect(h.removed).toEqual([]);
     expect(h.events).toEqual([]);
+  });
+
+  it("takes the target's constraints from the Worker template, not from the cached pod (which keeps none)", async () => {
+    const h = new Harness();
+    h.slow = job('slow', 2, '1', true, { pool: 'p' });
+    h.steering.current = { ...VIEW, nodes: [nodeInfo('a', { pool: 'p' }), nodeInfo('b'), nodeInfo('c', { pool: 'p' })] };
+    const started = await h.round();
+    expect(started.map((m) => m.to)).toEqual(['c']);
   });
 
   it('with no uncontended node to go to, refuses once and deletes nothing', async () => {
