@@ -343,7 +343,12 @@ export const MIGRATION_STATUS_SCHEMA: Json = {
   type: 'object',
   description: 'Workers --vertical-policy specon moved to another node (tfjob-operator extension; see docs/scheduling.md).',
   properties: {
-    migrations: { type: 'integer', format: 'int32', minimum: 0, description: 'Workers moved so far.' },
+    migrations: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 0,
+      description: 'Workers moved so far whose replacement was bound to the target node.',
+    },
     last: {
       type: 'object',
       description: 'The last move.',
@@ -354,6 +359,13 @@ export const MIGRATION_STATUS_SCHEMA: Json = {
         to: { type: 'string', description: 'The node it was to be re-created on.' },
         time: dateTime('When the old pod was deleted.'),
         reason: { type: 'string', description: 'Why, in words.' },
+        state: {
+          type: 'string',
+          enum: ['Moving', 'Migrated', 'TargetLost'],
+          description:
+            'Moving until the replacement is bound to a node; Migrated when it was bound to the target; TargetLost when it was bound elsewhere (the target filled first) or not within five minutes.',
+        },
+        placedOn: { type: 'string', description: 'The node the replacement was bound to, when not the target.' },
       },
     },
   },

@@ -240,7 +240,19 @@ export const VerticalResizeStatusSchema = z.object({
 /** Ours: workers --vertical-policy specon moved to another node (`status.migration`). */
 export const MigrationStatusSchema = z.object({
   migrations: int32.min(0),
-  last: opt(z.object({ pod: z.string(), from: z.string(), to: z.string(), time: z.string(), reason: opt(z.string()) })),
+  last: opt(
+    z.object({
+      pod: z.string(),
+      from: z.string(),
+      to: z.string(),
+      time: z.string(),
+      reason: opt(z.string()),
+      /** Moving until the replacement is bound; Migrated on the target; TargetLost elsewhere or nowhere. */
+      state: opt(z.enum(['Moving', 'Migrated', 'TargetLost'])),
+      /** Where the replacement was bound when that is not `to`. */
+      placedOn: opt(z.string()),
+    }),
+  ),
 });
 
 export const JobStatusSchema = z.looseObject({

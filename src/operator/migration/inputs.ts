@@ -5,7 +5,7 @@ import { LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE } from '../../api/v1/constants.
 import { needsAllWorkers, resolveElastic } from '../../api/v1/elastic.ts';
 import type { Pod } from '../../api/v1/k8s-types.ts';
 import type { ParsedTFJobEntry } from '../../api/v1/parse.ts';
-import { subtractResources, type Resources } from '../../scheduler/index.ts';
+import { subtractResources, type PlacementConstraints, type Resources } from '../../scheduler/index.ts';
 import type { FlowConVerdict } from '../../scheduler/vertical/flowcon/index.ts';
 import type { SpeconJob, SpeconNode, SpeconReplica } from '../../scheduler/vertical/specon/index.ts';
 import type { ClusterView } from '../scheduling/pass/decide.ts';
@@ -32,9 +32,19 @@ function hasChief(e: ParsedTFJobEntry): boolean {
   return Object.keys(e.defaulted.spec.tfReplicaSpecs).some((t) => ['chief', 'master'].includes(t.toLowerCase()));
 }
 
+/**
+ * Where the job's Worker template lets a worker run. The replacement is built from the template, and
+ * the cached pod keeps no tolerations, node selector or affinity (pod-reduction.ts).
+ */
+function workerConstraints(e: ParsedTFJobEntry): PlacementConstraints {
+  const spec = Object.entries(e.defaulted.spec.tfReplicaSpecs).find(([type]) => type.toLowerCase() === 'worker')?.[1];
+  return placementConstraints(spec?.template.spec);
+}
+
 export function movableWorkers(e: ParsedTFJobEntry, pods: readonly Pod[]): SpeconReplica[] {
   const running = new Map(containersOf(e, pods).map((c) => [c.pod, c]));
   const chief = hasChief(e);
+  const constraints = workerConstraints(e);
   return pods.flatMap((p) => {
     const c = running.get(p.metadata?.name ?? '');
     const index = Number(p.metadata?.labels?.[LABEL_REPLICA_INDEX] ?? -1);
@@ -46,7 +56,7 @@ export function movableWorkers(e: ParsedTFJobEntry, pods: readonly Pod[]): Speco
         index,
         node: c.node,
         requests: podRequests(pod),
-        constraints: placementConstraints(pod.spec),
+        constraints,
         cpuLimitMillis: c.limitMillis,
       },
     ];

@@ -37,12 +37,8 @@ export class MigrationSteering implements MigrationHook {
     return undefined;
   }
 
-  /** The replacement runs (on the target or not): the move is over. */
+  /** The replacement is bound (on the target or not), or the move failed: the target is forgotten. */
   done(job: string): void {
     this.#targets.delete(job);
-  }
-
-  pending(): ReadonlyMap<string, string> {
-    return new Map([...this.#targets].filter(([job]) => this.preferredNode(job) !== undefined).map(([job, t]) => [job, t.node]));
   }
 }

@@ -2,6 +2,8 @@
 // jobs, it plans migrations (src/scheduler/vertical/specon/) on the scheduling pass's last view of the
 // nodes, records each target with the pass (steering.ts) and deletes the old worker; the controller
 // re-creates it (same index, same TF_CONFIG) where the pass places it, on the target when it still fits.
+// A move is called WorkerMigrated only once its replacement is seen bound to the target; bound elsewhere
+// (the target filled first) or not at all, it is MigrationTargetLost (outcome.ts).
 import { Counter, type Registry } from 'prom-client';
 import type { Pod } from '../../api/v1/k8s-types.ts';
 import type { ParsedTFJobEntry } from '../../api/v1/parse.ts';
@@ -18,9 +20,12 @@ import {
 import type { PodRemover } from '../scheduling/pod-remover.ts';
 import type { JobVerdict } from '../vertical/status.ts';
 import { speconJobs, speconNodes } from './inputs.ts';
-import type { MigrationSteering } from './steering.ts';
+import { moveOutcome, type MoveOutcome, type PendingMove } from './outcome.ts';
+import { STEERING_TTL_MS, type MigrationSteering } from './steering.ts';
 
+export const EVENT_WORKER_MIGRATING = 'WorkerMigrating';
 export const EVENT_WORKER_MIGRATED = 'WorkerMigrated';
+export const EVENT_MIGRATION_TARGET_LOST = 'MigrationTargetLost';
 export const EVENT_WORKER_MIGRATION_REFUSED = 'WorkerMigrationRefused';
 /** The removal annotation of a migrated worker: its end is no failure. */
 export const REMOVAL_MIGRATION = 'migration';
@@ -29,14 +34,19 @@ export interface MigrationStatusWriter {
   write(job: ParsedTFJobEntry, status: MigrationStatus): Promise<void>;
 }
 
+/** What the step needs of the steering: the pass's last view, and where a job's replacement goes. */
+export type MigrationSteeringPort = Pick<MigrationSteering, 'view' | 'steer' | 'done'>;
+
 export interface MigrationDeps {
-  readonly steering: MigrationSteering;
+  readonly steering: MigrationSteeringPort;
   readonly remover: PodRemover;
   readonly status: MigrationStatusWriter;
   readonly event: (job: ParsedTFJobEntry, type: 'Normal' | 'Warning', reason: string, message: string) => void;
   readonly log: Logger;
   readonly registry?: Registry;
   readonly config?: Partial<SpeconConfig>;
+  /** How long a replacement may take to be bound before the move counts as lost. */
+  readonly settleTimeoutMs?: number;
 }
 
 export interface MigrationRoundInput {
@@ -48,6 +58,8 @@ export interface MigrationRoundInput {
 }
 
 const LISTS: readonly string[] = ['New', 'Watching', 'Completing'] satisfies FlowConList[];
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+const namespaceOf = (job: ParsedTFJobEntry) => job.job.metadata.namespace ?? 'default';
 
 function flowConVerdict(key: string, v: JobVerdict | undefined): FlowConVerdict {
   const list = v?.list !== undefined && LISTS.includes(v.list) ? (v.list as FlowConList) : undefined;
@@ -61,17 +73,23 @@ function flowConVerdict(key: string, v: JobVerdict | undefined): FlowConVerdict 
 export class MigrationStep {
   readonly #deps: MigrationDeps;
   readonly #config: SpeconConfig;
+  readonly #settleTimeoutMs: number;
   #state = EMPTY_SPECON_STATE;
   /** The last refusal said per job: a refusal is an Event only when it changes. */
   readonly #refused = new Map<string, string>();
+  /** Moves whose replacement is not yet seen bound, by job. */
+  readonly #pending = new Map<string, PendingMove>();
+  /** Moves that reached their target, by job (the cached status may lag behind our writes). */
+  readonly #arrived = new Map<string, number>();
   readonly #migrations: Counter<'namespace' | 'result'>;
 
   constructor(deps: MigrationDeps) {
     this.#deps = deps;
     this.#config = { ...DEFAULT_SPECON_CONFIG, ...deps.config };
+    this.#settleTimeoutMs = deps.settleTimeoutMs ?? STEERING_TTL_MS;
     this.#migrations = new Counter({
       name: 'tfjob_operator_worker_migrations_total',
-      help: 'Workers SpeCon moved to another node (result=migrated) or would have moved but could not (result=refused)',
+      help: 'Moves SpeCon made: result=migrated (the replacement was bound to the target), target_lost (bound elsewhere or not at all), refused (a move it would have made but could not)',
       labelNames: ['namespace', 'result'],
       registers: deps.registry === undefined ? [] : [deps.registry],
     });
@@ -80,74 +98,107 @@ export class MigrationStep {
   async round(input: MigrationRoundInput): Promise<readonly Migration[]> {
     const view = this.#deps.steering.view();
     if (view === undefined) return [];
+    const byKey = new Map(input.jobs.map((e) => [input.keyOf(e), e]));
+    await this.#settle(input, byKey);
     const src = {
       jobs: input.jobs,
       podsOf: input.podsOf,
       keyOf: input.keyOf,
       verdictOf: (k: string) => flowConVerdict(k, input.verdicts.get(k)),
     };
-    this.#settle(input);
     const r = speconRound({ now: input.now, nodes: speconNodes(view, src), jobs: speconJobs(src) }, this.#state, this.#config);
     this.#state = r.state;
-    const byKey = new Map(input.jobs.map((e) => [input.keyOf(e), e]));
     for (const refusal of r.refusals) {
       const job = byKey.get(refusal.job);
       const message = `Not moved off ${refusal.node}: ${refusal.why}`;
       if (job === undefined || this.#refused.get(refusal.job) === message) continue;
       this.#refused.set(refusal.job, message);
-      this.#migrations.inc({ namespace: job.job.metadata.namespace ?? 'default', result: 'refused' });
+      this.#migrations.inc({ namespace: namespaceOf(job), result: 'refused' });
       this.#deps.event(job, 'Normal', EVENT_WORKER_MIGRATION_REFUSED, message);
     }
-    const done: Migration[] = [];
+    const started: Migration[] = [];
     for (const m of r.migrations) {
       const job = byKey.get(m.job);
       const pod = input.podsOf(m.job).find((p) => p.metadata?.name === m.pod);
-      if (job === undefined || pod === undefined) continue;
-      if (await this.#move(job, pod, m, input.now)) done.push(m);
+      if (job === undefined || pod === undefined || this.#pending.has(m.job)) continue;
+      if (await this.#move(job, pod, m, input.now)) started.push(m);
     }
-    return done;
+    return started;
   }
 
-  /** A move is over once the job runs a worker on its target (or the steering lapsed). */
-  #settle(input: MigrationRoundInput): void {
-    for (const [key, node] of this.#deps.steering.pending()) {
-      const arrived = input
-        .podsOf(key)
-        .some((p) => p.spec?.nodeName === node && p.status?.phase === 'Running' && p.metadata?.deletionTimestamp === undefined);
-      if (arrived) this.#deps.steering.done(key);
+  /** Moves under way: their replacement's node, once bound, says how each ended. */
+  async #settle(input: MigrationRoundInput, byKey: ReadonlyMap<string, ParsedTFJobEntry>): Promise<void> {
+    for (const [key, move] of [...this.#pending]) {
+      const outcome = moveOutcome(move, input.podsOf(key), input.now, this.#settleTimeoutMs);
+      if (outcome.kind === 'waiting') continue;
+      this.#pending.delete(key);
+      this.#deps.steering.done(key);
+      const job = byKey.get(key);
+      if (job === undefined) {
+        this.#deps.log.info({ tfjob: key, pod: move.migration.pod }, 'Migrated job no longer runs: its move is dropped');
+        continue;
+      }
+      await this.#ended(job, move, outcome, input.now);
     }
+  }
+
+  async #ended(job: ParsedTFJobEntry, move: PendingMove, outcome: Exclude<MoveOutcome, { kind: 'waiting' }>, now: number): Promise<void> {
+    const m = move.migration;
+    const key = m.job;
+    const last = { pod: m.pod, from: m.from, to: m.to, time: iso(move.startedAt), reason: m.reason };
+    const known = Math.max(job.status?.migration?.migrations ?? 0, this.#arrived.get(key) ?? 0);
+    if (outcome.kind === 'arrived') {
+      this.#arrived.set(key, known + 1);
+      this.#migrations.inc({ namespace: namespaceOf(job), result: 'migrated' });
+      this.#deps.log.info({ tfjob: key, pod: m.pod, from: m.from, to: m.to }, 'Worker migrated');
+      const message = `${m.pod} re-created on ${m.to} (left ${m.from}; same index, resumes from its checkpoint): ${m.reason}`;
+      this.#deps.event(job, 'Normal', EVENT_WORKER_MIGRATED, message);
+      await this.#writeStatus(job, { migrations: known + 1, last: { ...last, state: 'Migrated' } });
+      return;
+    }
+    const where =
+      outcome.kind === 'elsewhere'
+        ? `placed on ${outcome.node} instead`
+        : `not placed within ${Math.round((now - move.startedAt) / 1000)}s`;
+    this.#migrations.inc({ namespace: namespaceOf(job), result: 'target_lost' });
+    this.#deps.log.warn({ tfjob: key, pod: m.pod, from: m.from, to: m.to, where }, 'Migration target lost');
+    const message = `${m.pod} left ${m.from} for ${m.to}, but its replacement was ${where} (the target no longer had room)`;
+    this.#deps.event(job, 'Warning', EVENT_MIGRATION_TARGET_LOST, message);
+    const lost = { ...last, state: 'TargetLost' as const, ...(outcome.kind === 'elsewhere' ? { placedOn: outcome.node } : {}) };
+    await this.#writeStatus(job, { migrations: known, last: lost });
   }
 
   async #move(job: ParsedTFJobEntry, pod: Pod, m: Migration, now: number): Promise<boolean> {
-    const namespace = job.job.metadata.namespace ?? 'default';
     this.#deps.steering.steer(m.job, m.to);
     try {
-      await this.#deps.remover.remove(pod, REMOVAL_MIGRATION);
+      const removal = await this.#deps.remover.remove(pod, REMOVAL_MIGRATION);
+      if (removal === 'gone') {
+        this.#deps.steering.done(m.job);
+        this.#deps.log.info({ tfjob: m.job, pod: m.pod }, 'The worker to migrate was already gone: no move');
+        return false;
+      }
     } catch (err) {
       this.#deps.steering.done(m.job);
       this.#deps.log.warn({ tfjob: m.job, pod: m.pod, err }, 'Cannot delete the worker to migrate');
       this.#deps.event(job, 'Warning', EVENT_WORKER_MIGRATION_REFUSED, `Cannot delete ${m.pod} to move it to ${m.to}: ${String(err)}`);
       return false;
     }
+    this.#pending.set(m.job, { migration: m, oldUid: pod.metadata?.uid, startedAt: now });
     this.#refused.delete(m.job);
-    this.#migrations.inc({ namespace, result: 'migrated' });
     this.#deps.log.info({ tfjob: m.job, pod: m.pod, from: m.from, to: m.to }, 'Migrating worker');
-    this.#deps.event(
-      job,
-      'Normal',
-      EVENT_WORKER_MIGRATED,
-      `${m.pod} deleted on ${m.from} to be re-created on ${m.to} (same index, resumes from its checkpoint): ${m.reason}`,
-    );
-    const previous = job.status?.migration;
-    const status: MigrationStatus = {
-      migrations: (previous?.migrations ?? 0) + 1,
-      last: { pod: m.pod, from: m.from, to: m.to, time: new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z'), reason: m.reason },
-    };
+    const message = `${m.pod} deleted on ${m.from} to be re-created on ${m.to} (same index, resumes from its checkpoint): ${m.reason}`;
+    this.#deps.event(job, 'Normal', EVENT_WORKER_MIGRATING, message);
+    const known = Math.max(job.status?.migration?.migrations ?? 0, this.#arrived.get(m.job) ?? 0);
+    const last = { pod: m.pod, from: m.from, to: m.to, time: iso(now), reason: m.reason, state: 'Moving' as const };
+    await this.#writeStatus(job, { migrations: known, last });
+    return true;
+  }
+
+  async #writeStatus(job: ParsedTFJobEntry, status: MigrationStatus): Promise<void> {
     try {
       await this.#deps.status.write(job, status);
     } catch (err) {
-      this.#deps.log.warn({ tfjob: m.job, err }, 'Cannot write status.migration');
+      this.#deps.log.warn({ tfjob: `${namespaceOf(job)}/${job.job.metadata.name}`, err }, 'Cannot write status.migration');
     }
-    return true;
   }
 }

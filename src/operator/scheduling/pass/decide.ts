@@ -29,7 +29,11 @@ export function decide(
   config: SchedulerConfig,
   preferredNode?: (job: string) => string | undefined,
 ): Decided {
-  const plan = schedule(policy, snapshot, config);
+  const planned = schedule(policy, snapshot, config);
+  // A job whose worker SpeCon is moving gets that slot back from the repair step, on the target: a
+  // scale-out of the same slot in this pass could bind it elsewhere first.
+  const plan =
+    preferredNode === undefined ? planned : { ...planned, scaleOut: planned.scaleOut.filter((s) => preferredNode(s.job) === undefined) };
   const repairs = planRepairs(
     snapshot,
     plan,

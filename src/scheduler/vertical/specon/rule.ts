@@ -102,7 +102,9 @@ export function speconRound(
         continue;
       }
       if (lastMovedAt.has(slow.key)) {
-        refuse(`moved ${Math.round((input.now - lastMovedAt.get(slow.key)!) / 1000)}s ago (cooldown ${config.cooldownMs / 1000}s)`);
+        // The move's time, not its age: the same words every round, so one Event, not one per round.
+        const at = new Date(lastMovedAt.get(slow.key)!).toISOString().replace(/\.\d{3}Z$/, 'Z');
+        refuse(`in its cooldown: moved at ${at} (cooldown ${config.cooldownMs / 1000}s)`);
         continue;
       }
       const replica = slow.movable.filter((r) => r.node === name).sort((a, b) => b.index - a.index)[0];
