@@ -26,6 +26,7 @@ import {
   normal,
   warning,
 } from './events.ts';
+import { givenUpSlotEvents, givenUpWorkerSlots, withoutGivenUpSlots } from './given-up-slots.ts';
 import { isControlledBy } from './identity.ts';
 import type { JobView } from './job-view.ts';
 import { buildJobView } from './job-view.ts';
@@ -59,6 +60,7 @@ export function reconcileTFJob(input: ReconcileInput): ReconcilePlan {
       delete s.podRecreations;
       delete s.progress;
       delete s.qoe;
+      delete s.givenUpWorkerSlots;
     }
     return { ...outcome, status, statusChanged: !jsonEqual(status, stored) };
   }
@@ -177,13 +179,16 @@ function reconcileOnce(input: ReconcileInput): Once {
     else working.startTime = formatTime(now);
     events.push(normal(EVENT_RESUMED, message));
   }
-  const view = buildJobView(raw, job, {
+  const built = buildJobView(raw, job, {
     ...(input.options?.clusterDomain ? { clusterDomain: input.options.clusterDomain } : {}),
     ...(input.scheduling?.workers === undefined ? {} : { workers: input.scheduling.workers }),
     ...(input.options?.defaultElastic === undefined ? {} : { defaultElastic: input.options.defaultElastic }),
     ...(input.options?.workerLimit === undefined ? {} : { workerLimit: input.options.workerLimit }),
   });
-  const pass: ActivePass = { input, raw, job, view, stored, working, pods, services, events };
+  // Slots of failed workers given up under Never: the job's size in this pass is held below them.
+  const givenUp = givenUpWorkerSlots(built, pods);
+  const view = withoutGivenUpSlots(built, givenUp);
+  const pass: ActivePass = { input, raw, job, view, stored, working, pods, services, events, givenUp };
   if (waiting) return waitingPass(pass);
   return endedPass(pass) ?? runningPass(pass);
 }
@@ -199,6 +204,7 @@ interface ActivePass {
   readonly pods: readonly Pod[];
   readonly services: readonly Service[];
   readonly events: JobEvent[];
+  readonly givenUp: ReturnType<typeof givenUpWorkerSlots>;
 }
 
 /** Not admitted by our queue: no pods; services at once and replicaStatuses per type, as under tf-operator. */
@@ -235,9 +241,11 @@ function endedPass({ input, job, view, stored, working, pods, services, events }
 }
 
 /** The replicas reconciled, the job's status decided from them, and when to come back. */
-function runningPass({ input, raw, job, view, stored, working, pods, services, events }: ActivePass): Once {
+function runningPass({ input, raw, job, view, stored, working, pods, services, events, givenUp }: ActivePass): Once {
   const { now } = input;
   events.push(...abnormalPodEvents(pods));
+  events.push(...givenUpSlotEvents(view, pods, givenUp, stored.givenUpWorkerSlots));
+  working.givenUpWorkerSlots = givenUp;
   const { actions, counts, conditions } = reconcileReplicas(view, pods, services, working, events, input);
   events.push(...creationWarnings(view, pods, actions));
 

@@ -66,7 +66,9 @@ function reconcileReplicaType(
   const replicas = view.replicas[type] ?? spec.replicas;
   const elastic = type === REPLICA_TYPE_WORKER && view.elastic !== undefined;
   const typePods = ofReplicaType(pods, type);
-  const plan: PodPlan = elastic ? planElasticPods(typePods, replicas) : planFixedPods(typePods, replicas);
+  const plan: PodPlan = elastic
+    ? planElasticPods(typePods, replicas, new Set(view.givenUpWorkerSlots ?? []))
+    : planFixedPods(typePods, replicas);
   const pass: TypePass = { actions: [], events: [], counts: ZERO_COUNTS, conditions, recreated: 0 };
   const scope: TypeScope = { view, type, spec, elastic, typePods, plan, input, deleted: new Set<string>() };
   const wantedIndices = createPods(pass, scope);
