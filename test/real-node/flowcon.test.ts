@@ -19,7 +19,7 @@ const OPT_OUT = 'tfjob-operator.kubeflow.org/cpu-resize';
 // (three rounds after its first progress line) on a busy machine; short enough for the CI budget.
 const LEARNER_STEPS = 100_000;
 const LEARNER_DECAY = 20;
-const CONVERGED_STEPS = 40_000;
+const CONVERGED_STEPS = 50_000;
 const PINNED_STEPS = 30_000;
 
 interface ResizedContainer {
