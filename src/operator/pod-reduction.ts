@@ -43,6 +43,8 @@ function reduceContainerStatus(s: ContainerStatus): ContainerStatus {
     imageID: '',
     ...(s.started === undefined ? {} : { started: s.started }),
     ...(s.state === undefined ? {} : { state: s.state }),
+    // The limits the kubelet applied: the vertical stage reports an in-place resize Applied from them.
+    ...(s.resources === undefined ? {} : { resources: s.resources }),
   };
 }
 
@@ -50,7 +52,8 @@ function reduceContainerStatus(s: ContainerStatus): ContainerStatus {
  * An owned pod as the TFJob controller and the scheduling loop read it: its whole metadata (but
  * managedFields and kubectl's last-applied copy), its node, restart policy and container requests,
  * and the status fields tf-operator's logic uses — phase, reason, conditions, container states and
- * restart counts. The rest of the spec (env with TF_CONFIG, volumes, mounts, ports, tolerations) and
+ * restart counts — and the containers' applied resources (the vertical stage's resize state). The
+ * rest of the spec (env with TF_CONFIG, volumes, mounts, ports, tolerations) and
  * of the status (IPs, images, QoS) is never read, and was most of a cached pod: with 50,000 pods it
  * dominated the operator's memory (docs/benchmarks.md §2.3). Writes never start from a cached pod (pods are built from
  * the job's template), so nothing dropped here can be written back by mistake.

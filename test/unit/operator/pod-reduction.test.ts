@@ -4,6 +4,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { reduceForeignPod, reduceOwnedPod } from '../../../src/operator/pod-reduction.ts';
+import { observeResize } from '../../../src/operator/vertical/resize-state.ts';
 
 const pod: V1Pod = {
   metadata: { name: 'job-worker-0', namespace: 'ns', uid: 'u1', resourceVersion: '7' },
@@ -49,4 +50,36 @@ describe('cached pod containers', () => {
       expect(reduced.spec).not.toHaveProperty('initContainers');
     });
   }
+});
+
+describe('cached owned pod: container statuses', () => {
+  // The kubelet reports an in-place resize it applied in containerStatuses[].resources; the vertical
+  // stage reads the cached pod, so without them a resize on a real node stays "Requested" forever.
+  const resized: V1Pod = {
+    ...pod,
+    spec: { containers: [{ name: 'tensorflow', image: 'tf:2', resources: { requests: { cpu: '100m' }, limits: { cpu: '2' } } }] },
+    status: {
+      phase: 'Running',
+      containerStatuses: [
+        {
+          name: 'tensorflow',
+          image: 'tf:2',
+          imageID: 'sha256:abc',
+          ready: true,
+          restartCount: 0,
+          resources: { requests: { cpu: '100m' }, limits: { cpu: '2' } },
+        },
+      ],
+    },
+  };
+
+  it('keeps the resources the kubelet applied, and not the image', () => {
+    const status = reduceOwnedPod(resized).status?.containerStatuses?.[0];
+    expect(status?.resources).toEqual({ requests: { cpu: '100m' }, limits: { cpu: '2' } });
+    expect(status?.imageID).toBe('');
+  });
+
+  it('lets the vertical stage see an applied resize as Applied', () => {
+    expect(observeResize(reduceOwnedPod(resized), 'tensorflow', 2000)?.state).toBe('Applied');
+  });
 });
