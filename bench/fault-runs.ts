@@ -160,7 +160,9 @@ async function main(): Promise<void> {
 function printSummary(results: readonly RunResult[], load: ReturnType<ReturnType<typeof loadSampler>['stop']>, planned: number): void {
   const lines: string[] = [];
   lines.push(`fault runs: ${results.length} of ${planned} planned, --parallel ${values.parallel}, output ${outDir}`);
-  lines.push(`load average (1 min, sampled every 10 s, ${load.samples} samples): min ${load.min}, mean ${load.mean}, max ${load.max}; ${os.cpus().length} cpus`);
+  lines.push(
+    `load average (1 min, sampled every 10 s, ${load.samples} samples): min ${load.min}, mean ${load.mean}, max ${load.max}; ${os.cpus().length} cpus`,
+  );
   const files = [...new Set(results.map((r) => r.file))];
   for (const file of files) {
     const rs = results.filter((r) => r.file === file);

@@ -139,7 +139,8 @@ export class JobWrites {
         body: { preconditions: { uid: a.uid ?? pod?.metadata?.uid } },
       });
       record(recorder, w.job, writeEvents.deletedPod(a.name), 'Delete');
-      w.ctx.log.info({ pod: `${w.ns}/${a.name}`, reason: a.reason }, 'Deleted pod');
+      w.ctx.log.info({ pod: `${w.ns}/${a.name}`, reason: a.reason, ...(a.rejection ? { rejection: a.rejection } : {}) }, 'Deleted pod');
+      if (a.rejection !== undefined) this.#deps.jobMetrics?.podRejections.inc({ reason: a.rejection });
     } catch (err) {
       expectations.deletionFailed(w.key, `pod/${a.name}`);
       // 404: already gone. 409: the UID precondition failed, so the pod reasoned about is gone and
