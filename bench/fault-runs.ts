@@ -99,9 +99,13 @@ function runOnce(index: number, file: string): Promise<RunResult> {
   if (values.seed !== undefined) env.FAULT_SEED = values.seed;
   return new Promise((resolve) => {
     const child = spawn(path.join(root, 'hack/dev'), ['test:integration', file], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.on('data', (b: Buffer) => appendFileSync(log, b));
-    child.stderr.on('data', (b: Buffer) => appendFileSync(log, b));
-    child.on('close', (code) =>
+    child.stdout.on('data', (b: Buffer) => {
+      appendFileSync(log, b);
+    });
+    child.stderr.on('data', (b: Buffer) => {
+      appendFileSync(log, b);
+    });
+    child.on('close', (code) => {
       resolve({
         index,
         file,
@@ -110,8 +114,8 @@ function runOnce(index: number, file: string): Promise<RunResult> {
         startedAt: new Date(started).toISOString(),
         reports: parseReports(reportFile),
         log,
-      }),
-    );
+      });
+    });
   });
 }
 

@@ -22,8 +22,7 @@ const NOT_ADMISSION = new Set(['DeadlineExceeded', 'Evicted', 'Preempting', 'Ter
 function anyContainerStarted(pod: Pod): boolean {
   const statuses = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])];
   return statuses.some(
-    (s) =>
-      s.state?.running !== undefined || s.state?.terminated?.startedAt !== undefined || (s.restartCount ?? 0) > 0 || s.started === true,
+    (s) => s.state?.running !== undefined || s.state?.terminated?.startedAt !== undefined || s.restartCount > 0 || s.started === true,
   );
 }
 
