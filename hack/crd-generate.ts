@@ -339,6 +339,26 @@ export const VERTICAL_RESIZE_STATUS_SCHEMA: Json = {
   },
 };
 
+export const MIGRATION_STATUS_SCHEMA: Json = {
+  type: 'object',
+  description: 'Workers --vertical-policy specon moved to another node (tfjob-operator extension; see docs/scheduling.md).',
+  properties: {
+    migrations: { type: 'integer', format: 'int32', minimum: 0, description: 'Workers moved so far.' },
+    last: {
+      type: 'object',
+      description: 'The last move.',
+      required: ['pod', 'from', 'to', 'time'],
+      properties: {
+        pod: { type: 'string' },
+        from: { type: 'string', description: 'The node it left.' },
+        to: { type: 'string', description: 'The node it was to be re-created on.' },
+        time: dateTime('When the old pod was deleted.'),
+        reason: { type: 'string', description: 'Why, in words.' },
+      },
+    },
+  },
+};
+
 /** A number in (0, max], as OpenAPI bounds: the apiserver names the field in its error. */
 const positive = (description: string, maximum: number): Json => ({
   type: 'number',
@@ -452,6 +472,14 @@ export const POD_RECREATIONS_SCHEMA: Json = {
   additionalProperties: { type: 'integer', format: 'int32' },
 };
 
+export const GIVEN_UP_WORKER_SLOTS_SCHEMA: Json = {
+  type: 'array',
+  description:
+    'Worker slots (indices) of an elastic job given up because their pod failed under restartPolicy Never (tfjob-operator extension). ' +
+    'The failed pod is kept for its logs; the job runs with that many fewer workers while it exists (deleting it gives the slot back).',
+  items: { type: 'integer', format: 'int32' },
+};
+
 function child(node: Json, ...path: string[]): Json {
   let current = node;
   for (const key of path) {
@@ -528,7 +556,9 @@ export function extendCrd(crd: Json): Json {
   statusProps.progress = PROGRESS_STATUS_SCHEMA;
   statusProps.qoe = QOE_STATUS_SCHEMA;
   statusProps.verticalResize = VERTICAL_RESIZE_STATUS_SCHEMA;
+  statusProps.migration = MIGRATION_STATUS_SCHEMA;
   statusProps.podRecreations = POD_RECREATIONS_SCHEMA;
+  statusProps.givenUpWorkerSlots = GIVEN_UP_WORKER_SLOTS_SCHEMA;
   return crd;
 }
 

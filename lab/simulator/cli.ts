@@ -8,6 +8,10 @@ import type { SchedulePass } from './engine.ts';
 import { scenarioCharts } from './charts.ts';
 import { BASELINE, comparisonTable, runDocuments, toJson } from './report.ts';
 import { runScenario } from './run.ts';
+import type { CpuModelOptions } from './vertical/options.ts';
+import { cpuModelFrom, studyFrom, VERTICAL_CLI_OPTIONS, VERTICAL_CLI_USAGE } from './vertical/cli-options.ts';
+import type { StudyOptions } from './vertical/study.ts';
+import { runStudyCli } from './vertical/study-cli.ts';
 
 /** Every policy of the registry, in its order. */
 export const POLICIES: readonly PolicyName[] = SIM_POLICY_NAMES;
@@ -22,6 +26,7 @@ const OPTIONS = {
   'scheduler-config': { type: 'string' },
   quiet: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
+  ...VERTICAL_CLI_OPTIONS,
 } as const;
 
 function usage(): string {
@@ -42,6 +47,7 @@ function usage(): string {
     '                          rateJitter (0 in the committed scenarios: every seed is the same run)',
     "  --scheduler-config FILE YAML/JSON scheduler configuration, partial (default: the core's defaults,",
     '                          see src/scheduler/README.md); the same for every policy',
+    ...VERTICAL_CLI_USAGE,
     '  --quiet                 no progress lines on stderr',
     '  -h, --help              this help',
     '',
@@ -96,13 +102,17 @@ export async function main(argv: string[], dependencies?: CliDependencies): Prom
   let policies: PolicyName[];
   let seed: number;
   let jitter: number | undefined;
+  let cpu: CpuModelOptions | undefined;
+  let study: StudyOptions | undefined;
   try {
     args = parseArgs({ args: argv, options: OPTIONS, allowPositionals: false, strict: true }).values;
     if (args.help) {
       console.log(usage());
       return 0;
     }
-    if (args.scenario === undefined) throw new UsageError('--scenario is required');
+    study = studyFrom(args);
+    if (study === undefined && args.scenario === undefined) throw new UsageError('--scenario is required');
+    cpu = cpuModelFrom(args);
     policies = parsePolicies(args.policy);
     seed = parseSeed(args.seed ?? '1');
     jitter = parseJitter(args['rate-jitter']);
@@ -110,6 +120,8 @@ export async function main(argv: string[], dependencies?: CliDependencies): Prom
     console.error(`simulate: ${error instanceof Error ? error.message : String(error)}\n\n${usage()}`);
     return 2;
   }
+  // The papers' one-node experiment needs no scenario.
+  if (study !== undefined || args.scenario === undefined) return study === undefined ? 2 : runStudyCli(study, dependencies?.passFor);
 
   let scenario;
   try {
@@ -140,6 +152,7 @@ export async function main(argv: string[], dependencies?: CliDependencies): Prom
   const scenarioRun = runScenario(scenario, {
     policies: simulated,
     passFor: deps.passFor,
+    ...(cpu === undefined ? {} : { cpu }),
     onEvent: (policy, status) => {
       if (args.quiet || Date.now() - lastReport < 2000) return;
       lastReport = Date.now();

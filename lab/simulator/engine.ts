@@ -2,7 +2,9 @@
 // replicas finishing their start-up, and a periodic tick (the core's starvation aging and
 // cool-downs read the clock only when asked). At every event the scheduling core is called on a
 // snapshot and its Plan applied, again until it has nothing more to do; then every job's progress
-// rate is recomputed from where its ready replicas run, and time jumps to the next event.
+// rate is recomputed from where its ready replicas run, and time jumps to the next event. With the
+// `cpu` option (vertical/) the rate is also scaled by the CPU each job gets on its nodes, and a
+// vertical rule's rounds are events too.
 import type { ClusterSnapshot, Plan, QueueSpec, Resources } from '../../src/scheduler/types.ts';
 import type { ClusterShape, WorkloadJob } from '../workloads/model.ts';
 import { addResources } from '../workloads/resources.ts';
@@ -10,6 +12,8 @@ import { progressRate } from '../workloads/throughput.ts';
 import { foldSteps } from '../../src/progress/signals/rate.ts';
 import type { SimJob } from './state.ts';
 import { ClusterState } from './state.ts';
+import { CpuSimulation, type CpuOutcome } from './vertical/cpu-sim.ts';
+import type { CpuModelOptions } from './vertical/options.ts';
 
 /** One scheduling pass of the core with the policy and config already chosen. */
 export type SchedulePass = (snapshot: ClusterSnapshot) => Plan;
@@ -31,6 +35,8 @@ export interface SimulationOptions {
   readonly oracle?: boolean;
   /** Passes per event before giving up on convergence (the core admits ≤ 1 job per pass via preemption). */
   readonly maxPassesPerEvent?: number;
+  /** CPU limits and contention on each node, and a vertical rule (vertical/); absent: CPU is not modelled. */
+  readonly cpu?: CpuModelOptions;
   readonly onEvent?: (status: ProgressStatus) => void;
 }
 
@@ -117,6 +123,8 @@ export interface SimulationResult {
   readonly passes: number;
   /** Events after which the core still had work to do at `maxPassesPerEvent` (should be 0). */
   readonly unconvergedEvents: number;
+  /** With the `cpu` option: the vertical rule's rounds and per-job CPU and G/S/B seconds. */
+  readonly cpu?: CpuOutcome;
 }
 
 /** Relative slack for "this job is done" and "these events coincide": absorbs float drift only. */
@@ -136,9 +144,11 @@ class Simulation {
   private unconvergedEvents = 0;
   private readonly arrivals: SimJob[];
   private nextArrival = 0;
+  private readonly cpu: CpuSimulation | undefined;
 
   constructor(options: SimulationOptions) {
     this.options = options;
+    this.cpu = options.cpu === undefined ? undefined : new CpuSimulation(options.cpu, options.startupSeconds);
     this.state = new ClusterState(
       options.cluster,
       options.jobs,
@@ -163,6 +173,7 @@ class Simulation {
       this.admitArrivals();
       this.schedule();
       this.updateRates();
+      if (this.cpu?.roundIfDue(this.state, this.now) === true) this.cpu.rescale(this.state, this.now);
       this.record();
       this.events += 1;
       this.options.onEvent?.({
@@ -186,6 +197,7 @@ class Simulation {
       events: this.events,
       passes: this.passes,
       unconvergedEvents: this.unconvergedEvents,
+      ...(this.cpu === undefined ? {} : { cpu: this.cpu.outcome(this.state) }),
     };
   }
 
@@ -210,12 +222,14 @@ class Simulation {
     }
     // Ticks only matter while some job is waiting or running; otherwise jump to the next arrival.
     if (anyActive) next = Math.min(next, (Math.floor(this.now / tickSeconds + EPSILON) + 1) * tickSeconds);
+    if (anyActive && this.cpu !== undefined) next = Math.min(next, Math.max(this.now, this.cpu.nextRoundAt()));
     return next;
   }
 
   /** Moves the clock, crediting progress; jobs whose work is done by then finish at their exact time. */
   private advanceTo(t: number): void {
     const dt = t - this.now;
+    this.cpu?.account(this.state, dt);
     for (const job of this.state.jobs) {
       if (job.workload.qoe !== undefined && (job.phase === 'waiting' || job.phase === 'running')) {
         job.qoeTrackedSeconds += dt;
@@ -270,8 +284,13 @@ class Simulation {
   private updateRates(): void {
     for (const job of this.state.jobs) {
       if (job.phase !== 'running') continue;
+      job.rate = progressRate(job.workload, this.state.readyPlacement(job, this.now, this.options.startupSeconds));
+    }
+    // The CPU a job gets on its nodes scales the rate of its placement.
+    this.cpu?.rescale(this.state, this.now);
+    for (const job of this.state.jobs) {
+      if (job.phase !== 'running') continue;
       const ready = this.state.readyPlacement(job, this.now, this.options.startupSeconds);
-      job.rate = progressRate(job.workload, ready);
       if (job.rate > 0) job.firstProgress ??= this.now;
       if (job.workload.qoe !== undefined) {
         // The step the job's log shows now; a rate belongs to the workers that make progress.

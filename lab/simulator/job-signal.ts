@@ -17,6 +17,8 @@ export class JobSignal {
   #state: PhaseState | undefined;
   /** When the job's metric first came within 1% of its final value (seconds), if it has. */
   accuracyAt: number | undefined;
+  /** The newest line printed (time in ms), what a vertical rule reads as the job's evaluation series. */
+  lastPrinted: ProgressSample | undefined;
 
   constructor(workload: WorkloadJob) {
     this.#workload = workload;
@@ -33,14 +35,16 @@ export class JobSignal {
     for (let p = curve.points[this.#next]; p !== undefined && p.work <= to * (1 + 1e-12); p = curve.points[this.#next]) {
       const at = t0 + Math.max(0, p.work - from) / rate;
       if (this.#next === this.#accuracyIndex) this.accuracyAt ??= at;
-      this.#pending.push({
+      const sample: ProgressSample = {
         source: 'protocol',
         step: p.work,
         value: p.metric,
         name: curve.name,
         higherIsBetter: curve.higherIsBetter,
         time: at * 1000,
-      });
+      };
+      this.#pending.push(sample);
+      this.lastPrinted = sample;
       this.#next += 1;
     }
   }

@@ -26,6 +26,7 @@ export interface RunDocument {
   readonly params: Readonly<Record<string, unknown>>;
   readonly jobs: readonly (JobOutcome & { readonly idealJct: number })[];
   readonly summary: Summary & { readonly vsTfOperator: VersusBaseline | null };
+  readonly cpu?: { readonly rounds: number; readonly limitChanges: number };
 }
 
 function ratio(a: number | null | undefined, b: number | null | undefined): number | null {
@@ -83,6 +84,8 @@ export function runDocuments(scenarioRun: ScenarioRun, schedulerConfig: unknown,
     params,
     jobs: run.result.jobs.map((job) => ({ ...job, idealJct: scenarioRun.bounds.idealJct[job.name]! })),
     summary: { ...run.summary, vsTfOperator: baseline === undefined ? null : versusBaseline(run.summary, baseline.summary) },
+    // Only with the CPU model (--vertical-policy): the rule's rounds and limit changes, not each change.
+    ...(run.result.cpu === undefined ? {} : { cpu: { rounds: run.result.cpu.rounds, limitChanges: run.result.cpu.limitChanges } }),
   }));
 }
 

@@ -8,6 +8,7 @@ import { lowerBounds } from './bounds.ts';
 import { simulate } from './engine.ts';
 import { summarize } from './figures.ts';
 import { queueSpecs } from '../workloads/teams.ts';
+import type { CpuModelOptions } from './vertical/options.ts';
 
 export interface PolicyRun {
   readonly policy: PolicyName;
@@ -26,6 +27,8 @@ export interface RunOptions {
   readonly policies: readonly PolicyName[];
   readonly passFor: (policy: PolicyName) => SchedulePass;
   readonly onEvent?: (policy: PolicyName, status: ProgressStatus) => void;
+  /** CPU limits, contention and a vertical rule (vertical/); absent: CPU is not modelled. */
+  readonly cpu?: CpuModelOptions;
 }
 
 /** One policy on one scenario: the scenario's own simulation options, the registry's oracle flag. */
@@ -35,6 +38,7 @@ export function simulatePolicy(
   schedule: SchedulePass,
   horizonSeconds: number,
   onEvent?: (status: ProgressStatus) => void,
+  cpu?: CpuModelOptions,
 ): SimulationResult {
   const { definition } = scenario;
   return simulate({
@@ -49,6 +53,7 @@ export function simulatePolicy(
     queues: queueSpecs(definition.queues),
     oracle: SIM_POLICY_REGISTRY[policy].oracle,
     ...(onEvent === undefined ? {} : { onEvent }),
+    ...(cpu === undefined ? {} : { cpu }),
   });
 }
 
@@ -58,7 +63,7 @@ export function runScenario(scenario: Scenario, options: RunOptions): ScenarioRu
   const horizon = definition.horizonFactor * bounds.makespan;
   const runs = options.policies.map((policy): PolicyRun => {
     const onEvent = options.onEvent === undefined ? undefined : (status: ProgressStatus) => options.onEvent?.(policy, status);
-    const result = simulatePolicy(scenario, policy, options.passFor(policy), horizon, onEvent);
+    const result = simulatePolicy(scenario, policy, options.passFor(policy), horizon, onEvent, options.cpu);
     return { policy, result, summary: summarize(result, bounds) };
   });
   return { scenario, bounds, horizon, runs };

@@ -6,7 +6,7 @@
 //   remaining -= rate * elapsedSeconds;                        // done when remaining ≤ 0 (job.work at start)
 //
 // The placement lists only replicas that are running (bound and started); progress is zero unless
-// every PS and at least one worker are in it.
+// every PS and at least one worker are in it (a job declaring no PS: one worker is enough).
 export type { ClusterShape, NodePool, ReplicaPlacement, ThroughputModel, WorkloadJob } from './model.ts';
 export { clusterCapacity, clusterNodes, nodeNames } from './model.ts';
 export { progressRate } from './throughput.ts';

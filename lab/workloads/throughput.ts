@@ -27,7 +27,8 @@ function kod2PaperRate(model: Kod2PaperThroughput, placement: ReplicaPlacement):
   for (const node of placement.workers) {
     sum += model.workerImagesPerSecond * (psNodes.has(node) ? 1 : 1 - model.remotePenalty);
   }
-  return Math.min(sum, model.psCapacityImagesPerSecond * placement.ps.length);
+  // A job without PS (one standalone worker, as in the vertical study) has no PS to cap it.
+  return placement.ps.length === 0 ? sum : Math.min(sum, model.psCapacityImagesPerSecond * placement.ps.length);
 }
 
 /** Synchronous training: one iteration per measured step time of the workers' placement. */

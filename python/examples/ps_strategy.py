@@ -13,7 +13,8 @@ those; workers added later are then not used until the chief restarts (docs/elas
 
 Env: TF_CONFIG, STEPS (default 200), STEP_SLEEP (coordinator sleep per scheduled step, default
 0.05), CKPT_DIR, PROGRESS_EVERY (default 10; also the number of steps scheduled per join),
-PSS_WORKERS (all | reachable, default all).
+PSS_WORKERS (all | reachable, default all), FAIL_ONCE (off by default: one replica exits once with a
+given code once the chief's checkpoint reaches a given step, fail_once.py).
 """
 import os
 import socket
@@ -22,6 +23,7 @@ import time
 
 sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)), os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")]
 from tfjob_progress import cluster_dict, done, install_sigterm_handler, report, tf_config  # noqa: E402
+import fail_once  # noqa: E402
 
 _term_hooks = []
 install_sigterm_handler(on_term=lambda: [h() for h in _term_hooks])
@@ -61,6 +63,7 @@ resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(
 if job in ("ps", "worker"):
     server = tf.distribute.Server(resolver.cluster_spec(), job_name=job, task_index=idx, protocol="grpc", start=True)
     print("server %s up" % server.target, flush=True)
+    fail_once.arm(job, idx)
     while True:  # not server.join(): the SIGTERM handler must get to run
         time.sleep(1)
 

@@ -6,7 +6,9 @@ the variables and writes checkpoints; other workers wait for it. Variables live 
 is what lets workers of an elastic job come and go: see docs/elastic-contract.md.
 
 Env: TF_CONFIG (required for distributed), STEPS (global steps, default 200), STEP_SLEEP (seconds
-per local step, default 0.05), CKPT_DIR (checkpoints; resume from it), PROGRESS_EVERY (default 10).
+per local step, default 0.05), CKPT_DIR (checkpoints; resume from it), PROGRESS_EVERY (default 10),
+LOSS_TARGET (unset by default: a loss that, once reached, makes the job Converged at once).
+FAIL_ONCE (off by default: one replica exits once with a given code at a given step, fail_once.py).
 """
 import os
 import sys
@@ -14,6 +16,7 @@ import time
 
 sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)), os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")]
 from tfjob_progress import cluster_dict, done, install_sigterm_handler, report, tf_config  # noqa: E402
+import fail_once  # noqa: E402
 
 _term_hooks = []
 install_sigterm_handler(on_term=lambda: [h() for h in _term_hooks])
@@ -25,6 +28,7 @@ STEPS = int(os.environ.get("STEPS", "200"))
 SLEEP = float(os.environ.get("STEP_SLEEP", "0.05"))
 CKPT_DIR = os.environ.get("CKPT_DIR") or None
 EVERY = int(os.environ.get("PROGRESS_EVERY", "10"))
+LOSS_TARGET = float(os.environ["LOSS_TARGET"]) if os.environ.get("LOSS_TARGET") else None
 
 cfg = tf_config()
 task = cfg.get("task", {})
@@ -101,11 +105,12 @@ with tf.compat.v1.train.MonitoredTrainingSession(
         xb = rng.normal(size=(32, 4)).astype(np.float32)
         yb = xb @ true_w + 0.7
         _, step, last_loss = sess.run([train, gs, loss], {x: xb, y: yb})
+        fail_once.check(job, idx, int(step))
         # Each time the global step passes a multiple of EVERY: workers taking turns see every
         # other step (two workers may see only odd ones), so `step % EVERY == 0` could never hold.
         if step // EVERY > reported:
             reported = step // EVERY
-            report(step=int(step), loss=float(last_loss))
+            report(step=int(step), loss=float(last_loss), target=LOSS_TARGET)
         time.sleep(SLEEP)
     # The step fetched with the last update may predate another worker's last one: read it again.
     step = int(_raw[-1].run(gs)) if _raw else step

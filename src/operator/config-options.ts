@@ -201,7 +201,7 @@ export const OPTIONS = [
     env: 'TFJOB_VERTICAL_POLICY',
     kind: 'string',
     default: 'none',
-    help: `in-place CPU limits of running jobs' containers (pods/resize; requests never change): ${VERTICAL_POLICIES.join(' | ')} (FlowCon: by growth efficiency; dqoes: from jobs ahead of their spec.qoe target to jobs behind on the same node); none = off`,
+    help: `in-place CPU limits of running jobs' containers (pods/resize; requests never change): ${VERTICAL_POLICIES.join(' | ')} (FlowCon: by growth efficiency; dqoes: from jobs ahead of their spec.qoe target to jobs behind on the same node; specon: FlowCon plus moving a converging elastic job's worker off a node where a faster job is CPU-starved, to a node with room); none = off`,
   },
   {
     flag: 'vertical-interval',

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { schedulerConfigSchema, type SchedulerConfig } from '../scheduler/config.ts';
-import { OPERATOR_POLICY_NAMES } from '../scheduler/policies/registry.ts';
+import { isPlacingPolicy, OPERATOR_POLICY_NAMES } from '../scheduler/policies/registry.ts';
 import type { ElasticOptions } from '../reconciler/tfjob/index.ts';
 import { MAX_ELASTIC_WORKERS } from '../api/v1/elastic.ts';
 import { OPTIONS, type OptionSpec } from './config-options.ts';
@@ -84,8 +84,12 @@ const operatorConfigSchema = z
     message: 'sets CPU limits in place as --resize-converged-cpu does: use one of them',
     path: ['verticalPolicy'],
   })
-  .refine((c) => c.verticalPolicy !== 'flowcon' || c.progressPeriod > 0, {
-    message: "flowcon reads every running job's progress: --progress-period must be > 0",
+  .refine((c) => (c.verticalPolicy !== 'flowcon' && c.verticalPolicy !== 'specon') || c.progressPeriod > 0, {
+    message: "flowcon and specon read every running job's progress: --progress-period must be > 0",
+    path: ['verticalPolicy'],
+  })
+  .refine((c) => c.verticalPolicy !== 'specon' || isPlacingPolicy(c.policy), {
+    message: "specon moves workers through the operator's placement: --policy must be one that places pods (not tf-operator)",
     path: ['verticalPolicy'],
   })
   .refine((c) => c.enableScheme.every((s) => s.toLowerCase() === 'tfjob'), {

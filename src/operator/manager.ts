@@ -32,6 +32,7 @@ import { createAllPodsCache, type AllPodsCache } from './pod-cache.ts';
 import { PrioritySchedulingLoop, type SchedulingLoop } from './scheduling/loop.ts';
 import { TFJobController } from './tfjob-controller.ts';
 import { verticalStage, type VerticalStage } from './vertical/index.ts';
+import { MigrationSteering } from './migration/steering.ts';
 
 /** How long a graceful stop waits for pending event writes before dropping them. */
 const EVENT_FLUSH_DEADLINE_MS = 5_000;
@@ -103,15 +104,19 @@ export class Operator {
     // Jobs with a performance target (spec.qoe) are always followed: the scheduler needs their step
     // rate. --progress-period > 0 follows every running job.
     this.#progress = this.#progressLoop(queue);
+    // specon: the vertical stage steers the scheduling pass's placement of a migrated worker.
+    const steering = config.verticalPolicy === 'specon' ? new MigrationSteering() : undefined;
     this.#vertical = verticalStage(config, {
       clients: this.clients,
       caches: this.caches,
       progress: this.#progress,
       recorder: this.#recorder,
       logger: this.logger,
+      registry: this.registry,
+      ...(steering === undefined ? {} : { steering }),
     });
     this.#scheduling =
-      allPods === undefined ? undefined : this.#schedulingLoop({ kc, allPods, queue, metrics, expectations, podsInFlight });
+      allPods === undefined ? undefined : this.#schedulingLoop({ kc, allPods, queue, metrics, expectations, podsInFlight, steering });
     const tfjobController = this.#tfjobController({ expectations, podsInFlight, jobMetrics });
     this.controller = new Controller({
       name: CONTROLLER_NAME,
@@ -135,6 +140,7 @@ export class Operator {
     metrics: RuntimeMetrics;
     expectations: Expectations;
     podsInFlight: PodsInFlight;
+    steering: MigrationSteering | undefined;
   }): PrioritySchedulingLoop | undefined {
     const { config } = this;
     const policy = config.policy;
@@ -155,6 +161,7 @@ export class Operator {
       creates: w.expectations,
       podsInFlight: w.podsInFlight,
       ...(this.#progress === undefined ? {} : { progress: this.#progress }),
+      ...(w.steering === undefined ? {} : { migration: w.steering }),
     });
   }
 

@@ -14,6 +14,7 @@ import {
   reconcileTFJob,
   setCondition,
   type ReconcileOptions,
+  type ReconcilePlan,
   type SchedulingInput,
 } from '../reconciler/tfjob/index.ts';
 import { EVENT_FAILED_VALIDATION, EVENT_RESTARTING, messages, type JobEvent } from '../reconciler/tfjob/events.ts';
@@ -104,56 +105,9 @@ export class TFJobController {
       return { requeueAfterMs: EXPECTATIONS_RECHECK_MS };
     }
     const pods = caches.pods.byIndex(BY_JOB, key);
-    const services = caches.services.byIndex(BY_JOB, key);
-    const schedulingInput = scheduling?.inputFor(key, job, pods);
-    if (schedulingInput !== undefined) scheduling?.handedOut?.(key, schedulingInput);
-    const progress = this.#deps.progress?.statusOf(key);
-    const qoe = scheduling?.qoeStatusOf?.(key);
-    const lastProgressAt = this.#deps.progress?.lastProgressAt?.(key);
-    const reached = job.ok && job.job.spec?.qoe?.onTargetMetric === 'Stop' ? this.#deps.progress?.targetReachedOf?.(key) : undefined;
-    const result = reconcileTFJob({
-      job,
-      pods,
-      services,
-      now: this.#now(),
-      ...(schedulingInput === undefined ? {} : { scheduling: schedulingInput }),
-      ...(progress === undefined ? {} : { progress }),
-      ...(qoe === undefined ? {} : { qoe }),
-      ...(lastProgressAt === undefined ? {} : { lastProgressAt }),
-      ...(reached === undefined ? {} : { stopAtTarget: reached }),
-      options: this.#deps.options,
-    });
+    const { result, schedulingInput } = this.#plan(key, job, pods);
     if (result.outcome === 'skipped') return undefined;
-    if (ctx.log.isLevelEnabled('trace')) {
-      ctx.log.trace(
-        {
-          outcome: result.outcome,
-          scheduling:
-            schedulingInput === undefined
-              ? undefined
-              : {
-                  admitted: schedulingInput.admitted,
-                  workers: schedulingInput.workers,
-                  workerNodes: schedulingInput.workerNodes,
-                  placements: Object.keys(schedulingInput.placements ?? {}),
-                },
-          pods: pods.map(
-            (p) =>
-              `${p.metadata?.name ?? ''}${p.metadata?.deletionTimestamp === undefined ? '' : '(terminating)'}:${p.status?.phase ?? ''}`,
-          ),
-          actions: result.actions.map((a) =>
-            a.kind === 'createPod'
-              ? `create ${a.pod.metadata?.name ?? ''}`
-              : a.kind === 'createService'
-                ? `create svc ${a.service.metadata?.name ?? ''}`
-                : a.kind === 'deleteJob'
-                  ? 'delete job'
-                  : `delete ${a.name}`,
-          ),
-        },
-        'Reconcile plan',
-      );
-    }
+    if (ctx.log.isLevelEnabled('trace')) tracePlan(ctx, result, schedulingInput, pods);
 
     for (const e of result.events) if (this.#firstSaying(key, e)) this.#deps.recorder.event(job, e.type, e.reason, e.message);
     const invalid: string[] = [];
@@ -176,26 +130,7 @@ export class TFJobController {
     }
     if (jobDeleted) return undefined;
 
-    if (invalid.length > 0) {
-      // The API server rejected a pod or service built from this job as Invalid (e.g. a template that
-      // is no valid pod, or a job name leaving no room for its service names). No retry can fix it:
-      // fail the job with the API server's reasons, as a job failing our own validation fails.
-      // tf-operator retried forever, and our scheduler would have held the job's capacity meanwhile.
-      const now = this.#now();
-      const reason = invalid.length === 1 ? invalid[0]! : `[${invalid.join(', ')}]`;
-      const status: JobStatus = {
-        ...result.status,
-        conditions: [...setCondition(result.status.conditions ?? [], conditionFor.failedValidation(reason, now))],
-        completionTime: result.status.completionTime ?? formatTime(now),
-      };
-      this.#deps.recorder.event(job, 'Warning', EVENT_FAILED_VALIDATION, messages.failedValidation(reason));
-      await this.#writeStatus(key, job, status);
-      this.#countTransitions(job, status, 0);
-      ctx.log.info({ reason }, 'Failed the job: the API server rejects its replicas as invalid');
-      scheduling?.observed?.(key, job);
-      // Come back at once for the cleanup of what was created.
-      return { requeueAfterMs: 0 };
-    }
+    if (invalid.length > 0) return this.#failInvalid(key, job, result.status, invalid, ctx);
 
     const { status, changed } = this.#withPermanentRefusals(key, generation, job, result.status, result.statusChanged);
     if (changed) {
@@ -206,6 +141,60 @@ export class TFJobController {
     scheduling?.observed?.(key, job);
     return result.requeueAfterMs === undefined ? undefined : { requeueAfterMs: result.requeueAfterMs };
   };
+
+  /** The reconcile's inputs from the caches and the scheduling and progress loops, and its plan. */
+  #plan(key: string, job: TFJobEntry, pods: readonly V1Pod[]): { result: ReconcilePlan; schedulingInput: SchedulingInput | undefined } {
+    const { caches, scheduling } = this.#deps;
+    const services = caches.services.byIndex(BY_JOB, key);
+    const schedulingInput = scheduling?.inputFor(key, job, pods);
+    if (schedulingInput !== undefined) scheduling?.handedOut?.(key, schedulingInput);
+    const progress = this.#deps.progress?.statusOf(key);
+    const qoe = scheduling?.qoeStatusOf?.(key);
+    const lastProgressAt = this.#deps.progress?.lastProgressAt?.(key);
+    const reached = job.ok && job.job.spec?.qoe?.onTargetMetric === 'Stop' ? this.#deps.progress?.targetReachedOf?.(key) : undefined;
+    const result = reconcileTFJob({
+      job,
+      pods,
+      services,
+      now: this.#now(),
+      ...(schedulingInput === undefined ? {} : { scheduling: schedulingInput }),
+      ...(progress === undefined ? {} : { progress }),
+      ...(qoe === undefined ? {} : { qoe }),
+      ...(lastProgressAt === undefined ? {} : { lastProgressAt }),
+      ...(reached === undefined ? {} : { stopAtTarget: reached }),
+      options: this.#deps.options,
+    });
+    return { result, schedulingInput };
+  }
+
+  /**
+   * The API server rejected a pod or service built from this job as Invalid (e.g. a template that
+   * is no valid pod, or a job name leaving no room for its service names). No retry can fix it:
+   * fail the job with the API server's reasons, as a job failing our own validation fails.
+   * tf-operator retried forever, and our scheduler would have held the job's capacity meanwhile.
+   */
+  async #failInvalid(
+    key: string,
+    job: TFJobEntry,
+    planned: JobStatus,
+    invalid: readonly string[],
+    ctx: ReconcileContext,
+  ): Promise<ReconcileResult> {
+    const now = this.#now();
+    const reason = invalid.length === 1 ? invalid[0]! : `[${invalid.join(', ')}]`;
+    const status: JobStatus = {
+      ...planned,
+      conditions: [...setCondition(planned.conditions ?? [], conditionFor.failedValidation(reason, now))],
+      completionTime: planned.completionTime ?? formatTime(now),
+    };
+    this.#deps.recorder.event(job, 'Warning', EVENT_FAILED_VALIDATION, messages.failedValidation(reason));
+    await this.#writeStatus(key, job, status);
+    this.#countTransitions(job, status, 0);
+    ctx.log.info({ reason }, 'Failed the job: the API server rejects its replicas as invalid');
+    this.#deps.scheduling?.observed?.(key, job);
+    // Come back at once for the cleanup of what was created.
+    return { requeueAfterMs: 0 };
+  }
 
   /**
    * PUT to the status subresource with the cached resourceVersion: a 409 means our view was stale.
@@ -277,3 +266,39 @@ function isTrue(conditions: readonly JobCondition[], type: string): boolean {
 
 /** `status.scheduling.reason` while the API server refuses to create some of the job's pods or services. */
 const CREATE_REFUSED = 'CreateRefused';
+
+/** The plan at trace level: what the scheduler handed out, the pods seen and the writes decided. */
+function tracePlan(
+  ctx: ReconcileContext,
+  result: ReconcilePlan,
+  schedulingInput: SchedulingInput | undefined,
+  pods: readonly V1Pod[],
+): void {
+  ctx.log.trace(
+    {
+      outcome: result.outcome,
+      scheduling:
+        schedulingInput === undefined
+          ? undefined
+          : {
+              admitted: schedulingInput.admitted,
+              workers: schedulingInput.workers,
+              workerNodes: schedulingInput.workerNodes,
+              placements: Object.keys(schedulingInput.placements ?? {}),
+            },
+      pods: pods.map(
+        (p) => `${p.metadata?.name ?? ''}${p.metadata?.deletionTimestamp === undefined ? '' : '(terminating)'}:${p.status?.phase ?? ''}`,
+      ),
+      actions: result.actions.map((a) =>
+        a.kind === 'createPod'
+          ? `create ${a.pod.metadata?.name ?? ''}`
+          : a.kind === 'createService'
+            ? `create svc ${a.service.metadata?.name ?? ''}`
+            : a.kind === 'deleteJob'
+              ? 'delete job'
+              : `delete ${a.name}`,
+      ),
+    },
+    'Reconcile plan',
+  );
+}

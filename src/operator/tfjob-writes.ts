@@ -136,15 +136,20 @@ export class JobWrites {
       await this.#core.deleteNamespacedPod({
         name: a.name,
         namespace: w.ns,
-        body: { preconditions: { uid: a.uid ?? pod?.metadata?.uid } },
+        body: {
+          preconditions: {
+            uid: a.uid ?? pod?.metadata?.uid,
+            ...(a.resourceVersion === undefined ? {} : { resourceVersion: a.resourceVersion }),
+          },
+        },
       });
       record(recorder, w.job, writeEvents.deletedPod(a.name), 'Delete');
       w.ctx.log.info({ pod: `${w.ns}/${a.name}`, reason: a.reason, ...(a.rejection ? { rejection: a.rejection } : {}) }, 'Deleted pod');
       if (a.rejection !== undefined) this.#deps.jobMetrics?.podRejections.inc({ reason: a.rejection });
     } catch (err) {
       expectations.deletionFailed(w.key, `pod/${a.name}`);
-      // 404: already gone. 409: the UID precondition failed, so the pod reasoned about is gone and
-      // the name belongs to a newer pod, which the next reconcile judges on its own.
+      // 404: already gone. 409: a precondition failed: the name belongs to a newer pod, or (with a
+      // resourceVersion) the pod changed since; the next reconcile judges it as it is now.
       if (httpStatus(err) === 404 || httpStatus(err) === 409) return;
       record(recorder, w.job, writeEvents.failedDeletePod(apiErrorMessage(err)), 'Delete');
       w.errors.push(err);

@@ -2,6 +2,7 @@
 // (mounted from a ConfigMap) in the locally built TensorFlow image on the real node, and what their
 // logs say.
 import path from 'node:path';
+import { Watch, type V1Pod } from '@kubernetes/client-node';
 import { inject } from 'vitest';
 import {
   createTrainersConfigMap,
@@ -9,10 +10,12 @@ import {
   trainerReplicaSpec,
   type TrainerReplica,
 } from '../../lab/local-cluster/real-node/index.ts';
+import { LABEL_JOB_NAME } from '../../src/api/v1/constants.ts';
 import type { Operator } from '../../src/operator/manager.ts';
-import { createNamespace, eventually } from '../support/kube.ts';
+import { adminKubeConfig, clusterState, createNamespace, eventually } from '../support/kube.ts';
 import { startOperator } from '../support/operator.ts';
-import { coreApi, type TestTFJob } from '../support/tfjob.ts';
+import { OperatorChild } from '../support/operator-child.ts';
+import { coreApi, livePods, type TestTFJob } from '../support/tfjob.ts';
 
 export const REAL_NODE_SELECTOR = `${REAL_NODE_LABEL}=true`;
 
@@ -179,5 +182,72 @@ export async function deleteNamespaceAndWait(namespace: string): Promise<void> {
     what: `pods of ${namespace} gone`,
     timeoutMs: 120_000,
     intervalMs: 1_000,
+  });
+}
+
+/** `tfjob-operator run` as a child process (SIGKILL-able) placing `namespace`'s jobs on the real node. */
+export async function startOperatorProcess(name: string, namespace: string, flags: readonly string[] = []): Promise<OperatorChild> {
+  const child = await OperatorChild.start(name, clusterState().kubeconfig, [
+    '--namespace',
+    namespace,
+    '--policy',
+    'ours',
+    '--node-selector',
+    REAL_NODE_SELECTOR,
+    '--scheduling-interval',
+    '1s',
+    ...flags,
+  ]);
+  await child.ready();
+  return child;
+}
+
+/** The names of the job's live pods and of its services (tf-operator: one headless service per replica, named as its pod). */
+export async function podsAndServices(namespace: string, job: string): Promise<{ pods: string[]; services: string[] }> {
+  const pods = (await livePods(namespace, job)).map((p) => p.metadata?.name ?? '').sort();
+  const services = (await coreApi().listNamespacedService({ namespace, labelSelector: `${LABEL_JOB_NAME}=${job}` })).items
+    .map((s) => s.metadata?.name ?? '')
+    .sort();
+  return { pods, services };
+}
+
+/** Waits until the job's services are exactly its live pods (none lost, none left over), and returns the names. */
+export async function waitForServicesMatchingPods(namespace: string, job: string, timeoutMs = 120_000): Promise<string[]> {
+  return eventually(
+    async () => {
+      const { pods, services } = await podsAndServices(namespace, job);
+      return pods.length > 0 && pods.join() === services.join() ? pods : false;
+    },
+    { what: `${namespace}/${job}: a service for each live pod and no other`, timeoutMs, intervalMs: 1_000 },
+  );
+}
+
+/** Gives the replica type's container a memory limit (trainerReplicaSpec sets requests only). */
+export function withMemoryLimit(job: TestTFJob, type: string, limit: string): TestTFJob {
+  const specs = (
+    job.spec as { tfReplicaSpecs: Record<string, { template: { spec: { containers: { resources: Record<string, unknown> }[] } } }> }
+  ).tfReplicaSpecs;
+  const container = specs[type]?.template.spec.containers[0];
+  if (container === undefined) throw new Error(`${job.metadata.name} has no ${type} container`);
+  container.resources.limits = { ...(container.resources.limits as Record<string, string> | undefined), memory: limit };
+  return job;
+}
+
+/** Resolves with the first pod of `job` that `matches`, as the watch delivers it (no polling lag). */
+export async function firstPod(ns: string, job: string, matches: (type: string, pod: V1Pod) => boolean): Promise<V1Pod> {
+  let found: ((pod: V1Pod) => void) | undefined;
+  const seen = new Promise<V1Pod>((resolve) => {
+    found = resolve;
+  });
+  const controller = await new Watch(adminKubeConfig()).watch(
+    `/api/v1/namespaces/${ns}/pods`,
+    { labelSelector: `${LABEL_JOB_NAME}=${job}` },
+    (type: string, pod: V1Pod) => {
+      if (matches(type, pod)) found?.(pod);
+    },
+    () => undefined,
+  );
+  return seen.finally(() => {
+    controller.abort();
   });
 }

@@ -8,5 +8,6 @@ export {
   TENSORFLOW_VERSION,
 } from './images.ts';
 export { readRealNodeState, type RealNodeState } from './teardown.ts';
+export { restartKubelet } from './kubelet-restart.ts';
 export { createTrainersConfigMap, HELPER_PACKAGE_FILES, REAL_NODE_LABEL, trainerReplicaSpec, type TrainerReplica } from './trainers.ts';
 export { containerCpuCgroup, containerCpuQuotaMillis } from './cgroup-cpu.ts';

@@ -27,7 +27,7 @@ import { cgroupRootOf, createCgroupRoot, writeKubeletConfig } from './kubelet.ts
 import { createPodNetwork, podNetwork } from './network.ts';
 import { REAL_NODE_LABEL } from './trainers.ts';
 import { run } from './exec.ts';
-import { NETNS_DIR, REAL_NODE_STATE, realNodesIn, teardownRealNode, type RealNodeState } from './teardown.ts';
+import { NETNS_DIR, REAL_NODE_STATE, readRealNodeState, realNodesIn, teardownRealNode, type RealNodeState } from './teardown.ts';
 
 export const DEFAULT_REAL_NODE_NAME = 'realnode-0';
 const bridgeOf = (index: number): string => `tfjob-rn${index}`;
@@ -239,7 +239,8 @@ export class RealNode {
   async stop(log?: (line: string) => void): Promise<string[]> {
     if (this.#stopped) return [];
     this.#stopped = true;
-    return stopRealNode(this.state, log);
+    // From the state file: a restarted kubelet (kubelet-restart.ts) has a PID this object does not know.
+    return stopRealNode(readRealNodeState(this.state.workDir) ?? this.state, log);
   }
 }
 

@@ -237,6 +237,12 @@ export const VerticalResizeStatusSchema = z.object({
   containers: opt(z.array(VerticalResizeContainerSchema)),
 });
 
+/** Ours: workers --vertical-policy specon moved to another node (`status.migration`). */
+export const MigrationStatusSchema = z.object({
+  migrations: int32.min(0),
+  last: opt(z.object({ pod: z.string(), from: z.string(), to: z.string(), time: z.string(), reason: opt(z.string()) })),
+});
+
 export const JobStatusSchema = z.looseObject({
   conditions: opt(z.array(JobConditionSchema)),
   replicaStatuses: opt(z.record(z.string(), ReplicaStatusSchema)),
@@ -247,8 +253,11 @@ export const JobStatusSchema = z.looseObject({
   progress: opt(ProgressStatusSchema),
   qoe: opt(QoeStatusSchema),
   verticalResize: opt(VerticalResizeStatusSchema),
+  migration: opt(MigrationStatusSchema),
   /** Ours: pods the operator deleted and recreated after they failed, per replica type (backoffLimit). */
   podRecreations: opt(z.record(z.string(), int32)),
+  /** Ours: worker slots of an elastic job given up after their pod failed under restartPolicy Never. */
+  givenUpWorkerSlots: opt(z.array(int32)),
 });
 
 export const ObjectMetaSchema = z.looseObject({
@@ -284,6 +293,7 @@ export type NotTraining = z.infer<typeof NotTrainingSchema>;
 export type QoeSpec = z.infer<typeof QoeSpecSchema>;
 export type QoeStatus = z.infer<typeof QoeStatusSchema>;
 export type VerticalResizeStatus = z.infer<typeof VerticalResizeStatusSchema>;
+export type MigrationStatus = z.infer<typeof MigrationStatusSchema>;
 export type VerticalResizeContainer = z.infer<typeof VerticalResizeContainerSchema>;
 export type JobStatus = z.infer<typeof JobStatusSchema>;
 export type ObjectMeta = z.infer<typeof ObjectMetaSchema>;

@@ -36,7 +36,7 @@ import {
   waitForSchedulerCaches,
   type SchedulerCaches,
 } from './caches.ts';
-import { decide } from './pass/decide.ts';
+import { decide, idleAfterRepairs, type MigrationHook } from './pass/decide.ts';
 import { DecisionBook } from './decisions/book.ts';
 import { restoreDecision } from './decisions/decision.ts';
 import { readInput, type InputCache } from './decisions/input.ts';
@@ -45,6 +45,7 @@ import { SchedulerMetrics } from './metrics.ts';
 import { NodeHealth } from './node-health.ts';
 import { KubePodRemover, type PodRemover } from './pod-remover.ts';
 import { isFinished, isLiveWorker, podNode } from './pod-facts.ts';
+import { workerBoundsOf } from './worker-bounds.ts';
 import { QoeBook } from './pass/report-qoe.ts';
 import { SchedulingReporter } from './pass/report.ts';
 import { JobShapes, jobView } from './pass/job-shape.ts';
@@ -105,6 +106,8 @@ export interface SchedulingLoopDeps {
   readonly podsInFlight?: PodsInFlight;
   /** Training phases and step rates read from the jobs' logs; absent: none. */
   readonly progress?: { phaseOf(key: string): JobProgress | undefined; stepRateOf(key: string): StepRate | undefined };
+  /** SpeCon's migrations (--vertical-policy specon): steer replacements, see each pass's room. */
+  readonly migration?: MigrationHook;
 }
 
 export class PrioritySchedulingLoop implements SchedulingLoop {
@@ -212,7 +215,8 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       const pod = activePods.get(victim);
       return pod === undefined ? undefined : { uid: pod.metadata?.uid };
     });
-    const decided = decide(this.#deps.policy, snapshot, facts, this.#schedulerConfig);
+    const decided = decide(this.#deps.policy, snapshot, facts, this.#schedulerConfig, (job) => this.#deps.migration?.preferredNode(job));
+    this.#deps.migration?.passed({ nodes: snapshot.nodes, idle: idleAfterRepairs(snapshot, decided) });
     const applied = await applyDecisions(this.#book, this.#remover, facts, decided, now, {
       starveLimitMs: this.#schedulerConfig.starveLimitMs,
       timeScale: this.#deps.config.timeScale,
@@ -316,7 +320,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     const decision = this.#book.get(key) ?? restoreDecision(job.job, pods, now);
     const facts = {
       elastic: view.elastic !== undefined,
-      bounds: view.elastic ?? { min: view.replicas.Worker ?? 0, max: view.replicas.Worker ?? 0 },
+      bounds: workerBoundsOf(view, pods),
       finished: isFinished(job),
       liveWorkers: pods.filter(isLiveWorker).length,
       placedBy: this.#deps.policy,

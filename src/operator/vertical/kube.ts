@@ -39,8 +39,25 @@ interface StoredTFJob {
 /**
  * PUT of the status subresource with the cached object's resourceVersion, as the reconciler writes
  * status (the operator's role grants update, not patch, on tfjobs/status); on a conflict it reads
- * the job again, once.
+ * the job again, once. One field (`verticalResize`, `migration`) is written; the rest stays as stored.
  */
+export async function putStatusField(clients: KubeClients, job: ParsedTFJobEntry, field: string, value: object): Promise<void> {
+  const { namespace = 'default', name } = job.job.metadata;
+  const path = `/apis/kubeflow.org/v1/namespaces/${encodeURIComponent(namespace)}/tfjobs/${encodeURIComponent(name)}`;
+  // The cached object first (its resourceVersion guards the write); on a conflict the stored one, once.
+  let stored: StoredTFJob = { metadata: job.job.metadata, ...(job.status === undefined ? {} : { status: job.status }) };
+  for (let attempt = 0; ; attempt++) {
+    const body = { apiVersion: 'kubeflow.org/v1', kind: 'TFJob', metadata: stored.metadata, status: { ...stored.status, [field]: value } };
+    try {
+      await clients.request('PUT', `${path}/status`, body);
+      return;
+    } catch (err) {
+      if (httpStatus(err) !== 409 || attempt > 0) throw err;
+      stored = await clients.request<StoredTFJob>('GET', path);
+    }
+  }
+}
+
 export class KubeVerticalStatusWriter implements VerticalStatusWriter {
   readonly #clients: KubeClients;
 
@@ -49,24 +66,6 @@ export class KubeVerticalStatusWriter implements VerticalStatusWriter {
   }
 
   async write(job: ParsedTFJobEntry, status: VerticalResizeStatus): Promise<void> {
-    const { namespace = 'default', name } = job.job.metadata;
-    const path = `/apis/kubeflow.org/v1/namespaces/${encodeURIComponent(namespace)}/tfjobs/${encodeURIComponent(name)}`;
-    // The cached object first (its resourceVersion guards the write); on a conflict the stored one, once.
-    let stored: StoredTFJob = { metadata: job.job.metadata, ...(job.status === undefined ? {} : { status: job.status }) };
-    for (let attempt = 0; ; attempt++) {
-      const body = {
-        apiVersion: 'kubeflow.org/v1',
-        kind: 'TFJob',
-        metadata: stored.metadata,
-        status: { ...stored.status, verticalResize: status },
-      };
-      try {
-        await this.#clients.request('PUT', `${path}/status`, body);
-        return;
-      } catch (err) {
-        if (httpStatus(err) !== 409 || attempt > 0) throw err;
-        stored = await this.#clients.request<StoredTFJob>('GET', path);
-      }
-    }
+    await putStatusField(this.#clients, job, 'verticalResize', status);
   }
 }

@@ -77,7 +77,8 @@ export function planVertical(
   config: { readonly flowcon: FlowConConfig; readonly dqoes: DqoesVerticalConfig; readonly intervalMs: number },
   state: VerticalState,
 ): PlanOutput {
-  if (policy === 'flowcon') {
+  // SpeCon classifies and limits as FlowCon does; its migrations follow in the stage.
+  if (policy === 'flowcon' || policy === 'specon') {
     const r = flowConRound({ now: input.now, jobs: flowConJobs(input), nodes: input.nodes }, state.flowcon, config.flowcon);
     const verdicts = new Map(
       r.verdicts.map((v) => {

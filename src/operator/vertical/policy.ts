@@ -1,5 +1,6 @@
 // The cluster's one switch for in-place CPU limits (--vertical-policy).
-export const VERTICAL_POLICIES = ['none', 'flowcon', 'dqoes'] as const;
+// specon: FlowCon's limits, plus SpeCon's migrations of slow jobs' workers (src/operator/migration/).
+export const VERTICAL_POLICIES = ['none', 'flowcon', 'dqoes', 'specon'] as const;
 export type VerticalPolicy = (typeof VERTICAL_POLICIES)[number];
 
 /** A job opts out with this annotation set to "false": its containers' limits are never changed. */

@@ -17,6 +17,7 @@ import { containersOf, formatMillis } from './inputs.ts';
 import { keyOf, MAX_INTERVAL_FACTOR, planVertical, type VerticalState } from './plan.ts';
 import type { VerticalPolicy } from './policy.ts';
 import { Ticker } from '../../runtime/ticker.ts';
+import type { MigrationStep } from '../migration/step.ts';
 import { newlyRefused, nextStatus, sameStatus, type Applied } from './status.ts';
 
 export const EVENT_CPU_LIMIT_RESIZED = 'CPULimitResized';
@@ -52,6 +53,8 @@ export interface VerticalStageDeps {
   readonly flowcon?: Partial<FlowConConfig>;
   readonly dqoes?: Partial<DqoesVerticalConfig>;
   readonly now?: () => number;
+  /** specon: moves slow jobs' workers after each round (src/operator/migration/). */
+  readonly migration?: Pick<MigrationStep, 'round'>;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -146,6 +149,7 @@ export class VerticalStage {
       }
       await this.#report(job, plan.verdicts.get(key) ?? {}, applied, iso(now));
     }
+    await this.#deps.migration?.round({ now, jobs, podsOf: this.#deps.podsOf, keyOf, verdicts: plan.verdicts });
   }
 
   async #apply(key: string, changes: readonly LimitChange[]): Promise<Applied[]> {

@@ -40,6 +40,7 @@ export { pastActiveDeadline, ttlDecision, untilActiveDeadline } from './time-lim
 export { selectForCleanup } from './cleanup.ts';
 export type { TtlDecision } from './time-limits.ts';
 export { planFixedPods, planElasticPods, planServices } from './replica-plan.ts';
+export { boundsWithoutGivenUp, givenUpWorkerSlots, EVENT_WORKER_SLOT_GIVEN_UP } from './given-up-slots.ts';
 export { abnormalPodEvents } from './abnormal-pods.ts';
 export * from './events.ts';
 export { conditionFor } from './condition-constructors.ts';

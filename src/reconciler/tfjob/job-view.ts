@@ -30,6 +30,8 @@ export interface JobView {
   /** Elastic (our extension, unlike tf-operator's dynamic workers): worker 0 failing fails a job without a chief. */
   readonly worker0FailureFailsJob: boolean;
   readonly layout: ClusterLayout;
+  /** Elastic worker slots given up after their pod failed under Never (given-up-slots.ts); TF_CONFIG still lists them. */
+  readonly givenUpWorkerSlots?: readonly number[];
 }
 
 export function clamp(value: number, bounds: ElasticBounds): number {

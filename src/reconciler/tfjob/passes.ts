@@ -5,6 +5,7 @@ import type { DefaultedTFJob } from '../../api/v1/defaults.ts';
 import type { Pod, Service } from '../../api/v1/k8s-types.ts';
 import type { UnparsableTFJobEntry } from '../../api/v1/parse.ts';
 import type { JobStatus, ReplicaStatus, SchedulingStatus } from '../../api/v1/schema.ts';
+import { CLEAN_POD_POLICY_RUNNING } from '../../api/v1/policies.ts';
 import { selectForCleanup } from './cleanup.ts';
 import { conditionFor } from './condition-constructors.ts';
 import { ensureCreated, isFinished, isRunning, isSucceeded, isSuspended, setCondition } from './conditions.ts';
@@ -37,6 +38,10 @@ export function result(
     else status.completionTime = working.completionTime;
     if (Object.keys(working.podRecreations).length > 0) status.podRecreations = working.podRecreations;
     else delete status.podRecreations;
+    if (working.givenUpWorkerSlots !== undefined) {
+      if (working.givenUpWorkerSlots.length > 0) status.givenUpWorkerSlots = [...working.givenUpWorkerSlots];
+      else delete status.givenUpWorkerSlots;
+    }
   }
   if (scheduling) status.scheduling = scheduling;
   const cleaned = Object.fromEntries(Object.entries(status).filter(([, v]) => v !== undefined)) as JobStatus;
@@ -79,11 +84,16 @@ function cleanupActions(
   pods: readonly Pod[],
   reason: DeleteReason,
   services: readonly Service[],
+  byPhase = false,
 ): Action[] {
-  const uids = new Map(pods.map((p) => [podName(p), p.metadata?.uid]));
+  const byName = new Map(pods.map((p) => [podName(p), p]));
   const serviceUids = new Map(services.map((s) => [s.metadata?.name ?? '', s.metadata?.uid]));
+  const pod = (name: string) => byName.get(name)?.metadata;
+  // Selected by phase: the delete must fail if the pod has changed since (a worker that just Succeeded).
+  const version = (name: string) =>
+    byPhase && pod(name)?.resourceVersion !== undefined ? { resourceVersion: pod(name)?.resourceVersion } : {};
   return [
-    ...selection.pods.map((name): Action => ({ kind: 'deletePod', name, uid: uids.get(name), reason })),
+    ...selection.pods.map((name): Action => ({ kind: 'deletePod', name, uid: pod(name)?.uid, reason, ...version(name) })),
     ...selection.services.map((name): Action => ({ kind: 'deleteService', name, uid: serviceUids.get(name) })),
   ];
 }
@@ -121,7 +131,13 @@ export function finishedPass(
   // keep training after it is marked done, so None cleans up running pods there as Running does.
   const stops = job.spec.qoe?.onTargetMetric === 'Stop' && runPolicy.cleanPodPolicy === 'None';
   const policy = stops ? 'Running' : runPolicy.cleanPodPolicy;
-  const actions = cleanupActions(selectForCleanup(policy, true, pods, services), pods, 'cleanup', services);
+  const actions = cleanupActions(
+    selectForCleanup(policy, true, pods, services),
+    pods,
+    'cleanup',
+    services,
+    policy === CLEAN_POD_POLICY_RUNNING,
+  );
   const ttl = ttlDecision(runPolicy.ttlSecondsAfterFinished, runPolicy.suspend === true, working.completionTime, now);
   if (ttl.kind === 'delete') actions.push({ kind: 'deleteJob' });
   return result(outcome, stored, working, actions, events, ttl.kind === 'requeue' ? ttl.afterMs : undefined, scheduling);

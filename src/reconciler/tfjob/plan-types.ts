@@ -26,6 +26,11 @@ export type Action =
       readonly markRemoval?: string;
       /** For `rejected`: the kubelet's reason (OutOfcpu, ...), counted once the delete succeeds. */
       readonly rejection?: string;
+      /**
+       * The pod's resourceVersion as seen, when the decision rests on its phase (cleanPodPolicy
+       * Running): a pod that finished meanwhile fails the precondition and is kept.
+       */
+      readonly resourceVersion?: string;
     }
   | { readonly kind: 'createService'; readonly service: Service }
   /** `uid`: the service the decision was about (a precondition, as for pods). */
@@ -143,4 +148,6 @@ export interface Working {
   startTime?: string;
   completionTime?: string;
   podRecreations: Record<string, number>;
+  /** Set by a pass that looked at the pods (given-up-slots.ts); other passes keep what is stored. */
+  givenUpWorkerSlots?: readonly number[];
 }

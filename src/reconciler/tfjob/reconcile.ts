@@ -6,7 +6,7 @@
 
 import type { DefaultedTFJob } from '../../api/v1/defaults.ts';
 import { aggregateFieldErrors } from '../../api/v1/field-error.ts';
-import type { Pod } from '../../api/v1/k8s-types.ts';
+import type { Pod, Service } from '../../api/v1/k8s-types.ts';
 import { REPLICA_TYPE_CHIEF, REPLICA_TYPE_MASTER, REPLICA_TYPE_PS, REPLICA_TYPE_WORKER } from '../../api/v1/replica-types.ts';
 import type { JobCondition, JobStatus, NotTraining, ProgressStatus, TFJob } from '../../api/v1/schema.ts';
 import { MANAGED_BY_TRAINING_OPERATOR } from '../../api/v1/validation.ts';
@@ -26,6 +26,7 @@ import {
   normal,
   warning,
 } from './events.ts';
+import { givenUpSlotEvents, givenUpWorkerSlots, withoutGivenUpSlots } from './given-up-slots.ts';
 import { isControlledBy } from './identity.ts';
 import type { JobView } from './job-view.ts';
 import { buildJobView } from './job-view.ts';
@@ -59,6 +60,7 @@ export function reconcileTFJob(input: ReconcileInput): ReconcilePlan {
       delete s.podRecreations;
       delete s.progress;
       delete s.qoe;
+      delete s.givenUpWorkerSlots;
     }
     return { ...outcome, status, statusChanged: !jsonEqual(status, stored) };
   }
@@ -177,48 +179,79 @@ function reconcileOnce(input: ReconcileInput): Once {
     else working.startTime = formatTime(now);
     events.push(normal(EVENT_RESUMED, message));
   }
-  const view = buildJobView(raw, job, {
+  const built = buildJobView(raw, job, {
     ...(input.options?.clusterDomain ? { clusterDomain: input.options.clusterDomain } : {}),
     ...(input.scheduling?.workers === undefined ? {} : { workers: input.scheduling.workers }),
     ...(input.options?.defaultElastic === undefined ? {} : { defaultElastic: input.options.defaultElastic }),
     ...(input.options?.workerLimit === undefined ? {} : { workerLimit: input.options.workerLimit }),
   });
-  if (waiting) {
-    // A job the scheduler suspended (ours: back in the queue, its pods deleted) no longer runs.
-    if (isRunning(working.conditions)) working.conditions = setCondition(working.conditions, conditionFor.runningSuspended(name, now));
-    // As under tf-operator: services at once, replicaStatuses per type; pods come with admission.
-    const ahead = waitingState(view, services, working.replicaStatuses);
-    working.replicaStatuses = ahead.replicaStatuses;
-    const actions: Action[] = ahead.services.map((service) => ({ kind: 'createService', service }));
-    return result('waiting', stored, working, actions, events, undefined, scheduling);
-  }
-  const runPolicy = job.spec.runPolicy;
+  // Slots of failed workers given up under Never: the job's size in this pass is held below them.
+  const givenUp = givenUpWorkerSlots(built, pods);
+  const view = withoutGivenUpSlots(built, givenUp);
+  const pass: ActivePass = { input, raw, job, view, stored, working, pods, services, events, givenUp };
+  if (waiting) return waitingPass(pass);
+  return endedPass(pass) ?? runningPass(pass);
+}
 
+/** What the passes of an unfinished, unsuspended job share. */
+interface ActivePass {
+  readonly input: ReconcileInput;
+  readonly raw: TFJob;
+  readonly job: DefaultedTFJob;
+  readonly view: JobView;
+  readonly stored: JobStatus;
+  readonly working: Working;
+  readonly pods: readonly Pod[];
+  readonly services: readonly Service[];
+  readonly events: JobEvent[];
+  readonly givenUp: ReturnType<typeof givenUpWorkerSlots>;
+}
+
+/** Not admitted by our queue: no pods; services at once and replicaStatuses per type, as under tf-operator. */
+function waitingPass({ input, view, stored, working, services, events }: ActivePass): ReconcilePlan {
+  const name = view.name;
+  // A job the scheduler suspended (ours: back in the queue, its pods deleted) no longer runs.
+  if (isRunning(working.conditions)) working.conditions = setCondition(working.conditions, conditionFor.runningSuspended(name, input.now));
+  const ahead = waitingState(view, services, working.replicaStatuses);
+  working.replicaStatuses = ahead.replicaStatuses;
+  const actions: Action[] = ahead.services.map((service) => ({ kind: 'createService', service }));
+  return result('waiting', stored, working, actions, events, undefined, input.scheduling?.status);
+}
+
+/** Past backoffLimit or activeDeadlineSeconds, or (ours) at its target metric: the job ends here. */
+function endedPass({ input, job, view, stored, working, pods, services, events }: ActivePass): ReconcilePlan | undefined {
+  const { now } = input;
+  const scheduling = input.scheduling?.status;
   // Ours (as tf-operator v1.9.4): the Failed condition is set first, so the cleanup below honours
   // cleanPodPolicy instead of deleting everything.
-  const limitCondition = limitReached(view, runPolicy, pods, stored, working, now);
+  const limitCondition = limitReached(view, job.spec.runPolicy, pods, stored, working, now);
   if (limitCondition !== undefined) {
     working.completionTime ??= formatTime(now);
     events.push(normal(EVENT_FAILED, limitCondition.message ?? ''));
     working.conditions = setCondition(working.conditions, limitCondition);
     return finishedPass(job, stored, working, pods, services, events, now, 'limit-exceeded', scheduling);
   }
+  if (input.stopAtTarget === undefined) return undefined;
+  // Ours (spec.qoe.onTargetMetric: Stop): good enough is done. Succeeded, so cleanPodPolicy applies.
+  const name = view.name;
+  working.completionTime ??= formatTime(now);
+  working.conditions = setCondition(working.conditions, conditionFor.succeededAtTarget(view.namespace, name, input.stopAtTarget, now));
+  events.push(normal(EVENT_TARGET_METRIC_REACHED, messages.targetMetricReached(view.namespace, name, input.stopAtTarget)));
+  return finishedPass(job, stored, working, pods, services, events, now, 'finished', scheduling);
+}
 
-  if (input.stopAtTarget !== undefined) {
-    // Ours (spec.qoe.onTargetMetric: Stop): good enough is done. Succeeded, so cleanPodPolicy applies.
-    working.completionTime ??= formatTime(now);
-    working.conditions = setCondition(working.conditions, conditionFor.succeededAtTarget(view.namespace, name, input.stopAtTarget, now));
-    events.push(normal(EVENT_TARGET_METRIC_REACHED, messages.targetMetricReached(view.namespace, name, input.stopAtTarget)));
-    return finishedPass(job, stored, working, pods, services, events, now, 'finished', scheduling);
-  }
-
+/** The replicas reconciled, the job's status decided from them, and when to come back. */
+function runningPass({ input, raw, job, view, stored, working, pods, services, events, givenUp }: ActivePass): Once {
+  const { now } = input;
   events.push(...abnormalPodEvents(pods));
+  events.push(...givenUpSlotEvents(view, pods, givenUp, stored.givenUpWorkerSlots));
+  working.givenUpWorkerSlots = givenUp;
   const { actions, counts, conditions } = reconcileReplicas(view, pods, services, working, events, input);
   events.push(...creationWarnings(view, pods, actions));
 
   const workerPods = ofReplicaType(pods, REPLICA_TYPE_WORKER);
   const decision = decideJobStatus({
-    name,
+    name: view.name,
     namespace: view.namespace,
     replicas: view.replicas,
     counts,
@@ -240,11 +273,12 @@ function reconcileOnce(input: ReconcileInput): Once {
 
   // Finished in this pass: come back at once for the cleanup (tf-operator relied on its own status
   // write to trigger that pass). Otherwise come back at the active deadline (issue #3358).
+  const runPolicy = job.spec.runPolicy;
   const requeueAfterMs = isFinished(working.conditions) ? 0 : untilActiveDeadline(runPolicy.activeDeadlineSeconds, working.startTime, now);
   const training = trainingJudgement(input, raw, view, pods, working);
   events.push(...training.events);
   const requeue = earliest(requeueAfterMs, training.recheckAfterMs);
-  const plan = result('reconciled', stored, working, actions, events, requeue, scheduling);
+  const plan = result('reconciled', stored, working, actions, events, requeue, input.scheduling?.status);
   return training.verdict === undefined ? plan : { ...plan, notTraining: training.verdict };
 }
 

@@ -41,6 +41,19 @@ interface TypePass {
   recreated: number;
 }
 
+/** One replica type's inputs, as the steps of its pass read them. */
+interface TypeScope {
+  readonly view: JobView;
+  readonly type: string;
+  readonly spec: JobView['replicaSpecs'][string];
+  readonly elastic: boolean;
+  readonly typePods: readonly Pod[];
+  readonly plan: PodPlan;
+  readonly input: ReconcileInput;
+  /** Pods this pass deletes (each at most once). */
+  readonly deleted: Set<string>;
+}
+
 /** ReconcilePods + ReconcileServices for one replica type. */
 function reconcileReplicaType(
   view: JobView,
@@ -54,10 +67,20 @@ function reconcileReplicaType(
   const replicas = view.replicas[type] ?? spec.replicas;
   const elastic = type === REPLICA_TYPE_WORKER && view.elastic !== undefined;
   const typePods = ofReplicaType(pods, type);
-  const plan: PodPlan = elastic ? planElasticPods(typePods, replicas) : planFixedPods(typePods, replicas);
+  const plan: PodPlan = elastic
+    ? planElasticPods(typePods, replicas, new Set(view.givenUpWorkerSlots ?? []))
+    : planFixedPods(typePods, replicas);
   const pass: TypePass = { actions: [], events: [], counts: ZERO_COUNTS, conditions, recreated: 0 };
-  const deleted = new Set<string>();
+  const scope: TypeScope = { view, type, spec, elastic, typePods, plan, input, deleted: new Set<string>() };
+  const wantedIndices = createPods(pass, scope);
+  removePods(pass, scope);
+  judgePods(pass, scope);
+  reconcileServices(pass, scope, services, wantedIndices);
+  return pass;
+}
 
+/** The missing replicas' pods, each on its placement; returns the indices that get one now. */
+function createPods(pass: TypePass, { view, type, spec, elastic, plan, input }: TypeScope): Set<number> {
   const workerNodes = elastic ? [...(input.scheduling?.workerNodes ?? [])] : [];
   const wantedIndices = new Set(plan.wanted);
   for (const index of plan.create) {
@@ -80,6 +103,11 @@ function reconcileReplicaType(
     pass.actions.push({ kind: 'createPod', pod: built.pod });
     pass.events.push(...built.events);
   }
+  return wantedIndices;
+}
+
+/** Pods beyond the wanted replicas (scale-in or scale-down), and removals left half done. */
+function removePods(pass: TypePass, { elastic, typePods, plan, deleted }: TypeScope): void {
   for (const pod of plan.remove) {
     const name = podName(pod);
     if (isTerminating(pod)) continue;
@@ -99,7 +127,10 @@ function reconcileReplicaType(
     deleted.add(name);
     pass.actions.push({ kind: 'deletePod', name, uid: pod.metadata?.uid, reason: 'scale-in' });
   }
+}
 
+/** Exit codes said, failed pods restarted or failing the job by the restart policy, and the counts. */
+function judgePods(pass: TypePass, { view, type, spec, typePods, plan, input, deleted }: TypeScope): void {
   const duplicated = new Set(plan.duplicated);
   for (const pod of typePods) {
     const index = replicaIndex(pod);
@@ -140,10 +171,19 @@ function reconcileReplicaType(
     }
     pass.counts = addCounts(pass.counts, podContribution(pod, spec.restartPolicy));
   }
+}
 
-  // Services are created only for replicas created now (none for a pod still waiting for a node),
-  // but a replica waiting for a node keeps the service it has (e.g. a pod deleted by hand or lost
-  // with its node, being replaced): only indices the job no longer wants lose theirs.
+/**
+ * Services are created only for replicas created now (none for a pod still waiting for a node),
+ * but a replica waiting for a node keeps the service it has (e.g. a pod deleted by hand or lost
+ * with its node, being replaced): only indices the job no longer wants lose theirs.
+ */
+function reconcileServices(
+  pass: TypePass,
+  { view, type, spec, elastic, plan }: TypeScope,
+  services: readonly Service[],
+  wantedIndices: Set<number>,
+): void {
   const typeServices = ofReplicaType(services, type);
   const servicePlan = { create: planServices(typeServices, wantedIndices).create, remove: planServices(typeServices, plan.wanted).remove };
   for (const index of servicePlan.create) {
@@ -154,7 +194,6 @@ function reconcileReplicaType(
     if (elastic && scalingIn(plan, name)) continue; // its service goes once the removal is in the API
     pass.actions.push({ kind: 'deleteService', name, uid: service.metadata?.uid });
   }
-  return pass;
 }
 
 /**

@@ -47,18 +47,20 @@ export function planFixedPods(pods: readonly Pod[], replicas: number): PodPlan {
  * Elastic workers: `target` pods should be live (not being deleted, not removed by the scheduler).
  * Short → create at the lowest indices no pod occupies (a terminating pod still holds its name);
  * over → delete the live pods with the highest indices. Indices therefore stay dense from 0 where
- * possible, and a scale-in never takes worker 0 while a higher one exists.
+ * possible, and a scale-in never takes worker 0 while a higher one exists. `givenUp` slots keep their
+ * failed pod (and so their index) but are not live: they are never replaced nor scaled in.
  */
-export function planElasticPods(pods: readonly Pod[], target: number): PodPlan {
+export function planElasticPods(pods: readonly Pod[], target: number, givenUp: ReadonlySet<number> = new Set()): PodPlan {
   const indexed = byIndex(pods);
   const duplicated = [...indexed].filter(([, atIndex]) => atIndex.length > 1).map(([i]) => i);
   const live = [...indexed]
-    .filter(([, atIndex]) => atIndex.some((p) => !isTerminating(p) && !isRemovedByOperator(p)))
+    .filter(([i, atIndex]) => !givenUp.has(i) && atIndex.some((p) => !isTerminating(p) && !isRemovedByOperator(p)))
     .map(([i]) => i)
     .sort((a, b) => a - b);
   const create: number[] = [];
   const remove: Pod[] = [];
-  const wanted = new Set(live);
+  // A given-up slot keeps its service (the others' TF_CONFIG still names it), as before it failed.
+  const wanted = new Set([...live, ...[...givenUp].filter((i) => indexed.has(i))]);
   if (live.length < target) {
     for (let i = 0; create.length < target - live.length; i++) {
       if (!indexed.has(i)) {

@@ -37,12 +37,27 @@ export function hostWeights(snapshot: ClusterSnapshot): Map<string, Map<string, 
   return byJob;
 }
 
-/** Placements for the missing replicas of running jobs, on the capacity the plan leaves idle. */
-export function planRepairs(snapshot: ClusterSnapshot, plan: Plan, missing: readonly MissingReplica[]): RepairPlacement[] {
+/**
+ * Placements for the missing replicas of running jobs, on the capacity the plan leaves idle.
+ * `preferredNode`: a node a job's replacement should go to when it is a candidate (a migration).
+ */
+export function planRepairs(
+  snapshot: ClusterSnapshot,
+  plan: Plan,
+  missing: readonly MissingReplica[],
+  preferredNode?: (job: string) => string | undefined,
+): RepairPlacement[] {
   if (missing.length === 0) return [];
   const hosts = hostWeights(snapshot);
   const none = new Map<string, number>();
-  return placeMissing(snapshot, idleAfterPlan(snapshot, plan), missing, (job) => hosts.get(job) ?? none);
+  const hostsOf = (job: string): ReadonlyMap<string, number> => {
+    const preferred = preferredNode?.(job);
+    // Weighted above any PS (10 each): the candidates are still only the feasible nodes with room.
+    return preferred === undefined
+      ? (hosts.get(job) ?? none)
+      : new Map([...(hosts.get(job) ?? none), [preferred, Number.MAX_SAFE_INTEGER]]);
+  };
+  return placeMissing(snapshot, idleAfterPlan(snapshot, plan), missing, hostsOf);
 }
 
 /** Idle resources per usable node after the snapshot's pods and the plan's admissions, scale-ins and scale-outs. */

@@ -60,6 +60,8 @@ const EXPECTED_NEW_FIELDS = [
   '.spec.elasticPolicy',
   '.spec.qoe',
   '.spec.runPolicy.managedBy',
+  '.status.givenUpWorkerSlots',
+  '.status.migration',
   '.status.podRecreations',
   '.status.progress',
   '.status.qoe',

@@ -37,7 +37,7 @@ describe('operator configuration: vertical policy', () => {
     expect(config(['--vertical-policy', 'flowcon']).verticalInterval).toBe(20_000);
     expect(config(['--vertical-policy', 'dqoes', '--progress-period', '0']).verticalPolicy).toBe('dqoes');
     expect(() => config(['--vertical-policy', 'flowcon', '--progress-period', '0'])).toThrow(
-      /--vertical-policy: flowcon reads every running job's progress/,
+      /--vertical-policy: flowcon and specon read every running job's progress/,
     );
     expect(() => config(['--vertical-policy', 'flowcon', '--resize-converged-cpu', '0.5'])).toThrow(
       /--vertical-policy: sets CPU limits in place/,

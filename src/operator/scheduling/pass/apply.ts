@@ -106,6 +106,7 @@ async function apply(s: Step, facts: readonly JobFacts[], repairs: readonly Repa
   // preemptions: victims are marked and deleted before anything is created for their preemptor.
   for (const f of facts) await removeLost(s, f);
   for (const f of facts) await removeRefused(s, f);
+  for (const f of facts) holdWithinMax(s, f);
   for (const e of s.plan.suspend) await suspend(s, e);
   for (const e of s.plan.scaleIn) await scaleIn(s, e);
   const donors = donorsByReceiver(s.plan);
@@ -276,13 +277,27 @@ function repair(s: Step, r: RepairPlacement): void {
   tell(s, { job: r.replica.job, reason: 'Placed', message: messages.placed(r.replica.name, r.node) });
 }
 
+/** A job whose maximum dropped (a worker slot given up) holds its target within it. */
+function holdWithinMax(s: Step, f: JobFacts): void {
+  const d = s.book.get(f.key);
+  if (d === undefined || !f.elastic || d.targetWorkers <= f.bounds.max) return;
+  s.book.shrink(f.key, d.targetWorkers - f.bounds.max);
+  s.touched.add(f.key);
+}
+
 /** Elastic jobs that lost workers and cannot get them back shrink, but never below their minimum. */
 function shrinkLost(s: Step, f: JobFacts, repairs: readonly RepairPlacement[]): void {
   const d = s.book.get(f.key);
   if (d === undefined || !d.admitted || !f.elastic) return;
   const lost = f.missing.filter((m) => m.name === undefined).length;
+  if (lost === 0) return;
   const replaced = repairs.filter((r) => r.replica.job === f.key && r.replica.name === undefined).length;
-  const shrink = Math.min(lost - replaced, d.targetWorkers - f.bounds.min);
+  // The workers the job will have once this plan is carried out: a scale-out in the same plan fills
+  // its holes too (a failed worker being re-created is one), so only what nothing fills shrinks it.
+  const have = f.state.replicas.filter((r) => r.type === 'Worker').length;
+  const added = s.plan.scaleOut.filter((e) => e.job === f.key).reduce((n, e) => n + e.add.length, 0);
+  const removed = s.plan.scaleIn.filter((e) => e.job === f.key).reduce((n, e) => n + e.remove.length, 0);
+  const shrink = Math.min(d.targetWorkers - (have - removed + added + replaced), d.targetWorkers - f.bounds.min);
   if (shrink <= 0) return;
   s.book.shrink(f.key, shrink);
   s.touched.add(f.key);

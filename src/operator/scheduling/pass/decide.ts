@@ -3,9 +3,13 @@
 // on what the plan leaves idle. Nothing here knows about Kubernetes: the same calls run in the
 // simulator.
 import {
+  idleAfterPlan,
   planRepairs,
+  subtractResources,
+  type Resources,
   schedule,
   type ClusterSnapshot,
+  type NodeInfo,
   type Plan,
   type RepairPlacement,
   type SchedulerConfig,
@@ -18,12 +22,41 @@ export interface Decided {
   readonly repairs: readonly RepairPlacement[];
 }
 
-export function decide(policy: PlacingPolicyName, snapshot: ClusterSnapshot, facts: readonly JobFacts[], config: SchedulerConfig): Decided {
+export function decide(
+  policy: PlacingPolicyName,
+  snapshot: ClusterSnapshot,
+  facts: readonly JobFacts[],
+  config: SchedulerConfig,
+  preferredNode?: (job: string) => string | undefined,
+): Decided {
   const plan = schedule(policy, snapshot, config);
   const repairs = planRepairs(
     snapshot,
     plan,
     facts.flatMap((f) => f.missing),
+    preferredNode,
   );
   return { plan, repairs };
+}
+
+/** The nodes of the last pass and what it left idle on each (pods in flight counted): SpeCon's room check. */
+export interface ClusterView {
+  readonly nodes: readonly NodeInfo[];
+  readonly idle: ReadonlyMap<string, Resources>;
+}
+
+/** How SpeCon's migrations meet the pass: where a job's replacement should go, and the pass's room. */
+export interface MigrationHook {
+  preferredNode(job: string): string | undefined;
+  passed(view: ClusterView): void;
+}
+
+/** What a pass leaves idle on each usable node once its plan and its repairs are in place. */
+export function idleAfterRepairs(snapshot: ClusterSnapshot, decided: Decided): Map<string, Resources> {
+  const idle = idleAfterPlan(snapshot, decided.plan);
+  for (const r of decided.repairs) {
+    const free = idle.get(r.node);
+    if (free !== undefined) idle.set(r.node, subtractResources(free, r.replica.group.requests));
+  }
+  return idle;
 }

@@ -108,7 +108,9 @@ export function replicasAndHoles(
   if (spec.workers === undefined) return { replicas, missing };
   if (elastic) {
     const have = replicas.filter((r) => r.type === 'Worker').length;
-    for (let i = have; i < decision.targetWorkers; i++) missing.push({ job: key, group: spec.workers });
+    // Never above the maximum: slots given up lower it, and a worker placed there is never created.
+    const target = Math.min(decision.targetWorkers, spec.workers.max);
+    for (let i = have; i < target; i++) missing.push({ job: key, group: spec.workers });
   } else {
     for (let i = 0; i < spec.workers.max; i++) {
       const name = replicaName(raw.metadata.name, 'Worker', i);

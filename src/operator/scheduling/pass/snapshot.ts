@@ -40,6 +40,7 @@ import {
   type Refusal,
 } from '../pod-facts.ts';
 import type { JobShape, JobShapes } from './job-shape.ts';
+import { workerBoundsOf } from '../worker-bounds.ts';
 import { replicasAndHoles, settlePlacements } from './replicas.ts';
 
 /** Why a node counts as lost (see NodeHealth). */
@@ -204,7 +205,7 @@ function jobFacts(
 ): { facts: JobFacts; settled: { names: string[]; workersAlive: Pending[] } } {
   const { raw, view } = shape;
   const elastic = view.elastic !== undefined;
-  const bounds = view.elastic ?? { min: view.replicas.Worker ?? 0, max: view.replicas.Worker ?? 0 };
+  const bounds = workerBoundsOf(view, pods);
   const spec = specOf(key, shape, decision, sources, options, bounds, now);
   const { live, existing, lost, refused } = sortPods(pods, decision, sources, options, now);
   const placements = settlePlacements(key, shape, spec, decision, existing, sources, nodesByName, now);

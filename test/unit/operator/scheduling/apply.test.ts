@@ -324,6 +324,20 @@ describe('apply stage', () => {
     ]);
   });
 
+  it('a hole filled by a scale-out in the same plan does not shrink the job (a failed worker being re-created)', async () => {
+    // B at its maximum of 3; worker 2 failed (not a replica any more): a hole, and the plan scales B
+    // out by one into the room it left. B must keep its target of 3, or the new worker is never created.
+    const { book, facts } = cluster({ min: 1, max: 3 });
+    const b = facts.find((f) => f.key === B)!;
+    const missing = { job: B, group: b.state.spec.workers! };
+    const state = { ...b.state, replicas: b.state.replicas.filter((r) => !(r.type === 'Worker' && r.index === 2)) };
+    const withHole: JobFacts[] = facts.map((f) => (f.key === B ? { ...f, state, missing: [missing] } : f));
+    const plan = decided({ scaleOut: [{ job: B, add: [{ type: 'Worker', index: 2, node: 'n2' }] }] });
+    await applyDecisions(book, new RecordingRemover(), withHole, plan, T0, OPTS);
+    expect(book.get(B)!.targetWorkers).toBe(3);
+    expect(book.get(B)!.pendingWorkers.map((p) => p.node)).toEqual(['n2']);
+  });
+
   it('counts workers taken beyond the minimum at admission as a scale-out, and says a starving job was starving', async () => {
     const book = new DecisionBook();
     const s = takeSnapshot(

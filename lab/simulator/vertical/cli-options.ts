@@ -1,0 +1,77 @@
+// The simulate command's CPU-model and vertical-rule flags (docs/simulation-results.md §9). Without
+// --vertical-policy the simulator does not model CPU at all: every figure is as without this code.
+import type { CpuModelOptions } from './options.ts';
+import { VERTICAL_ARMS, type VerticalArm } from './options.ts';
+import type { StudyName, StudyOptions } from './study.ts';
+
+export const VERTICAL_CLI_OPTIONS = {
+  'vertical-policy': { type: 'string' },
+  'vertical-interval': { type: 'string', default: '20' },
+  'vertical-study': { type: 'string' },
+  'flowcon-alpha': { type: 'string', default: '0.05' },
+  'cpu-demand': { type: 'string', default: '1' },
+  'ps-cpu-demand': { type: 'string', default: '1' },
+  'cpu-limit': { type: 'string' },
+} as const;
+
+export const VERTICAL_CLI_USAGE = [
+  '  --vertical-policy <p>   model CPU limits and contention on each node and run a vertical rule:',
+  `                          ${VERTICAL_ARMS.join(' | ')} (default: CPU not modelled)`,
+  "  --vertical-interval S   the rule's first interval in simulated seconds (default: 20)",
+  "  --flowcon-alpha X       FlowCon's α (default: 0.05)",
+  '  --cpu-demand X          a worker would use X × its CPU request unconstrained (default: 1)',
+  '  --ps-cpu-demand X       the same for a PS (default: 1)',
+  "  --cpu-limit X           template CPU limit = X × the request (default: the node's allocatable CPU)",
+  "  --vertical-study <s>    flowcon | flowcon-b | dqoes: the papers' one-node experiment under each arm",
+  '                          (no --scenario; honours --vertical-interval, --flowcon-alpha, --cpu-limit)',
+];
+
+export class VerticalOptionError extends Error {}
+
+function positive(name: string, value: string): number {
+  const x = Number(value);
+  if (value.trim() === '' || !Number.isFinite(x) || x <= 0)
+    throw new VerticalOptionError(`--${name} must be a positive number; got "${value}"`);
+  return x;
+}
+
+function alpha(value: string): number {
+  const x = positive('flowcon-alpha', value);
+  if (x >= 1) throw new VerticalOptionError(`--flowcon-alpha must be below 1; got "${value}"`);
+  return x;
+}
+
+type Values = { readonly [K in keyof typeof VERTICAL_CLI_OPTIONS]?: string };
+
+/** The CPU model of a scenario run; undefined without --vertical-policy. */
+export function cpuModelFrom(values: Values): CpuModelOptions | undefined {
+  const arm = values['vertical-policy'];
+  if (arm === undefined) return undefined;
+  if (!VERTICAL_ARMS.includes(arm as VerticalArm))
+    throw new VerticalOptionError(`--vertical-policy must be one of ${VERTICAL_ARMS.join(', ')}; got "${arm}"`);
+  const limit = values['cpu-limit'];
+  return {
+    arm: arm as VerticalArm,
+    intervalSeconds: positive('vertical-interval', values['vertical-interval'] ?? '20'),
+    workerDemandFactor: positive('cpu-demand', values['cpu-demand'] ?? '1'),
+    psDemandFactor: positive('ps-cpu-demand', values['ps-cpu-demand'] ?? '1'),
+    ...(limit === undefined ? {} : { limitFactor: positive('cpu-limit', limit) }),
+    flowcon: { alpha: alpha(values['flowcon-alpha'] ?? '0.05') },
+  };
+}
+
+/** The study to run, or undefined without --vertical-study. */
+export function studyFrom(values: Values): StudyOptions | undefined {
+  const study = values['vertical-study'];
+  if (study === undefined) return undefined;
+  if (study !== 'flowcon' && study !== 'flowcon-b' && study !== 'dqoes') {
+    throw new VerticalOptionError(`--vertical-study must be flowcon, flowcon-b or dqoes; got "${study}"`);
+  }
+  const limit = values['cpu-limit'];
+  return {
+    ...(limit === undefined ? {} : { limitFactor: positive('cpu-limit', limit) }),
+    study: study satisfies StudyName,
+    intervalSeconds: positive('vertical-interval', values['vertical-interval'] ?? '20'),
+    alpha: alpha(values['flowcon-alpha'] ?? '0.05'),
+  };
+}

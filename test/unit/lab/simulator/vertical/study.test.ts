@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { corePass } from '../../../../../lab/simulator/core.ts';
+import { simulate, type SimulationOptions } from '../../../../../lab/simulator/engine.ts';
+import type { CpuModelOptions } from '../../../../../lab/simulator/vertical/options.ts';
+import { runStudy } from '../../../../../lab/simulator/vertical/study.ts';
+import { simulatePolicy } from '../../../../../lab/simulator/run.ts';
+import { loadScenario } from '../../../../../lab/workloads/scenario.ts';
+import { dqoesStudyJobs, flowconStudyJobs, STUDY_CLUSTER } from '../../../../../lab/workloads/vertical-study.ts';
+
+const base: SimulationOptions = {
+  cluster: STUDY_CLUSTER,
+  jobs: flowconStudyJobs(),
+  schedule: corePass('ours'),
+  startupSeconds: 10,
+  tickSeconds: 10,
+  horizonSeconds: 20_000,
+};
+const cpu = (arm: CpuModelOptions['arm'], workerDemandFactor: number): CpuModelOptions => ({
+  arm,
+  intervalSeconds: 20,
+  workerDemandFactor,
+  psDemandFactor: 1,
+});
+const finished = (r: ReturnType<typeof simulate>) => r.jobs.map((j) => [j.name, j.finished]);
+
+describe('the CPU model in the simulator', () => {
+  it('changes nothing when no node is contended', () => {
+    // Five 250m workers that use only their request on a 2-core node: every job gets all it wants.
+    const without = simulate(base);
+    const withModel = simulate({ ...base, cpu: cpu('none', 1) });
+    expect(finished(withModel)).toEqual(finished(without));
+    expect(withModel.end).toBe(without.end);
+  });
+
+  it('shares a contended node fairly: jobs finish as under processor sharing, and no CPU idles', () => {
+    // Each worker would use the whole node; alone they take 240..480 s (study jobs), started together.
+    const r = simulate({ ...base, cpu: cpu('none', 8) });
+    const at = Object.fromEntries(r.jobs.map((j) => [j.name, j.finished]));
+    // Processor sharing: the 240-s job finishes after 5 × 240 s; the makespan is the total work.
+    expect(at['mlp-fast']).toBeCloseTo(10 + 5 * 240, 6);
+    expect(r.end - r.start).toBeCloseTo(10 + 240 + 360 + 300 + 480 + 420, 6);
+  });
+
+  it('static equal limits give every job 1/n of the node and leave it idle when jobs finish', () => {
+    const r = simulate({ ...base, cpu: cpu('equal', 8) });
+    expect(r.cpu?.changes.map((c) => c.toMillis)).toEqual([400, 400, 400, 400, 400]);
+    // The longest job runs at 400m throughout: 480 s alone take 5 × 480 s.
+    expect(r.end - r.start).toBeCloseTo(10 + 5 * 480, 6);
+  });
+});
+
+describe('the vertical rules in the simulator', () => {
+  it('FlowCon sets limits within [request, node] with its own reasons, and every job finishes', () => {
+    const [, , flowcon] = runStudy({ study: 'flowcon', intervalSeconds: 20, alpha: 0.05 }, corePass('ours'));
+    expect(flowcon?.arm).toBe('flowcon');
+    const changes = flowcon!.result.cpu!.changes;
+    expect(changes.length).toBeGreaterThan(0);
+    for (const c of changes) {
+      expect(c.reason).toMatch(/^FlowCon: /);
+      expect(c.toMillis).toBeGreaterThanOrEqual(250);
+      expect(c.toMillis).toBeLessThanOrEqual(2000);
+    }
+    expect(flowcon!.result.jobs.every((j) => j.finished !== null)).toBe(true);
+  });
+
+  it('DQoES takes limit from the job ahead of its target and gives it to the one behind', () => {
+    const runs = runStudy({ study: 'dqoes', intervalSeconds: 20, alpha: 0.05, limitFactor: 2 }, corePass('ours'));
+    const dqoes = runs.find((r) => r.arm === 'dqoes')!.result.cpu!;
+    const first = dqoes.changes.filter((c) => c.t === dqoes.changes[0]!.t);
+    expect(first.find((c) => c.container === 'mlp-a-worker-0')?.toMillis).toBeLessThan(500);
+    expect(first.find((c) => c.container === 'lstm-c-worker-0')?.toMillis).toBeGreaterThan(500);
+    // Targets are classified by the jobs' true rates: with limits moved, the behind job spends less time Behind.
+    const behind = (arm: string) => runs.find((r) => r.arm === arm)!.result.cpu!.jobs.find((j) => j.name === 'lstm-c')!.qoeSeconds!.Behind;
+    expect(behind('dqoes')).toBeLessThan(behind('none'));
+    expect(dqoesStudyJobs().every((j) => j.qoe?.stepsPerSecond !== undefined)).toBe(true);
+  });
+});
+
+describe('the CPU model on a committed scenario', () => {
+  it('leaves every job outcome of kod2-paper-b32 unchanged when containers use only their requests', () => {
+    const scenario = loadScenario('kod2-paper-b32', 1);
+    const pass = corePass('ours');
+    const horizon = 20 * 3600;
+    const without = simulatePolicy(scenario, 'ours', pass, horizon);
+    const withModel = simulatePolicy(scenario, 'ours', pass, horizon, undefined, {
+      arm: 'none',
+      intervalSeconds: 20,
+      workerDemandFactor: 1,
+      psDemandFactor: 1,
+    });
+    expect(withModel.jobs).toEqual(without.jobs);
+    expect(withModel.timeline).toEqual(without.timeline);
+  });
+});
