@@ -358,7 +358,10 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
   /** The job's replica is not placed again on the node whose kubelet refused it (kubelet-rejections.ts). */
   #avoidRejectingNode({ job, node }: { job: string; node: string }): void {
     this.#book.avoid(job, node, Date.now() + AVOID_REFUSED_NODE_MS / this.#deps.config.timeScale);
-    this.#log.info({ tfjob: job, node, avoidSeconds: Math.round(AVOID_REFUSED_NODE_MS / 1000) }, 'Kubelet refused a pod; node avoided for the job');
+    this.#log.info(
+      { tfjob: job, node, avoidSeconds: Math.round(AVOID_REFUSED_NODE_MS / 1000) },
+      'Kubelet refused a pod; node avoided for the job',
+    );
   }
 
   // --- what requests a pass ---

@@ -49,7 +49,9 @@ function keepLease(node: string): () => void {
   };
   void renew();
   const timer = setInterval(() => void renew(), 3_000);
-  return () => clearInterval(timer);
+  return () => {
+    clearInterval(timer);
+  };
 }
 
 async function waitNodeReady(name: string): Promise<void> {
@@ -70,7 +72,12 @@ async function watchBindings(ns: string): Promise<{ nodeOf: Map<string, string>;
     },
     () => undefined,
   );
-  return { nodeOf, stop: () => controller.abort() };
+  return {
+    nodeOf,
+    stop: () => {
+      controller.abort();
+    },
+  };
 }
 
 /** The verdict a kubelet writes when admission fails: Failed, a reason, no container ever started. */
@@ -128,7 +135,9 @@ describe('fault: kubelets refuse placed pods (OutOfcpu)', () => {
       delete: async () => undefined,
     };
     const bindings = await watchBindings(ns);
-    cleanups.push(async () => bindings.stop());
+    cleanups.push(async () => {
+      bindings.stop();
+    });
     const operator = await OperatorChild.start('reject', clusterState().kubeconfig, [
       '--namespace',
       ns,
@@ -138,7 +147,9 @@ describe('fault: kubelets refuse placed pods (OutOfcpu)', () => {
       '1s',
       ...pool.operatorFlags,
     ]);
-    cleanups.push(async () => void (await operator.kill()));
+    cleanups.push(async () => {
+      await operator.kill();
+    });
     await operator.ready();
 
     // Restart policy Never (the default), no backoff room: counted as a failure, a refusal would fail the job.
@@ -147,7 +158,9 @@ describe('fault: kubelets refuse placed pods (OutOfcpu)', () => {
     (job.spec as { runPolicy?: Record<string, unknown> }).runPolicy = { backoffLimit: 0 };
     await createTFJob(ns, job);
     const conditions = await recordConditions(ns, name);
-    cleanups.push(async () => conditions.stop());
+    cleanups.push(async () => {
+      conditions.stop();
+    });
 
     // Each refusing node gets the replica once: refused there, it is placed on the other one.
     const refused: V1Pod[] = [];
@@ -196,7 +209,7 @@ describe('fault: kubelets refuse placed pods (OutOfcpu)', () => {
     );
     expect(running.spec?.nodeName).toBe(roomy);
     await exitPod(ns, running.metadata!.name!, 0);
-    await waitForCondition(ns, name, "Succeeded", { timeoutMs: 120_000 });
+    await waitForCondition(ns, name, 'Succeeded', { timeoutMs: 120_000 });
 
     // Never a second pod on a node that refused one; no failure, restart or extra count anywhere.
     const onRefusing = [...bindings.nodeOf].filter(([, node]) => refusing.includes(node)).map(([uid]) => uid);

@@ -22,11 +22,18 @@ function jobMissingItsWorker(elastic: boolean) {
     key: 'ns/j',
     priority: 0,
     submittedAt: 0,
-    groups: [{ type: 'Worker', replicas: 1, template: { spec: { containers: [{ name: 'tensorflow', resources: { requests: { cpu: '3' } } }] } } }],
+    groups: [
+      { type: 'Worker', replicas: 1, template: { spec: { containers: [{ name: 'tensorflow', resources: { requests: { cpu: '3' } } }] } } },
+    ],
     ...(elastic ? { workerBounds: { min: 1, max: 2 } } : {}),
     defaults: { cpu: 100, memory: 2 ** 20 },
   });
-  const snapshot: ClusterSnapshot = { now: 0, nodes: [node('only', 4000)], otherPods: [], jobs: [{ spec, phase: 'running', replicas: [] }] };
+  const snapshot: ClusterSnapshot = {
+    now: 0,
+    nodes: [node('only', 4000)],
+    otherPods: [],
+    jobs: [{ spec, phase: 'running', replicas: [] }],
+  };
   const missing = elastic ? [{ job: 'ns/j', group: spec.workers! }] : [{ job: 'ns/j', group: spec.workers!, name: 'j-worker-0' }];
   return { snapshot, facts: [{ key: 'ns/j', elastic, missing }] };
 }

@@ -6,7 +6,9 @@ import type { Pod } from '../../../../src/api/v1/k8s-types.ts';
 import { EVENT_POD_REJECTED, kubeletRejection } from '../../../../src/reconciler/tfjob/kubelet-rejection.ts';
 import type { ReconcilePlan } from '../../../../src/reconciler/tfjob/reconcile.ts';
 import { reconcileTFJob } from '../../../../src/reconciler/tfjob/reconcile.ts';
+import { givenUpWorkerSlots } from '../../../../src/reconciler/tfjob/given-up-slots.ts';
 import { at, newPod, newTFJob, pods, services } from './builders.ts';
+import { viewOf } from './job-helpers.ts';
 
 /** A pod as a kubelet leaves it after refusing it: Failed, a reason, no container ever started. */
 function rejected(type: string, index: number, reason = 'OutOfcpu'): Pod {
@@ -146,5 +148,13 @@ describe('reconcile: a rejected pod is deleted and placed again, never a failure
     const types = r.status.conditions?.map((c) => c.type) ?? [];
     expect(types).not.toContain('Failed');
     expect(types).not.toContain('Succeeded');
+  });
+
+  it('an elastic worker refused under Never keeps its slot (not given up, the maximum stays)', () => {
+    const job = newTFJob(3, 1, { restartPolicy: 'Never', spec: { elasticPolicy: { minReplicas: 1, maxReplicas: 3 } } });
+    const world = [newPod('PS', 0, { phase: 'Running' }), ...pods('Worker', 2, 'Running')];
+    expect(givenUpWorkerSlots(viewOf(job), [...world, rejected('Worker', 2)])).toEqual([]);
+    // The control: the same slot failed by the program is given up.
+    expect(givenUpWorkerSlots(viewOf(job), [...world, newPod('Worker', 2, { phase: 'Failed', exitCode: 1 })])).toEqual([2]);
   });
 });
