@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCHEDULER_CONFIG, type ClusterSnapshot, type NodeInfo } from '../../../../src/scheduler/index.ts';
 import { jobSpec } from '../../../../src/operator/scheduling/convert.ts';
 import { decide, fixedJobsNotGrown } from '../../../../src/operator/scheduling/pass/decide.ts';
-import { newlyRejectedAt } from '../../../../src/operator/scheduling/kubelet-rejections.ts';
+import { avoidNodesThatRefuse, newlyRejectedAt } from '../../../../src/operator/scheduling/refused-nodes.ts';
+import { silentLogger } from '../../../../src/runtime/logger.ts';
 
 const node = (name: string, cpu: number): NodeInfo => ({
   name,
@@ -89,5 +90,19 @@ describe('newlyRejectedAt: the node a kubelet just refused our pod on', () => {
     });
     expect(newlyRejectedAt(crashed, pending)).toBeUndefined();
     expect(newlyRejectedAt({ ...refused, metadata: { ...refused.metadata, ownerReferences: [] } }, pending)).toBeUndefined();
+  });
+});
+
+describe('avoidNodesThatRefuse: the pod informer handler', () => {
+  it('keeps the job off the refusing node for the given time, once per refusal', () => {
+    const avoided: [string, string, number][] = [];
+    const handler = avoidNodesThatRefuse({ avoid: (job, node, until) => avoided.push([job, node, until]) }, silentLogger(), 60_000);
+    const before = Date.now();
+    handler('update', refused, pending);
+    handler('update', refused, refused);
+    handler('delete', refused, undefined);
+    handler('update', pending, pending);
+    expect(avoided.map(([job, node]) => [job, node])).toEqual([['ns/j', 'n1']]);
+    expect(avoided[0]![2]).toBeGreaterThanOrEqual(before + 60_000);
   });
 });
