@@ -7,6 +7,8 @@ export class JobMetrics {
   readonly successful: Counter<'job_namespace' | 'framework'>;
   readonly failed: Counter<'job_namespace' | 'framework'>;
   readonly restarted: Counter<'job_namespace' | 'framework'>;
+  /** Ours: pods a kubelet refused (OutOfcpu, ...), deleted and placed again (kubelet-rejection.ts). */
+  readonly podRejections: Counter<'reason'>;
 
   constructor(registry: Registry) {
     const make = (what: string, help: string) =>
@@ -21,5 +23,11 @@ export class JobMetrics {
     this.successful = make('successful', 'Counts number of jobs successful');
     this.failed = make('failed', 'Counts number of jobs failed');
     this.restarted = make('restarted', 'Counts number of jobs restarted');
+    this.podRejections = new Counter({
+      name: 'tfjob_operator_pod_rejections_total',
+      help: 'Replica pods a kubelet refused to admit (by its reason), deleted so their replicas are placed again',
+      labelNames: ['reason'],
+      registers: [registry],
+    });
   }
 }

@@ -144,7 +144,8 @@ export class JobWrites {
         },
       });
       record(recorder, w.job, writeEvents.deletedPod(a.name), 'Delete');
-      w.ctx.log.info({ pod: `${w.ns}/${a.name}`, reason: a.reason }, 'Deleted pod');
+      w.ctx.log.info({ pod: `${w.ns}/${a.name}`, reason: a.reason, ...(a.rejection ? { rejection: a.rejection } : {}) }, 'Deleted pod');
+      if (a.rejection !== undefined) this.#deps.jobMetrics?.podRejections.inc({ reason: a.rejection });
     } catch (err) {
       expectations.deletionFailed(w.key, `pod/${a.name}`);
       // 404: already gone. 409: a precondition failed: the name belongs to a newer pod, or (with a

@@ -45,6 +45,7 @@ import { SchedulerMetrics } from './metrics.ts';
 import { NodeHealth } from './node-health.ts';
 import { KubePodRemover, type PodRemover } from './pod-remover.ts';
 import { isFinished, isLiveWorker, podNode } from './pod-facts.ts';
+import { AVOID_REFUSED_NODE_MS, avoidNodesThatRefuse } from './refused-nodes.ts';
 import { workerBoundsOf } from './worker-bounds.ts';
 import { QoeBook } from './pass/report-qoe.ts';
 import { SchedulingReporter } from './pass/report.ts';
@@ -59,13 +60,6 @@ import { queueLookups } from './queues/caches.ts';
 import { connectQueues, type ConnectedQueues } from './queues/connect.ts';
 import { queueDirectory, type QueueDirectorySnapshot } from './queues/directory.ts';
 import { QueueMetrics } from './queues/status.ts';
-
-/**
- * How long a node kube-scheduler refused a job's pod on is left out of that job's placements: long
- * enough for the pod to be placed elsewhere, short enough that a refusal that has gone (the
- * conflicting pod finished) does not keep the node from the job for good.
- */
-const AVOID_REFUSED_NODE_MS = 10 * 60_000;
 
 /** The priority scheduler's lifecycle, as the manager drives it. */
 export interface SchedulingLoop extends SchedulingSource {
@@ -372,6 +366,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
         this.trigger('tfjob changed');
       }
     });
+    pods.on(avoidNodesThatRefuse(this.#book, this.#log, AVOID_REFUSED_NODE_MS / this.#deps.config.timeScale));
     pods.on((type, pod) => {
       if (type !== 'add') return;
       this.#deps.podsInFlight?.observed(objectKey(pod));

@@ -1,6 +1,7 @@
 // runPolicy.backoffLimit (tf-operator's PastBackoffLimit and the "new failure" check of ReconcileJobs).
 
 import type { Pod } from '../../api/v1/k8s-types.ts';
+import { kubeletRejection } from './kubelet-rejection.ts';
 import { PHASE_FAILED, PHASE_RUNNING, isPodActive, isRemovedByOperator, ofReplicaType, podPhase, totalRestartCount } from './pod-state.ts';
 import { recreatesLostPods } from './replica-status.ts';
 
@@ -49,7 +50,8 @@ export function exceedsBackoffLimit(
   totalReplicas: number,
 ): boolean {
   if (backoffLimit === undefined) return false;
-  const counted = pods.filter((p) => !isRemovedByOperator(p));
+  // A pod the kubelet refused is a placement to redo, not a failure (kubelet-rejection.ts).
+  const counted = pods.filter((p) => !isRemovedByOperator(p) && kubeletRejection(p) === undefined);
   const failed = counted.filter((p) => podPhase(p) === PHASE_FAILED).length;
   const active = counted.filter(isPodActive).length;
   const requeues = 0;

@@ -19,6 +19,7 @@ import {
   tensorflowExitCode,
 } from './pod-state.ts';
 import { UNKNOWN_EXIT_CODE, decideFailedPod } from './restart.ts';
+import { kubeletRejection } from './kubelet-rejection.ts';
 
 export type SlotView = Pick<JobView, 'elastic' | 'replicaSpecs' | 'types'>;
 
@@ -37,6 +38,8 @@ export function givenUpWorkerSlots(view: SlotView, pods: readonly Pod[]): number
     const index = replicaIndex(pod);
     if (index === undefined || index >= view.elastic.max || (index === 0 && !hasChief)) continue;
     if (podPhase(pod) !== PHASE_FAILED || isTerminating(pod) || isRemovedByOperator(pod)) continue;
+    // A pod a kubelet refused never ran: its replica is placed again, its slot kept (kubelet-rejection.ts).
+    if (kubeletRejection(pod) !== undefined) continue;
     if (decideFailedPod(spec.restartPolicy, tensorflowExitCode(pod, UNKNOWN_EXIT_CODE)) !== 'none') continue;
     slots.add(index);
   }

@@ -42,6 +42,7 @@ export type { TtlDecision } from './time-limits.ts';
 export { planFixedPods, planElasticPods, planServices } from './replica-plan.ts';
 export { boundsWithoutGivenUp, givenUpWorkerSlots, EVENT_WORKER_SLOT_GIVEN_UP } from './given-up-slots.ts';
 export { abnormalPodEvents } from './abnormal-pods.ts';
+export { kubeletRejection, EVENT_POD_REJECTED, type KubeletRejection } from './kubelet-rejection.ts';
 export * from './events.ts';
 export { conditionFor } from './condition-constructors.ts';
 export { formatTime, parseTime } from './time.ts';

@@ -9,7 +9,8 @@ import type { ElasticOptions } from './job-view.ts';
 import type { Placement } from './pod-builder.ts';
 
 /** Why a pod is deleted; `scale-in` pods must get the removal annotation before the delete. */
-export type DeleteReason = 'restart' | 'scale-down' | 'scale-in' | 'cleanup' | 'suspend';
+/** `rejected`: the kubelet refused the pod (kubelet-rejection.ts); its slot is placed again. */
+export type DeleteReason = 'restart' | 'scale-down' | 'scale-in' | 'cleanup' | 'suspend' | 'rejected';
 
 export type Action =
   | { readonly kind: 'createPod'; readonly pod: Pod }
@@ -23,6 +24,8 @@ export type Action =
       readonly uid: string | undefined;
       readonly reason: DeleteReason;
       readonly markRemoval?: string;
+      /** For `rejected`: the kubelet's reason (OutOfcpu, ...), counted once the delete succeeds. */
+      readonly rejection?: string;
       /**
        * The pod's resourceVersion as seen, when the decision rests on its phase (cleanPodPolicy
        * Running): a pod that finished meanwhile fails the precondition and is kept.

@@ -13,6 +13,7 @@ import { replicaName } from './identity.ts';
 import type { JobView } from './job-view.ts';
 import { tfConfigFor } from './job-view.ts';
 import type { Action, ReconcileInput, Working } from './plan-types.ts';
+import { kubeletRejection, rejectedPodRepair } from './kubelet-rejection.ts';
 import { buildPod } from './pod-builder.ts';
 import {
   PHASE_FAILED,
@@ -134,6 +135,17 @@ function judgePods(pass: TypePass, { view, type, spec, typePods, plan, input, de
   for (const pod of typePods) {
     const index = replicaIndex(pod);
     if (index === undefined || duplicated.has(index)) continue;
+    const rejection = kubeletRejection(pod);
+    if (rejection !== undefined) {
+      // A placement that did not hold: no restart, no backoff budget, no failed count.
+      const name = podName(pod);
+      if (isTerminating(pod) || deleted.has(name)) continue;
+      deleted.add(name);
+      const repair = rejectedPodRepair(pod, rejection);
+      pass.actions.push(repair.action);
+      pass.events.push(repair.event);
+      continue;
+    }
     const exitCode = tensorflowExitCode(pod, UNKNOWN_EXIT_CODE);
     // Emitted on every reconcile while the pod exists, as tf-operator does.
     if (hasTerminatedTensorflow(pod)) {

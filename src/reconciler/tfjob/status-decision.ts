@@ -15,6 +15,7 @@ import { conditionFor } from './condition-constructors.ts';
 import { findCondition, setCondition, updateConditions } from './conditions.ts';
 import type { JobEvent } from './events.ts';
 import { EVENT_FAILED, EVENT_SUCCEEDED, messages, normal } from './events.ts';
+import { kubeletRejection } from './kubelet-rejection.ts';
 import { PHASE_FAILED, PHASE_SUCCEEDED, podPhase, replicaIndex, tensorflowExitCode } from './pod-state.ts';
 import type { ReplicaCounts } from './replica-status.ts';
 import { ZERO_COUNTS } from './replica-status.ts';
@@ -66,7 +67,8 @@ export function isWorker0Completed(hasWorkerSpec: boolean, workerPods: readonly 
 /** The single pod with Worker index 0 is Failed. */
 export function isWorker0Failed(workerPods: readonly Pod[]): boolean {
   const atZero = workerPods.filter((p) => replicaIndex(p) === 0);
-  return atZero.length === 1 && podPhase(atZero[0]!) === PHASE_FAILED;
+  // A worker 0 the kubelet refused is placed again, not a failure (kubelet-rejection.ts).
+  return atZero.length === 1 && podPhase(atZero[0]!) === PHASE_FAILED && kubeletRejection(atZero[0]!) === undefined;
 }
 
 export function decideJobStatus(input: StatusDecisionInput): StatusDecision {

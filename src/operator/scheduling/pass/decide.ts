@@ -25,11 +25,11 @@ export interface Decided {
 export function decide(
   policy: PlacingPolicyName,
   snapshot: ClusterSnapshot,
-  facts: readonly JobFacts[],
+  facts: readonly Pick<JobFacts, 'key' | 'elastic' | 'missing'>[],
   config: SchedulerConfig,
   preferredNode?: (job: string) => string | undefined,
 ): Decided {
-  const planned = schedule(policy, snapshot, config);
+  const planned = fixedJobsNotGrown(schedule(policy, snapshot, config), facts);
   // A job whose worker SpeCon is moving gets that slot back from the repair step, on the target: a
   // scale-out of the same slot in this pass could bind it elsewhere first.
   const plan =
@@ -41,6 +41,17 @@ export function decide(
     preferredNode,
   );
   return { plan, repairs };
+}
+
+/**
+ * The core grows any running job below its maximum, also a fixed-size one that lost a worker pod;
+ * apply ignores such a scale-out (a fixed worker comes back by name, as a repair), so it must not
+ * take the room that repair needs either, or the worker would wait for a second slot forever.
+ */
+export function fixedJobsNotGrown(plan: Plan, facts: readonly Pick<JobFacts, 'key' | 'elastic'>[]): Plan {
+  const elastic = new Set(facts.filter((f) => f.elastic).map((f) => f.key));
+  const scaleOut = plan.scaleOut.filter((e) => elastic.has(e.job));
+  return scaleOut.length === plan.scaleOut.length ? plan : { ...plan, scaleOut };
 }
 
 /** The nodes of the last pass and what it left idle on each (pods in flight counted): SpeCon's room check. */

@@ -1,0 +1,108 @@
+// After a kubelet refused a replica's pod: the replica comes back by name on the room there is (no
+// phantom growth of a fixed-size job takes it), and the refusing node is avoided for the job.
+import type { V1Pod } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SCHEDULER_CONFIG, type ClusterSnapshot, type NodeInfo } from '../../../../src/scheduler/index.ts';
+import { jobSpec } from '../../../../src/operator/scheduling/convert.ts';
+import { decide, fixedJobsNotGrown } from '../../../../src/operator/scheduling/pass/decide.ts';
+import { avoidNodesThatRefuse, newlyRejectedAt } from '../../../../src/operator/scheduling/refused-nodes.ts';
+import { silentLogger } from '../../../../src/runtime/logger.ts';
+
+const node = (name: string, cpu: number): NodeInfo => ({
+  name,
+  allocatable: { cpu, memory: 16 * 2 ** 30, pods: 110 },
+  labels: {},
+  taints: [],
+  unschedulable: false,
+  ready: true,
+});
+
+/** A running job whose one Worker (3 CPUs) lost its pod; `workerBounds` makes it elastic. */
+function jobMissingItsWorker(elastic: boolean) {
+  const spec = jobSpec({
+    key: 'ns/j',
+    priority: 0,
+    submittedAt: 0,
+    groups: [
+      { type: 'Worker', replicas: 1, template: { spec: { containers: [{ name: 'tensorflow', resources: { requests: { cpu: '3' } } }] } } },
+    ],
+    ...(elastic ? { workerBounds: { min: 1, max: 2 } } : {}),
+    defaults: { cpu: 100, memory: 2 ** 20 },
+  });
+  const snapshot: ClusterSnapshot = {
+    now: 0,
+    nodes: [node('only', 4000)],
+    otherPods: [],
+    jobs: [{ spec, phase: 'running', replicas: [] }],
+  };
+  const missing = elastic ? [{ job: 'ns/j', group: spec.workers! }] : [{ job: 'ns/j', group: spec.workers!, name: 'j-worker-0' }];
+  return { snapshot, facts: [{ key: 'ns/j', elastic, missing }] };
+}
+
+describe('a fixed-size job that lost its worker pod', () => {
+  it('gets the worker back by name on the one slot there is (no scale-out takes the room first)', () => {
+    const { snapshot, facts } = jobMissingItsWorker(false);
+    const decided = decide('ours', snapshot, facts, DEFAULT_SCHEDULER_CONFIG);
+    expect(decided.plan.scaleOut).toEqual([]);
+    expect(decided.repairs.map((r) => [r.replica.name, r.node])).toEqual([['j-worker-0', 'only']]);
+  });
+
+  it('an elastic job still grows by scale-out', () => {
+    const { snapshot, facts } = jobMissingItsWorker(true);
+    const decided = decide('ours', snapshot, facts, DEFAULT_SCHEDULER_CONFIG);
+    expect(decided.plan.scaleOut.map((e) => [e.job, e.add.length])).toEqual([['ns/j', 1]]);
+  });
+
+  it('fixedJobsNotGrown keeps the plan as is when every growth is elastic', () => {
+    const plan = { suspend: [], admit: [], scaleIn: [], scaleOut: [{ job: 'ns/e', add: [] }], bind: [], waiting: [], weights: {} };
+    expect(fixedJobsNotGrown(plan, [{ key: 'ns/e', elastic: true }])).toBe(plan);
+    expect(fixedJobsNotGrown(plan, [{ key: 'ns/e', elastic: false }]).scaleOut).toEqual([]);
+  });
+});
+
+function ourPod(status: V1Pod['status']): V1Pod {
+  return {
+    metadata: {
+      name: 'j-worker-0',
+      namespace: 'ns',
+      ownerReferences: [{ apiVersion: 'kubeflow.org/v1', kind: 'TFJob', name: 'j', uid: 'u', controller: true }],
+    },
+    spec: { nodeName: 'n1', containers: [{ name: 'tensorflow' }] },
+    status,
+  };
+}
+const pending = ourPod({ phase: 'Pending' });
+const refused = ourPod({ phase: 'Failed', reason: 'OutOfcpu', message: 'Pod was rejected' });
+
+describe('newlyRejectedAt: the node a kubelet just refused our pod on', () => {
+  it('names the job and the node on the update that brings the refusal, and on an add that shows it', () => {
+    expect(newlyRejectedAt(refused, pending)).toEqual({ job: 'ns/j', node: 'n1' });
+    expect(newlyRejectedAt(refused, undefined)).toEqual({ job: 'ns/j', node: 'n1' });
+  });
+
+  it('nothing for a later update of the same refused pod, a pod that failed running, or a pod not ours', () => {
+    expect(newlyRejectedAt(refused, refused)).toBeUndefined();
+    expect(newlyRejectedAt(ourPod({ phase: 'Failed', reason: 'Evicted' }), pending)).toBeUndefined();
+    const crashed = ourPod({
+      phase: 'Failed',
+      reason: 'OutOfcpu',
+      containerStatuses: [{ name: 'tensorflow', image: 'i', imageID: '', ready: false, restartCount: 1 }],
+    });
+    expect(newlyRejectedAt(crashed, pending)).toBeUndefined();
+    expect(newlyRejectedAt({ ...refused, metadata: { ...refused.metadata, ownerReferences: [] } }, pending)).toBeUndefined();
+  });
+});
+
+describe('avoidNodesThatRefuse: the pod informer handler', () => {
+  it('keeps the job off the refusing node for the given time, once per refusal', () => {
+    const avoided: [string, string, number][] = [];
+    const handler = avoidNodesThatRefuse({ avoid: (job, node, until) => avoided.push([job, node, until]) }, silentLogger(), 60_000);
+    const before = Date.now();
+    handler('update', refused, pending);
+    handler('update', refused, refused);
+    handler('delete', refused, undefined);
+    handler('update', pending, pending);
+    expect(avoided.map(([job, node]) => [job, node])).toEqual([['ns/j', 'n1']]);
+    expect(avoided[0]![2]).toBeGreaterThanOrEqual(before + 60_000);
+  });
+});
