@@ -15,6 +15,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { untilDeadline } from './lib/args.ts';
 
 interface Violation {
   readonly kind: string;
@@ -70,16 +71,6 @@ function plannedRuns(specs: readonly string[]): string[] {
   runs.sort((a, b) => a.at - b.at);
   if (runs.length !== total) throw new Error('internal: planned run count');
   return runs.map((r) => r.file);
-}
-
-/** HH:MM UTC today, as epoch ms; undefined when no deadline was given. */
-function deadline(hhmm: string | undefined): number | undefined {
-  if (hhmm === undefined) return undefined;
-  const m = /^(\d\d):(\d\d)$/.exec(hhmm);
-  if (m === null) throw new Error(`--until ${hhmm}: expected HH:MM (UTC)`);
-  const d = new Date();
-  d.setUTCHours(Number(m[1]), Number(m[2]), 0, 0);
-  return d.getTime();
 }
 
 function parseReports(file: string): FaultReport[] {
@@ -140,7 +131,7 @@ function firstLine(s: string): string {
 async function main(): Promise<void> {
   const queue = plannedRuns(values.file);
   const parallel = Number(values.parallel);
-  const stopAt = deadline(values.until);
+  const stopAt = untilDeadline(values.until);
   const load = loadSampler();
   const results: RunResult[] = [];
   let next = 0;

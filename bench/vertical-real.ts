@@ -24,7 +24,7 @@ import { createTrainersConfigMap, REAL_NODE_LABEL, RealNode, trainerReplicaSpec 
 import { loadConfig } from '../src/operator/config.ts';
 import { Operator } from '../src/operator/manager.ts';
 import { createLogger } from '../src/runtime/logger.ts';
-import { cliArgs } from './lib/args.ts';
+import { cliArgs, untilDeadline } from './lib/args.ts';
 import { header, resultDir, writeJson, writeText } from './lib/results.ts';
 import { completionTable, qoeTable, runSvg, type JobSample, type RunRecord } from './lib/vertical-report.ts';
 
@@ -100,15 +100,6 @@ function parseTargets(list: string): Map<string, number> {
     out.set(job, v);
   }
   return out;
-}
-
-function deadline(hhmm: string | undefined): number | undefined {
-  if (hhmm === undefined) return undefined;
-  const m = /^(\d\d):(\d\d)$/.exec(hhmm);
-  if (m === null) throw new Error(`--until ${hhmm}: expected HH:MM (UTC)`);
-  const d = new Date();
-  d.setUTCHours(Number(m[1]), Number(m[2]), 0, 0);
-  return d.getTime();
 }
 
 const loadAverage = (): number => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
@@ -295,7 +286,7 @@ async function main(): Promise<number> {
   const targets = parseTargets(values['qoe-targets']);
   if (conditions.some((c) => c === 'dqoes' || c === 'qoe-static') && targets.size === 0)
     throw new Error('qoe conditions need --qoe-targets');
-  const stopAt = deadline(values.until);
+  const stopAt = untilDeadline(values.until);
   const problem = RealNode.unavailable();
   if (problem !== undefined) {
     console.error(`needs a real node, and this host cannot run one: ${problem}`);
