@@ -2,7 +2,7 @@
 // to the target node, bound elsewhere (the target filled first: the repair step placed it as any
 // repair), or not bound at all before the steering lapsed. Pure.
 import type { Pod } from '../../api/v1/k8s-types.ts';
-import { isTerminating } from '../../reconciler/tfjob/pod-state.ts';
+import { isRemovedByOperator, isTerminating } from '../../reconciler/tfjob/pod-state.ts';
 import type { Migration } from '../../scheduler/vertical/specon/index.ts';
 
 /** A move whose old pod is deleted and whose replacement is not yet seen bound. */
@@ -23,7 +23,11 @@ export type MoveOutcome =
 export function boundReplacement(move: PendingMove, pods: readonly Pod[]): Pod | undefined {
   return pods.find(
     (p) =>
-      p.metadata?.name === move.migration.pod && p.metadata.uid !== move.oldUid && !isTerminating(p) && (p.spec?.nodeName ?? '') !== '',
+      p.metadata?.name === move.migration.pod &&
+      p.metadata.uid !== move.oldUid &&
+      !isTerminating(p) &&
+      !isRemovedByOperator(p) &&
+      (p.spec?.nodeName ?? '') !== '',
   );
 }
 

@@ -81,6 +81,8 @@ export class MigrationStep {
   readonly #pending = new Map<string, PendingMove>();
   /** Moves that reached their target, by job (the cached status may lag behind our writes). */
   readonly #arrived = new Map<string, number>();
+  /** Moves this operator started or took over, as `job@time` of their status (the cache may lag behind our writes). */
+  readonly #known = new Set<string>();
   readonly #migrations: Counter<'namespace' | 'result'>;
 
   constructor(deps: MigrationDeps) {
@@ -99,6 +101,7 @@ export class MigrationStep {
     const view = this.#deps.steering.view();
     if (view === undefined) return [];
     const byKey = new Map(input.jobs.map((e) => [input.keyOf(e), e]));
+    this.#adoptUnfinished(byKey);
     await this.#settle(input, byKey);
     const src = {
       jobs: input.jobs,
@@ -124,6 +127,24 @@ export class MigrationStep {
       if (await this.#move(job, pod, m, input.now)) started.push(m);
     }
     return started;
+  }
+
+  /**
+   * A move a previous operator started (status.migration says Moving) and did not see end: it is
+   * settled like our own, so the status never stays Moving, and its replacement is steered to the target.
+   */
+  #adoptUnfinished(byKey: ReadonlyMap<string, ParsedTFJobEntry>): void {
+    for (const [key, job] of byKey) {
+      const last = job.status?.migration?.last;
+      if (last?.state !== 'Moving' || this.#pending.has(key) || this.#known.has(`${key}@${last.time}`)) continue;
+      this.#known.add(`${key}@${last.time}`);
+      const index = Number(/-(\d+)$/.exec(last.pod)?.[1] ?? -1);
+      const migration = { job: key, pod: last.pod, index, from: last.from, to: last.to, reason: last.reason ?? '' };
+      // No UID: Moving is written only once the old pod's delete was accepted, and a marked pod is no replacement.
+      this.#pending.set(key, { migration, oldUid: undefined, startedAt: Date.parse(last.time) });
+      this.#deps.steering.steer(key, last.to);
+      this.#deps.log.info({ tfjob: key, pod: last.pod, from: last.from, to: last.to }, 'Settling a move a previous operator started');
+    }
   }
 
   /** Moves under way: their replacement's node, once bound, says how each ended. */
@@ -190,6 +211,7 @@ export class MigrationStep {
     this.#deps.event(job, 'Normal', EVENT_WORKER_MIGRATING, message);
     const known = Math.max(job.status?.migration?.migrations ?? 0, this.#arrived.get(m.job) ?? 0);
     const last = { pod: m.pod, from: m.from, to: m.to, time: iso(now), reason: m.reason, state: 'Moving' as const };
+    this.#known.add(`${m.job}@${last.time}`);
     await this.#writeStatus(job, { migrations: known, last });
     return true;
   }

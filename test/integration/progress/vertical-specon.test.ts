@@ -8,34 +8,20 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operator } from '../../../src/operator/manager.ts';
-import { PROGRESS_PREFIX } from '../../../src/progress/signals/index.ts';
 import { createNamespace, deleteNamespace, eventually } from '../../support/kube.ts';
 import { startOperator } from '../../support/operator.ts';
-import { servePodLog, type PodLog } from '../../support/pod-logs.ts';
-import { addPoolNodes, createPool, onPool, type Pool } from '../../support/pool.ts';
+import { addPoolNodes, createPool, type Pool } from '../../support/pool.ts';
 import { parseMetrics, sumOf } from '../../support/prometheus.ts';
-import { coreApi, createTFJob, getTFJob, jobEvents, jobPods, tfjob, waitForPods, type TestTFJob } from '../../support/tfjob.ts';
+import { feedFastAndSlow, speconJob, tfConfigOf } from '../../support/specon-jobs.ts';
+import { coreApi, createTFJob, getTFJob, jobEvents, jobPods, waitForPods } from '../../support/tfjob.ts';
 
 interface Migration {
   migrations?: number;
   last?: { pod?: string; from?: string; to?: string; state?: string; placedOn?: string; reason?: string };
 }
 
-const lossLine = (step: number, loss: number) =>
-  `${PROGRESS_PREFIX} ${JSON.stringify({ step, metric: loss, name: 'loss', higherIsBetter: false })}`;
-const tfConfigOf = (p: V1Pod | undefined) => p?.spec?.containers[0]?.env?.find((e) => e.name === 'TF_CONFIG')?.value;
 const live = (pods: readonly V1Pod[]) => pods.filter((p) => p.metadata?.deletionTimestamp == null);
 const MOVE_TIMEOUT_MS = 240_000;
-
-function job(name: string, workers: number, cpu: { request: string; limit: string }, elastic: boolean, pool: Pool): TestTFJob {
-  const container = {
-    name: 'tensorflow',
-    image: 'example.invalid/tf:2.15',
-    resources: { requests: { cpu: cpu.request, memory: '1Gi' }, limits: { cpu: cpu.limit, memory: '1Gi' } },
-  };
-  const spec = elastic ? { elasticPolicy: { minReplicas: workers, maxReplicas: workers } } : {};
-  return onPool(tfjob(name, { Worker: workers }, { spec, template: { containers: [container] } }), pool);
-}
 
 describe('--vertical-policy specon', () => {
   let ns: string;
@@ -43,8 +29,7 @@ describe('--vertical-policy specon', () => {
   let operator: Operator;
   let nodeA: string;
   let before: V1Pod | undefined;
-  const logs = new Map<string, PodLog>();
-  let writer: NodeJS.Timeout | undefined;
+  let stopWriting: (() => void) | undefined;
 
   beforeAll(async () => {
     ns = await createNamespace('specon');
@@ -66,24 +51,15 @@ describe('--vertical-policy specon', () => {
       ...pool.operatorFlags,
     ]);
     // On A (4 cores) the limits add up to 1 + 1 + 4 cores: contended. fast's limit is the whole node.
-    await createTFJob(ns, job('slow', 2, { request: '500m', limit: '1' }, true, pool));
-    await createTFJob(ns, job('fast', 1, { request: '200m', limit: '4' }, false, pool));
+    await createTFJob(ns, speconJob('slow', 2, { request: '500m', limit: '1' }, true, pool));
+    await createTFJob(ns, speconJob('fast', 1, { request: '200m', limit: '4' }, false, pool));
     await waitForPods(ns, 'slow', 2);
     await waitForPods(ns, 'fast', 1);
     before = (await jobPods(ns, 'slow')).find((p) => p.metadata?.name === 'slow-worker-1');
-    for (const name of ['slow', 'fast']) logs.set(name, await servePodLog(ns, `${name}-worker-0`));
-    // A line a second: fast's loss falls 5 % a line (far above α for minutes), slow's 0.01 %.
-    let step = 0;
-    const write = () => {
-      step += 1;
-      logs.get('fast')?.write([lossLine(step, 0.95 ** step)]);
-      logs.get('slow')?.write([lossLine(step, 0.9999 ** step)]);
-    };
-    write();
-    writer = setInterval(write, 1_000);
+    stopWriting = await feedFastAndSlow(ns);
   }, 120_000);
   afterAll(async () => {
-    if (writer !== undefined) clearInterval(writer);
+    stopWriting?.();
     await operator.stop();
     await deleteNamespace(ns);
     await pool.delete();

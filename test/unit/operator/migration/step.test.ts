@@ -17,7 +17,14 @@ const T0 = Date.UTC(2026, 10, 28, 12);
 const NS = 'ns';
 const SETTLE_MS = 60_000;
 
-function job(name: string, workers: number, limit: string, elastic: boolean, nodeSelector?: Record<string, string>): ParsedTFJobEntry {
+function job(
+  name: string,
+  workers: number,
+  limit: string,
+  elastic: boolean,
+  nodeSelector?: Record<string, string>,
+  status?: { migration: MigrationStatus },
+): ParsedTFJobEntry {
   const container = {
     name: 'tensorflow',
     image: 'tf',
@@ -33,6 +40,7 @@ function job(name: string, workers: number, limit: string, elastic: boolean, nod
         Worker: { replicas: workers, template: { spec: { containers: [container], ...(nodeSelector ? { nodeSelector } : {}) } } },
       },
     },
+    ...(status === undefined ? {} : { status: { conditions: [], replicaStatuses: {}, ...status } }),
   });
   if (!entry.ok) throw new Error('the test job does not parse');
   return entry;
@@ -284,5 +292,48 @@ describe('MigrationStep', () => {
     expect(h.removed).toEqual([]);
     expect(h.events).toEqual(['slow Normal WorkerMigrationRefused: Not moved off a: no other node']);
     expect(await h.counted()).toEqual({ refused: 1 });
+  });
+  it('settles a move a killed operator left Moving: WorkerMigrated once the replacement is on the target, steered there', async () => {
+    const h = new Harness();
+    const moving = { pod: 'slow-worker-1', from: 'a', to: 'b', time: '2026-11-28T11:59:50Z', reason: 'r', state: 'Moving' as const };
+    h.slow = job('slow', 2, '1', true, undefined, { migration: { migrations: 0, last: moving } });
+    // The old pod is still terminating: no replacement yet, nothing said.
+    h.pods.set('ns/slow', [pod('slow', 0, 'a'), pod('slow', 1, 'a', { terminating: true })]);
+    await h.round();
+    expect(h.steering.steered).toEqual(['ns/slow→b']);
+    expect(h.moveReasons()).toEqual([]);
+    h.replace('b');
+    h.now += 2_000;
+    await h.round();
+    expect(h.moveReasons()).toEqual(['slow Normal WorkerMigrated']);
+    expect(h.written.at(-1)).toEqual({ migrations: 1, last: expect.objectContaining({ to: 'b', state: 'Migrated' }) as unknown });
+    expect(h.removed).toEqual([]);
+  });
+
+  it("a killed operator's move whose replacement went elsewhere is MigrationTargetLost naming that node", async () => {
+    const h = new Harness();
+    const moving = { pod: 'slow-worker-1', from: 'a', to: 'b', time: '2026-11-28T11:59:50Z', reason: 'r', state: 'Moving' as const };
+    h.slow = job('slow', 2, '1', true, undefined, { migration: { migrations: 0, last: moving } });
+    h.replace('a');
+    await h.round();
+    // Then, a still contended and no cooldown in this operator's memory, it plans the move afresh.
+    expect(h.moveReasons()).toEqual(['slow Warning MigrationTargetLost', 'slow Normal WorkerMigrating']);
+    expect(h.written.at(-2)).toEqual({
+      migrations: 0,
+      last: expect.objectContaining({ to: 'b', state: 'TargetLost', placedOn: 'a' }) as unknown,
+    });
+  });
+
+  it('does not take its own settled move for a previous operator’s when the cached status still says Moving', async () => {
+    const h = new Harness();
+    await h.round();
+    const moving = h.written.at(-1)!;
+    h.replace('b');
+    h.now += 2_000;
+    await h.round();
+    h.slow = job('slow', 2, '1', true, undefined, { migration: moving });
+    h.now += 2_000;
+    await h.round();
+    expect(h.moveReasons()).toEqual(['slow Normal WorkerMigrating', 'slow Normal WorkerMigrated']);
   });
 });
