@@ -3,6 +3,8 @@
 
 import { CLEAN_POD_POLICY_NONE, CLEAN_POD_POLICY_RUNNING } from '../../api/v1/policies.ts';
 import type { Pod, Service } from '../../api/v1/k8s-types.ts';
+import { ANNOTATION_REMOVAL } from '../../api/v1/constants.ts';
+import { EVENT_REMOVAL_COMPLETED, messages, normal, type JobEvent } from './events.ts';
 import type { Action } from './plan-types.ts';
 import { PHASE_PENDING, PHASE_RUNNING, isRemovedByOperator, isTerminating, podName, podPhase } from './pod-state.ts';
 
@@ -45,9 +47,18 @@ export function selectForCleanup(
  * no replica any more, and the scheduler counts its room as free: a job that no longer runs (sent
  * back to the queue, finished with cleanPodPolicy None) would otherwise keep it for ever.
  */
-export function interruptedRemovals(pods: readonly Pod[], already: readonly Action[] = []): Action[] {
+export function interruptedRemovals(pods: readonly Pod[], events: JobEvent[], already: readonly Action[] = []): Action[] {
   const deleting = new Set(already.flatMap((a) => (a.kind === 'deletePod' ? [a.name] : [])));
-  return pods
-    .filter((p) => isRemovedByOperator(p) && !isTerminating(p) && !deleting.has(podName(p)))
-    .map((p): Action => ({ kind: 'deletePod', name: podName(p), uid: p.metadata?.uid, reason: 'scale-in' }));
+  const pending = pods.filter((p) => isRemovedByOperator(p) && !isTerminating(p) && !deleting.has(podName(p)));
+  events.push(...pending.map(removalCompleted));
+  return pending.map((p): Action => ({ kind: 'deletePod', name: podName(p), uid: p.metadata?.uid, reason: 'scale-in' }));
+}
+
+/**
+ * Said when a removal is completed that an earlier pass (often an operator since restarted) marked
+ * but never deleted: otherwise the user sees a worker vanish with nothing saying why.
+ */
+export function removalCompleted(pod: Pod): JobEvent {
+  const mark = pod.metadata?.annotations?.[ANNOTATION_REMOVAL] ?? '';
+  return normal(EVENT_REMOVAL_COMPLETED, messages.removalCompleted(podName(pod), mark));
 }

@@ -47,6 +47,8 @@ export const EVENT_SUCCESSFUL_DELETE_SERVICE = 'SuccessfulDeleteService';
 export const EVENT_FAILED_DELETE_SERVICE = 'FailedDeleteService';
 export const EVENT_SUCCESSFUL_DELETE_JOB = 'SuccessfulDeleteJob';
 export const EVENT_FAILED_DELETE_JOB = 'FailedDeleteJob';
+/** Ours: a pod marked for removal (scale-in, preemption, migration, …) deleted by a later pass. */
+export const EVENT_REMOVAL_COMPLETED = 'RemovalCompleted';
 
 /** Go's `%q` for the ASCII names Kubernetes allows. */
 function quote(value: string): string {
@@ -93,6 +95,8 @@ export const messages = {
   abnormalWaiting: (podName: string, container: string, message: string) =>
     `Error pod ${podName} container ${container} waiting message: ${message}`,
   abnormalCondition: (podName: string, message: string) => `Error pod ${podName} condition message: ${message}`,
+  removalCompleted: (podName: string, mark: string) =>
+    `Deleting pod ${podName}: marked for removal (${mark}) by an earlier pass, possibly of an operator since restarted, and not deleted then`,
 } as const;
 
 export function normal(reason: string, message: string): JobEvent {

@@ -138,7 +138,7 @@ export function finishedPass(
     services,
     policy === CLEAN_POD_POLICY_RUNNING,
   );
-  actions.push(...interruptedRemovals(pods, actions));
+  actions.push(...interruptedRemovals(pods, events, actions));
   const ttl = ttlDecision(runPolicy.ttlSecondsAfterFinished, runPolicy.suspend === true, working.completionTime, now);
   if (ttl.kind === 'delete') actions.push({ kind: 'deleteJob' });
   return result(outcome, stored, working, actions, events, ttl.kind === 'requeue' ? ttl.afterMs : undefined, scheduling);

@@ -220,7 +220,7 @@ function waitingPass({ input, view, stored, working, pods, services, events }: A
   working.replicaStatuses = ahead.replicaStatuses;
   const actions: Action[] = [
     ...ahead.services.map((service): Action => ({ kind: 'createService', service })),
-    ...interruptedRemovals(pods),
+    ...interruptedRemovals(pods, events),
   ];
   return result('waiting', stored, working, actions, events, undefined, input.scheduling?.status);
 }

@@ -7,6 +7,7 @@ import { REPLICA_TYPE_WORKER } from '../../api/v1/replica-types.ts';
 import type { JobCondition } from '../../api/v1/schema.ts';
 import { conditionFor } from './condition-constructors.ts';
 import { setCondition } from './conditions.ts';
+import { removalCompleted } from './cleanup.ts';
 import type { JobEvent } from './events.ts';
 import { EVENT_EXITED_WITH_CODE, EVENT_FAILED, EVENT_RESTARTING, messages, normal, warning } from './events.ts';
 import { replicaName } from './identity.ts';
@@ -126,6 +127,7 @@ function removePods(pass: TypePass, { elastic, typePods, plan, deleted }: TypeSc
     if (!isRemovedByOperator(pod) || isTerminating(pod) || deleted.has(name)) continue;
     deleted.add(name);
     pass.actions.push({ kind: 'deletePod', name, uid: pod.metadata?.uid, reason: 'scale-in' });
+    pass.events.push(removalCompleted(pod));
   }
 }
 

@@ -22,6 +22,10 @@ describe('an interrupted removal (api-errors.test.ts: the mark applied, the dele
       scheduling: { admitted: true, workers: 3, status: { queue: 'Running' } },
     });
     expect(deletedPods(r.actions)).toEqual(['test-tfjob-worker-3']);
+    // The user is told why a worker vanished (e.g. a migration begun by an operator since killed).
+    expect(r.events.filter((e) => e.reason === 'RemovalCompleted').map((e) => e.message)).toEqual([
+      'Deleting pod test-tfjob-worker-3: marked for removal (preemption) by an earlier pass, possibly of an operator since restarted, and not deleted then',
+    ]);
   });
 
   it('leaves a marked pod alone once it is being deleted', () => {
@@ -250,6 +254,7 @@ describe('an interrupted removal of a job that no longer runs (operator-kill.tes
     expect(r.outcome).toBe('waiting');
     expect(deletedPods(r.actions)).toEqual(['test-tfjob-worker-1', 'test-tfjob-worker-2']);
     expect(deletedServices(r.actions)).toEqual([]);
+    expect(r.events.filter((e) => e.reason === 'RemovalCompleted')).toHaveLength(2);
   });
 
   it('a job finished with cleanPodPolicy None: its marked pods are deleted, the others kept', () => {
@@ -265,5 +270,6 @@ describe('an interrupted removal of a job that no longer runs (operator-kill.tes
       now: at(0),
     });
     expect(deletedPods(r.actions)).toEqual(['test-tfjob-worker-1', 'test-tfjob-worker-2']);
+    expect(r.events.filter((e) => e.reason === 'RemovalCompleted')).toHaveLength(2);
   });
 });
