@@ -7,6 +7,22 @@ import { servePodLog, type PodLog } from './pod-logs.ts';
 import { onPool, type Pool } from './pool.ts';
 import { tfjob, type TestTFJob } from './tfjob.ts';
 
+/** The operator of both SpeCon tests: ours, FlowCon limits plus migration, rounds every 2 s, α low enough to tell the jobs apart. */
+export const SPECON_OPERATOR_FLAGS: readonly string[] = [
+  '--policy',
+  'ours',
+  '--scheduling-interval',
+  '1s',
+  '--progress-period',
+  '1s',
+  '--vertical-policy',
+  'specon',
+  '--vertical-interval',
+  '2s',
+  '--flowcon-alpha',
+  '0.01',
+];
+
 export const lossLine = (step: number, loss: number) =>
   `${PROGRESS_PREFIX} ${JSON.stringify({ step, metric: loss, name: 'loss', higherIsBetter: false })}`;
 export const tfConfigOf = (p: V1Pod | undefined) => p?.spec?.containers[0]?.env?.find((e) => e.name === 'TF_CONFIG')?.value;

@@ -12,7 +12,7 @@ import { InvariantMonitor } from '../../support/invariants.ts';
 import { adminKubeConfig, clusterState, createNamespace, deleteNamespace, eventually } from '../../support/kube.ts';
 import { OperatorChild } from '../../support/operator-child.ts';
 import { addPoolNodes, createPool, type Pool } from '../../support/pool.ts';
-import { feedFastAndSlow, speconJob, tfConfigOf } from '../../support/specon-jobs.ts';
+import { SPECON_OPERATOR_FLAGS, feedFastAndSlow, speconJob, tfConfigOf } from '../../support/specon-jobs.ts';
 import { coreApi, createTFJob, exitLivePods, getTFJob, jobEvents, jobPods, waitForCondition, waitForPods } from '../../support/tfjob.ts';
 
 interface Migration {
@@ -81,18 +81,7 @@ describe('fault: operator SIGKILLed during a SpeCon migration', () => {
     const op = await OperatorChild.start(`migkill-${operators.length}`, clusterState().kubeconfig, [
       '--namespace',
       ns,
-      '--policy',
-      'ours',
-      '--scheduling-interval',
-      '1s',
-      '--progress-period',
-      '1s',
-      '--vertical-policy',
-      'specon',
-      '--vertical-interval',
-      '2s',
-      '--flowcon-alpha',
-      '0.01',
+      ...SPECON_OPERATOR_FLAGS,
       ...pool.operatorFlags,
     ]);
     operators.push(op);

@@ -12,7 +12,7 @@ import { createNamespace, deleteNamespace, eventually } from '../../support/kube
 import { startOperator } from '../../support/operator.ts';
 import { addPoolNodes, createPool, type Pool } from '../../support/pool.ts';
 import { parseMetrics, sumOf } from '../../support/prometheus.ts';
-import { feedFastAndSlow, speconJob, tfConfigOf } from '../../support/specon-jobs.ts';
+import { SPECON_OPERATOR_FLAGS, feedFastAndSlow, speconJob, tfConfigOf } from '../../support/specon-jobs.ts';
 import { coreApi, createTFJob, getTFJob, jobEvents, jobPods, waitForPods } from '../../support/tfjob.ts';
 
 interface Migration {
@@ -35,21 +35,7 @@ describe('--vertical-policy specon', () => {
     ns = await createNamespace('specon');
     pool = await createPool('specon', 1, { cpu: '4', memory: '32Gi' });
     nodeA = pool.nodes[0]!;
-    operator = await startOperator(ns, [
-      '--policy',
-      'ours',
-      '--scheduling-interval',
-      '1s',
-      '--progress-period',
-      '1s',
-      '--vertical-policy',
-      'specon',
-      '--vertical-interval',
-      '2s',
-      '--flowcon-alpha',
-      '0.01',
-      ...pool.operatorFlags,
-    ]);
+    operator = await startOperator(ns, [...SPECON_OPERATOR_FLAGS, ...pool.operatorFlags]);
     // On A (4 cores) the limits add up to 1 + 1 + 4 cores: contended. fast's limit is the whole node.
     await createTFJob(ns, speconJob('slow', 2, { request: '500m', limit: '1' }, true, pool));
     await createTFJob(ns, speconJob('fast', 1, { request: '200m', limit: '4' }, false, pool));
