@@ -5,6 +5,7 @@ import { LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE } from '../../api/v1/constants.
 import { needsAllWorkers, resolveElastic } from '../../api/v1/elastic.ts';
 import type { Pod } from '../../api/v1/k8s-types.ts';
 import type { ParsedTFJobEntry } from '../../api/v1/parse.ts';
+import { REPLICA_TYPE_WORKER } from '../../api/v1/replica-types.ts';
 import { subtractResources, type PlacementConstraints, type Resources } from '../../scheduler/index.ts';
 import type { FlowConVerdict } from '../../scheduler/vertical/flowcon/index.ts';
 import type { SpeconJob, SpeconNode, SpeconReplica } from '../../scheduler/vertical/specon/index.ts';
@@ -37,8 +38,7 @@ function hasChief(e: ParsedTFJobEntry): boolean {
  * the cached pod keeps no tolerations, node selector or affinity (pod-reduction.ts).
  */
 function workerConstraints(e: ParsedTFJobEntry): PlacementConstraints {
-  const spec = Object.entries(e.defaulted.spec.tfReplicaSpecs).find(([type]) => type.toLowerCase() === 'worker')?.[1];
-  return placementConstraints(spec?.template.spec);
+  return placementConstraints(e.defaulted.spec.tfReplicaSpecs[REPLICA_TYPE_WORKER]?.template.spec);
 }
 
 export function movableWorkers(e: ParsedTFJobEntry, pods: readonly Pod[]): SpeconReplica[] {

@@ -167,7 +167,7 @@ export class MigrationStep {
     const m = move.migration;
     const key = m.job;
     const last = { pod: m.pod, from: m.from, to: m.to, time: iso(move.startedAt), reason: m.reason };
-    const known = Math.max(job.status?.migration?.migrations ?? 0, this.#arrived.get(key) ?? 0);
+    const known = this.#migrationsSoFar(job, key);
     if (outcome.kind === 'arrived') {
       this.#arrived.set(key, known + 1);
       this.#migrations.inc({ namespace: namespaceOf(job), result: 'migrated' });
@@ -209,11 +209,16 @@ export class MigrationStep {
     this.#deps.log.info({ tfjob: m.job, pod: m.pod, from: m.from, to: m.to }, 'Migrating worker');
     const message = `${m.pod} deleted on ${m.from} to be re-created on ${m.to} (same index, resumes from its checkpoint): ${m.reason}`;
     this.#deps.event(job, 'Normal', EVENT_WORKER_MIGRATING, message);
-    const known = Math.max(job.status?.migration?.migrations ?? 0, this.#arrived.get(m.job) ?? 0);
+    const known = this.#migrationsSoFar(job, m.job);
     const last = { pod: m.pod, from: m.from, to: m.to, time: iso(now), reason: m.reason, state: 'Moving' as const };
     this.#known.add(`${m.job}@${last.time}`);
     await this.#writeStatus(job, { migrations: known, last });
     return true;
+  }
+
+  /** Moves that reached their target: the status's count, or ours when the cache has not caught up. */
+  #migrationsSoFar(job: ParsedTFJobEntry, key: string): number {
+    return Math.max(job.status?.migration?.migrations ?? 0, this.#arrived.get(key) ?? 0);
   }
 
   async #writeStatus(job: ParsedTFJobEntry, status: MigrationStatus): Promise<void> {
