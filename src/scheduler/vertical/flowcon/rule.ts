@@ -66,6 +66,14 @@ function judge(
   return { job, eligible, memory, growth };
 }
 
+/** The memory with the limits in force once this round's changes apply: the next interval accrues at them. */
+function withLimitsAfter(j: Judged, changes: readonly LimitChange[]): FlowConMemory {
+  const changed = changes.filter((c) => c.job === j.job.key);
+  if (changed.length === 0) return j.memory;
+  const limitAfter = (c: ContainerCpu) => changed.find((x) => x.pod === c.pod && x.container === c.container)?.toMillis ?? c.limitMillis;
+  return { ...j.memory, limitMillis: j.job.containers.reduce((a, c) => a + limitAfter(c), 0) };
+}
+
 function nextInterval(prev: FlowConState, jobSet: readonly string[], allCompleting: boolean, config: FlowConConfig): number {
   const same = prev.jobSet.length === jobSet.length && prev.jobSet.every((k, i) => k === jobSet[i]);
   if (!same) return config.initialIntervalMs;
@@ -139,8 +147,9 @@ export function flowConRound(input: FlowConInput, previous?: FlowConState, confi
     if (here.length > 0) changes.push(...planNode(node, here, config));
   }
   const jobSet = judged.map((j) => j.job.key);
+  const memories = new Map(judged.map((j) => [j.job.key, withLimitsAfter(j, changes)]));
   const allCompleting = judged.length > 0 && judged.every((j) => j.memory.list === 'Completing');
   const intervalMs = nextInterval(prev, jobSet, allCompleting, config);
-  const state: FlowConState = { jobs: new Map(judged.map((j) => [j.job.key, j.memory])), intervalMs, jobSet };
+  const state: FlowConState = { jobs: memories, intervalMs, jobSet };
   return { state, changes, verdicts, intervalMs };
 }

@@ -187,6 +187,18 @@ describe('flowConRound', () => {
     expect(r3.verdicts[0]!.gainPerCore).toBeCloseTo(0.2, 9);
   });
 
+  it('the interval after a limit change accrues CPU at the new limit, not the one before the round', () => {
+    const r1 = flowConRound({ now: T0, jobs: [job('ns/a', loss(1, T0))], nodes: [NODE] });
+    const r2 = flowConRound({ now: T0 + 20 * S, jobs: [job('ns/a', loss(0.5, T0 + 19 * S))], nodes: [NODE] }, r1.state);
+    // The only New job on the node gets all of it: 1000m → 2000m.
+    expect(r2.changes.map((c) => [c.fromMillis, c.toMillis])).toEqual([[1000, 2000]]);
+    const raised = [cpu('ns/a-worker-0', { limitMillis: 2000, setByUsMillis: 2000 })];
+    const r3 = flowConRound({ now: T0 + 40 * S, jobs: [job('ns/a', loss(0.4, T0 + 39 * S), raised)], nodes: [NODE] }, r2.state);
+    // 2 cores for 20 s, gain 20 %: 0.2 / 40 core-seconds, 0.1 per core (at the old 1 core: twice both).
+    expect(r3.verdicts[0]!.growthEfficiency).toBeCloseTo(0.2 / 40, 9);
+    expect(r3.verdicts[0]!.gainPerCore).toBeCloseTo(0.1, 9);
+  });
+
   it.each([
     ['no progress information', job('ns/a', undefined), 'no progress information'],
     ['opted out', job('ns/a', loss(1, T0), undefined, { optOut: true }), 'opted out (cpu-resize annotation)'],
