@@ -1,7 +1,7 @@
 // The simulate command's CPU-model and vertical-rule flags (docs/simulation-results.md §9). Without
 // --vertical-policy the simulator does not model CPU at all: every figure is as without this code.
 import type { CpuModelOptions } from './options.ts';
-import { VERTICAL_ARMS, type VerticalArm } from './options.ts';
+import { FLOWCON_CPU, VERTICAL_ARMS, type FlowConCpu, type VerticalArm } from './options.ts';
 import type { StudyName, StudyOptions } from './study.ts';
 
 export const VERTICAL_CLI_OPTIONS = {
@@ -9,6 +9,7 @@ export const VERTICAL_CLI_OPTIONS = {
   'vertical-interval': { type: 'string', default: '20' },
   'vertical-study': { type: 'string' },
   'flowcon-alpha': { type: 'string', default: '0.05' },
+  'flowcon-cpu': { type: 'string', default: 'allowed' },
   'cpu-demand': { type: 'string', default: '1' },
   'ps-cpu-demand': { type: 'string', default: '1' },
   'cpu-limit': { type: 'string' },
@@ -19,11 +20,12 @@ export const VERTICAL_CLI_USAGE = [
   `                          ${VERTICAL_ARMS.join(' | ')} (default: CPU not modelled)`,
   "  --vertical-interval S   the rule's first interval in simulated seconds (default: 20)",
   "  --flowcon-alpha X       FlowCon's α (default: 0.05)",
+  "  --flowcon-cpu <c>       FlowCon's CPU term: allowed (limits × time, the operator's) | used (default: allowed)",
   '  --cpu-demand X          a worker would use X × its CPU request unconstrained (default: 1)',
   '  --ps-cpu-demand X       the same for a PS (default: 1)',
   "  --cpu-limit X           template CPU limit = X × the request (default: the node's allocatable CPU)",
   "  --vertical-study <s>    flowcon | flowcon-b | dqoes: the papers' one-node experiment under each arm",
-  '                          (no --scenario; honours --vertical-interval, --flowcon-alpha, --cpu-limit)',
+  '                          (no --scenario; honours --vertical-interval, --flowcon-alpha, --flowcon-cpu, --cpu-limit)',
 ];
 
 export class VerticalOptionError extends Error {}
@@ -39,6 +41,12 @@ function alpha(value: string): number {
   const x = positive('flowcon-alpha', value);
   if (x >= 1) throw new VerticalOptionError(`--flowcon-alpha must be below 1; got "${value}"`);
   return x;
+}
+
+function flowconCpu(value: string): FlowConCpu {
+  if (!FLOWCON_CPU.includes(value as FlowConCpu))
+    throw new VerticalOptionError(`--flowcon-cpu must be one of ${FLOWCON_CPU.join(', ')}; got "${value}"`);
+  return value as FlowConCpu;
 }
 
 type Values = { readonly [K in keyof typeof VERTICAL_CLI_OPTIONS]?: string };
@@ -57,6 +65,7 @@ export function cpuModelFrom(values: Values): CpuModelOptions | undefined {
     psDemandFactor: positive('ps-cpu-demand', values['ps-cpu-demand'] ?? '1'),
     ...(limit === undefined ? {} : { limitFactor: positive('cpu-limit', limit) }),
     flowcon: { alpha: alpha(values['flowcon-alpha'] ?? '0.05') },
+    flowconCpu: flowconCpu(values['flowcon-cpu'] ?? 'allowed'),
   };
 }
 
@@ -73,5 +82,6 @@ export function studyFrom(values: Values): StudyOptions | undefined {
     study: study satisfies StudyName,
     intervalSeconds: positive('vertical-interval', values['vertical-interval'] ?? '20'),
     alpha: alpha(values['flowcon-alpha'] ?? '0.05'),
+    flowconCpu: flowconCpu(values['flowcon-cpu'] ?? 'allowed'),
   };
 }

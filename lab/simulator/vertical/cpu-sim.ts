@@ -130,7 +130,7 @@ export class CpuSimulation {
     const nodes: NodeCpu[] = [...new Set(containers.map((c) => c.node))]
       .sort()
       .map((name) => ({ name, allocatableMillis: nodeCpuMillis(state, name) }));
-    const r = verticalRound(state, containers, nodes, now, this.#rules, this.#known, this.#options);
+    const r = verticalRound(state, containers, nodes, now, this.#rules, this.#known, this.#options, this.#cpu);
     for (const c of containers) this.#known.add(c.pod);
     this.#rules = r.state;
     this.#nextRoundAt = now + r.nextInSeconds;

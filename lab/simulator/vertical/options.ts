@@ -11,6 +11,9 @@ import type { FlowConConfig } from '../../../src/scheduler/vertical/flowcon/inde
 export const VERTICAL_ARMS = ['none', 'equal', 'flowcon', 'dqoes'] as const;
 export type VerticalArm = (typeof VERTICAL_ARMS)[number];
 
+export const FLOWCON_CPU = ['allowed', 'used'] as const;
+export type FlowConCpu = (typeof FLOWCON_CPU)[number];
+
 export interface CpuModelOptions {
   readonly arm: VerticalArm;
   /** The rule's first interval (FlowCon's itval, DQoES's interval), simulated seconds. */
@@ -22,6 +25,11 @@ export interface CpuModelOptions {
   /** The template's CPU limit: this × the request; undefined: the node's allocatable CPU (burstable to the node). */
   readonly limitFactor?: number;
   readonly flowcon?: Partial<FlowConConfig>;
+  /**
+   * FlowCon's CPU term: `allowed` (limits × time, what the operator's stage feeds it today) or `used`
+   * (each job's CPU usage counter, the paper's measured usage). Default `allowed`.
+   */
+  readonly flowconCpu?: FlowConCpu;
   readonly dqoes?: Partial<DqoesVerticalConfig>;
 }
 

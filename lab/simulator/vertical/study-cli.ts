@@ -13,6 +13,7 @@ export async function runStudyCli(options: StudyOptions, passFor?: (policy: 'our
   const runs = runStudy(options, schedule);
   console.log(
     `vertical study ${options.study}: interval ${options.intervalSeconds} s, α ${options.alpha}, ` +
+      `FlowCon CPU ${options.flowconCpu ?? 'allowed'}, ` +
       `worker demand ${STUDY_CPU.workerDemandFactor} × request, template limit ` +
       `${options.limitFactor === undefined ? "the node's CPU" : `${options.limitFactor} × request`}\n`,
   );

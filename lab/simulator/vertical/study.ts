@@ -4,7 +4,7 @@
 import type { SchedulePass, SimulationResult } from '../engine.ts';
 import { simulate } from '../engine.ts';
 import { dqoesStudyJobs, flowconStudyJobs, STUDY_CLUSTER } from '../../workloads/vertical-study.ts';
-import type { CpuModelOptions, VerticalArm } from './options.ts';
+import type { CpuModelOptions, FlowConCpu, VerticalArm } from './options.ts';
 
 export type StudyName = 'flowcon' | 'flowcon-b' | 'dqoes';
 
@@ -13,6 +13,7 @@ export interface StudyOptions {
   readonly intervalSeconds: number;
   /** FlowCon's α (the paper's 5 % and 10 %). */
   readonly alpha: number;
+  readonly flowconCpu?: FlowConCpu;
   /** Template CPU limit = this × the request; undefined: the node's CPU (no allocation). */
   readonly limitFactor?: number;
 }
@@ -48,6 +49,7 @@ export function runStudy(options: StudyOptions, schedule: SchedulePass): ArmRun[
         ...STUDY_CPU,
         ...(options.limitFactor === undefined ? {} : { limitFactor: options.limitFactor }),
         flowcon: { alpha: options.alpha },
+        ...(options.flowconCpu === undefined ? {} : { flowconCpu: options.flowconCpu }),
       },
     }),
   }));

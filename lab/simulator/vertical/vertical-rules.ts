@@ -46,6 +46,7 @@ function flowcon(
   now: number,
   state: RuleState,
   options: CpuModelOptions,
+  cpuUsedSeconds: ReadonlyMap<string, number>,
 ): RoundResult {
   const intervalMs = options.intervalSeconds * 1000;
   const config = {
@@ -57,9 +58,11 @@ function flowcon(
   const jobs: FlowConJob[] = [...byJob(containers).values()].map((cs) => {
     const job = cs[0]!.job;
     const last = job.signal.lastPrinted;
+    const used = options.flowconCpu === 'used' ? cpuUsedSeconds.get(job.workload.name) : undefined;
     return {
       key: job.spec.key,
       containers: cs.map(plain),
+      ...(used === undefined ? {} : { cpuUsedMilliSeconds: used * 1000 }),
       ...(last?.time === undefined
         ? {}
         : { evaluation: { time: last.time, value: last.value, name: last.name, higherIsBetter: last.higherIsBetter } }),
@@ -147,6 +150,8 @@ export function verticalRound(
   state: RuleState,
   known: ReadonlySet<string>,
   options: CpuModelOptions,
+  /** CPU-seconds each job (by workload name) has used so far: FlowCon's `used` CPU term. */
+  cpuUsedSeconds: ReadonlyMap<string, number> = new Map(),
 ): RoundResult {
   switch (options.arm) {
     case 'none':
@@ -155,7 +160,7 @@ export function verticalRound(
     case 'equal':
       return equal(containers, nodes, known, options);
     case 'flowcon':
-      return flowcon(containers, nodes, now, state, options);
+      return flowcon(containers, nodes, now, state, options, cpuUsedSeconds);
     case 'dqoes':
       return dqoes(cluster, containers, nodes, now, state, options);
   }

@@ -31,9 +31,18 @@ export interface Growth {
   readonly perCore: number;
 }
 
+/**
+ * CPU-seconds the interval cost: used, from the job's counter, when it has one that grew since the
+ * interval started (a re-created container starts its counter again: then, and without one, allowed).
+ */
+function coreSecondsOf(memory: FlowConMemory, usedNow: number | undefined): number {
+  const used = usedNow === undefined || memory.usedAtStart === undefined ? undefined : usedNow - memory.usedAtStart;
+  return (used !== undefined && used > 0 ? used : memory.allowedMilliSeconds) / 1000;
+}
+
 /** Growth over the interval the memory holds, ending with `point` at `now`; undefined without CPU. */
-export function growthOver(memory: FlowConMemory, point: EvaluationPoint, now: number): Growth | undefined {
-  const coreSeconds = memory.allowedMilliSeconds / 1000;
+export function growthOver(memory: FlowConMemory, point: EvaluationPoint, now: number, usedNow?: number): Growth | undefined {
+  const coreSeconds = coreSecondsOf(memory, usedNow);
   const seconds = (now - memory.startedAt) / 1000;
   if (coreSeconds <= 0 || seconds <= 0) return undefined;
   const gain = relativeGain(memory.start, point);

@@ -47,21 +47,32 @@ function judge(
   const point = job.evaluation!;
   const limitMillis = sumLimits(job.containers);
   // A new job, or a new series (another metric name): New, its first interval starts now (Algorithm 2).
+  const used = job.cpuUsedMilliSeconds === undefined ? {} : { usedAtStart: job.cpuUsedMilliSeconds };
   if (before === undefined || before.start.name !== point.name) {
-    const memory: FlowConMemory = { list: 'New', start: point, startedAt: now, allowedMilliSeconds: 0, lastRoundAt: now, limitMillis };
+    const memory: FlowConMemory = {
+      list: 'New',
+      start: point,
+      startedAt: now,
+      allowedMilliSeconds: 0,
+      lastRoundAt: now,
+      limitMillis,
+      ...used,
+    };
     return { job, eligible, memory };
   }
   const accrued = accrue(before, now, limitMillis);
   // No new value since the interval started (an evaluation every N steps, an epoch): the interval goes on.
   if (point.time <= before.start.time) return { job, eligible, memory: accrued };
-  const growth = growthOver(accrued, point, now);
+  const growth = growthOver(accrued, point, now, job.cpuUsedMilliSeconds);
   if (growth === undefined) return { job, eligible, memory: accrued };
+  const { usedAtStart: _previous, ...rest } = accrued;
   const memory: FlowConMemory = {
-    ...accrued,
+    ...rest,
     list: nextList(before.list, growth.perCore, config),
     start: point,
     startedAt: now,
     allowedMilliSeconds: 0,
+    ...used,
   };
   return { job, eligible, memory, growth };
 }

@@ -22,6 +22,11 @@ export interface FlowConJob {
   readonly evaluation?: EvaluationPoint;
   /** The job opted out (its cpu-resize annotation is "false"). */
   readonly optOut?: boolean;
+  /**
+   * CPU its containers have used so far, in millicore-seconds: a counter that only grows (the cgroup's
+   * usage). Given, growth is per CPU-second used, as the paper measures it; else per CPU-second allowed.
+   */
+  readonly cpuUsedMilliSeconds?: number;
 }
 
 export interface FlowConInput {
@@ -60,6 +65,8 @@ export interface FlowConMemory {
   readonly startedAt: number;
   /** CPU the job was allowed since startedAt (its limits × time), in millicore-seconds. */
   readonly allowedMilliSeconds: number;
+  /** The job's CPU usage counter at startedAt, when it reports one. */
+  readonly usedAtStart?: number;
   /** The last round and the sum of the job's limits then (the rate at which allowed CPU accrues since). */
   readonly lastRoundAt: number;
   readonly limitMillis: number;

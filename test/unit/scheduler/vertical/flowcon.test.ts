@@ -199,6 +199,24 @@ describe('flowConRound', () => {
     expect(r3.verdicts[0]!.gainPerCore).toBeCloseTo(0.1, 9);
   });
 
+  it('with a CPU usage counter, growth is per CPU-second used (the paper), not allowed', () => {
+    const at = (t: number, value: number, usedMs: number) =>
+      job('ns/a', loss(value, T0 + t * S), undefined, { cpuUsedMilliSeconds: usedMs });
+    const r1 = flowConRound({ now: T0, jobs: [at(0, 1, 40_000)], nodes: [NODE] });
+    // Allowed 1 core for 20 s, used 5 core-seconds (a quarter core): gain 20 % per 5 CPU-seconds.
+    const r2 = flowConRound({ now: T0 + 20 * S, jobs: [at(19, 0.8, 45_000)], nodes: [NODE] }, r1.state);
+    expect(r2.verdicts[0]!.growthEfficiency).toBeCloseTo(0.2 / 5, 9);
+    expect(r2.verdicts[0]!.gainPerCore).toBeCloseTo(0.8, 9);
+    // The counter started again (a re-created container): this interval falls back to the CPU allowed.
+    const limit = r2.changes[0]?.toMillis ?? 1000;
+    const raised = [cpu('ns/a-worker-0', { limitMillis: limit, setByUsMillis: limit })];
+    const r3 = flowConRound(
+      { now: T0 + 40 * S, jobs: [job('ns/a', loss(0.64, T0 + 39 * S), raised, { cpuUsedMilliSeconds: 1_000 })], nodes: [NODE] },
+      r2.state,
+    );
+    expect(r3.verdicts[0]!.growthEfficiency).toBeCloseTo(0.2 / ((limit / 1000) * 20), 9);
+  });
+
   it.each([
     ['no progress information', job('ns/a', undefined), 'no progress information'],
     ['opted out', job('ns/a', loss(1, T0), undefined, { optOut: true }), 'opted out (cpu-resize annotation)'],

@@ -15,6 +15,7 @@ describe("the simulate command's vertical flags", () => {
         'cpu-demand': '1.5',
         'cpu-limit': '2',
         'flowcon-alpha': '0.1',
+        'flowcon-cpu': 'used',
       }),
     ).toEqual({
       arm: 'flowcon',
@@ -23,11 +24,13 @@ describe("the simulate command's vertical flags", () => {
       psDemandFactor: 1,
       limitFactor: 2,
       flowcon: { alpha: 0.1 },
+      flowconCpu: 'used',
     });
     expect(studyFrom({ 'vertical-study': 'dqoes', 'cpu-limit': '2' })).toEqual({
       study: 'dqoes',
       intervalSeconds: 20,
       alpha: 0.05,
+      flowconCpu: 'allowed',
       limitFactor: 2,
     });
   });
@@ -38,5 +41,6 @@ describe("the simulate command's vertical flags", () => {
     expect(() => cpuModelFrom({ 'vertical-policy': 'none', 'cpu-demand': 'x' })).toThrow(/--cpu-demand/);
     expect(() => studyFrom({ 'vertical-study': 'flowcon', 'flowcon-alpha': '1' })).toThrow(/--flowcon-alpha/);
     expect(() => studyFrom({ 'vertical-study': 'philly' })).toThrow(/--vertical-study/);
+    expect(() => studyFrom({ 'vertical-study': 'flowcon', 'flowcon-cpu': 'usage' })).toThrow(/--flowcon-cpu/);
   });
 });

@@ -63,6 +63,18 @@ describe('the vertical rules in the simulator', () => {
     expect(flowcon!.result.jobs.every((j) => j.finished !== null)).toBe(true);
   });
 
+  it("FlowCon's `used` CPU term: five jobs sharing a node each used a fifth of what they were allowed", () => {
+    const firstGain = (flowconCpu: 'allowed' | 'used') => {
+      const [, , flowcon] = runStudy({ study: 'flowcon', intervalSeconds: 20, alpha: 0.05, flowconCpu }, corePass('ours'));
+      const first = flowcon!.result.cpu!.changes[0]!;
+      return { container: first.container, gain: Number(/gain ([\d.]+)\/core/.exec(first.reason)?.[1]) };
+    };
+    const [allowed, used] = [firstGain('allowed'), firstGain('used')];
+    // Same first interval, same job: limits of 2 cores each, but CFS gave each 0.4 core of the node.
+    expect(used.container).toBe(allowed.container);
+    expect(used.gain / allowed.gain).toBeCloseTo(5, 1);
+  });
+
   it('DQoES takes limit from the job ahead of its target and gives it to the one behind', () => {
     const runs = runStudy({ study: 'dqoes', intervalSeconds: 20, alpha: 0.05, limitFactor: 2 }, corePass('ours'));
     const dqoes = runs.find((r) => r.arm === 'dqoes')!.result.cpu!;
