@@ -29,24 +29,27 @@ export interface Growth {
   readonly efficiency: number;
   /** Relative gain per core over the interval: compared with α. */
   readonly perCore: number;
+  /** Which CPU the gain was divided by: the job's usage counter, or its limits × time. */
+  readonly cpu: 'used' | 'allowed';
 }
 
 /**
  * CPU-seconds the interval cost: used, from the job's counter, when it has one that grew since the
  * interval started (a re-created container starts its counter again: then, and without one, allowed).
  */
-function coreSecondsOf(memory: FlowConMemory, usedNow: number | undefined): number {
+function coreSecondsOf(memory: FlowConMemory, usedNow: number | undefined): { seconds: number; cpu: Growth['cpu'] } {
   const used = usedNow === undefined || memory.usedAtStart === undefined ? undefined : usedNow - memory.usedAtStart;
-  return (used !== undefined && used > 0 ? used : memory.allowedMilliSeconds) / 1000;
+  if (used !== undefined && used > 0) return { seconds: used / 1000, cpu: 'used' };
+  return { seconds: memory.allowedMilliSeconds / 1000, cpu: 'allowed' };
 }
 
 /** Growth over the interval the memory holds, ending with `point` at `now`; undefined without CPU. */
 export function growthOver(memory: FlowConMemory, point: EvaluationPoint, now: number, usedNow?: number): Growth | undefined {
-  const coreSeconds = coreSecondsOf(memory, usedNow);
+  const { seconds: coreSeconds, cpu } = coreSecondsOf(memory, usedNow);
   const seconds = (now - memory.startedAt) / 1000;
   if (coreSeconds <= 0 || seconds <= 0) return undefined;
   const gain = relativeGain(memory.start, point);
-  return { efficiency: gain / coreSeconds, perCore: gain / (coreSeconds / seconds) };
+  return { efficiency: gain / coreSeconds, perCore: gain / (coreSeconds / seconds), cpu };
 }
 
 /** Algorithm 1 lines 4–13: below α a job steps New → Watching → Completing; at or above it, back to New. */

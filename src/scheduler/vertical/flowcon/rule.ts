@@ -113,7 +113,8 @@ function planNode(
     } else {
       const proportional = total > 0 ? j.growth.efficiency / total : 0;
       share = j.memory.list === 'Completing' ? Math.max(proportional, 1 / (config.beta * here.length)) : proportional;
-      why = `${j.memory.list}, gain ${round3(j.growth.perCore)}/core per interval (α ${config.alpha}): ${round3(share)} of ${node.name}`;
+      const per = j.growth.cpu === 'used' ? 'core used' : 'core';
+      why = `${j.memory.list}, gain ${round3(j.growth.perCore)}/${per} per interval (α ${config.alpha}): ${round3(share)} of ${node.name}`;
     }
     const wants = splitByRequest(j.containers, share * node.allocatableMillis);
     // A Completing job is held, never raised (its floor may lie above a small template limit); only

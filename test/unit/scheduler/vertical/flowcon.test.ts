@@ -207,6 +207,7 @@ describe('flowConRound', () => {
     const r2 = flowConRound({ now: T0 + 20 * S, jobs: [at(19, 0.8, 45_000)], nodes: [NODE] }, r1.state);
     expect(r2.verdicts[0]!.growthEfficiency).toBeCloseTo(0.2 / 5, 9);
     expect(r2.verdicts[0]!.gainPerCore).toBeCloseTo(0.8, 9);
+    expect(r2.changes[0]?.reason).toMatch(/^FlowCon: New, gain 0.8\/core used per interval/);
     // The counter started again (a re-created container): this interval falls back to the CPU allowed.
     const limit = r2.changes[0]?.toMillis ?? 1000;
     const raised = [cpu('ns/a-worker-0', { limitMillis: limit, setByUsMillis: limit })];
