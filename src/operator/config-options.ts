@@ -218,6 +218,13 @@ export const OPTIONS = [
     help: "FlowCon's α: a job whose metric improves by less than this fraction per core over an interval is slowing",
   },
   {
+    flag: 'flowcon-cpu',
+    env: 'TFJOB_FLOWCON_CPU',
+    kind: 'string',
+    default: 'allowed',
+    help: "the CPU FlowCon divides a job's gain by: allowed (its limits × time) | used (its containers' CPU usage, read from each node's kubelet summary through the API server's node proxy: needs get on nodes/proxy, config/rbac/optional/node-stats-role.yaml; a node it cannot read falls back to allowed)",
+  },
+  {
     flag: 'default-cpu-request',
     env: 'TFJOB_DEFAULT_CPU_REQUEST',
     kind: 'string',

@@ -61,6 +61,7 @@ const operatorConfigSchema = z
     verticalPolicy: z.enum(VERTICAL_POLICIES),
     verticalInterval: z.number().positive(),
     flowconAlpha: z.number().positive().lt(1),
+    flowconCpu: z.enum(['allowed', 'used']),
     defaultCpuRequest: z.string().regex(quantityRe, 'must be a Kubernetes quantity such as 100m or 1'),
     defaultMemoryRequest: z.string().regex(quantityRe, 'must be a Kubernetes quantity such as 256Mi'),
     nodeSelector: z.string().regex(/^$|^[^,=]+=[^,=]*(,[^,=]+=[^,=]*)*$/, 'must be k=v[,k2=v2]'),

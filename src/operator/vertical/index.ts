@@ -7,7 +7,7 @@ import type { ProgressLoop } from '../../progress/follower/loop.ts';
 import type { KubeEventRecorder } from '../../runtime/events.ts';
 import type { KubeClients } from '../../runtime/kube-client.ts';
 import type { Logger } from '../../runtime/logger.ts';
-import { KubeNodeCpu, KubeVerticalStatusWriter, putStatusField } from './kube.ts';
+import { KubeletCpuUsage, KubeNodeCpu, KubeVerticalStatusWriter, putStatusField } from './kube.ts';
 import { MigrationStep } from '../migration/step.ts';
 import type { MigrationSteering } from '../migration/steering.ts';
 import { KubePodRemover } from '../scheduling/pod-remover.ts';
@@ -48,6 +48,9 @@ export function verticalStage(config: OperatorConfig, parts: VerticalParts): Ver
   const policy = config.verticalPolicy;
   if (policy === 'none') return undefined;
   const migration = policy === 'specon' ? migrationStep(parts) : undefined;
+  const log = parts.logger.child({ component: 'vertical' });
+  const flowcon = policy === 'flowcon' || policy === 'specon';
+  const usage = flowcon && config.flowconCpu === 'used' ? new KubeletCpuUsage(parts.clients, log) : undefined;
   return new VerticalStage({
     policy,
     jobs: () => parts.caches.tfjobs.list(),
@@ -59,9 +62,10 @@ export function verticalStage(config: OperatorConfig, parts: VerticalParts): Ver
     event: (job, type, reason, message) => {
       parts.recorder.event(job, type, reason, message);
     },
-    log: parts.logger.child({ component: 'vertical' }),
+    log,
     intervalMs: config.verticalInterval / config.timeScale,
     flowcon: { alpha: config.flowconAlpha },
     ...(migration === undefined ? {} : { migration }),
+    ...(usage === undefined ? {} : { usage }),
   });
 }

@@ -15,6 +15,7 @@ import {
   type FlowConConfig,
   type FlowConJob,
   type FlowConState,
+  type ContainerCpu,
   type LimitChange,
   type NodeCpu,
 } from '../../scheduler/vertical/flowcon/index.ts';
@@ -30,6 +31,8 @@ export interface PlanInput {
   readonly nodes: readonly NodeCpu[];
   /** Limits this operator set that the job's status may not show yet (pod/container → millicores). */
   readonly recent?: (key: string) => ReadonlyMap<string, number> | undefined;
+  /** FlowCon's used CPU term: each container's CPU usage so far (namespace/pod/container → millicore-seconds). */
+  readonly usage?: ReadonlyMap<string, number>;
 }
 
 export interface PlanOutput {
@@ -54,15 +57,31 @@ export const MAX_INTERVAL_FACTOR = 16;
 
 export const keyOf = (e: ParsedTFJobEntry): string => namespacedKey(e.job.metadata.namespace ?? 'default', e.job.metadata.name);
 
-/** The jobs' FlowCon inputs: containers, the newest value of their evaluation function, opt-out. */
+/** The job's CPU usage counter: the sum over its containers, when the usage of every one of them is known. */
+function usedByJob(key: string, containers: readonly ContainerCpu[], usage: ReadonlyMap<string, number> | undefined): number | undefined {
+  if (usage === undefined || containers.length === 0) return undefined;
+  const namespace = key.slice(0, key.indexOf('/'));
+  let sum = 0;
+  for (const c of containers) {
+    const used = usage.get(`${namespace}/${c.pod}/${c.container}`);
+    if (used === undefined) return undefined;
+    sum += used;
+  }
+  return sum;
+}
+
+/** The jobs' FlowCon inputs: containers, the newest value of their evaluation function, opt-out, CPU used. */
 export function flowConJobs(input: PlanInput): FlowConJob[] {
   return input.jobs.map((e) => {
     const key = keyOf(e);
     const series = input.series(key);
     const last = latestEvaluation(series);
+    const containers = containersOf(e, input.podsOf(key), input.recent?.(key));
+    const used = usedByJob(key, containers, input.usage);
     return {
       key,
-      containers: containersOf(e, input.podsOf(key), input.recent?.(key)),
+      containers,
+      ...(used === undefined ? {} : { cpuUsedMilliSeconds: used }),
       ...(series && last
         ? { evaluation: { time: last.time, value: last.value, name: series.name, higherIsBetter: series.higherIsBetter } }
         : {}),

@@ -33,6 +33,11 @@ export interface NodeCpuSource {
   allocatable(names: readonly string[]): Promise<NodeCpu[]>;
 }
 
+/** The CPU the containers on the named nodes have used so far (namespace/pod/container → millicore-seconds). */
+export interface CpuUsageSource {
+  used(nodes: readonly string[]): Promise<ReadonlyMap<string, number>>;
+}
+
 /** Writes `status.verticalResize` of a job (a merge patch of the status subresource). */
 export interface VerticalStatusWriter {
   write(job: ParsedTFJobEntry, status: VerticalResizeStatus): Promise<void>;
@@ -44,6 +49,8 @@ export interface VerticalStageDeps {
   readonly podsOf: (key: string) => readonly Pod[];
   readonly series: (key: string) => EvaluationSeries | undefined;
   readonly nodes: NodeCpuSource;
+  /** FlowCon's used CPU term (--flowcon-cpu used); without it, growth is per CPU allowed. */
+  readonly usage?: CpuUsageSource;
   readonly resizer: PodResizer;
   readonly status: VerticalStatusWriter;
   readonly event: (job: TFJobEntry, type: 'Normal' | 'Warning', reason: string, message: string) => void;
@@ -127,8 +134,10 @@ export class VerticalStage {
   async #round(jobs: readonly ParsedTFJobEntry[], now: number): Promise<void> {
     const names = new Set(jobs.flatMap((e) => containersOf(e, this.#deps.podsOf(keyOf(e))).map((c) => c.node)));
     const nodes = await this.#deps.nodes.allocatable([...names].sort());
+    const usage = await this.#deps.usage?.used([...names].sort());
     for (const key of [...this.#asked.keys()]) if (!jobs.some((e) => keyOf(e) === key)) this.#asked.delete(key);
-    const input = { now, jobs, podsOf: this.#deps.podsOf, series: this.#deps.series, nodes, recent: (key: string) => this.#asked.get(key) };
+    const recent = (key: string) => this.#asked.get(key);
+    const input = { now, jobs, podsOf: this.#deps.podsOf, series: this.#deps.series, nodes, recent, ...(usage ? { usage } : {}) };
     const plan = planVertical(this.#deps.policy, input, this.#config, this.#state);
     this.#state = {
       ...this.#state,

@@ -44,5 +44,8 @@ describe('operator configuration: vertical policy', () => {
     );
     expect(() => config(['--vertical-policy', 'vpa'])).toThrow(/--vertical-policy/);
     expect(() => config(['--flowcon-alpha', '0'])).toThrow(/--flowcon-alpha/);
+    expect(() => config(['--flowcon-cpu', 'usage'])).toThrow(/--flowcon-cpu/);
+    expect(config(['--vertical-policy', 'flowcon', '--progress-period', '5s', '--flowcon-cpu', 'used']).flowconCpu).toBe('used');
+    expect(config([]).flowconCpu).toBe('allowed');
   });
 });

@@ -55,9 +55,12 @@ class Harness {
   refuse: Error | undefined;
   events: string[] = [];
   written = new Map<string, VerticalResizeStatus>();
+  /** The CPU usage the fake kubelets report (namespace/pod/container → millicore-seconds); asked for which nodes. */
+  usage = new Map<string, number>();
+  usageAskedFor: string[][] = [];
   readonly stage: VerticalStage;
 
-  constructor(policy: VerticalStageDeps['policy']) {
+  constructor(policy: VerticalStageDeps['policy'], withUsage = false) {
     this.stage = new VerticalStage({
       policy,
       jobs: () => this.jobs,
@@ -81,13 +84,23 @@ class Harness {
       log: silentLogger(),
       intervalMs: 20_000,
       now: () => this.now,
+      ...(withUsage
+        ? {
+            usage: {
+              used: (nodes: readonly string[]) => {
+                this.usageAskedFor.push([...nodes]);
+                return Promise.resolve(this.usage);
+              },
+            },
+          }
+        : {}),
     });
   }
 }
 
 /** Two jobs on one node: `fast`'s loss halves in 20 s, `slow`'s barely moves. */
-function flowConHarness(): Harness {
-  const h = new Harness('flowcon');
+function flowConHarness(withUsage = false): Harness {
+  const h = new Harness('flowcon', withUsage);
   h.jobs = [tfjob('fast'), tfjob('slow')];
   h.pods.set('ns/fast', [pod('fast')]);
   h.pods.set('ns/slow', [pod('slow')]);
@@ -129,6 +142,37 @@ describe('VerticalStage (flowcon)', () => {
     });
     expect(h.written.get('slow')).toMatchObject({ policy: 'flowcon', list: 'Watching' });
     expect(h.written.get('slow')?.containers).toBeUndefined();
+  });
+
+  it('--flowcon-cpu used: growth per CPU-second the kubelet counted; a job whose usage is unknown falls back to allowed', async () => {
+    const h = flowConHarness(true);
+    h.usage = new Map([
+      ['ns/fast-worker-0/tensorflow', 10_000],
+      ['ns/slow-worker-0/tensorflow', 10_000],
+    ]);
+    await h.stage.tick();
+    h.now = T0 + 20_000;
+    h.series.set(
+      'ns/fast',
+      lossSeries([
+        [T0, 1],
+        [T0 + 19_000, 0.5],
+      ]),
+    );
+    h.series.set(
+      'ns/slow',
+      lossSeries([
+        [T0, 1],
+        [T0 + 19_000, 0.995],
+      ]),
+    );
+    // fast used half a core for 20 s (10 core-seconds): gain 50 % per half core, 1.0 per core used. slow's
+    // node could not be read this time: its gain stays per core allowed (0.005, below α: Watching).
+    h.usage = new Map([['ns/fast-worker-0/tensorflow', 20_000]]);
+    await h.stage.tick();
+    expect(h.usageAskedFor).toEqual([['n1'], ['n1']]);
+    expect(h.events).toEqual([expect.stringMatching(/FlowCon: New, gain 1\/core used per interval/)]);
+    expect(h.written.get('slow')).toMatchObject({ list: 'Watching' });
   });
 
   it('an API refusal is a Warning event and a Failed entry with the message; the job runs on', async () => {
