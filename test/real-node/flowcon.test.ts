@@ -1,5 +1,7 @@
 // FlowCon on real TensorFlow jobs (issue 37): three CPU-bound jobs share the real node while the
-// operator runs `--vertical-policy flowcon` (10 s interval). `learning` keeps lowering its evaluation
+// operator runs `--vertical-policy flowcon` (10 s interval) with the paper's CPU term, `--flowcon-cpu
+// used`: each job's gain is divided by the CPU its container used, which the operator reads from the
+// real kubelet's summary through the API server's node proxy. `learning` keeps lowering its evaluation
 // loss for its whole run; `converged` reaches its noise floor within a few dozen steps and stays
 // there; `pinned` learns too but opts out (cpu-resize: "false"). Each container requests 100m with a
 // 1-core limit: FlowCon may only move a limit above the request. The learning job ends up with a
@@ -102,6 +104,8 @@ describe.skipIf(realNodeSkipped() !== undefined)('FlowCon on three real TensorFl
       'flowcon',
       '--vertical-interval',
       '10s',
+      '--flowcon-cpu',
+      'used',
       '--progress-period',
       '2s',
     ]);
@@ -170,6 +174,9 @@ describe.skipIf(realNodeSkipped() !== undefined)('FlowCon on three real TensorFl
     const resized = events.items.filter((e) => e.reason === 'CPULimitResized');
     expect(resized.map((e) => e.involvedObject.name)).toEqual(expect.arrayContaining(['learning', 'converged']));
     expect(resized.some((e) => e.involvedObject.name === 'pinned')).toBe(false);
+    // The learner's growth was measured per core it used, as the kubelet counted it.
+    const learnerReasons = resized.filter((e) => e.involvedObject.name === 'learning').map((e) => e.message ?? '');
+    expect(learnerReasons.some((m) => /gain \S+\/core used per interval/.test(m)), learnerReasons.join('\n')).toBe(true);
     process.stderr.write(
       `[flowcon] learning ${seen.high}m vs converged ${seen.low}m (lists ${seen.lists.join('/')}); Succeeded: ${finished.join(', ')}; ` +
         `test body ${Math.round((Date.now() - started) / 1000)}s\n`,
