@@ -8,7 +8,12 @@ import { httpStatus } from '../../runtime/http-status.ts';
 import type { KubeClients } from '../../runtime/kube-client.ts';
 import type { Logger } from '../../runtime/logger.ts';
 
-/** `gone`: the pod was no longer there (deleted, or replaced by a pod of the same name); nothing was done. */
+/**
+ * `removed`: our mark went on and the pod is deleted, by our delete or meanwhile by the TFJob controller,
+ * which completes any marked removal it sees (the pod watch can deliver the mark before our delete goes
+ * out). `gone`: the pod was no longer there when marked (deleted, or replaced by a pod of the same
+ * name); nothing was done.
+ */
 export type Removal = 'removed' | 'gone';
 
 export interface PodRemover {
@@ -17,10 +22,10 @@ export interface PodRemover {
 }
 
 export class KubePodRemover implements PodRemover {
-  readonly #core: CoreV1Api;
+  readonly #core: Pick<CoreV1Api, 'patchNamespacedPod' | 'deleteNamespacedPod'>;
   readonly #log: Logger;
 
-  constructor(clients: KubeClients, log: Logger) {
+  constructor(clients: Pick<KubeClients, 'api'>, log: Logger) {
     this.#core = clients.api(CoreV1Api);
     this.#log = log;
   }
@@ -29,12 +34,14 @@ export class KubePodRemover implements PodRemover {
     const name = pod.metadata?.name ?? '';
     const namespace = pod.metadata?.namespace ?? 'default';
     const uid = pod.metadata?.uid;
+    let marked = false;
     try {
       await this.#core.patchNamespacedPod(
         // The UID in the patch is a precondition: a different pod of this name makes the patch fail.
         { name, namespace, body: { metadata: { ...(uid === undefined ? {} : { uid }), annotations: { [ANNOTATION_REMOVAL]: removal } } } },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       );
+      marked = true;
       await this.#core.deleteNamespacedPod({
         name,
         namespace,
@@ -46,6 +53,10 @@ export class KubePodRemover implements PodRemover {
     } catch (err) {
       const code = httpStatus(err);
       // 404: deleted meanwhile; 409: the UID precondition failed, the name now belongs to another pod.
+      if ((code === 404 || code === 409) && marked) {
+        this.#log.info({ pod: `${namespace}/${name}`, removal }, 'Removed worker (its marked removal was completed meanwhile)');
+        return 'removed';
+      }
       if (code === 404 || code === 409) {
         this.#log.debug({ pod: `${namespace}/${name}`, removal, code }, 'Worker to remove is already gone');
         return 'gone';

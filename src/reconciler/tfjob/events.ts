@@ -96,7 +96,7 @@ export const messages = {
     `Error pod ${podName} container ${container} waiting message: ${message}`,
   abnormalCondition: (podName: string, message: string) => `Error pod ${podName} condition message: ${message}`,
   removalCompleted: (podName: string, mark: string) =>
-    `Deleting pod ${podName}: marked for removal (${mark}) by an earlier pass, possibly of an operator since restarted, and not deleted then`,
+    `Deleting pod ${podName}: marked for removal (${mark}) and not deleted yet (the delete failed, was cut short by a restart, or is still on its way)`,
 } as const;
 
 export function normal(reason: string, message: string): JobEvent {

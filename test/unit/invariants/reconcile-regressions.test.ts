@@ -24,7 +24,7 @@ describe('an interrupted removal (api-errors.test.ts: the mark applied, the dele
     expect(deletedPods(r.actions)).toEqual(['test-tfjob-worker-3']);
     // The user is told why a worker vanished (e.g. a migration begun by an operator since killed).
     expect(r.events.filter((e) => e.reason === 'RemovalCompleted').map((e) => e.message)).toEqual([
-      'Deleting pod test-tfjob-worker-3: marked for removal (preemption) by an earlier pass, possibly of an operator since restarted, and not deleted then',
+      'Deleting pod test-tfjob-worker-3: marked for removal (preemption) and not deleted yet (the delete failed, was cut short by a restart, or is still on its way)',
     ]);
   });
 
