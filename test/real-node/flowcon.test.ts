@@ -176,7 +176,10 @@ describe.skipIf(realNodeSkipped() !== undefined)('FlowCon on three real TensorFl
     expect(resized.some((e) => e.involvedObject.name === 'pinned')).toBe(false);
     // The learner's growth was measured per core it used, as the kubelet counted it.
     const learnerReasons = resized.filter((e) => e.involvedObject.name === 'learning').map((e) => e.message ?? '');
-    expect(learnerReasons.some((m) => /gain \S+\/core used per interval/.test(m)), learnerReasons.join('\n')).toBe(true);
+    expect(
+      learnerReasons.some((m) => /gain \S+\/core used per interval/.test(m)),
+      learnerReasons.join('\n'),
+    ).toBe(true);
     process.stderr.write(
       `[flowcon] learning ${seen.high}m vs converged ${seen.low}m (lists ${seen.lists.join('/')}); Succeeded: ${finished.join(', ')}; ` +
         `test body ${Math.round((Date.now() - started) / 1000)}s\n`,
