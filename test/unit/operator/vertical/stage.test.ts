@@ -109,27 +109,32 @@ function flowConHarness(withUsage = false): Harness {
   return h;
 }
 
+/** 20 s on: fast's loss halved, slow's moved by half a percent. */
+function twentySecondsLater(h: Harness): void {
+  h.now = T0 + 20_000;
+  h.series.set(
+    'ns/fast',
+    lossSeries([
+      [T0, 1],
+      [T0 + 19_000, 0.5],
+    ]),
+  );
+  h.series.set(
+    'ns/slow',
+    lossSeries([
+      [T0, 1],
+      [T0 + 19_000, 0.995],
+    ]),
+  );
+}
+
 describe('VerticalStage (flowcon)', () => {
   it("resizes the fast learner's container in place, says so in an event and in status.verticalResize", async () => {
     const h = flowConHarness();
     expect(await h.stage.tick()).toBe(true);
     expect(h.resizes).toEqual([]);
     expect(await h.stage.tick()).toBe(false); // not due yet, same jobs
-    h.now = T0 + 20_000;
-    h.series.set(
-      'ns/fast',
-      lossSeries([
-        [T0, 1],
-        [T0 + 19_000, 0.5],
-      ]),
-    );
-    h.series.set(
-      'ns/slow',
-      lossSeries([
-        [T0, 1],
-        [T0 + 19_000, 0.995],
-      ]),
-    );
+    twentySecondsLater(h);
     expect(await h.stage.tick()).toBe(true);
     expect(h.resizes).toEqual([{ namespace: NS, pod: 'fast-worker-0', container: 'tensorflow', limitMillis: 1980, lower: false }]);
     expect(h.events).toEqual([
@@ -151,21 +156,7 @@ describe('VerticalStage (flowcon)', () => {
       ['ns/slow-worker-0/tensorflow', 10_000],
     ]);
     await h.stage.tick();
-    h.now = T0 + 20_000;
-    h.series.set(
-      'ns/fast',
-      lossSeries([
-        [T0, 1],
-        [T0 + 19_000, 0.5],
-      ]),
-    );
-    h.series.set(
-      'ns/slow',
-      lossSeries([
-        [T0, 1],
-        [T0 + 19_000, 0.995],
-      ]),
-    );
+    twentySecondsLater(h);
     // fast used half a core for 20 s (10 core-seconds): gain 50 % per half core, 1.0 per core used. slow's
     // node could not be read this time: its gain stays per core allowed (0.005, below α: Watching).
     h.usage = new Map([['ns/fast-worker-0/tensorflow', 20_000]]);
