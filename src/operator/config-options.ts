@@ -222,7 +222,7 @@ export const OPTIONS = [
     env: 'TFJOB_FLOWCON_CPU',
     kind: 'string',
     default: 'allowed',
-    help: "the CPU FlowCon divides a job's gain by: allowed (its limits × time) | used (its containers' CPU usage, read from each node's kubelet summary through the API server's node proxy: needs get on nodes/proxy, config/rbac/optional/node-stats-role.yaml; a node it cannot read falls back to allowed)",
+    help: "the CPU FlowCon divides a job's gain by: allowed (its limits × time) | used (its containers' CPU usage, read from each node's kubelet summary through the API server's node proxy: needs get on nodes/proxy: config/rbac/optional, or the chart's nodeStatsAccess; a node it cannot read falls back to allowed)",
   },
   {
     flag: 'default-cpu-request',

@@ -120,6 +120,14 @@ describe('Helm chart', () => {
     expect(kinds).toContain('ServiceMonitor');
   });
 
+  it('grants nodes/proxy only when asked (nodeStatsAccess, for --flowcon-cpu used), as config/rbac/optional does', async () => {
+    const names = (objects: readonly K8sObject[]) => objects.map((o) => `${o.kind}/${o.metadata.name}`);
+    expect(names(await template()).filter((n) => n.includes('node-stats'))).toEqual([]);
+    const granted = normalized((await template(['nodeStatsAccess=true'])).filter((o) => o.metadata.name.endsWith('-node-stats')));
+    const optional = normalized(await render(clusterState().kubectl, path.join(CONFIG_DIR, 'rbac', 'optional')));
+    expect(granted).toEqual(optional);
+  });
+
   it('renders with a plain helm template (Helm default Kubernetes version) and refuses a version below 1.29', async () => {
     const plain = await helm(['template', 'tfjob-operator', CHART, '-n', NS, '--include-crds']);
     expect(plain.code, plain.stderr).toBe(0);
