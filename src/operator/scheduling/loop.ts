@@ -367,7 +367,11 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
       }
     });
     const { refusedNodeAvoidFor, timeScale } = this.#deps.config;
-    pods.on(avoidNodesThatRefuse(this.#book, this.#log, refusedNodeAvoidFor / timeScale, (job) => this.#deps.enqueue(job)));
+    pods.on(
+      avoidNodesThatRefuse(this.#book, this.#log, refusedNodeAvoidFor / timeScale, (job) => {
+        this.#deps.enqueue(job);
+      }),
+    );
     pods.on((type, pod) => {
       if (type !== 'add') return;
       this.#deps.podsInFlight?.observed(objectKey(pod));

@@ -102,7 +102,10 @@ describe('avoidNodesThatRefuse: the pod informer handler', () => {
     const avoided: [string, string, number][] = [];
     const explained: [string, string][] = [];
     const woken: string[] = [];
-    const book = { avoid: (job: string, node: string, until: number) => avoided.push([job, node, until]), explain: (job: string, reason: string) => explained.push([job, reason]) };
+    const book = {
+      avoid: (job: string, node: string, until: number) => avoided.push([job, node, until]),
+      explain: (job: string, reason: string) => explained.push([job, reason]),
+    };
     const handler = avoidNodesThatRefuse(book, silentLogger(), 60_000, (job) => woken.push(job));
     const before = Date.now();
     handler('update', refused, pending);
@@ -117,7 +120,10 @@ describe('avoidNodesThatRefuse: the pod informer handler', () => {
 
   it("gives a running job's status the refusal and how long the node is avoided, until the next placement says otherwise", () => {
     const book = new DecisionBook();
-    const job = { metadata: { name: 'j', creationTimestamp: '2026-11-29T00:00:00Z' }, status: { scheduling: { queue: 'Running' as const } } };
+    const job = {
+      metadata: { name: 'j', creationTimestamp: '2026-11-29T00:00:00Z' },
+      status: { scheduling: { queue: 'Running' as const } },
+    };
     const restored = new Map([['ns/j', restoreDecision(job, [], 0)]]);
     book.upkeep({ restored, suspended: [], settled: new Map(), attained: new Map(), at: 0 });
     avoidNodesThatRefuse(book, silentLogger(), 90_000, () => undefined)('update', refused, pending);
