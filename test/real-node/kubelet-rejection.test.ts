@@ -39,6 +39,49 @@ async function freeCpuMillis(node: string): Promise<number> {
   return allocatable - used;
 }
 
+interface Versioned {
+  readonly metadata?: { readonly resourceVersion?: string };
+}
+
+/**
+ * A watch that stays open through quiet spells (client-node's closes after 30 s without data, and
+ * this test waits out a longer avoidance) and resumes from the last resourceVersion if it ends.
+ */
+async function steadyWatch(
+  path: string,
+  params: Record<string, string>,
+  onEvent: (type: string, obj: Versioned) => void,
+): Promise<() => void> {
+  let rv: string | undefined;
+  let stopped = false;
+  let current: AbortController | undefined;
+  const connect = async (): Promise<void> => {
+    const watch = new Watch(adminKubeConfig());
+    // Private in client-node's typings, but what its inactivity timer reads.
+    Reflect.set(watch, 'requestTimeoutMs', 2 ** 31 - 1);
+    current = await watch.watch(
+      path,
+      { ...params, ...(rv === undefined ? {} : { resourceVersion: rv }) },
+      (type: string, obj: Versioned) => {
+        if (type === 'ERROR') {
+          rv = undefined;
+          return;
+        }
+        rv = obj.metadata?.resourceVersion ?? rv;
+        onEvent(type, obj);
+      },
+      () => {
+        if (!stopped) void connect();
+      },
+    );
+  };
+  await connect();
+  return () => {
+    stopped = true;
+    current?.abort();
+  };
+}
+
 /** Each pod of the job the watch saw (by UID): its last state, when it was first seen, refused, gone. */
 interface SeenPod {
   pod: V1Pod;
@@ -50,28 +93,19 @@ interface SeenPod {
 
 async function watchJobPods(ns: string): Promise<{ seen: Map<string, SeenPod>; stop: () => void }> {
   const seen = new Map<string, SeenPod>();
-  const controller = await new Watch(adminKubeConfig()).watch(
-    `/api/v1/namespaces/${ns}/pods`,
-    { labelSelector: `${LABEL_JOB_NAME}=${JOB}` },
-    (type: string, pod: V1Pod) => {
-      const uid = pod.metadata?.uid ?? '';
-      const entry = seen.get(uid) ?? { pod, seenAt: Date.now() };
-      entry.pod = pod;
-      if (entry.refused === undefined && pod.status?.phase === 'Failed' && pod.status.reason !== undefined) {
-        entry.refused = pod;
-        entry.refusedAt = Date.now();
-      }
-      if (type === 'DELETED') entry.goneAt = Date.now();
-      seen.set(uid, entry);
-    },
-    () => undefined,
-  );
-  return {
-    seen,
-    stop: () => {
-      controller.abort();
-    },
-  };
+  const stop = await steadyWatch(`/api/v1/namespaces/${ns}/pods`, { labelSelector: `${LABEL_JOB_NAME}=${JOB}` }, (type, obj) => {
+    const pod = obj as V1Pod;
+    const uid = pod.metadata?.uid ?? '';
+    const entry = seen.get(uid) ?? { pod, seenAt: Date.now() };
+    entry.pod = pod;
+    if (entry.refused === undefined && pod.status?.phase === 'Failed' && pod.status.reason !== undefined) {
+      entry.refused = pod;
+      entry.refusedAt = Date.now();
+    }
+    if (type === 'DELETED') entry.goneAt = Date.now();
+    seen.set(uid, entry);
+  });
+  return { seen, stop };
 }
 
 /** What the job's status said, update by update. */
@@ -85,10 +119,11 @@ interface JobState {
 
 async function watchJob(ns: string): Promise<{ states: JobState[]; stop: () => void }> {
   const states: JobState[] = [];
-  const controller = await new Watch(adminKubeConfig()).watch(
+  const stop = await steadyWatch(
     `/apis/kubeflow.org/v1/namespaces/${ns}/tfjobs`,
     { fieldSelector: `metadata.name=${JOB}` },
-    (_type: string, job: TestTFJob) => {
+    (_type, obj) => {
+      const job = obj as TestTFJob;
       const status = (job.status ?? {}) as TestTFJob['status'] & { podRecreations?: unknown };
       const scheduling = status.scheduling as { reason?: string; message?: string } | undefined;
       states.push({
@@ -99,14 +134,8 @@ async function watchJob(ns: string): Promise<{ states: JobState[]; stop: () => v
         podRecreations: status.podRecreations,
       });
     },
-    () => undefined,
   );
-  return {
-    states,
-    stop: () => {
-      controller.abort();
-    },
-  };
+  return { states, stop };
 }
 
 /** The kubelet's log says it could not create the static pod's mirror pod (its namespace is absent). */
@@ -228,6 +257,7 @@ describe.skipIf(realNodeSkipped() !== undefined)('a real kubelet refuses a pod t
 
     // The room comes back (normally while the node is still avoided); the worker then runs there.
     const { kubeletName } = holder;
+    log(`event, metric and status seen ${Math.round((Date.now() - first.refusedAt!) / 1000)} s after the refusal; removing the static pod`);
     await removeHiddenStaticPod(node, holder);
     holder = undefined;
     log(`static pod ${kubeletName} gone ${Math.round((Date.now() - first.refusedAt!) / 1000)} s after the refusal`);
