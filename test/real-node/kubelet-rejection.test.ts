@@ -175,7 +175,7 @@ describe.skipIf(realNodeSkipped() !== undefined)('a real kubelet refuses a pod t
     await operator?.kill();
     try {
       // Always: the next file needs the node's CPU, and the kubelet holds it until the container is gone.
-      if (holder !== undefined) await removeHiddenStaticPod(realNodeName(), holder);
+      if (holder !== undefined) await removeHiddenStaticPod(realNodeName(), holder, log);
     } finally {
       if (ns !== '') await deleteNamespaceAndWait(ns);
     }
@@ -258,7 +258,7 @@ describe.skipIf(realNodeSkipped() !== undefined)('a real kubelet refuses a pod t
     // The room comes back (normally while the node is still avoided); the worker then runs there.
     const { kubeletName } = holder;
     log(`event, metric and status seen ${Math.round((Date.now() - first.refusedAt!) / 1000)} s after the refusal; removing the static pod`);
-    await removeHiddenStaticPod(node, holder);
+    await removeHiddenStaticPod(node, holder, log);
     holder = undefined;
     log(`static pod ${kubeletName} gone ${Math.round((Date.now() - first.refusedAt!) / 1000)} s after the refusal`);
     await waitForCondition(ns, JOB, 'Succeeded', { timeoutMs: 240_000 });

@@ -69,7 +69,9 @@ export async function waitStaticPodRunning(node: string, pod: HiddenStaticPod): 
  * Removes the manifest and waits until the kubelet has let the pod go and its container is gone from
  * the node's cgroups (the kubelet counts the pod's CPU until then).
  */
-export async function removeHiddenStaticPod(node: string, pod: HiddenStaticPod): Promise<void> {
+export async function removeHiddenStaticPod(node: string, pod: HiddenStaticPod, progress?: (line: string) => void): Promise<void> {
+  const started = Date.now();
+  const since = () => `${Math.round((Date.now() - started) / 1000)} s`;
   const held = (await kubeletPods(node)).find((p) => p.metadata?.name === pod.kubeletName);
   const containerId = held?.status?.containerStatuses?.[0]?.containerID;
   if (existsSync(pod.manifest)) rmSync(pod.manifest);
@@ -78,10 +80,12 @@ export async function removeHiddenStaticPod(node: string, pod: HiddenStaticPod):
     timeoutMs: 60_000,
     intervalMs: 1_000,
   });
+  progress?.(`static pod ${pod.kubeletName} gone from the kubelet's pods ${since()} after its manifest`);
   if (containerId === undefined || containerId === '') return;
   await eventually(async () => containerCpuCgroup(containerId) === undefined, {
     what: `the container of ${pod.kubeletName} gone from the node's cgroups`,
     timeoutMs: 60_000,
     intervalMs: 1_000,
   });
+  progress?.(`its container's cgroup gone ${since()} after its manifest`);
 }
