@@ -138,15 +138,22 @@ async function watchJob(ns: string): Promise<{ states: JobState[]; stop: () => v
   return { states, stop };
 }
 
-/** The kubelet's log says it could not create the static pod's mirror pod (its namespace is absent). */
-function kubeletLogSaysNoMirror(pod: HiddenStaticPod): boolean {
+/** The real node's kubelet log lines that name the static pod. */
+function kubeletLogAbout(pod: HiddenStaticPod): string[] {
   const node = inject('realNode');
-  if ('skipped' in node) return false;
+  if ('skipped' in node) return [];
   const file = readRealNodeState(node.workDir)?.processes.kubelet?.log;
-  if (file === undefined) return false;
+  if (file === undefined) return [];
   return readFileSync(file, 'utf8')
     .split('\n')
-    .some((line) => line.includes('Failed creating a mirror pod') && line.includes(`${pod.namespace}/${pod.kubeletName}`));
+    .filter((line) => line.includes(pod.kubeletName));
+}
+
+/** The kubelet's log says it could not create the static pod's mirror pod (its namespace is absent). */
+function kubeletLogSaysNoMirror(pod: HiddenStaticPod): boolean {
+  return kubeletLogAbout(pod).some(
+    (line) => line.includes('Failed creating a mirror pod') && line.includes(`${pod.namespace}/${pod.kubeletName}`),
+  );
 }
 
 /** One worker asking for a whole CPU; it only has to start to succeed. */
@@ -256,10 +263,13 @@ describe.skipIf(realNodeSkipped() !== undefined)('a real kubelet refuses a pod t
     expect(said.message).toContain(`on ${node} after ${AVOID_SECONDS}s`);
 
     // The room comes back (normally while the node is still avoided); the worker then runs there.
+    const removed = holder;
     const { kubeletName } = holder;
     log(`event, metric and status seen ${Math.round((Date.now() - first.refusedAt!) / 1000)} s after the refusal; removing the static pod`);
     await removeHiddenStaticPod(node, holder, log);
     holder = undefined;
+    // What the kubelet did with it, for the record (how long it takes to let a static pod go).
+    for (const line of kubeletLogAbout(removed).slice(-12)) log(`kubelet: ${line.slice(0, 300)}`);
     log(`static pod ${kubeletName} gone ${Math.round((Date.now() - first.refusedAt!) / 1000)} s after the refusal`);
     await waitForCondition(ns, JOB, 'Succeeded', { timeoutMs: 240_000 });
     log(`Succeeded ${Math.round((Date.now() - created) / 1000)} s after the TFJob was created`);
