@@ -75,11 +75,22 @@ export async function removeHiddenStaticPod(node: string, pod: HiddenStaticPod, 
   const held = (await kubeletPods(node)).find((p) => p.metadata?.name === pod.kubeletName);
   const containerId = held?.status?.containerStatuses?.[0]?.containerID;
   if (existsSync(pod.manifest)) rmSync(pod.manifest);
-  await eventually(async () => !(await kubeletPods(node)).some((p) => p.metadata?.name === pod.kubeletName), {
-    what: `static pod ${pod.kubeletName} gone from the kubelet of ${node}`,
-    timeoutMs: 60_000,
-    intervalMs: 1_000,
-  });
+  let lastState = '';
+  await eventually(
+    async () => {
+      const now = (await kubeletPods(node)).find((p) => p.metadata?.name === pod.kubeletName);
+      const state =
+        now === undefined ? 'gone' : `${now.status?.phase ?? '?'}/${Object.keys(now.status?.containerStatuses?.[0]?.state ?? {}).join()}`;
+      if (state !== lastState) progress?.(`static pod in the kubelet's pods: ${state} at ${since()}`);
+      lastState = state;
+      return now === undefined;
+    },
+    {
+      what: `static pod ${pod.kubeletName} gone from the kubelet of ${node}`,
+      timeoutMs: 60_000,
+      intervalMs: 1_000,
+    },
+  );
   progress?.(`static pod ${pod.kubeletName} gone from the kubelet's pods ${since()} after its manifest`);
   if (containerId === undefined || containerId === '') return;
   await eventually(async () => containerCpuCgroup(containerId) === undefined, {
