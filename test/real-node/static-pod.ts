@@ -58,6 +58,7 @@ export async function waitStaticPodRunning(node: string, pod: HiddenStaticPod): 
   return eventually(
     async () => {
       const held = (await kubeletPods(node)).find((p) => p.metadata?.name === pod.kubeletName);
+      progress?.(`static pod read from the kubelet at ${since()}; removing its manifest`);
       if (held?.status?.phase !== 'Running' || held.status.containerStatuses?.[0]?.state?.running === undefined) return false;
       return held;
     },
@@ -73,12 +74,16 @@ export async function removeHiddenStaticPod(node: string, pod: HiddenStaticPod, 
   const started = Date.now();
   const since = () => `${Math.round((Date.now() - started) / 1000)} s`;
   const held = (await kubeletPods(node)).find((p) => p.metadata?.name === pod.kubeletName);
+  progress?.(`static pod read from the kubelet at ${since()}; removing its manifest`);
   const containerId = held?.status?.containerStatuses?.[0]?.containerID;
   if (existsSync(pod.manifest)) rmSync(pod.manifest);
   let lastState = '';
   await eventually(
     async () => {
+      const asked = Date.now();
       const now = (await kubeletPods(node)).find((p) => p.metadata?.name === pod.kubeletName);
+      const took = Date.now() - asked;
+      if (took > 5_000) progress?.(`the kubelet's /pods took ${Math.round(took / 1000)} s to answer`);
       const state =
         now === undefined ? 'gone' : `${now.status?.phase ?? '?'}/${Object.keys(now.status?.containerStatuses?.[0]?.state ?? {}).join()}`;
       if (state !== lastState) progress?.(`static pod in the kubelet's pods: ${state} at ${since()}`);
