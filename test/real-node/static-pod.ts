@@ -58,7 +58,6 @@ export async function waitStaticPodRunning(node: string, pod: HiddenStaticPod): 
   return eventually(
     async () => {
       const held = (await kubeletPods(node)).find((p) => p.metadata?.name === pod.kubeletName);
-      progress?.(`static pod read from the kubelet at ${since()}; removing its manifest`);
       if (held?.status?.phase !== 'Running' || held.status.containerStatuses?.[0]?.state?.running === undefined) return false;
       return held;
     },
