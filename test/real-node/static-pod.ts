@@ -79,10 +79,14 @@ export async function removeHiddenStaticPod(node: string, pod: HiddenStaticPod, 
   let lastState = '';
   await eventually(
     async () => {
-      const asked = Date.now();
-      const now = (await kubeletPods(node)).find((p) => p.metadata?.name === pod.kubeletName);
-      const took = Date.now() - asked;
-      if (took > 5_000) progress?.(`the kubelet's /pods took ${Math.round(took / 1000)} s to answer`);
+      const now = (
+        await kubeletPods(node).catch((err: unknown) => {
+          const failure = `failed: ${(err as Error).message.trim().slice(0, 200)}`;
+          if (failure !== lastState) progress?.(`reading the kubelet's pods ${failure} at ${since()}`);
+          lastState = failure;
+          throw err;
+        })
+      ).find((p) => p.metadata?.name === pod.kubeletName);
       const state =
         now === undefined ? 'gone' : `${now.status?.phase ?? '?'}/${Object.keys(now.status?.containerStatuses?.[0]?.state ?? {}).join()}`;
       if (state !== lastState) progress?.(`static pod in the kubelet's pods: ${state} at ${since()}`);
