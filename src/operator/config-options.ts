@@ -260,6 +260,13 @@ export const OPTIONS = [
     help: 'a pod kube-scheduler refuses this long on the node chosen for it is placed again on another node (0 = never)',
   },
   {
+    flag: 'refused-node-avoid-for',
+    env: 'TFJOB_REFUSED_NODE_AVOID_FOR',
+    kind: 'duration',
+    default: '10m',
+    help: "a node whose kubelet refused a job's pod (OutOfcpu, ...), or on which kube-scheduler refused it (--replace-refused-after), is left out of that job's placements this long (ours)",
+  },
+  {
     flag: 'scheduling-interval',
     kind: 'duration',
     default: '10s',

@@ -67,6 +67,7 @@ const operatorConfigSchema = z
     nodeSelector: z.string().regex(/^$|^[^,=]+=[^,=]*(,[^,=]+=[^,=]*)*$/, 'must be k=v[,k2=v2]'),
     nodeLostGrace: z.number().nonnegative(),
     replaceRefusedAfter: z.number().nonnegative(),
+    refusedNodeAvoidFor: z.number().positive(),
     schedulingInterval: z.number().positive(),
     schedulingDebounce: z.number().nonnegative(),
     timeScale: z.number().positive(),

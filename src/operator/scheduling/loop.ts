@@ -45,7 +45,7 @@ import { SchedulerMetrics } from './metrics.ts';
 import { NodeHealth } from './node-health.ts';
 import { KubePodRemover, type PodRemover } from './pod-remover.ts';
 import { isFinished, isLiveWorker, podNode } from './pod-facts.ts';
-import { AVOID_REFUSED_NODE_MS, avoidNodesThatRefuse } from './refused-nodes.ts';
+import { avoidNodesThatRefuse } from './refused-nodes.ts';
 import { workerBoundsOf } from './worker-bounds.ts';
 import { QoeBook } from './pass/report-qoe.ts';
 import { SchedulingReporter } from './pass/report.ts';
@@ -214,7 +214,7 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
     const applied = await applyDecisions(this.#book, this.#remover, facts, decided, now, {
       starveLimitMs: this.#schedulerConfig.starveLimitMs,
       timeScale: this.#deps.config.timeScale,
-      avoidRefusedNodeMs: AVOID_REFUSED_NODE_MS / this.#deps.config.timeScale,
+      avoidRefusedNodeMs: this.#deps.config.refusedNodeAvoidFor / this.#deps.config.timeScale,
     });
     // Every node a pass places on, with what it counted there: an over-commit names its pass.
     if (this.#log.isLevelEnabled('info')) {
@@ -366,7 +366,12 @@ export class PrioritySchedulingLoop implements SchedulingLoop {
         this.trigger('tfjob changed');
       }
     });
-    pods.on(avoidNodesThatRefuse(this.#book, this.#log, AVOID_REFUSED_NODE_MS / this.#deps.config.timeScale));
+    const { refusedNodeAvoidFor, timeScale } = this.#deps.config;
+    pods.on(
+      avoidNodesThatRefuse(this.#book, this.#log, refusedNodeAvoidFor / timeScale, (job) => {
+        this.#deps.enqueue(job);
+      }),
+    );
     pods.on((type, pod) => {
       if (type !== 'add') return;
       this.#deps.podsInFlight?.observed(objectKey(pod));

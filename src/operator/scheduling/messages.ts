@@ -22,6 +22,13 @@ export function refusedByScheduler(pod: string, node: string, refusal: string, w
   );
 }
 
+export function rejectedByKubelet(pod: string, node: string, reason: string, avoidSeconds: number): string {
+  return (
+    `The kubelet of ${node} refused ${pod} (${reason}), counting what the API does not show there; ` +
+    `the replica waits to be placed again on another node, or on ${node} after ${avoidSeconds}s (avoided for this job until then)`
+  );
+}
+
 /** Why `preemptor` may take `victim`'s workers: a higher PriorityClass decides before any weight. */
 export function whatDecided(preemptor: Standing, victim: Standing): string {
   if (preemptor.priority !== victim.priority) {

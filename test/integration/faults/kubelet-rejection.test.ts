@@ -4,7 +4,8 @@
 // subresource, as a kubelet does), so nothing overwrites the verdict. The job must go on: each
 // refused pod deleted and its replica placed again, never on a node that refused it (the operator
 // sees room there, so only its guard keeps it away), an Event and a metric count per refusal, no
-// failure or restart counted, and the job runs once a node that admits it appears.
+// failure or restart counted, the job's status saying why it waits, and the job runs once a node
+// that admits it appears.
 import { CoordinationV1Api, CoreV1Api, V1MicroTime, Watch, type V1Node, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LABEL_NODE_POOL } from '../../../src/api/v1/constants.ts';
@@ -196,6 +197,18 @@ describe('fault: kubelets refuse placed pods (OutOfcpu)', () => {
       timeoutMs: 60_000,
       what: 'two rejections counted',
     });
+
+    // With both nodes avoided the replica waits, and the job's status says why (the last refusal).
+    await eventually(
+      async () => {
+        const scheduling = (await getTFJob(ns, name)).status?.scheduling as { reason?: string; message?: string } | undefined;
+        return (
+          scheduling?.reason === 'PodRejectedByKubelet' &&
+          scheduling.message?.includes(`The kubelet of ${refused[1]!.spec!.nodeName!}`) === true
+        );
+      },
+      { timeoutMs: 60_000, what: 'status.scheduling naming the last refusal' },
+    );
 
     // A node that admits the pod appears: the replica is placed there, runs, and the job succeeds.
     const [roomy] = await addPoolNodes(pool, 'roomy', 1, { cpu: '4', memory: '16Gi' });

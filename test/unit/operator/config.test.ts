@@ -49,3 +49,17 @@ describe('operator configuration: vertical policy', () => {
     expect(config([]).flowconCpu).toBe('allowed');
   });
 });
+
+describe('operator configuration: refused nodes', () => {
+  it('avoids a node that refused a pod for 10 minutes unless told otherwise', () => {
+    expect(config([]).refusedNodeAvoidFor).toBe(600_000);
+    expect(config(['--refused-node-avoid-for', '90s']).refusedNodeAvoidFor).toBe(90_000);
+    expect(config(['--refused-node-avoid-for=2m']).refusedNodeAvoidFor).toBe(120_000);
+    expect(config([], { TFJOB_REFUSED_NODE_AVOID_FOR: '30s' }).refusedNodeAvoidFor).toBe(30_000);
+  });
+
+  it('rejects no avoidance at all and what is not a duration, naming the flag', () => {
+    expect(() => config(['--refused-node-avoid-for', '0'])).toThrow(/--refused-node-avoid-for/);
+    expect(() => config(['--refused-node-avoid-for', 'soon'])).toThrow(/refused-node-avoid-for: "soon" is not a duration/);
+  });
+});

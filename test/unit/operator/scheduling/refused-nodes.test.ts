@@ -5,7 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCHEDULER_CONFIG, type ClusterSnapshot, type NodeInfo } from '../../../../src/scheduler/index.ts';
 import { jobSpec } from '../../../../src/operator/scheduling/convert.ts';
 import { decide, fixedJobsNotGrown, holesNotGrownTwice } from '../../../../src/operator/scheduling/pass/decide.ts';
-import { avoidNodesThatRefuse, newlyRejectedAt } from '../../../../src/operator/scheduling/refused-nodes.ts';
+import { DecisionBook } from '../../../../src/operator/scheduling/decisions/book.ts';
+import { restoreDecision } from '../../../../src/operator/scheduling/decisions/decision.ts';
+import { schedulingStatus } from '../../../../src/operator/scheduling/decisions/input.ts';
+import { avoidNodesThatRefuse, newlyRejectedAt, REASON_REJECTED_BY_KUBELET } from '../../../../src/operator/scheduling/refused-nodes.ts';
 import { silentLogger } from '../../../../src/runtime/logger.ts';
 
 const node = (name: string, cpu: number): NodeInfo => ({
@@ -99,8 +102,9 @@ const refused = ourPod({ phase: 'Failed', reason: 'OutOfcpu', message: 'Pod was 
 
 describe('newlyRejectedAt: the node a kubelet just refused our pod on', () => {
   it('names the job and the node on the update that brings the refusal, and on an add that shows it', () => {
-    expect(newlyRejectedAt(refused, pending)).toEqual({ job: 'ns/j', node: 'n1' });
-    expect(newlyRejectedAt(refused, undefined)).toEqual({ job: 'ns/j', node: 'n1' });
+    const rejection = { job: 'ns/j', pod: 'j-worker-0', node: 'n1', reason: 'OutOfcpu' };
+    expect(newlyRejectedAt(refused, pending)).toEqual(rejection);
+    expect(newlyRejectedAt(refused, undefined)).toEqual(rejection);
   });
 
   it('nothing for a later update of the same refused pod, a pod that failed running, or a pod not ours', () => {
@@ -117,9 +121,15 @@ describe('newlyRejectedAt: the node a kubelet just refused our pod on', () => {
 });
 
 describe('avoidNodesThatRefuse: the pod informer handler', () => {
-  it('keeps the job off the refusing node for the given time, once per refusal', () => {
+  it('keeps the job off the refusing node for the given time, once per refusal, and wakes the job', () => {
     const avoided: [string, string, number][] = [];
-    const handler = avoidNodesThatRefuse({ avoid: (job, node, until) => avoided.push([job, node, until]) }, silentLogger(), 60_000);
+    const explained: [string, string][] = [];
+    const woken: string[] = [];
+    const book = {
+      avoid: (job: string, node: string, until: number) => avoided.push([job, node, until]),
+      explain: (job: string, reason: string) => explained.push([job, reason]),
+    };
+    const handler = avoidNodesThatRefuse(book, silentLogger(), 60_000, (job) => woken.push(job));
     const before = Date.now();
     handler('update', refused, pending);
     handler('update', refused, refused);
@@ -127,5 +137,28 @@ describe('avoidNodesThatRefuse: the pod informer handler', () => {
     handler('update', pending, pending);
     expect(avoided.map(([job, node]) => [job, node])).toEqual([['ns/j', 'n1']]);
     expect(avoided[0]![2]).toBeGreaterThanOrEqual(before + 60_000);
+    expect(explained).toEqual([['ns/j', REASON_REJECTED_BY_KUBELET]]);
+    expect(woken).toEqual(['ns/j']);
+  });
+
+  it("gives a running job's status the refusal and how long the node is avoided, until the next placement says otherwise", () => {
+    const book = new DecisionBook();
+    const job = {
+      metadata: { name: 'j', creationTimestamp: '2026-11-29T00:00:00Z' },
+      status: { scheduling: { queue: 'Running' as const } },
+    };
+    const restored = new Map([['ns/j', restoreDecision(job, [], 0)]]);
+    book.upkeep({ restored, suspended: [], settled: new Map(), attained: new Map(), at: 0 });
+    avoidNodesThatRefuse(book, silentLogger(), 90_000, () => undefined)('update', refused, pending);
+    const facts = { bounds: { min: 1, max: 1 }, finished: false, liveWorkers: 0 };
+    const status = schedulingStatus(book.get('ns/j')!, facts);
+    expect(status.queue).toBe('Running');
+    expect(status.reason).toBe('PodRejectedByKubelet');
+    expect(status.message).toBe(
+      'The kubelet of n1 refused j-worker-0 (OutOfcpu), counting what the API does not show there; the replica waits to be placed again on another node, or on n1 after 90s (avoided for this job until then)',
+    );
+    expect([...book.get('ns/j')!.avoidNodes.keys()]).toEqual(['n1']);
+    book.explain('ns/j', 'Placed', 'Placed j-worker-0 on n2');
+    expect(schedulingStatus(book.get('ns/j')!, facts).reason).toBe('Placed');
   });
 });
