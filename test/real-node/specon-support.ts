@@ -7,14 +7,17 @@ import { getTFJob, jobEvents, livePods, type TestTFJob } from '../support/tfjob.
 import { realJob } from './support.ts';
 
 export const SLOW_STEPS = 1200;
-const FAST_STEPS = 60_000;
+// ~25 s at 2,000 steps/s (an idle host), ~80 s at 600 (a loaded one): past SpeCon's decision, a few
+// rounds after its first loss line, either way.
+const FAST_STEPS = 50_000;
 // fast's loss falls by e^FAST_DECAY over its run: a 2 s interval of a run of up to ~5 minutes still
 // shows a gain far above α = 0.05 per core (its limit is 2 cores), so it stays New throughout.
 const FAST_DECAY = 30;
 
 /**
  * SpeCon with FlowCon's default α (0.05). Rounds every 2 s: slow's loss is flat a few seconds after
- * its first line and two rounds below α make it Completing, well within fast's run. Progress read every second.
+ * its first line and two rounds below α make it Completing; fast has a growth two rounds after its
+ * first line. Progress read every second.
  */
 export const SPECON_FLAGS: readonly string[] = ['--vertical-policy', 'specon', '--vertical-interval', '2s', '--progress-period', '1s'];
 

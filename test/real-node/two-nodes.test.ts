@@ -168,10 +168,17 @@ describe.skipIf(realNodeSkipped() !== undefined)('a second real node on the same
 
       // realnode-1 cordoned while the jobs are placed: all four pods land on realnode-0, where fast's
       // 2-core limit alone uses up the allocatable (contended). Then it is uncordoned and left alone.
+      // fast comes once the operator has read slow's first loss: its run then spans slow's
+      // classification however long slow's three pods took to start.
       await setUnschedulable(second.nodeName, true);
       let before: V1Pod | undefined;
       try {
         await createTFJob(sns, slowJob());
+        await eventually(async () => speconStatusOf(await getTFJob(sns, 'slow')).progress?.step !== undefined, {
+          what: "slow's first progress in its status",
+          timeoutMs: 180_000,
+          intervalMs: 1_000,
+        });
         await createTFJob(sns, fastJob());
         const placed = await eventually(
           async () => {
