@@ -23,8 +23,8 @@ export const SPECON_FLAGS: readonly string[] = ['--vertical-policy', 'specon', '
 
 /**
  * PS 1 + Worker 2 (elastic, min = max = 2: nothing but the move changes it). NOISE and EVAL_BATCH make
- * its reported loss the one of a fixed evaluation batch, flat at the noise floor once converged (its
- * SGD jitter, ~2 % at most, stays under α per core). 500m worker limits: a worker fits realnode-1
+ * its reported loss the one of a fixed evaluation batch, flat at the noise floor once converged (SGD's
+ * jitter moves it far less than α per core). 500m worker limits: a worker fits realnode-1
  * (1 CPU) without making it contended. The sleep paces it (~8 steps/s per worker whatever the load),
  * so it outlasts the move and the moved worker's start.
  */
