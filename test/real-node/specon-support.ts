@@ -7,9 +7,9 @@ import { getTFJob, jobEvents, livePods, type TestTFJob } from '../support/tfjob.
 import { realJob } from './support.ts';
 
 export const SLOW_STEPS = 1200;
-// ~25 s at 2,000 steps/s (an idle host), ~80 s at 600 (a loaded one): past SpeCon's decision, a few
-// rounds after its first loss line, either way.
-const FAST_STEPS = 50_000;
+// ~28 s at 2,500 steps/s (an idle host), ~2 min at 600 (a loaded one): well past SpeCon's decision,
+// two or three rounds after its first loss line, either way.
+const FAST_STEPS = 70_000;
 // fast's loss falls by e^FAST_DECAY over its run: a 2 s interval of a run of up to ~5 minutes still
 // shows a gain far above α = 0.05 per core (its limit is 2 cores), so it stays New throughout.
 const FAST_DECAY = 30;
