@@ -8,6 +8,11 @@ is what lets workers of an elastic job come and go: see docs/elastic-contract.md
 Env: TF_CONFIG (required for distributed), STEPS (global steps, default 200), STEP_SLEEP (seconds
 per local step, default 0.05), CKPT_DIR (checkpoints; resume from it), PROGRESS_EVERY (default 10),
 LOSS_TARGET (unset by default: a loss that, once reached, makes the job Converged at once).
+NOISE (default 0): standard deviation of Gaussian noise added to the targets, so the loss has a floor
+(about NOISE**2) the model cannot go below. EVAL_BATCH (default 0: each progress line reports the loss
+of the batch just trained on, which is noisy): N > 0 reports the loss on one fixed batch of N samples
+instead (the same in every replica and restart), so once converged the reported loss sits flat at the
+floor and only SGD's small jitter moves it (an evaluation function FlowCon can call Completing).
 FAIL_ONCE (off by default: one replica exits once with a given code at a given step, fail_once.py).
 """
 import os
@@ -29,6 +34,8 @@ SLEEP = float(os.environ.get("STEP_SLEEP", "0.05"))
 CKPT_DIR = os.environ.get("CKPT_DIR") or None
 EVERY = int(os.environ.get("PROGRESS_EVERY", "10"))
 LOSS_TARGET = float(os.environ["LOSS_TARGET"]) if os.environ.get("LOSS_TARGET") else None
+NOISE = float(os.environ.get("NOISE", "0"))
+EVAL_BATCH = int(os.environ.get("EVAL_BATCH", "0"))
 
 cfg = tf_config()
 task = cfg.get("task", {})
@@ -80,7 +87,19 @@ class _Keep(tf.compat.v1.train.SessionRunHook):
 
 
 true_w = np.array([[1.0], [-2.0], [0.5], [3.0]], np.float32)
+
+
+def batch(r, n):
+    xb = r.normal(size=(n, 4)).astype(np.float32)
+    yb = xb @ true_w + 0.7
+    if NOISE:  # no draw without noise: the batches stay what they were before the knob
+        yb = (yb + NOISE * r.normal(size=(n, 1))).astype(np.float32)
+    return xb, yb
+
+
 rng = np.random.default_rng(idx + 100 * int(time.time()))
+# A fixed seed: every replica and every restart evaluates on the same samples.
+eval_x, eval_y = batch(np.random.default_rng(20261129), EVAL_BATCH) if EVAL_BATCH > 0 else (None, None)
 conf = tf.compat.v1.ConfigProto(device_filters=filters) if filters else None
 hooks = [tf.compat.v1.train.StopAtStepHook(last_step=STEPS), _Keep()]
 step, last_loss, t0 = 0, float("nan"), time.time()
@@ -102,14 +121,15 @@ with tf.compat.v1.train.MonitoredTrainingSession(
     print("session open after %.1fs, global step %d" % (time.time() - t0, step), flush=True)
     reported = step // EVERY
     while not sess.should_stop():
-        xb = rng.normal(size=(32, 4)).astype(np.float32)
-        yb = xb @ true_w + 0.7
+        xb, yb = batch(rng, 32)
         _, step, last_loss = sess.run([train, gs, loss], {x: xb, y: yb})
         fail_once.check(job, idx, int(step))
         # Each time the global step passes a multiple of EVERY: workers taking turns see every
         # other step (two workers may see only odd ones), so `step % EVERY == 0` could never hold.
         if step // EVERY > reported:
             reported = step // EVERY
+            if eval_x is not None and not sess.should_stop():
+                last_loss = sess.run(loss, {x: eval_x, y: eval_y})
             report(step=int(step), loss=float(last_loss), target=LOSS_TARGET)
         time.sleep(SLEEP)
     # The step fetched with the last update may predate another worker's last one: read it again.

@@ -6,15 +6,23 @@
 // Then a worker moves: a job trains on realnode-0, its worker pod is deleted (it checkpoints on
 // SIGTERM) while only realnode-1 is schedulable, the operator re-creates it there (TF_CONFIG names
 // services, so it stays valid), and the job goes on from its checkpoint to its planned step.
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+// Last, a move the operator decides (--vertical-policy specon, docs/scheduling.md §8.3): a converged
+// elastic PS job shares realnode-0 with a job still learning whose limit is the whole node; once
+// realnode-1 is schedulable the operator itself deletes the slow job's worker 1 and re-creates it there
+// (same TF_CONFIG), it trains against the PS on realnode-0, and both jobs Succeed (specon-support.ts).
+import { PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RealNode, TENSORFLOW_VERSION } from '../../lab/local-cluster/real-node/index.ts';
 import { clusterState, eventually } from '../support/kube.ts';
-import { coreApi, createTFJob, waitForCondition, type TestTFJob } from '../support/tfjob.ts';
+import { parseMetrics, sumOf } from '../support/prometheus.ts';
+import { tfConfigOf } from '../support/specon-jobs.ts';
+import { coreApi, createTFJob, getTFJob, livePods, waitForCondition, type TestTFJob } from '../support/tfjob.ts';
+import { eventLines, SLOW_STEPS, SPECON_FLAGS, fastJob, slowJob, speconSnapshot, speconStatusOf } from './specon-support.ts';
 import {
   doneStep,
   firstStep,
   hostScratchDir,
+  lastStep,
   podLog,
   realJob,
   realNodeName,
@@ -138,6 +146,135 @@ describe.skipIf(realNodeSkipped() !== undefined)('a second real node on the same
       await setUnschedulable(realNodeName(), false);
       await setUnschedulable(second.nodeName, false);
     }
+  });
+
+  describe('an operator-decided move (--vertical-policy specon)', () => {
+    let specon: RealNodeRun | undefined;
+    beforeAll(async () => {
+      specon = await startRealNodeRun('real-specon', 'ours', SPECON_FLAGS);
+    });
+    afterAll(async () => {
+      await specon?.stop();
+    });
+
+    it("moves a converged elastic job's worker off the contended node to realnode-1 by itself; both jobs Succeed", async () => {
+      const started = Date.now();
+      const at = () => `+${Math.round((Date.now() - started) / 1000)}s`;
+      const sns = specon!.ns;
+      const slowEvents = (reason: string) =>
+        eventLines(sns, 'slow').then((lines) => lines.filter((l) => l.startsWith(`${reason}: `)).map((l) => l.slice(reason.length + 2)));
+      const diagnosis = async () =>
+        `${await speconSnapshot(sns)}\n  slow events: ${JSON.stringify(await eventLines(sns, 'slow'))}\n  fast events: ${JSON.stringify(await eventLines(sns, 'fast'))}`;
+
+      // realnode-1 cordoned while the jobs are placed: all four pods land on realnode-0, where fast's
+      // 2-core limit alone uses up the allocatable (contended). Then it is uncordoned and left alone.
+      // fast comes once the operator has read slow's first loss: its run then spans slow's
+      // classification however long slow's three pods took to start.
+      await setUnschedulable(second.nodeName, true);
+      let before: V1Pod | undefined;
+      try {
+        await createTFJob(sns, slowJob());
+        await eventually(async () => speconStatusOf(await getTFJob(sns, 'slow')).progress?.step !== undefined, {
+          what: "slow's first progress in its status",
+          timeoutMs: 180_000,
+          intervalMs: 1_000,
+        });
+        await createTFJob(sns, fastJob());
+        const placed = await eventually(
+          async () => {
+            const pods = [...(await livePods(sns, 'slow')), ...(await livePods(sns, 'fast'))];
+            return pods.length === 4 && pods.every((p) => (p.spec?.nodeName ?? '') !== '') ? pods : false;
+          },
+          { what: 'the four pods of slow and fast placed', timeoutMs: 120_000, intervalMs: 500 },
+        );
+        expect(placed.map((p) => p.spec?.nodeName)).toEqual(placed.map(() => realNodeName()));
+        before = placed.find((p) => p.metadata?.name === 'slow-worker-1');
+      } finally {
+        await setUnschedulable(second.nodeName, false);
+      }
+
+      // The operator moves slow's worker 1 once FlowCon calls slow Completing while fast still learns.
+      let traced = '';
+      const migrated = await eventually(
+        async () => {
+          const now = await speconSnapshot(sns);
+          if (now.replace(/step=\d+ /g, '') !== traced.replace(/step=\d+ /g, '')) process.stderr.write(`[specon ${at()}]\n  ${now}\n`);
+          traced = now;
+          const [hit] = await slowEvents('WorkerMigrated');
+          if (hit === undefined) throw new Error(`no WorkerMigrated yet\n  ${await diagnosis()}`);
+          return hit;
+        },
+        { what: 'the operator moving slow-worker-1 (WorkerMigrated)', timeoutMs: 300_000, intervalMs: 2_000 },
+      );
+      const movedAt = at();
+      const [node0, node1] = [realNodeName(), second.nodeName];
+      expect(migrated).toMatch(
+        new RegExp(
+          `^slow-worker-1 re-created on ${node1} \\(left ${node0}; .*SpeCon: ${sns}/slow is Completing .* ${sns}/fast \\((New|Watching), `,
+        ),
+      );
+      expect(await slowEvents('WorkerMigrating')).toEqual([
+        expect.stringMatching(new RegExp(`^slow-worker-1 deleted on ${node0} to be re-created on ${node1} `)),
+      ]);
+      expect(await slowEvents('MigrationTargetLost')).toEqual([]);
+      const migration = await eventually(
+        async () => {
+          const m = speconStatusOf(await getTFJob(sns, 'slow')).migration;
+          return m?.last?.state === 'Migrated' ? m : false;
+        },
+        { what: 'status.migration of slow Migrated', timeoutMs: 60_000 },
+      );
+      expect(migration).toMatchObject({ migrations: 1, last: { pod: 'slow-worker-1', from: node0, to: node1, state: 'Migrated' } });
+      const metrics = parseMetrics(await specon!.operator.registry.metrics());
+      expect(sumOf(metrics, 'tfjob_operator_worker_migrations_total', { namespace: sns, result: 'migrated' })).toBe(1);
+
+      // The replacement: same name and TF_CONFIG, a new UID, on realnode-1; it joins the PS on realnode-0
+      // by its Service name at the global step the job had reached, and trains.
+      const replacement = await eventually(
+        async () => {
+          const p = await coreApi().readNamespacedPod({ name: 'slow-worker-1', namespace: sns });
+          return p.metadata?.uid !== before?.metadata?.uid && p.status?.phase === 'Running' ? p : false;
+        },
+        { what: 'the replacement of slow-worker-1 running', timeoutMs: 120_000, intervalMs: 500 },
+      );
+      expect(replacement.spec?.nodeName).toBe(node1);
+      expect(replacement.status?.podIP).toMatch(/^10\.87\.1\./);
+      expect(tfConfigOf(replacement)).toBeDefined();
+      expect(tfConfigOf(replacement)).toBe(tfConfigOf(before));
+      const ps = await coreApi().readNamespacedPod({ name: 'slow-ps-0', namespace: sns });
+      expect(ps.spec?.nodeName).toBe(node0);
+      // Read while it runs: cleanPodPolicy Running deletes it once worker 0 is done.
+      const log = await eventually(
+        async () => {
+          const l = await podLog(sns, 'slow-worker-1');
+          const first = firstStep(l);
+          return first !== undefined && lastStep(l) > first ? l : false;
+        },
+        { what: 'the moved worker training (two progress lines)', timeoutMs: 180_000, intervalMs: 1_000 },
+      );
+      expect(log).toContain(`slow-ps-0.${sns}.svc:2222`);
+      expect(Number(/session open after \S+, global step (\d+)/.exec(log)?.[1])).toBeGreaterThan(0);
+
+      const [slow, fast] = [
+        await waitForCondition(sns, 'slow', 'Succeeded', { timeoutMs: 300_000 }),
+        await waitForCondition(sns, 'fast', 'Succeeded', { timeoutMs: 300_000 }),
+      ];
+      expect(doneStep(await podLog(sns, 'slow-worker-0'))).toBeGreaterThanOrEqual(SLOW_STEPS);
+      // The move was no failure: nothing counted failed, no restart.
+      expect(slow.status?.replicaStatuses?.Worker?.failed).toBeUndefined();
+      expect((slow.status?.conditions ?? []).map((c) => c.type)).not.toContain('Restarting');
+      expect(await slowEvents('Restarting')).toEqual([]);
+      for (const pod of ['slow-worker-0', 'fast-worker-0']) {
+        const p = await coreApi().readNamespacedPod({ name: pod, namespace: sns });
+        expect(p.status?.containerStatuses?.[0]?.restartCount, pod).toBe(0);
+      }
+      expect(fast.status?.replicaStatuses?.Worker?.succeeded).toBe(1);
+      const doneAt = (job: TestTFJob) => Math.round((Date.parse(job.status?.completionTime ?? '') - started) / 1000);
+      process.stderr.write(
+        `[specon] slow-worker-1 moved ${node0} -> ${node1} at ${movedAt} (joined at global step ${firstStep(log)}); ` +
+          `Succeeded: slow +${doneAt(slow)}s, fast +${doneAt(fast)}s; test body ${at()}\n`,
+      );
+    });
   });
 });
 

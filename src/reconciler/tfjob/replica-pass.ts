@@ -69,7 +69,7 @@ function reconcileReplicaType(
   const elastic = type === REPLICA_TYPE_WORKER && view.elastic !== undefined;
   const typePods = ofReplicaType(pods, type);
   const plan: PodPlan = elastic
-    ? planElasticPods(typePods, replicas, new Set(view.givenUpWorkerSlots ?? []))
+    ? planElasticPods(typePods, replicas, new Set(view.givenUpWorkerSlots ?? []), view.elastic.max)
     : planFixedPods(typePods, replicas);
   const pass: TypePass = { actions: [], events: [], counts: ZERO_COUNTS, conditions, recreated: 0 };
   const scope: TypeScope = { view, type, spec, elastic, typePods, plan, input, deleted: new Set<string>() };

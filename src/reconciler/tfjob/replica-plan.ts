@@ -51,9 +51,16 @@ export function planFixedPods(pods: readonly Pod[], replicas: number): PodPlan {
  * Short → create at the lowest indices no pod occupies (a terminating pod still holds its name);
  * over → delete the live pods with the highest indices. Indices therefore stay dense from 0 where
  * possible, and a scale-in never takes worker 0 while a higher one exists. `givenUp` slots keep their
- * failed pod (and so their index) but are not live: they are never replaced nor scaled in.
+ * failed pod (and so their index) but are not live: they are never replaced nor scaled in. Nothing is
+ * created at or above `slots` (the elastic maximum: TF_CONFIG lists only slots below it); while every
+ * free slot is still held by a terminating pod (a migrated worker), the create waits for it.
  */
-export function planElasticPods(pods: readonly Pod[], target: number, givenUp: ReadonlySet<number> = new Set()): PodPlan {
+export function planElasticPods(
+  pods: readonly Pod[],
+  target: number,
+  givenUp: ReadonlySet<number> = new Set(),
+  slots = Number.POSITIVE_INFINITY,
+): PodPlan {
   const indexed = byIndex(pods);
   const duplicated = [...indexed].filter(([, atIndex]) => atIndex.length > 1).map(([i]) => i);
   const live = [...indexed]
@@ -65,7 +72,7 @@ export function planElasticPods(pods: readonly Pod[], target: number, givenUp: R
   // A given-up slot keeps its service (the others' TF_CONFIG still names it), as before it failed.
   const wanted = new Set([...live, ...[...givenUp].filter((i) => indexed.has(i))]);
   if (live.length < target) {
-    for (let i = 0; create.length < target - live.length; i++) {
+    for (let i = 0; create.length < target - live.length && i < slots; i++) {
       if (!indexed.has(i)) {
         create.push(i);
         wanted.add(i);

@@ -71,6 +71,19 @@ describe('elastic worker plan (ours)', () => {
     expect(plan.remove).toEqual([]);
   });
 
+  it('never creates a worker at or above its slots: a migrated worker terminating in the last slot is waited for', () => {
+    // min = max = 2, worker 1 moved by SpeCon and still terminating: worker-2 would be outside TF_CONFIG.
+    const moving = [
+      newPod('Worker', 0, { phase: 'Running' }),
+      newPod('Worker', 1, { phase: 'Running', removal: 'migration', deleting: true }),
+    ];
+    expect(planElasticPods(moving, 2, new Set(), 2).create).toEqual([]);
+    // Once its pod is gone, the slot is refilled at the same index.
+    expect(planElasticPods(moving.slice(0, 1), 2, new Set(), 2).create).toEqual([1]);
+    // With a free slot below the maximum, that one is used.
+    expect(planElasticPods(moving, 2, new Set(), 3).create).toEqual([2]);
+  });
+
   it('finished workers count toward the target (they are not replaced)', () => {
     const plan = planElasticPods([newPod('Worker', 0, { phase: 'Succeeded' }), newPod('Worker', 1, { phase: 'Running' })], 2);
     expect(plan.create).toEqual([]);
