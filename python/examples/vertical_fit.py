@@ -11,7 +11,9 @@ a flat curve is flat and a falling one falls. Models, all on synthetic data made
   cnn     a small convolutional net on 16x16 synthetic images labelled by a random teacher (Adam).
   lstm    an LSTM reading 20-step sequences, predicting a random teacher's output (Adam).
 Env: MODEL (default linear), STEPS (default 3000), PROGRESS_EVERY (default 50), LR, NOISE (linear),
-WIDTH (linear features / hidden units), SEED. Ends with TRAINING_DONE global_step=N.
+WIDTH (linear features / hidden units), SEED, MAX_STEPS_PER_SECOND (default 0: unpaced; else it sleeps
+at each progress line to stay at or below that rate, so a fast host does not end the run early).
+Ends with TRAINING_DONE global_step=N.
 """
 import os
 import sys
@@ -31,6 +33,7 @@ EVERY = int(os.environ.get("PROGRESS_EVERY", "50"))
 NOISE = float(os.environ.get("NOISE", "0"))
 WIDTH = int(os.environ.get("WIDTH", "256"))
 SEED = int(os.environ.get("SEED", "1"))
+MAX_RATE = float(os.environ.get("MAX_STEPS_PER_SECOND", "0"))
 rng = np.random.default_rng(SEED)
 tf.random.set_seed(SEED)
 
@@ -109,5 +112,7 @@ for step in range(1, STEPS + 1):
     if step % EVERY == 0 or step == STEPS:
         value = float(evaluate() if evaluate is not None else loss)
         report(step=step, loss=value, total_steps=STEPS)
+        if MAX_RATE > 0:
+            time.sleep(max(0.0, step / MAX_RATE - (time.time() - t0)))
 print("trained %d steps in %.1fs" % (STEPS, time.time() - t0), flush=True)
 done(STEPS)

@@ -7,9 +7,11 @@ import { getTFJob, jobEvents, livePods, type TestTFJob } from '../support/tfjob.
 import { realJob } from './support.ts';
 
 export const SLOW_STEPS = 1200;
-// ~28 s at 2,500 steps/s (an idle host), ~2 min at 600 (a loaded one): well past SpeCon's decision,
-// two or three rounds after its first loss line, either way.
+// Paced to at most 1,500 steps/s, so at least ~47 s even on a fast idle host (unpaced, one ran at
+// 3,500/s and ended 12 s after SpeCon's decision), ~2 min at 600 (a loaded one): well past SpeCon's
+// decision, two or three rounds after its first loss line, either way.
 const FAST_STEPS = 70_000;
+const FAST_MAX_STEPS_PER_SECOND = 1_500;
 // fast's loss falls by e^FAST_DECAY over its run: a 2 s interval of a run of up to ~5 minutes still
 // shows a gain far above α = 0.05 per core (its limit is 2 cores), so it stays New throughout.
 const FAST_DECAY = 30;
@@ -52,6 +54,7 @@ export function fastJob(): TestTFJob {
         STEPS: String(FAST_STEPS),
         LR: String(FAST_DECAY / (4 * FAST_STEPS)),
         PROGRESS_EVERY: '200',
+        MAX_STEPS_PER_SECOND: String(FAST_MAX_STEPS_PER_SECOND),
       },
     },
   );
