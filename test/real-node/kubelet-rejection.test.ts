@@ -7,11 +7,12 @@
 // (--refused-node-avoid-for) while its status says why it waits; once the static pod is gone and
 // the avoidance ends, the worker runs there and the job Succeeds.
 import { readFileSync } from 'node:fs';
-import { Watch, type V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readRealNodeState } from '../../lab/local-cluster/real-node/index.ts';
 import { LABEL_JOB_NAME } from '../../src/api/v1/constants.ts';
-import { adminKubeConfig, apiStatus, createNamespace, eventually, uniqueName } from '../support/kube.ts';
+import { apiStatus, createNamespace, eventually, uniqueName } from '../support/kube.ts';
+import { steadyWatch } from '../support/steady-watch.ts';
 import type { OperatorChild } from '../support/operator-child.ts';
 import { sumOf } from '../support/prometheus.ts';
 import { coreApi, createTFJob, waitForCondition, waitForJobEvents, type TestTFJob } from '../support/tfjob.ts';
@@ -37,49 +38,6 @@ async function freeCpuMillis(node: string): Promise<number> {
   const live = pods.filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
   const used = live.flatMap((p) => p.spec?.containers ?? []).reduce((n, c) => n + cpuMillis(c.resources?.requests?.cpu), 0);
   return allocatable - used;
-}
-
-interface Versioned {
-  readonly metadata?: { readonly resourceVersion?: string };
-}
-
-/**
- * A watch that stays open through quiet spells (client-node's closes after 30 s without data, and
- * this test waits out a longer avoidance) and resumes from the last resourceVersion if it ends.
- */
-async function steadyWatch(
-  path: string,
-  params: Record<string, string>,
-  onEvent: (type: string, obj: Versioned) => void,
-): Promise<() => void> {
-  let rv: string | undefined;
-  let stopped = false;
-  let current: AbortController | undefined;
-  const connect = async (): Promise<void> => {
-    const watch = new Watch(adminKubeConfig());
-    // Private in client-node's typings, but what its inactivity timer reads.
-    Reflect.set(watch, 'requestTimeoutMs', 2 ** 31 - 1);
-    current = await watch.watch(
-      path,
-      { ...params, ...(rv === undefined ? {} : { resourceVersion: rv }) },
-      (type: string, obj: Versioned) => {
-        if (type === 'ERROR') {
-          rv = undefined;
-          return;
-        }
-        rv = obj.metadata?.resourceVersion ?? rv;
-        onEvent(type, obj);
-      },
-      () => {
-        if (!stopped) void connect();
-      },
-    );
-  };
-  await connect();
-  return () => {
-    stopped = true;
-    current?.abort();
-  };
 }
 
 /** Each pod of the job the watch saw (by UID): its last state, when it was first seen, refused, gone. */

@@ -5,13 +5,14 @@
 // one pod and one service per slot, the moved worker back under its name with its TF_CONFIG (a new
 // UID), never two live pods of one slot (the invariant monitor), both jobs Succeed, no orphan, and what
 // the events and status.migration say about the move is true of where the replacement runs.
-import { Watch, type V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANNOTATION_REMOVAL } from '../../../src/api/v1/constants.ts';
 import { InvariantMonitor } from '../../support/invariants.ts';
 import { adminKubeConfig, clusterState, createNamespace, deleteNamespace, eventually } from '../../support/kube.ts';
 import { OperatorChild } from '../../support/operator-child.ts';
 import { addPoolNodes, createPool, type Pool } from '../../support/pool.ts';
+import { steadyWatch } from '../../support/steady-watch.ts';
 import { SPECON_OPERATOR_FLAGS, feedFastAndSlow, speconJob, tfConfigOf } from '../../support/specon-jobs.ts';
 import { coreApi, createTFJob, exitLivePods, getTFJob, jobEvents, jobPods, waitForCondition, waitForPods } from '../../support/tfjob.ts';
 
@@ -22,52 +23,6 @@ interface Migration {
 
 const MOVE_TIMEOUT_MS = 240_000;
 const MOVED = 'slow-worker-1';
-
-/**
- * Every version of pod `name` seen from now on, each handed to `seen` in the watch's own callback. The
- * watch has no inactivity timeout (a quiet pod's watch must stay open) and resumes from the last
- * resourceVersion when its stream ends, so no version in between is missed.
- */
-function watchPod(ns: string, name: string, seen: (pod: V1Pod) => void): () => void {
-  let rv: string | undefined;
-  let stopped = false;
-  let current: AbortController | undefined;
-  const connect = async (): Promise<void> => {
-    const watch = new Watch(adminKubeConfig());
-    Reflect.set(watch, 'requestTimeoutMs', 2 ** 31 - 1);
-    current = await watch.watch(
-      `/api/v1/namespaces/${ns}/pods`,
-      { fieldSelector: `metadata.name=${name}`, ...(rv === undefined ? {} : { resourceVersion: rv }) },
-      (type: string, pod: V1Pod) => {
-        // An ERROR (410 Gone after a compaction): come back without a resourceVersion, from the pod as it is.
-        if (type === 'ERROR') {
-          rv = undefined;
-          return;
-        }
-        rv = pod.metadata?.resourceVersion ?? rv;
-        seen(pod);
-      },
-      () => {
-        if (!stopped) void reconnect();
-      },
-    );
-  };
-  const reconnect = async (): Promise<void> => {
-    while (!stopped) {
-      try {
-        await connect();
-        return;
-      } catch {
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
-    }
-  };
-  void reconnect();
-  return () => {
-    stopped = true;
-    current?.abort();
-  };
-}
 
 describe('fault: operator SIGKILLed during a SpeCon migration', () => {
   let ns: string;
@@ -123,7 +78,9 @@ describe('fault: operator SIGKILLed during a SpeCon migration', () => {
     // SIGKILL from the watch callback itself: the first sighting of the old worker marked or terminating.
     let killedAt: string | undefined;
     const boundOn = new Set<string>();
-    stopWatch = watchPod(ns, MOVED, (pod) => {
+    // Every version of the worker from now on, each handed over in the watch's own callback.
+    stopWatch = await steadyWatch(`/api/v1/namespaces/${ns}/pods`, { fieldSelector: `metadata.name=${MOVED}` }, (_type, obj) => {
+      const pod = obj as V1Pod;
       if (pod.spec?.nodeName !== undefined) boundOn.add(pod.spec.nodeName);
       if (killedAt !== undefined || pod.metadata?.uid !== before?.metadata?.uid) return;
       const mark = pod.metadata?.annotations?.[ANNOTATION_REMOVAL];
