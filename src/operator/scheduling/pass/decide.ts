@@ -29,7 +29,7 @@ export function decide(
   config: SchedulerConfig,
   preferredNode?: (job: string) => string | undefined,
 ): Decided {
-  const planned = holesNotGrownTwice(fixedJobsNotGrown(schedule(policy, snapshot, config), facts), facts);
+  const planned = fixedJobsNotGrown(schedule(policy, snapshot, config), facts);
   // A job whose worker SpeCon is moving gets that slot back from the repair step, on the target: a
   // scale-out of the same slot in this pass could bind it elsewhere first.
   const plan =
@@ -52,23 +52,6 @@ export function fixedJobsNotGrown(plan: Plan, facts: readonly Pick<JobFacts, 'ke
   const elastic = new Set(facts.filter((f) => f.elastic).map((f) => f.key));
   const scaleOut = plan.scaleOut.filter((e) => elastic.has(e.job));
   return scaleOut.length === plan.scaleOut.length ? plan : { ...plan, scaleOut };
-}
-
-/**
- * An elastic job below its decided size has holes that repair fills; the core, counting only the
- * workers that exist, would also grow it by as many, and both would be placed for the same slots (one
- * pod each, the other placement holding room for nothing). Its scale-out keeps only the growth beyond
- * the holes, the first in the core's order.
- */
-export function holesNotGrownTwice(plan: Plan, facts: readonly Pick<JobFacts, 'key' | 'elastic' | 'missing'>[]): Plan {
-  const holes = new Map<string, number>();
-  for (const f of facts) if (f.elastic) holes.set(f.key, f.missing.filter((m) => m.name === undefined).length);
-  if (![...holes.values()].some((n) => n > 0)) return plan;
-  const scaleOut = plan.scaleOut.flatMap((s) => {
-    const add = s.add.slice(0, Math.max(0, s.add.length - (holes.get(s.job) ?? 0)));
-    return add.length === 0 ? [] : [{ ...s, add }];
-  });
-  return { ...plan, scaleOut };
 }
 
 /** The nodes of the last pass and what it left idle on each (pods in flight counted): SpeCon's room check. */

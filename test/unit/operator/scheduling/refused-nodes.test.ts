@@ -4,7 +4,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCHEDULER_CONFIG, type ClusterSnapshot, type NodeInfo } from '../../../../src/scheduler/index.ts';
 import { jobSpec } from '../../../../src/operator/scheduling/convert.ts';
-import { decide, fixedJobsNotGrown, holesNotGrownTwice } from '../../../../src/operator/scheduling/pass/decide.ts';
+import { decide, fixedJobsNotGrown } from '../../../../src/operator/scheduling/pass/decide.ts';
 import { DecisionBook } from '../../../../src/operator/scheduling/decisions/book.ts';
 import { restoreDecision } from '../../../../src/operator/scheduling/decisions/decision.ts';
 import { schedulingStatus } from '../../../../src/operator/scheduling/decisions/input.ts';
@@ -20,8 +20,8 @@ const node = (name: string, cpu: number): NodeInfo => ({
   ready: true,
 });
 
-/** A running job whose one Worker (3 CPUs) lost its pod; `workerBounds` makes it elastic (1..2). */
-function jobMissingItsWorker(elastic: boolean, nodeMillis = 4000) {
+/** A running job whose one Worker (3 CPUs) lost its pod; `workerBounds` makes it elastic. */
+function jobMissingItsWorker(elastic: boolean) {
   const spec = jobSpec({
     key: 'ns/j',
     priority: 0,
@@ -34,7 +34,7 @@ function jobMissingItsWorker(elastic: boolean, nodeMillis = 4000) {
   });
   const snapshot: ClusterSnapshot = {
     now: 0,
-    nodes: [node('only', nodeMillis)],
+    nodes: [node('only', 4000)],
     otherPods: [],
     jobs: [{ spec, phase: 'running', replicas: [] }],
   };
@@ -50,33 +50,10 @@ describe('a fixed-size job that lost its worker pod', () => {
     expect(decided.repairs.map((r) => [r.replica.name, r.node])).toEqual([['j-worker-0', 'only']]);
   });
 
-  it("an elastic job's hole is placed once, by repair; scale-out grows it only beyond the hole", () => {
-    // Room for one worker: the hole gets it (the core alone would have grown the job into the same slot).
-    const one = jobMissingItsWorker(true);
-    const tight = decide('ours', one.snapshot, one.facts, DEFAULT_SCHEDULER_CONFIG);
-    expect(tight.plan.scaleOut).toEqual([]);
-    expect(tight.repairs.map((r) => [r.replica.job, r.node])).toEqual([['ns/j', 'only']]);
-    // Room for two: the hole by repair, and one worker more (to its maximum of 2) by scale-out.
-    const two = jobMissingItsWorker(true, 8000);
-    const roomy = decide('ours', two.snapshot, two.facts, DEFAULT_SCHEDULER_CONFIG);
-    expect(roomy.plan.scaleOut.map((e) => [e.job, e.add.length])).toEqual([['ns/j', 1]]);
-    expect(roomy.repairs).toHaveLength(1);
-  });
-
-  it('an elastic job at its maximum but one hole, with room for more, is placed once for that slot', () => {
-    // Worker 0 runs; the decided size is the maximum, 2; worker 1's pod is gone. Before, the core grew
-    // the job by one (it counts 1 of 2) and repair placed the hole too: two placements, one pod.
-    const { snapshot, facts } = jobMissingItsWorker(true, 12_000);
-    const running = { ...snapshot.jobs[0]!, replicas: [{ type: 'Worker', index: 0, node: 'only' }] };
-    const decided = decide('ours', { ...snapshot, jobs: [running] }, facts, DEFAULT_SCHEDULER_CONFIG);
-    expect(decided.plan.scaleOut).toEqual([]);
-    expect(decided.repairs.map((r) => [r.replica.job, r.node])).toEqual([['ns/j', 'only']]);
-  });
-
-  it('holesNotGrownTwice leaves jobs without holes, and fixed jobs, as the core planned them', () => {
-    const add = [{ type: 'Worker', index: 1, node: 'n' }];
-    const plan = { suspend: [], admit: [], scaleIn: [], scaleOut: [{ job: 'ns/e', add }], bind: [], waiting: [], weights: {} };
-    expect(holesNotGrownTwice(plan, [{ key: 'ns/e', elastic: true, missing: [] }])).toBe(plan);
+  it('an elastic job still grows by scale-out', () => {
+    const { snapshot, facts } = jobMissingItsWorker(true);
+    const decided = decide('ours', snapshot, facts, DEFAULT_SCHEDULER_CONFIG);
+    expect(decided.plan.scaleOut.map((e) => [e.job, e.add.length])).toEqual([['ns/j', 1]]);
   });
 
   it('fixedJobsNotGrown keeps the plan as is when every growth is elastic', () => {
