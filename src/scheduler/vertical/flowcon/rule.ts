@@ -46,8 +46,9 @@ function judge(
 ): Judged {
   const point = job.evaluation!;
   const limitMillis = sumLimits(job.containers);
-  // A new job, or a new series (another metric name): New, its first interval starts now (Algorithm 2).
+  // Where the job's CPU usage counter stands as an interval starts (the used CPU term).
   const used = job.cpuUsedMilliSeconds === undefined ? {} : { usedAtStart: job.cpuUsedMilliSeconds };
+  // A new job, or a new series (another metric name): New, its first interval starts now (Algorithm 2).
   if (before === undefined || before.start.name !== point.name) {
     const memory: FlowConMemory = {
       list: 'New',
