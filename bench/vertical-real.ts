@@ -9,7 +9,8 @@
 //                               [--out DIR] [--qoe-targets mlp-behind=450,...] [--until HH:MM]
 //
 // Conditions: na (no allocation: --vertical-policy none, each template CPU limit = the node's CPU),
-// static (none, limit = node CPU / jobs), flowcon (flowcon, limit = node CPU), qoe-static (none,
+// static (none, limit = node CPU / jobs), flowcon (flowcon, limit = node CPU), flowcon-used (the same
+// with --flowcon-cpu used: growth per CPU-second the kubelet measured), qoe-static (none,
 // limit = node CPU / jobs, step-rate targets) and dqoes (dqoes, the same). Writes vertical-real.json,
 // vertical-real.md and one SVG per run into --out (default bench/results/<date>/).
 import { createWriteStream, readFileSync } from 'node:fs';
@@ -28,7 +29,7 @@ import { cliArgs, untilDeadline } from './lib/args.ts';
 import { header, resultDir, writeJson, writeText } from './lib/results.ts';
 import { completionTable, qoeTable, runSvg, type JobSample, type RunRecord } from './lib/vertical-report.ts';
 
-const CONDITIONS = ['na', 'static', 'flowcon', 'qoe-static', 'dqoes'] as const;
+const CONDITIONS = ['na', 'static', 'flowcon', 'flowcon-used', 'qoe-static', 'dqoes'] as const;
 type Condition = (typeof CONDITIONS)[number];
 const NODE_CPU_MILLIS = 2000;
 const SAMPLE_MS = 3_000;
@@ -105,12 +106,13 @@ function parseTargets(list: string): Map<string, number> {
 const loadAverage = (): number => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
 
 function operatorFlags(condition: Condition): string[] {
-  const policy = condition === 'flowcon' ? 'flowcon' : condition === 'dqoes' ? 'dqoes' : 'none';
-  return ['--vertical-policy', policy, '--vertical-interval', '20s', '--progress-period', '2s', '--qoe-rate-window', '30s'];
+  const policy = condition.startsWith('flowcon') ? 'flowcon' : condition === 'dqoes' ? 'dqoes' : 'none';
+  const cpu = condition === 'flowcon-used' ? ['--flowcon-cpu', 'used'] : [];
+  return ['--vertical-policy', policy, ...cpu, '--vertical-interval', '20s', '--progress-period', '2s', '--qoe-rate-window', '30s'];
 }
 
 function templateLimitMillis(condition: Condition): number {
-  return condition === 'na' || condition === 'flowcon' ? NODE_CPU_MILLIS : Math.floor(NODE_CPU_MILLIS / MIX.length);
+  return condition === 'na' || condition.startsWith('flowcon') ? NODE_CPU_MILLIS : Math.floor(NODE_CPU_MILLIS / MIX.length);
 }
 
 function tfjob(job: MixJob, condition: Condition, targets: ReadonlyMap<string, number>): Record<string, unknown> {
