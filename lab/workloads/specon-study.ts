@@ -60,7 +60,7 @@ const BASE_MIX = [
  * A drawn mix: `count` jobs, every other one converging early (k 8–12) and the rest learning slowly
  * (k 1–2), 300–700 s alone, arriving with exponential gaps of mean `meanGapSeconds`.
  */
-export function randomSpeconJobs(seed: number, count = 12, meanGapSeconds = 60): WorkloadJob[] {
+export function randomSpeconJobs(seed: number, count: number, meanGapSeconds: number): WorkloadJob[] {
   const random = seededRandom(seed);
   let at = 0;
   return Array.from({ length: count }, (_, i) => {

@@ -35,7 +35,7 @@ export const VERTICAL_CLI_USAGE = [
   '  --restart-seconds S     specon study: seconds a moved worker does no work (default: 30)',
   '  --specon-seeds N        specon study: drawn mixes of seeds 1..N instead of the six-job mix, one line each',
   '  --specon-jobs N         jobs per drawn mix (default: 12)',
-  '  --specon-gap S          mean seconds between their arrivals (default: 180)',
+  '  --specon-gap S          mean seconds between their arrivals (default: 240)',
 ];
 
 export class VerticalOptionError extends Error {}

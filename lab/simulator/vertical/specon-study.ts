@@ -17,8 +17,11 @@ export interface SpeconStudyOptions {
   readonly gapSeconds: number;
 }
 
-/** 12 jobs a mean 180 s apart: about as much work arrives as the two nodes' 6 cores do (~500 s × 2.25 cores a job). */
-export const DEFAULT_SPECON_STUDY: SpeconStudyOptions = { restartSeconds: DEFAULT_RESTART_SECONDS, jobs: 12, gapSeconds: 180 };
+/**
+ * 12 jobs a mean 240 s apart: work arrives at about 0.8 of what the two nodes' 6 cores do (a job: ~500 s
+ * × 2.25 cores), so a node has room at times; 120 s (1.6) and 360 s (0.5) are the study's other loads.
+ */
+export const DEFAULT_SPECON_STUDY: SpeconStudyOptions = { restartSeconds: DEFAULT_RESTART_SECONDS, jobs: 12, gapSeconds: 240 };
 
 /** A worker would use one core (4 × its 250m request), so a job's two use a 2-core node; workers add up. */
 export const SPECON_CPU = { workerDemandFactor: 4, psDemandFactor: 1, asyncWorkers: true } as const satisfies Partial<CpuModelOptions>;
@@ -42,6 +45,17 @@ const makespan = (r: SimulationResult) => r.end - r.start;
 const change = (x: number | null, base: number | null) => (x === null || base === null || base === 0 ? null : (x - base) / base);
 const pct = (x: number | null) => (x === null ? '–' : `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)} %`);
 const seconds = (x: number | null) => (x === null ? 'unfinished' : String(Math.round(x)));
+
+/** SpeCon against FlowCon's limits alone (the operator's `flowcon`): the moves' own effect. */
+export function versusFlowconLine(runs: readonly ArmRun[]): string {
+  const specon = runs.find((r) => r.arm === 'specon')?.result;
+  const flowcon = runs.find((r) => r.arm === 'flowcon')?.result;
+  if (specon === undefined || flowcon === undefined) return '';
+  return (
+    `specon vs flowcon: mean completion ${pct(change(meanJct(specon), meanJct(flowcon)))}, ` +
+    `makespan ${pct(change(makespan(specon), makespan(flowcon)))}`
+  );
+}
 
 /** Each arm's moves (when, which worker, from → to) and SpeCon's refusals by reason. */
 export function movesLines(runs: readonly ArmRun[]): string[] {

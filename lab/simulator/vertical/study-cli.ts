@@ -1,7 +1,7 @@
 // `simulate --vertical-study flowcon|dqoes`: runs the study (study.ts) with the real scheduling core's
 // `ours` policy and prints its tables as Markdown.
 import type { SchedulePass } from '../engine.ts';
-import { movesLines, seedsTable, SPECON_CPU } from './specon-study.ts';
+import { movesLines, seedsTable, SPECON_CPU, versusFlowconLine } from './specon-study.ts';
 import { roundsLine, completionTable, qoeTable, runStudy, STUDY_CPU, type StudyOptions } from './study.ts';
 
 async function oursPass(): Promise<SchedulePass> {
@@ -40,6 +40,6 @@ function runSpeconCli(options: StudyOptions, schedule: SchedulePass): number {
   }
   const runs = runStudy(options, schedule);
   console.log(completionTable(runs));
-  console.log(`\n${roundsLine(runs)}\n${movesLines(runs).join('\n')}`);
+  console.log(`\n${versusFlowconLine(runs)}\n${roundsLine(runs)}\n${movesLines(runs).join('\n')}`);
   return 0;
 }

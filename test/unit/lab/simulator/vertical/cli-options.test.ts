@@ -36,7 +36,7 @@ describe("the simulate command's vertical flags", () => {
   });
 
   it('reads the SpeCon study, its defaults and its own flags', () => {
-    expect(studyFrom({ 'vertical-study': 'specon' })?.specon).toEqual({ restartSeconds: 30, jobs: 12, gapSeconds: 180 });
+    expect(studyFrom({ 'vertical-study': 'specon' })?.specon).toEqual({ restartSeconds: 30, jobs: 12, gapSeconds: 240 });
     expect(
       studyFrom({ 'vertical-study': 'specon', 'restart-seconds': '0', 'specon-seeds': '5', 'specon-jobs': '8', 'specon-gap': '90' })
         ?.specon,
