@@ -68,6 +68,7 @@ type Values = { readonly [K in keyof typeof VERTICAL_CLI_OPTIONS]?: string };
 export function cpuModelFrom(values: Values): CpuModelOptions | undefined {
   const arm = values['vertical-policy'];
   if (arm === undefined) return undefined;
+  if (arm === 'specon') throw new VerticalOptionError('--vertical-policy specon is modelled in its study only: --vertical-study specon');
   if (!SCENARIO_ARMS.includes(arm as VerticalArm))
     throw new VerticalOptionError(`--vertical-policy must be one of ${SCENARIO_ARMS.join(', ')}; got "${arm}"`);
   const limit = values['cpu-limit'];

@@ -49,7 +49,8 @@ describe("the simulate command's vertical flags", () => {
   });
 
   it('refuses what it cannot use, naming the flag', () => {
-    expect(() => cpuModelFrom({ 'vertical-policy': 'specon' })).toThrow(VerticalOptionError);
+    expect(() => cpuModelFrom({ 'vertical-policy': 'specon' })).toThrow(/--vertical-study specon/);
+    expect(() => cpuModelFrom({ 'vertical-policy': 'spec' })).toThrow(VerticalOptionError);
     expect(() => cpuModelFrom({ 'vertical-policy': 'none', 'vertical-interval': '0' })).toThrow(/--vertical-interval/);
     expect(() => cpuModelFrom({ 'vertical-policy': 'none', 'cpu-demand': 'x' })).toThrow(/--cpu-demand/);
     expect(() => studyFrom({ 'vertical-study': 'flowcon', 'flowcon-alpha': '1' })).toThrow(/--flowcon-alpha/);
