@@ -8,6 +8,8 @@ import type { CpuModelOptions } from './options.ts';
 export interface SimContainer extends ContainerCpu {
   readonly job: SimJob;
   readonly demandMillis: number;
+  readonly replicaType: string;
+  readonly index: number;
 }
 
 export const containerId = (job: SimJob, r: Pick<SimReplica, 'type' | 'index'>): string =>
@@ -18,19 +20,21 @@ export function nodeCpuMillis(state: ClusterState, node: string): number {
   return state.nodes.find((n) => n.name === node)?.allocatable['cpu'] ?? 0;
 }
 
-/** Running containers of running jobs; `limits` holds the limits set since their pods started. */
-export function runningContainers(
+/**
+ * Containers of running jobs' bound replicas, in start-up or not (a pod the kubelet runs, as the
+ * operator's caches see it); `limits` holds the limits set since their pods started.
+ */
+export function boundContainers(
   state: ClusterState,
-  now: number,
-  startupSeconds: number,
   limits: ReadonlyMap<string, number>,
   options: CpuModelOptions,
+  ready: (r: SimReplica) => boolean = () => true,
 ): SimContainer[] {
   const out: SimContainer[] = [];
   for (const job of state.jobs) {
     if (job.phase !== 'running') continue;
     for (const r of job.replicas.values()) {
-      if (r.node === undefined || r.boundAt === undefined || r.boundAt + startupSeconds > now) continue;
+      if (r.node === undefined || r.boundAt === undefined || !ready(r)) continue;
       const requestMillis = r.requests['cpu'] ?? 0;
       const templateLimitMillis = options.limitFactor === undefined ? nodeCpuMillis(state, r.node) : options.limitFactor * requestMillis;
       const pod = containerId(job, r);
@@ -45,8 +49,21 @@ export function runningContainers(
         templateLimitMillis,
         ...(set === undefined ? {} : { setByUsMillis: set }),
         demandMillis: (r.type === PS ? options.psDemandFactor : options.workerDemandFactor) * requestMillis,
+        replicaType: r.type,
+        index: r.index,
       });
     }
   }
   return out;
+}
+
+/** Running containers of running jobs: bound and past their start-up (they use CPU). */
+export function runningContainers(
+  state: ClusterState,
+  now: number,
+  startupSeconds: number,
+  limits: ReadonlyMap<string, number>,
+  options: CpuModelOptions,
+): SimContainer[] {
+  return boundContainers(state, limits, options, (r) => r.boundAt! + startupSeconds <= now);
 }

@@ -48,3 +48,16 @@ export function cpuSpeedFactor(containers: readonly { readonly gotMillis: number
   for (const c of containers) if (c.demandMillis > 0) factor = Math.min(factor, c.gotMillis / c.demandMillis);
   return Math.max(0, factor);
 }
+
+type Share = { readonly gotMillis: number; readonly demandMillis: number };
+
+/**
+ * The same for asynchronous PS training, whose workers add up: the mean of the workers' shares (each
+ * worker's steps count on their own; the placement's rate is already the sum of its workers), capped
+ * by the slowest PS (every worker's push waits for it).
+ */
+export function asyncCpuSpeedFactor(ps: readonly Share[], workers: readonly Share[]): number {
+  const own = workers.map((w) => (w.demandMillis > 0 ? Math.min(1, w.gotMillis / w.demandMillis) : 1));
+  const mean = own.length === 0 ? 1 : own.reduce((a, x) => a + x, 0) / own.length;
+  return Math.max(0, Math.min(mean, cpuSpeedFactor(ps)));
+}

@@ -1,12 +1,15 @@
 // The simulator's CPU model and vertical rules, driven by the engine (engine.ts `cpu` option): limits
 // in force per container, the node's CPU shared among its containers (contention.ts), each job's rate
 // scaled by the CPU it gets, a vertical round every interval (or when the running jobs change, as the
-// operator's stage does), and the time each targeted job spends Ahead / Satisfied / Behind.
-import type { NodeCpu } from '../../../src/scheduler/vertical/flowcon/index.ts';
+// operator's stage does), and the time each targeted job spends Ahead / Satisfied / Behind. Under
+// `specon` the round's FlowCon verdicts then feed SpeCon, whose moves relocate workers (migration.ts).
+import type { FlowConVerdict, NodeCpu } from '../../../src/scheduler/vertical/flowcon/index.ts';
 import { progressRate } from '../../workloads/throughput.ts';
 import type { ClusterState, SimJob } from '../state.ts';
-import { cpuSpeedFactor, shareNodeCpu } from './contention.ts';
-import { nodeCpuMillis, runningContainers, type SimContainer } from './containers.ts';
+import { PS } from '../state.ts';
+import { asyncCpuSpeedFactor, cpuSpeedFactor, shareNodeCpu } from './contention.ts';
+import { boundContainers, nodeCpuMillis, runningContainers, type SimContainer } from './containers.ts';
+import { SimSpecon, type MigrationAt } from './migration.ts';
 import type { CpuModelOptions } from './options.ts';
 import { verticalRound, type RuleState } from './vertical-rules.ts';
 
@@ -34,6 +37,10 @@ export interface CpuOutcome {
   readonly limitChanges: number;
   /** Every limit a rule set, in order (the study's limit-over-time trace). */
   readonly changes: readonly LimitChangeAt[];
+  /** SpeCon's moves, in order (empty for the other arms). */
+  readonly migrations: readonly MigrationAt[];
+  /** SpeCon's refusals by reason: how often a slow job on a contended node could not move, and why. */
+  readonly migrationRefusals: ReadonlyMap<string, number>;
   readonly jobs: readonly CpuJobOutcome[];
 }
 
@@ -60,10 +67,12 @@ export class CpuSimulation {
   readonly #cpu = new Map<string, number>();
   /** CPU each running job gets now (millicores), from the last rescale. */
   #gotNow = new Map<string, number>();
+  readonly #specon: SimSpecon | undefined;
 
   constructor(options: CpuModelOptions, startupSeconds: number) {
     this.#options = options;
     this.#startupSeconds = startupSeconds;
+    this.#specon = options.arm === 'specon' ? new SimSpecon(options, startupSeconds) : undefined;
   }
 
   /** The next round, in simulated seconds. */
@@ -110,7 +119,7 @@ export class CpuSimulation {
       if (job.phase !== 'running') continue;
       const mine = containers.filter((c) => c.job === job);
       const base = progressRate(job.workload, state.readyPlacement(job, now, this.#startupSeconds));
-      job.rate = base * cpuSpeedFactor(mine.map((c) => ({ gotMillis: got.get(c.pod) ?? 0, demandMillis: c.demandMillis })));
+      job.rate = base * this.#speedFactor(mine, got);
       this.#gotNow.set(
         job.workload.name,
         mine.reduce((a, c) => a + (got.get(c.pod) ?? 0), 0),
@@ -118,7 +127,14 @@ export class CpuSimulation {
     }
   }
 
-  /** Runs the vertical round if due (interval passed or the running jobs changed); true if a limit changed. */
+  #speedFactor(mine: readonly SimContainer[], got: ReadonlyMap<string, number>): number {
+    const share = (c: SimContainer) => ({ gotMillis: got.get(c.pod) ?? 0, demandMillis: c.demandMillis });
+    if (this.#options.asyncWorkers !== true) return cpuSpeedFactor(mine.map(share));
+    const isPs = (c: SimContainer) => c.replicaType === PS;
+    return asyncCpuSpeedFactor(mine.filter(isPs).map(share), mine.filter((c) => !isPs(c)).map(share));
+  }
+
+  /** Runs the vertical round if due (interval passed or the running jobs changed); true if a limit changed or a worker moved. */
   roundIfDue(state: ClusterState, now: number): boolean {
     const containers = this.#containers(state, now);
     const jobSet = [...new Set(containers.map((c) => c.job.spec.key))].sort().join(',');
@@ -145,7 +161,19 @@ export class CpuSimulation {
         reason: change.reason,
       });
     }
-    return r.changes.length > 0;
+    return this.#migrate(state, now, r.verdicts ?? []) || r.changes.length > 0;
+  }
+
+  /** SpeCon after FlowCon, as the operator's stage: on the containers the kubelet runs, with this round's limits. */
+  #migrate(state: ClusterState, now: number, verdicts: readonly FlowConVerdict[]): boolean {
+    if (this.#specon === undefined) return false;
+    const moves = this.#specon.round(state, boundContainers(state, this.#limits, this.#options), verdicts, now);
+    // The replacement is a new pod from the job's template: no limit a rule set on the old one.
+    for (const m of moves) {
+      this.#limits.delete(m.pod);
+      this.#known.delete(m.pod);
+    }
+    return moves.length > 0;
   }
 
   outcome(state: ClusterState): CpuOutcome {
@@ -153,6 +181,8 @@ export class CpuSimulation {
       rounds: this.#rounds,
       limitChanges: this.#changes.length,
       changes: this.#changes,
+      migrations: this.#specon?.moves ?? [],
+      migrationRefusals: this.#specon?.refusals ?? new Map(),
       jobs: state.jobs.map((job) => ({
         name: job.workload.name,
         qoeSeconds:

@@ -1,12 +1,14 @@
 // The vertical-resizing study in the simulator (docs/simulation-results.md §9): the papers' kind of
 // experiment, the same jobs started together on one 2-core node under each vertical arm, with the
 // scheduling core's `ours` placing them. Prints per-job completion, makespan and time in G/S/B.
+// `specon` is SpeCon's: elastic jobs arriving over time on two nodes (speconSetup, §9.5).
 import type { SchedulePass, SimulationResult } from '../engine.ts';
 import { simulate } from '../engine.ts';
 import { dqoesStudyJobs, flowconStudyJobs, STUDY_CLUSTER } from '../../workloads/vertical-study.ts';
 import type { CpuModelOptions, FlowConCpu, VerticalArm } from './options.ts';
+import { speconSetup, type SpeconStudyOptions } from './specon-study.ts';
 
-export type StudyName = 'flowcon' | 'flowcon-b' | 'dqoes';
+export type StudyName = 'flowcon' | 'flowcon-b' | 'dqoes' | 'specon';
 
 export interface StudyOptions {
   readonly study: StudyName;
@@ -16,6 +18,8 @@ export interface StudyOptions {
   readonly flowconCpu?: FlowConCpu;
   /** Template CPU limit = this × the request; undefined: the node's CPU (no allocation). */
   readonly limitFactor?: number;
+  /** The SpeCon study's own settings (study `specon` only). */
+  readonly specon?: SpeconStudyOptions;
 }
 
 /** A worker would use the whole node (8 × its 250m request); the study's jobs have no PS. */
@@ -25,6 +29,7 @@ export const STUDY_ARMS: Readonly<Record<StudyName, readonly VerticalArm[]>> = {
   flowcon: ['none', 'equal', 'flowcon'],
   'flowcon-b': ['none', 'equal', 'flowcon'],
   dqoes: ['none', 'equal', 'dqoes'],
+  specon: ['none', 'flowcon', 'specon'],
 };
 
 export interface ArmRun {
@@ -32,21 +37,28 @@ export interface ArmRun {
   readonly result: SimulationResult;
 }
 
-export function runStudy(options: StudyOptions, schedule: SchedulePass): ArmRun[] {
+/** The study's nodes, jobs and CPU model; `seed` draws a SpeCon mix (specon-study.ts). */
+function setup(options: StudyOptions, seed: number | undefined) {
+  if (options.study === 'specon') return speconSetup(options.specon, seed);
   const jobs = options.study === 'dqoes' ? dqoesStudyJobs() : flowconStudyJobs(options.study === 'flowcon-b' ? 'slow-short' : 'slow-long');
+  return { cluster: STUDY_CLUSTER, jobs, cpu: STUDY_CPU, horizonSeconds: 20_000 };
+}
+
+export function runStudy(options: StudyOptions, schedule: SchedulePass, seed?: number): ArmRun[] {
+  const { cluster, jobs, cpu, horizonSeconds } = setup(options, seed);
   return STUDY_ARMS[options.study].map((arm) => ({
     arm,
     result: simulate({
-      cluster: STUDY_CLUSTER,
+      cluster,
       jobs,
       schedule,
       startupSeconds: 10,
       tickSeconds: 10,
-      horizonSeconds: 20_000,
+      horizonSeconds,
       cpu: {
         arm,
         intervalSeconds: options.intervalSeconds,
-        ...STUDY_CPU,
+        ...cpu,
         ...(options.limitFactor === undefined ? {} : { limitFactor: options.limitFactor }),
         flowcon: { alpha: options.alpha },
         ...(options.flowconCpu === undefined ? {} : { flowconCpu: options.flowconCpu }),
@@ -63,7 +75,7 @@ function pct(x: number | null, base: number | null): string {
   return `${p >= 0 ? '+' : ''}${p.toFixed(1)} %`;
 }
 
-/** Completion (s from the start) per job and arm, makespan, and each arm's change against no allocation. */
+/** Completion (s from the job's submission) per job and arm, makespan, and each arm's change against no allocation. */
 export function completionTable(runs: readonly ArmRun[]): string {
   const base = runs.find((r) => r.arm === 'none') ?? runs[0]!;
   const names = base.result.jobs.map((j) => j.name);
@@ -77,9 +89,9 @@ export function completionTable(runs: readonly ArmRun[]): string {
       .filter((r) => r !== base)
       .map((r) => pct(pick(r), pick(base)))
       .join(' | ')} |`;
-  const finished = (r: ArmRun, name: string) => r.result.jobs.find((j) => j.name === name)?.finished ?? null;
+  const finished = (r: ArmRun, name: string) => r.result.jobs.find((j) => j.name === name)?.jct ?? null;
   const mean = (r: ArmRun) => {
-    const f = r.result.jobs.map((j) => j.finished);
+    const f = r.result.jobs.map((j) => j.jct);
     return f.some((x) => x === null) ? null : f.reduce<number>((a, x) => a + (x ?? 0), 0) / f.length;
   };
   return [

@@ -1,7 +1,7 @@
 // One vertical round in the simulator: the SAME rules the operator's vertical stage runs
 // (src/scheduler/vertical), on the simulator's containers, evaluation lines and measured step rates.
-// A migration rule (SpeCon) would be one more case here, returning moves beside its limit changes;
-// the engine would apply the moves as a relocation plan (scale-in `relocated` + scale-out).
+// SpeCon (`specon`) is FlowCon's round here, as in the operator; its verdicts then feed the migration
+// rule (migration.ts), whose moves cpu-sim.ts applies as a relocation (scale-in `relocated` + scale-out).
 import { dqoesVerticalRound, nextDqoesInterval, type DqoesIntervalState } from '../../../src/scheduler/vertical/dqoes/index.ts';
 import { DEFAULT_DQOES_VERTICAL_CONFIG } from '../../../src/scheduler/vertical/dqoes/rule.ts';
 import {
@@ -11,6 +11,7 @@ import {
   clampLimit,
   type FlowConJob,
   type FlowConState,
+  type FlowConVerdict,
   type LimitChange,
   type NodeCpu,
 } from '../../../src/scheduler/vertical/flowcon/index.ts';
@@ -29,6 +30,8 @@ export interface RoundResult {
   readonly state: RuleState;
   /** Seconds until the next round. */
   readonly nextInSeconds: number;
+  /** FlowCon's verdict per job (FlowCon and SpeCon rounds): SpeCon's input. */
+  readonly verdicts?: readonly FlowConVerdict[];
 }
 
 function byJob(containers: readonly SimContainer[]): Map<string, SimContainer[]> {
@@ -38,7 +41,7 @@ function byJob(containers: readonly SimContainer[]): Map<string, SimContainer[]>
 }
 
 /** The rule's view of a container: without the simulator's extra fields. */
-const plain = ({ job: _job, demandMillis: _demand, ...c }: SimContainer) => c;
+const plain = ({ job: _job, demandMillis: _demand, replicaType: _type, index: _index, ...c }: SimContainer) => c;
 
 function flowcon(
   containers: readonly SimContainer[],
@@ -69,7 +72,7 @@ function flowcon(
     };
   });
   const r = flowConRound({ now: now * 1000, jobs, nodes }, state.flowcon, config);
-  return { changes: r.changes, state: { ...state, flowcon: r.state }, nextInSeconds: r.intervalMs / 1000 };
+  return { changes: r.changes, state: { ...state, flowcon: r.state }, nextInSeconds: r.intervalMs / 1000, verdicts: r.verdicts };
 }
 
 function dqoes(
@@ -160,6 +163,7 @@ export function verticalRound(
     case 'equal':
       return equal(containers, nodes, known, options);
     case 'flowcon':
+    case 'specon':
       return flowcon(containers, nodes, now, state, options, cpuUsedSeconds);
     case 'dqoes':
       return dqoes(cluster, containers, nodes, now, state, options);

@@ -35,8 +35,22 @@ describe("the simulate command's vertical flags", () => {
     });
   });
 
+  it('reads the SpeCon study, its defaults and its own flags', () => {
+    expect(studyFrom({ 'vertical-study': 'specon' })?.specon).toEqual({ restartSeconds: 30, jobs: 12, gapSeconds: 240 });
+    expect(
+      studyFrom({ 'vertical-study': 'specon', 'restart-seconds': '0', 'specon-seeds': '5', 'specon-jobs': '8', 'specon-gap': '90' })
+        ?.specon,
+    ).toEqual({ restartSeconds: 0, seeds: 5, jobs: 8, gapSeconds: 90 });
+    expect(() => studyFrom({ 'vertical-study': 'flowcon', 'restart-seconds': '10' })).toThrow(
+      /--restart-seconds is for --vertical-study specon only/,
+    );
+    expect(() => studyFrom({ 'vertical-study': 'specon', 'restart-seconds': '-1' })).toThrow(/--restart-seconds/);
+    expect(() => studyFrom({ 'vertical-study': 'specon', 'specon-seeds': '2.5' })).toThrow(/--specon-seeds must be a whole number/);
+  });
+
   it('refuses what it cannot use, naming the flag', () => {
-    expect(() => cpuModelFrom({ 'vertical-policy': 'specon' })).toThrow(VerticalOptionError);
+    expect(() => cpuModelFrom({ 'vertical-policy': 'specon' })).toThrow(/--vertical-study specon/);
+    expect(() => cpuModelFrom({ 'vertical-policy': 'spec' })).toThrow(VerticalOptionError);
     expect(() => cpuModelFrom({ 'vertical-policy': 'none', 'vertical-interval': '0' })).toThrow(/--vertical-interval/);
     expect(() => cpuModelFrom({ 'vertical-policy': 'none', 'cpu-demand': 'x' })).toThrow(/--cpu-demand/);
     expect(() => studyFrom({ 'vertical-study': 'flowcon', 'flowcon-alpha': '1' })).toThrow(/--flowcon-alpha/);

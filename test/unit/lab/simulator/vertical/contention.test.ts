@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cpuSpeedFactor, shareNodeCpu, type CpuClaim } from '../../../../../lab/simulator/vertical/contention.ts';
+import { asyncCpuSpeedFactor, cpuSpeedFactor, shareNodeCpu, type CpuClaim } from '../../../../../lab/simulator/vertical/contention.ts';
 
 const claim = (id: string, requestMillis: number, limitMillis: number, demandMillis: number): CpuClaim => ({
   id,
@@ -61,5 +61,17 @@ describe('cpuSpeedFactor', () => {
     ).toBe(0.25);
     expect(cpuSpeedFactor([{ gotMillis: 300, demandMillis: 200 }])).toBe(1);
     expect(cpuSpeedFactor([])).toBe(1);
+  });
+});
+
+describe('asyncCpuSpeedFactor', () => {
+  it("is the mean of the workers' shares (they add up), each at most 1, capped by the slowest PS", () => {
+    const full = { gotMillis: 1000, demandMillis: 1000 };
+    const starved = { gotMillis: 250, demandMillis: 1000 };
+    expect(asyncCpuSpeedFactor([], [full, starved])).toBe(0.625);
+    expect(asyncCpuSpeedFactor([], [{ gotMillis: 3000, demandMillis: 1000 }, starved])).toBe(0.625);
+    expect(asyncCpuSpeedFactor([{ gotMillis: 50, demandMillis: 250 }], [full, full])).toBe(0.2);
+    // One worker: the same as the synchronous rule.
+    expect(asyncCpuSpeedFactor([], [starved])).toBe(cpuSpeedFactor([starved]));
   });
 });

@@ -88,6 +88,36 @@ describe('the vertical rules in the simulator', () => {
   });
 });
 
+describe('the SpeCon study', () => {
+  it('runs none, FlowCon and SpeCon on the same mix of two nodes; only SpeCon moves, and every job finishes', () => {
+    const runs = runStudy({ study: 'specon', intervalSeconds: 20, alpha: 0.05 }, corePass('ours'));
+    expect(runs.map((r) => r.arm)).toEqual(['none', 'flowcon', 'specon']);
+    for (const r of runs) {
+      expect(r.result.jobs).toHaveLength(6);
+      expect(r.result.jobs.every((j) => j.finished !== null)).toBe(true);
+    }
+    const moves = (arm: string) => runs.find((r) => r.arm === arm)!.result.cpu!.migrations;
+    expect(moves('none')).toEqual([]);
+    expect(moves('flowcon')).toEqual([]);
+    for (const m of moves('specon')) expect(m.from).not.toBe(m.to);
+  });
+
+  it('draws mixes reproducibly from a seed', () => {
+    const once = runStudy(
+      { study: 'specon', intervalSeconds: 20, alpha: 0.05, specon: { restartSeconds: 30, jobs: 6, gapSeconds: 120 } },
+      corePass('ours'),
+      3,
+    );
+    const again = runStudy(
+      { study: 'specon', intervalSeconds: 20, alpha: 0.05, specon: { restartSeconds: 30, jobs: 6, gapSeconds: 120 } },
+      corePass('ours'),
+      3,
+    );
+    expect(once.map((r) => r.result.jobs)).toEqual(again.map((r) => r.result.jobs));
+    expect(once[0]!.result.jobs.map((j) => j.name)).toEqual(['early-0', 'slow-1', 'early-2', 'slow-3', 'early-4', 'slow-5']);
+  });
+});
+
 describe('the CPU model on a committed scenario', () => {
   it('leaves every job outcome of kod2-paper-b32 unchanged when containers use only their requests', () => {
     const scenario = loadScenario('kod2-paper-b32', 1);
