@@ -27,7 +27,16 @@ import { createLogger } from '../src/runtime/logger.ts';
 import { cliArgs, untilDeadline } from './lib/args.ts';
 import { header, resultDir, writeJson, writeText } from './lib/results.ts';
 import { parseSpeconConditions, podsOf, SPECON_MIX, speconOperatorFlags, speconTfJob, type SpeconCondition } from './lib/specon-mix.ts';
-import { movesTable, podsOnNode, speconSvg, type MoveEvent, type SpeconRunRecord, type SpeconSample } from './lib/specon-report.ts';
+import {
+  movesTable,
+  podsOnNode,
+  restartOf,
+  speconSvg,
+  type MoveEvent,
+  type Restart,
+  type SpeconRunRecord,
+  type SpeconSample,
+} from './lib/specon-report.ts';
 import { completionTable } from './lib/vertical-report.ts';
 
 const SAMPLE_MS = 3_000;
@@ -172,12 +181,12 @@ async function collectMoves(core: CoreV1Api, jobs: readonly JobView[], ns: strin
     })
     .sort((a, b) => a.t - b.t);
   const migrations = Object.fromEntries(jobs.map((j) => [j.metadata.name, j.status?.migration?.migrations ?? 0]));
-  const restarts: Record<string, string> = {};
+  const restarts: Record<string, Restart> = {};
   for (const m of moves.filter((x) => x.reason === 'WorkerMigrated')) {
     const pod = m.message.split(' ')[0] ?? '';
-    const log = await core.readNamespacedPodLog({ name: pod, namespace: ns, container: 'tensorflow' }).catch(() => '');
-    const line = /session open after \S+, global step \d+/.exec(log)?.[0];
-    if (line !== undefined) restarts[pod] = line;
+    const log = await core.readNamespacedPodLog({ name: pod, namespace: ns, container: 'tensorflow', timestamps: true }).catch(() => '');
+    const restart = restartOf(log, t0);
+    if (restart !== undefined) restarts[pod] = restart;
   }
   return { moves, migrations, restarts };
 }

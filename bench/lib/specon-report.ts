@@ -18,13 +18,26 @@ export interface MoveEvent {
   readonly message: string;
 }
 
+export interface Restart {
+  /** Seconds after the jobs were created (the kubelet's timestamp of the replacement's "session open" line). */
+  readonly sessionOpenAt: number;
+  readonly globalStep: number;
+}
+
+/** The replacement's restart from its log read with timestamps, or undefined when it has no "session open" line. */
+export function restartOf(timestampedLog: string, t0: number): Restart | undefined {
+  const m = /^(\S+) session open after \S+, global step (\d+)/m.exec(timestampedLog);
+  if (m === null) return undefined;
+  return { sessionOpenAt: (Date.parse(m[1]!) - t0) / 1000, globalStep: Number(m[2]) };
+}
+
 export interface SpeconRunRecord extends RunRecord {
   readonly samples: readonly SpeconSample[];
   /** status.migration.migrations per job at the end of the run (0: never moved). */
   readonly migrations: Readonly<Record<string, number>>;
   readonly moves: readonly MoveEvent[];
-  /** Per moved pod, its replacement's "session open after …" line (TensorFlow's restart). */
-  readonly restarts: Readonly<Record<string, string>>;
+  /** Per moved pod, when its replacement had restarted TensorFlow and opened its session, and at what global step. */
+  readonly restarts: Readonly<Record<string, Restart>>;
 }
 
 /** The pods of `job` (named `<job>-<type>-<index>`) bound to `node`. */
@@ -43,7 +56,11 @@ export function movesTable(runs: readonly SpeconRunRecord[]): string {
       const pod = /^(\S+) deleted on (\S+) to be re-created on (\S+)/.exec(m.message);
       const what = pod === null ? m.message.slice(0, 60) : `${pod[1]} ${pod[2]} → ${pod[3]}`;
       const restart = pod === null ? undefined : r.restarts[pod[1]!];
-      return `${Math.round(m.t)}: ${what}${restart === undefined ? '' : ` (${restart})`}`;
+      const cost =
+        restart === undefined
+          ? ''
+          : ` (training again ${Math.round(restart.sessionOpenAt - m.t)} s later, at global step ${restart.globalStep})`;
+      return `${Math.round(m.t)}: ${what}${cost}`;
     });
     lines.push(`| ${r.condition} #${r.repeat} | ${r.loadAverage.mean.toFixed(1)} | ${sumOf(r.migrations)} | ${cells.join('; ') || '—'} |`);
   }

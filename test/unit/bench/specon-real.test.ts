@@ -8,7 +8,7 @@ import {
   speconOperatorFlags,
   speconTfJob,
 } from '../../../bench/lib/specon-mix.ts';
-import { movesTable, podsOnNode, speconSeries, speconSvg, type SpeconRunRecord } from '../../../bench/lib/specon-report.ts';
+import { movesTable, podsOnNode, restartOf, speconSeries, speconSvg, type SpeconRunRecord } from '../../../bench/lib/specon-report.ts';
 
 type Spec = { elasticPolicy?: { minReplicas: number; maxReplicas: number }; tfReplicaSpecs: Record<string, { replicas: number }> };
 const specOf = (job: (typeof SPECON_MIX)[number]) => speconTfJob(job)['spec'] as Spec;
@@ -89,14 +89,21 @@ describe('specon-real report', () => {
           },
           { t: 41, job: 'conv-1', reason: 'WorkerMigrated', message: 'conv-1-worker-1 re-created on realnode-1 (left realnode-0; …' },
         ],
-        restarts: { 'conv-1-worker-1': 'session open after 31.2s, global step 900' },
+        restarts: { 'conv-1-worker-1': { sessionOpenAt: 75.6, globalStep: 900 } },
       }),
       run({ condition: 'flowcon' }),
     ]);
     expect(table).toContain(
-      '| specon #1 | 2.3 | 1 | 40: conv-1-worker-1 realnode-0 → realnode-1 (session open after 31.2s, global step 900) |',
+      '| specon #1 | 2.3 | 1 | 40: conv-1-worker-1 realnode-0 → realnode-1 (training again 35 s later, at global step 900) |',
     );
     expect(table).toContain('| flowcon #1 | 2.3 | 0 | — |');
+  });
+
+  it("reads the replacement's restart from its timestamped log", () => {
+    const t0 = Date.parse('2026-11-29T08:00:00Z');
+    const log = '2026-11-29T08:01:00.5Z opening session (chief=False)\n2026-11-29T08:01:10.25Z session open after 9.7s, global step 1234\n';
+    expect(restartOf(log, t0)).toEqual({ sessionOpenAt: 70.25, globalStep: 1234 });
+    expect(restartOf('2026-11-29T08:01:00Z opening session (chief=False)\n', t0)).toBeUndefined();
   });
 
   it('plots the loss relative to the first one reported and skips samples without a value', () => {
