@@ -32,7 +32,7 @@ import { createAllPodsCache, type AllPodsCache } from './pod-cache.ts';
 import { PrioritySchedulingLoop, type SchedulingLoop } from './scheduling/loop.ts';
 import { TFJobController } from './tfjob-controller.ts';
 import { verticalStage, type VerticalStage } from './vertical/index.ts';
-import { MigrationSteering } from './migration/steering.ts';
+import { MigrationSteering, movingTarget } from './migration/steering.ts';
 
 /** How long a graceful stop waits for pending event writes before dropping them. */
 const EVENT_FLUSH_DEADLINE_MS = 5_000;
@@ -105,7 +105,8 @@ export class Operator {
     // rate. --progress-period > 0 follows every running job.
     this.#progress = this.#progressLoop(queue);
     // specon: the vertical stage steers the scheduling pass's placement of a migrated worker.
-    const steering = config.verticalPolicy === 'specon' ? new MigrationSteering() : undefined;
+    const steering =
+      config.verticalPolicy === 'specon' ? new MigrationSteering(undefined, (key) => movingTarget(this.caches.tfjobs.get(key))) : undefined;
     this.#vertical = verticalStage(config, {
       clients: this.clients,
       caches: this.caches,

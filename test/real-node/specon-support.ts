@@ -3,6 +3,9 @@
 // keeps falling and whose CPU limit is the whole of realnode-0; both on realnode-0 with the operator
 // running `--vertical-policy specon`. Here: the two jobs, the operator's flags, and one line per job of
 // what the operator decided (traced while the test waits; the message of a wait that timed out).
+import type { V1Pod } from '@kubernetes/client-node';
+import { LABEL_JOB_NAME } from '../../src/api/v1/constants.ts';
+import { steadyWatch } from '../support/steady-watch.ts';
 import { getTFJob, jobEvents, livePods, type TestTFJob } from '../support/tfjob.ts';
 import { realJob } from './support.ts';
 
@@ -41,8 +44,12 @@ export function slowJob(): TestTFJob {
   );
 }
 
-/** Full-batch gradient descent (vertical_fit.py linear, no noise): CPU-bound, its loss falls steadily to the end. */
-export function fastJob(): TestTFJob {
+/**
+ * Full-batch gradient descent (vertical_fit.py linear, no noise): CPU-bound, its loss falls steadily to
+ * the end. The fall per step is FAST_STEPS's whatever `steps`: a longer run (up to ~150,000 steps,
+ * where float64 still resolves the loss) learns as fast for longer.
+ */
+export function fastJob(steps = FAST_STEPS): TestTFJob {
   return realJob(
     'fast',
     { Worker: { replicas: 1, cpu: '200m', cpuLimit: '2', script: 'vertical_fit.py' } },
@@ -51,7 +58,7 @@ export function fastJob(): TestTFJob {
         MODEL: 'linear',
         WIDTH: '256',
         NOISE: '0',
-        STEPS: String(FAST_STEPS),
+        STEPS: String(steps),
         LR: String(FAST_DECAY / (4 * FAST_STEPS)),
         PROGRESS_EVERY: '200',
         MAX_STEPS_PER_SECOND: String(FAST_MAX_STEPS_PER_SECOND),
@@ -60,10 +67,19 @@ export function fastJob(): TestTFJob {
   );
 }
 
+export interface MigrationLast {
+  pod?: string;
+  from?: string;
+  to?: string;
+  time?: string;
+  state?: string;
+  placedOn?: string;
+}
+
 interface SpeconStatus {
   progress?: { step?: number };
   verticalResize?: { list?: string; growthEfficiency?: string; containers?: { pod: string; cpuLimit: string; state: string }[] };
-  migration?: { migrations?: number; last?: { pod?: string; from?: string; to?: string; state?: string; placedOn?: string } };
+  migration?: { migrations?: number; last?: MigrationLast };
 }
 
 export const speconStatusOf = (job: TestTFJob) => (job.status ?? {}) as SpeconStatus;
@@ -90,4 +106,37 @@ export async function eventLines(ns: string, name: string): Promise<string[]> {
   return events
     .sort((a, b) => String(a.lastTimestamp ?? a.eventTime ?? '').localeCompare(String(b.lastTimestamp ?? b.eventTime ?? '')))
     .map((e) => `${e.reason ?? ''}: ${e.message ?? ''}`);
+}
+
+/** Every pod of the job from the start of the watch on: the UIDs and the nodes seen under each pod name. */
+export interface PodHistory {
+  readonly uids: Map<string, Set<string>>;
+  readonly boundOn: Map<string, Set<string>>;
+  readonly stop: () => void;
+}
+
+export async function followPods(ns: string, job: string): Promise<PodHistory> {
+  const uids = new Map<string, Set<string>>();
+  const boundOn = new Map<string, Set<string>>();
+  const add = (m: Map<string, Set<string>>, k: string, v: string | undefined) => {
+    if (v !== undefined && v !== '') m.set(k, new Set(m.get(k)).add(v));
+  };
+  const stop = await steadyWatch(`/api/v1/namespaces/${ns}/pods`, { labelSelector: `${LABEL_JOB_NAME}=${job}` }, (_t, obj) => {
+    const pod = obj as V1Pod;
+    const name = pod.metadata?.name ?? '';
+    add(uids, name, pod.metadata?.uid);
+    add(boundOn, name, pod.spec?.nodeName);
+  });
+  return { uids, boundOn, stop };
+}
+
+/** The job's status.migration.last as the watch delivers it, handed to `onMoving` the first time it says Moving. */
+export async function onFirstMoving(ns: string, job: string, onMoving: (last: MigrationLast) => void): Promise<() => void> {
+  let seen = false;
+  return steadyWatch(`/apis/kubeflow.org/v1/namespaces/${ns}/tfjobs`, { fieldSelector: `metadata.name=${job}` }, (_t, obj) => {
+    const last = speconStatusOf(obj as TestTFJob).migration?.last;
+    if (seen || last?.state !== 'Moving') return;
+    seen = true;
+    onMoving(last);
+  });
 }

@@ -10,24 +10,45 @@
 // elastic PS job shares realnode-0 with a job still learning whose limit is the whole node; once
 // realnode-1 is schedulable the operator itself deletes the slow job's worker 1 and re-creates it there
 // (same TF_CONFIG), it trains against the PS on realnode-0, and both jobs Succeed (specon-support.ts).
+// And that move with the operator, a child process, SIGKILLed once the move is Moving: a new operator
+// settles it on realnode-1, the worker re-created once, and refuses to move slow again in its cooldown.
 import { PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RealNode, TENSORFLOW_VERSION } from '../../lab/local-cluster/real-node/index.ts';
-import { clusterState, eventually } from '../support/kube.ts';
+import { LABEL_JOB_NAME } from '../../src/api/v1/constants.ts';
+import { InvariantMonitor } from '../support/invariants.ts';
+import { adminKubeConfig, clusterState, createNamespace, eventually } from '../support/kube.ts';
+import type { OperatorChild } from '../support/operator-child.ts';
 import { parseMetrics, sumOf } from '../support/prometheus.ts';
 import { tfConfigOf } from '../support/specon-jobs.ts';
-import { coreApi, createTFJob, getTFJob, livePods, waitForCondition, type TestTFJob } from '../support/tfjob.ts';
-import { eventLines, SLOW_STEPS, SPECON_FLAGS, fastJob, slowJob, speconSnapshot, speconStatusOf } from './specon-support.ts';
+import { coreApi, createTFJob, deleteTFJob, getTFJob, livePods, waitForCondition, type TestTFJob } from '../support/tfjob.ts';
 import {
+  eventLines,
+  followPods,
+  onFirstMoving,
+  SLOW_STEPS,
+  SPECON_FLAGS,
+  fastJob,
+  slowJob,
+  speconSnapshot,
+  speconStatusOf,
+  type MigrationLast,
+} from './specon-support.ts';
+import {
+  createTrainers,
+  deleteNamespaceAndWait,
   doneStep,
   firstStep,
   hostScratchDir,
   lastStep,
+  podsAndServices,
   podLog,
   realJob,
   realNodeName,
   realNodeSkipped,
+  startOperatorProcess,
   startRealNodeRun,
+  waitForServicesMatchingPods,
   waitForStep,
   type RealNodeRun,
 } from './support.ts';
@@ -276,7 +297,173 @@ describe.skipIf(realNodeSkipped() !== undefined)('a second real node on the same
       );
     });
   });
+
+  // Issue 39 item 4 on real pods: the same scenario, the operator a child process (`tfjob-operator run`)
+  // SIGKILLed the moment slow's status.migration.last says Moving, and a new one started. That is the
+  // earliest point a new operator can honour: Moving is written once the old worker's delete was
+  // accepted, and names the target; killed at the removal mark, before it, the target died with the
+  // operator (kwok's faults/migration-kill: the worker comes back wherever the pass puts it). The new
+  // operator steers the replacement to realnode-1 from that status (even if its first pass comes before
+  // SpeCon's first round) and settles the move, and the status's move time holds SpeCon's cooldown.
+  describe('the operator SIGKILLed during a move it decided (child process)', () => {
+    let kns: string;
+    let monitor: InvariantMonitor | undefined;
+    const operators: OperatorChild[] = [];
+    const stops: (() => void)[] = [];
+    beforeAll(async () => {
+      kns = await createNamespace('real-specon-kill');
+      await createTrainers(kns);
+      monitor = await InvariantMonitor.start({ kubeConfig: adminKubeConfig(), namespace: kns, nodes: [realNodeName(), second.nodeName] });
+    });
+    afterAll(async () => {
+      for (const stop of stops) stop();
+      monitor?.stop();
+      for (const o of operators) await o.kill('SIGKILL');
+      await deleteNamespaceAndWait(kns);
+    });
+
+    it('SIGKILLed once the move is Moving: the new operator lands the worker on realnode-1 once, keeps the cooldown, slow Succeeds', async () => {
+      const started = Date.now();
+      const at = () => `+${Math.round((Date.now() - started) / 1000)}s`;
+      const [node0, node1] = [realNodeName(), second.nodeName];
+      const start = async () => {
+        const op = await startOperatorProcess(`rn-specon-kill-${operators.length}`, kns, SPECON_FLAGS);
+        operators.push(op);
+        return op;
+      };
+      const first = await start();
+      const pods = await followPods(kns, 'slow');
+      stops.push(pods.stop);
+      let killed: { last: MigrationLast; at: string } | undefined;
+      stops.push(
+        await onFirstMoving(kns, 'slow', (last) => {
+          void first.kill('SIGKILL');
+          killed = { last, at: at() };
+        }),
+      );
+
+      // As in the test above; fast runs until the new operator's cooldown refusal is seen, then is deleted.
+      await setUnschedulable(node1, true);
+      let before: V1Pod | undefined;
+      try {
+        await createTFJob(kns, slowJob());
+        await eventually(async () => speconStatusOf(await getTFJob(kns, 'slow')).progress?.step !== undefined, {
+          what: "slow's first progress in its status",
+          timeoutMs: 180_000,
+          intervalMs: 1_000,
+        });
+        await createTFJob(kns, fastJob(150_000));
+        const placed = await eventually(
+          async () => {
+            const all = [...(await livePods(kns, 'slow')), ...(await livePods(kns, 'fast'))];
+            return all.length === 4 && all.every((p) => (p.spec?.nodeName ?? '') !== '') ? all : false;
+          },
+          { what: 'the four pods of slow and fast placed', timeoutMs: 120_000, intervalMs: 500 },
+        );
+        expect(placed.map((p) => p.spec?.nodeName)).toEqual(placed.map(() => node0));
+        before = placed.find((p) => p.metadata?.name === 'slow-worker-1');
+      } finally {
+        await setUnschedulable(node1, false);
+      }
+
+      const kill = await eventually(async () => orSay(killed ?? false, async () => `${await speconSnapshot(kns)}\n${first.tail()}`), {
+        what: "slow's move Moving (the kill)",
+        timeoutMs: 300_000,
+        intervalMs: 1_000,
+      });
+      expect((await first.exited).signal).toBe('SIGKILL');
+      expect(kill.last).toMatchObject({ pod: 'slow-worker-1', from: node0, to: node1 });
+      const atKill = (await coreApi().listNamespacedPod({ namespace: kns, labelSelector: `${LABEL_JOB_NAME}=slow` })).items.map(
+        (p) => `${p.metadata?.name ?? ''}@${p.spec?.nodeName ?? '-'}${p.metadata?.deletionTimestamp == null ? '' : '(terminating)'}`,
+      );
+      process.stderr.write(
+        `[specon-kill] operator SIGKILLed at ${kill.at}, Moving ${JSON.stringify(kill.last)}; slow's pods ${atKill.join(',')}\n`,
+      );
+      const next = await start();
+
+      // The new operator settles the move it did not start: Migrated, on the target.
+      const migration = await eventually(
+        async () => {
+          const m = speconStatusOf(await getTFJob(kns, 'slow')).migration;
+          const settled = m?.last?.state === 'Migrated' || m?.last?.state === 'TargetLost';
+          return orSay(settled ? m : false, async () => `${await speconSnapshot(kns)}\n${next.tail()}`);
+        },
+        { what: 'status.migration of slow settled', timeoutMs: 180_000, intervalMs: 1_000 },
+      );
+      expect(migration).toMatchObject({
+        migrations: 1,
+        last: { pod: 'slow-worker-1', from: node0, to: node1, time: kill.last.time, state: 'Migrated' },
+      });
+      expect(next.messages().some((m) => m.msg === 'Settling a move a previous operator started')).toBe(true);
+      const replacement = await eventually(
+        async () => {
+          const p = await coreApi().readNamespacedPod({ name: 'slow-worker-1', namespace: kns });
+          return p.metadata?.uid !== before?.metadata?.uid && p.status?.phase === 'Running' ? p : false;
+        },
+        { what: 'the replacement of slow-worker-1 running', timeoutMs: 120_000, intervalMs: 500 },
+      );
+      expect(replacement.spec?.nodeName).toBe(node1);
+      expect(tfConfigOf(replacement)).toBeDefined();
+      expect(tfConfigOf(replacement)).toBe(tfConfigOf(before));
+      expect(await waitForServicesMatchingPods(kns, 'slow')).toEqual(['slow-ps-0', 'slow-worker-0', 'slow-worker-1']);
+
+      // realnode-0 stays contended (fast's 2 cores), slow Completing: the new operator refuses to move
+      // slow again, naming the move its predecessor made (its memory began empty).
+      const cooldown = `Not moved off ${node0}: in its cooldown: moved at ${kill.last.time} (cooldown 600s)`;
+      await eventually(
+        async () => {
+          const said = next
+            .messages()
+            .some((m) => m.msg === 'Not migrating' && `Not moved off ${String(m['node'])}: ${String(m['why'])}` === cooldown);
+          return orSay(said, async () => `${await speconSnapshot(kns)}\n${next.tail()}`);
+        },
+        { what: "the new operator's cooldown refusal", timeoutMs: 180_000, intervalMs: 2_000 },
+      );
+      expect((await eventLines(kns, 'slow')).filter((l) => l.startsWith('WorkerMigrationRefused: '))).toContain(
+        `WorkerMigrationRefused: ${cooldown}`,
+      );
+      const refusedAt = at();
+      await deleteTFJob(kns, 'fast');
+
+      const slow = await waitForCondition(kns, 'slow', 'Succeeded', { timeoutMs: 300_000 });
+      await eventually(
+        async () =>
+          (await podsAndServices(kns, 'fast')).pods.length === 0 &&
+          (await getTFJob(kns, 'fast').then(
+            () => false,
+            () => true,
+          )),
+        { what: 'fast and its pods gone', timeoutMs: 120_000, intervalMs: 1_000 },
+      );
+      expect(doneStep(await podLog(kns, 'slow-worker-0'))).toBeGreaterThanOrEqual(SLOW_STEPS);
+      expect(slow.status?.replicaStatuses?.Worker?.failed).toBeUndefined();
+      expect((slow.status?.conditions ?? []).map((c) => c.type)).not.toContain('Restarting');
+      // One move, said once each; the worker re-created once (two UIDs under its name, no third pod name),
+      // bound to realnode-0 then realnode-1 only.
+      const events = await eventLines(kns, 'slow');
+      const said = (reason: string) => events.filter((l) => l.startsWith(`${reason}: `)).length;
+      expect([said('WorkerMigrating'), said('WorkerMigrated'), said('MigrationTargetLost')]).toEqual([1, 1, 0]);
+      expect([...pods.uids.keys()].sort()).toEqual(['slow-ps-0', 'slow-worker-0', 'slow-worker-1']);
+      expect(pods.uids.get('slow-worker-1')?.size).toBe(2);
+      expect([...(pods.boundOn.get('slow-worker-1') ?? [])].sort()).toEqual([node0, node1].sort());
+      expect(next.running, next.tail()).toBe(true);
+      const report = await monitor!.finish({ orphanGraceMs: 120_000 });
+      expect(report.violations).toEqual([]);
+      expect(report.gaps).toBe(0);
+      expect(report.deletions.byReason['pod:migration']).toBe(1);
+      process.stderr.write(
+        `[specon-kill] killed at ${kill.at}; Migrated on ${node1}; cooldown refusal by the new operator at ${refusedAt}; ` +
+          `slow Succeeded +${Math.round((Date.parse(slow.status?.completionTime ?? '') - started) / 1000)}s; test body ${at()}\n`,
+      );
+    });
+  });
 });
+
+/** `value` unless it is false; then an error saying what was seen (eventually's message once it times out). */
+async function orSay<T>(value: T | false, seen: () => Promise<string>): Promise<T> {
+  if (value === false) throw new Error(`not yet; seen:\n  ${await seen()}`);
+  return value;
+}
 
 async function setUnschedulable(node: string, unschedulable: boolean): Promise<void> {
   await coreApi().patchNode({ name: node, body: { spec: { unschedulable } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));

@@ -14,7 +14,9 @@ import {
   DEFAULT_SPECON_CONFIG,
   EMPTY_SPECON_STATE,
   speconRound,
+  withRecordedMoves,
   type Migration,
+  type RecordedMove,
   type SpeconConfig,
 } from '../../scheduler/vertical/specon/index.ts';
 import type { PodRemover } from '../scheduling/pod-remover.ts';
@@ -70,6 +72,15 @@ function flowConVerdict(key: string, v: JobVerdict | undefined): FlowConVerdict 
   };
 }
 
+/** When each job's last move started, as its status records it (Moving, Migrated or TargetLost alike). */
+export function recordedMoves(byKey: ReadonlyMap<string, ParsedTFJobEntry>): RecordedMove[] {
+  return [...byKey].flatMap(([job, e]) => {
+    const time = e.status?.migration?.last?.time;
+    const at = time === undefined ? Number.NaN : Date.parse(time);
+    return Number.isNaN(at) ? [] : [{ job, at }];
+  });
+}
+
 export class MigrationStep {
   readonly #deps: MigrationDeps;
   readonly #config: SpeconConfig;
@@ -109,7 +120,9 @@ export class MigrationStep {
       keyOf: input.keyOf,
       verdictOf: (k: string) => flowConVerdict(k, input.verdicts.get(k)),
     };
-    const r = speconRound({ now: input.now, nodes: speconNodes(view, src), jobs: speconJobs(src) }, this.#state, this.#config);
+    // A restarted operator keeps the cooldown of moves its predecessor made.
+    const state = withRecordedMoves(this.#state, recordedMoves(byKey));
+    const r = speconRound({ now: input.now, nodes: speconNodes(view, src), jobs: speconJobs(src) }, state, this.#config);
     this.#state = r.state;
     for (const refusal of r.refusals) {
       const job = byKey.get(refusal.job);
@@ -117,6 +130,7 @@ export class MigrationStep {
       if (job === undefined || this.#refused.get(refusal.job) === message) continue;
       this.#refused.set(refusal.job, message);
       this.#migrations.inc({ namespace: namespaceOf(job), result: 'refused' });
+      this.#deps.log.info({ tfjob: refusal.job, node: refusal.node, why: refusal.why }, 'Not migrating');
       this.#deps.event(job, 'Normal', EVENT_WORKER_MIGRATION_REFUSED, message);
     }
     const started: Migration[] = [];

@@ -84,7 +84,7 @@ export function restoreDecision(raw: TFJob, pods: readonly V1Pod[], now: number)
   const running = status?.queue === 'Running' || pods.some(isLive);
   return {
     admitted: running,
-    targetWorkers: restoredTarget(status?.workers?.current, pods),
+    targetWorkers: restoredTarget(status?.workers?.current, pods, movingPod(raw)),
     pendingByName: new Map(),
     pendingWorkers: [],
     victims: new Map(),
@@ -107,13 +107,21 @@ export function restoreDecision(raw: TFJob, pods: readonly V1Pod[], now: number)
  * given more than they have (creates fill slot 0 first; one was lost with the operator that sent
  * it): one more, so the next placement refills worker 0, whose completion decides the job's success.
  */
-function restoredTarget(recorded: number | undefined, pods: readonly V1Pod[]): number {
+function restoredTarget(recorded: number | undefined, pods: readonly V1Pod[], moving: string | undefined): number {
   const live = pods.filter(isLiveWorker);
   const target = recorded ?? live.length;
   const workerZero = pods.some(
     (p) => p.metadata?.labels?.[LABEL_REPLICA_TYPE] === 'worker' && p.metadata.labels[LABEL_REPLICA_INDEX] === '0',
   );
-  return live.length > 0 && !workerZero ? Math.max(target, live.length + 1) : target;
+  // A worker SpeCon was moving is still wanted: the status may have counted the job without it.
+  const moved = moving !== undefined && !live.some((p) => p.metadata?.name === moving);
+  return (live.length > 0 && !workerZero) || moved ? Math.max(target, live.length + 1) : target;
+}
+
+/** The worker a move left `Moving` in the status (deleted, its replacement not yet seen bound). */
+function movingPod(raw: TFJob): string | undefined {
+  const last = raw.status?.migration?.last;
+  return last?.state === 'Moving' ? last.pod : undefined;
 }
 
 /** Whether a pending placement is still worth waiting for. */

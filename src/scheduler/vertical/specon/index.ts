@@ -2,3 +2,4 @@
 // are CPU-constrained. Pure; the operator's vertical stage (src/operator/migration/) carries moves out.
 export * from './types.ts';
 export * from './rule.ts';
+export * from './recorded.ts';

@@ -316,12 +316,32 @@ describe('MigrationStep', () => {
     h.slow = job('slow', 2, '1', true, undefined, { migration: { migrations: 0, last: moving } });
     h.replace('a');
     await h.round();
-    // Then, a still contended and no cooldown in this operator's memory, it plans the move afresh.
-    expect(h.moveReasons()).toEqual(['slow Warning MigrationTargetLost', 'slow Normal WorkerMigrating']);
-    expect(h.written.at(-2)).toEqual({
+    expect(h.moveReasons()).toEqual(['slow Warning MigrationTargetLost']);
+    expect(h.written.at(-1)).toEqual({
       migrations: 0,
       last: expect.objectContaining({ to: 'b', state: 'TargetLost', placedOn: 'a' }) as unknown,
     });
+    // a is still contended, but the status's move time holds the cooldown this operator never saw begin.
+    expect(h.removed).toEqual([]);
+    expect(h.events.at(-1)).toBe(
+      'slow Normal WorkerMigrationRefused: Not moved off a: in its cooldown: moved at 2026-11-28T11:59:50Z (cooldown 600s)',
+    );
+  });
+
+  it('a restarted operator keeps the cooldown of a move the status records as Migrated, and moves again after it', async () => {
+    const h = new Harness();
+    const migrated = { pod: 'slow-worker-1', from: 'b', to: 'a', time: '2026-11-28T11:55:00Z', reason: 'r', state: 'Migrated' as const };
+    h.slow = job('slow', 2, '1', true, undefined, { migration: { migrations: 1, last: migrated } });
+    expect(await h.round()).toEqual([]);
+    expect(h.removed).toEqual([]);
+    expect(h.events).toEqual([
+      'slow Normal WorkerMigrationRefused: Not moved off a: in its cooldown: moved at 2026-11-28T11:55:00Z (cooldown 600s)',
+    ]);
+    h.now = Date.parse('2026-11-28T12:05:00Z');
+    const started = await h.round();
+    expect(started.map((m) => `${m.pod} ${m.from}→${m.to}`)).toEqual(['slow-worker-1 a→b']);
+    // The count the status had is carried on.
+    expect(h.written.at(-1)).toEqual({ migrations: 1, last: expect.objectContaining({ state: 'Moving' }) as unknown });
   });
 
   it('does not take its own settled move for a previous operator’s when the cached status still says Moving', async () => {

@@ -55,6 +55,20 @@ describe('a decision rebuilt from the API', () => {
     const withZero = [...found, replicaPod('a', 'worker', 0, 'n2', { phase: 'Failed' })];
     expect(restoreDecision(job, withZero, T0).targetWorkers).toBe(0);
   });
+
+  it('wants the worker a SpeCon move left Moving back, though the status counted the job without it', () => {
+    // two-nodes.test.ts (real pods): the operator SIGKILLed once the move was Moving; its successor
+    // restored the target as the one worker left, and the moved worker was never re-created.
+    const moving = { pod: 'a-worker-1', from: 'n1', to: 'n2', time: '2026-11-24T09:59:00Z', state: 'Moving' as const };
+    const scheduling = { queue: 'Running' as const, workers: { current: 1, min: 2, max: 2 } };
+    const job = { metadata: { name: 'a' }, status: { scheduling, migration: { migrations: 0, last: moving } } };
+    const left = [replicaPod('a', 'ps', 0, 'n1'), replicaPod('a', 'worker', 0, 'n1')];
+    expect(restoreDecision(job, left, T0).targetWorkers).toBe(2);
+    // The replacement already there, or the move settled: the recorded target stands.
+    expect(restoreDecision(job, [...left, replicaPod('a', 'worker', 1, 'n2')], T0).targetWorkers).toBe(1);
+    const settled = { ...job, status: { scheduling, migration: { migrations: 1, last: { ...moving, state: 'Migrated' as const } } } };
+    expect(restoreDecision(settled, left, T0).targetWorkers).toBe(1);
+  });
 });
 
 describe('decision book: the pass', () => {

@@ -3,7 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_SPECON_CONFIG,
+  EMPTY_SPECON_STATE,
   speconRound,
+  withRecordedMoves,
   type SpeconJob,
   type SpeconNode,
   type SpeconReplica,
@@ -177,5 +179,36 @@ describe('speconRound', () => {
       jobs: [slow({ movable: [worker('slow', 1, 'a'), worker('slow', 2, 'a')] }), fast()],
     });
     expect(r.migrations.map((m) => m.pod)).toEqual(['slow-worker-2']);
+  });
+});
+
+describe('withRecordedMoves', () => {
+  it('a restarted operator (empty memory) keeps the cooldown of a move the status records, and says when it was', () => {
+    const state = withRecordedMoves(EMPTY_SPECON_STATE, [{ job: 'ns/slow', at: T0 - 60_000 }]);
+    const r = speconRound({ now: T0, nodes: CONTENDED, jobs: [slow(), fast()] }, state);
+    expect(r.migrations).toEqual([]);
+    expect(r.refusals).toEqual([{ job: 'ns/slow', node: 'a', why: 'in its cooldown: moved at 2026-11-28T11:59:00Z (cooldown 600s)' }]);
+  });
+
+  it('a recorded move older than the cooldown does not hold the job back', () => {
+    const state = withRecordedMoves(EMPTY_SPECON_STATE, [{ job: 'ns/slow', at: T0 - DEFAULT_SPECON_CONFIG.cooldownMs }]);
+    const r = speconRound({ now: T0, nodes: CONTENDED, jobs: [slow(), fast()] }, state);
+    expect(r.migrations.map((m) => m.pod)).toEqual(['slow-worker-1']);
+  });
+
+  it('per job the later time wins: memory newer than the status stays, a newer status replaces it', () => {
+    const memory = { lastMovedAt: new Map([['ns/slow', T0]]) };
+    const older = withRecordedMoves(memory, [{ job: 'ns/slow', at: T0 - 5_000 }]);
+    expect(older).toBe(memory);
+    const newer = withRecordedMoves(memory, [
+      { job: 'ns/slow', at: T0 + 5_000 },
+      { job: 'ns/other', at: T0 - 1_000 },
+      { job: 'ns/bad', at: Number.NaN },
+    ]);
+    expect([...newer.lastMovedAt]).toEqual([
+      ['ns/slow', T0 + 5_000],
+      ['ns/other', T0 - 1_000],
+    ]);
+    expect([...memory.lastMovedAt]).toEqual([['ns/slow', T0]]);
   });
 });
