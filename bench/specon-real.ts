@@ -12,7 +12,7 @@
 // --until: no repetition starts after that time (UTC); each repetition runs every condition.
 //
 // Writes specon-real.json, specon-real.md and one SVG per run into --out (default bench/results/<date>/).
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -20,11 +20,12 @@ import { parseArgs } from 'node:util';
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { LocalCluster } from '../lab/local-cluster/index.ts';
 import { installCrds } from '../lab/local-cluster/crd.ts';
-import { createTrainersConfigMap, REAL_NODE_LABEL, RealNode } from '../lab/local-cluster/real-node/index.ts';
+import { REAL_NODE_LABEL, RealNode } from '../lab/local-cluster/real-node/index.ts';
 import { loadConfig } from '../src/operator/config.ts';
 import { Operator } from '../src/operator/manager.ts';
 import { createLogger } from '../src/runtime/logger.ts';
 import { cliArgs, untilDeadline } from './lib/args.ts';
+import { deleteNamespace, limitOf, loadAverage, prepareNamespace, rateOf } from './lib/real-node-runs.ts';
 import { header, resultDir, writeJson, writeText } from './lib/results.ts';
 import { parseSpeconConditions, podsOf, SPECON_MIX, speconOperatorFlags, speconTfJob, type SpeconCondition } from './lib/specon-mix.ts';
 import {
@@ -68,24 +69,10 @@ interface JobView {
   };
 }
 
-const loadAverage = (): number => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
 const group = { group: 'kubeflow.org', version: 'v1', plural: 'tfjobs' } as const;
 
 async function setUnschedulable(core: CoreV1Api, node: string, unschedulable: boolean): Promise<void> {
   await core.patchNode({ name: node, body: { spec: { unschedulable } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
-}
-
-async function prepareNamespace(core: CoreV1Api, ns: string): Promise<void> {
-  await core.createNamespace({ body: { metadata: { name: ns } } });
-  for (let i = 0; ; i++) {
-    try {
-      await createTrainersConfigMap(core, ns);
-      return;
-    } catch (err) {
-      if (i > 50) throw err;
-      await sleep(200); // the namespace's service account controller is still starting
-    }
-  }
 }
 
 function startOperator(kc: KubeConfig, ns: string, condition: SpeconCondition, logDir: string): Operator {
@@ -113,23 +100,6 @@ async function createJobsOnFirstNode(core: CoreV1Api, custom: CustomObjectsApi, 
   } finally {
     await setUnschedulable(core, nodes.second, false);
   }
-}
-
-function cpuMillis(q: string | undefined): number | undefined {
-  if (q === undefined) return undefined;
-  return q.endsWith('m') ? Number(q.slice(0, -1)) : Math.round(Number(q) * 1000);
-}
-
-function limitOf(pod: V1Pod | undefined): number | undefined {
-  const status = pod?.status?.containerStatuses?.find((c) => c.name === 'tensorflow');
-  const spec = pod?.spec?.containers.find((c) => c.name === 'tensorflow');
-  return cpuMillis(status?.resources?.limits?.['cpu'] ?? spec?.resources?.limits?.['cpu']);
-}
-
-/** Steps per second over the last ~15 s of this job's samples (progress lines come in bursts). */
-function rateOf(history: readonly { t: number; step: number }[], t: number, step: number): number | undefined {
-  const base = [...history].reverse().find((h) => t - h.t >= 15);
-  return base === undefined ? undefined : (step - base.step) / (t - base.t);
 }
 
 interface RunState {
@@ -229,15 +199,6 @@ async function runCondition(kc: KubeConfig, condition: SpeconCondition, repeat: 
     await operator.stop();
     await deleteNamespace(core, ns);
   }
-}
-
-async function deleteNamespace(core: CoreV1Api, ns: string): Promise<void> {
-  await core.deleteNamespace({ name: ns }).catch(() => undefined);
-  for (let i = 0; i < 120; i++) {
-    if ((await core.listNamespacedPod({ namespace: ns })).items.length === 0) return;
-    await sleep(1_000);
-  }
-  throw new Error(`pods of ${ns} still there after 120 s`);
 }
 
 async function runAll(cluster: LocalCluster, nodes: Nodes, out: string, started: Date): Promise<SpeconRunRecord[]> {

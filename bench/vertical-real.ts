@@ -13,19 +13,20 @@
 // with --flowcon-cpu used: growth per CPU-second the kubelet measured), qoe-static (none,
 // limit = node CPU / jobs, step-rate targets) and dqoes (dqoes, the same). Writes vertical-real.json,
 // vertical-real.md and one SVG per run into --out (default bench/results/<date>/).
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { LocalCluster } from '../lab/local-cluster/index.ts';
 import { installCrds } from '../lab/local-cluster/crd.ts';
-import { createTrainersConfigMap, REAL_NODE_LABEL, RealNode, trainerReplicaSpec } from '../lab/local-cluster/real-node/index.ts';
+import { REAL_NODE_LABEL, RealNode, trainerReplicaSpec } from '../lab/local-cluster/real-node/index.ts';
 import { loadConfig } from '../src/operator/config.ts';
 import { Operator } from '../src/operator/manager.ts';
 import { createLogger } from '../src/runtime/logger.ts';
 import { cliArgs, untilDeadline } from './lib/args.ts';
+import { deleteNamespace, limitOf, loadAverage, prepareNamespace, rateOf } from './lib/real-node-runs.ts';
 import { header, resultDir, writeJson, writeText } from './lib/results.ts';
 import { completionTable, qoeTable, runSvg, type JobSample, type RunRecord } from './lib/vertical-report.ts';
 
@@ -103,8 +104,6 @@ function parseTargets(list: string): Map<string, number> {
   return out;
 }
 
-const loadAverage = (): number => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
-
 function operatorFlags(condition: Condition): string[] {
   const policy = condition.startsWith('flowcon') ? 'flowcon' : condition === 'dqoes' ? 'dqoes' : 'none';
   const cpu = condition === 'flowcon-used' ? ['--flowcon-cpu', 'used'] : [];
@@ -150,37 +149,11 @@ interface TFJobView {
   };
 }
 
-function cpuMillis(q: string | undefined): number | undefined {
-  if (q === undefined) return undefined;
-  return q.endsWith('m') ? Number(q.slice(0, -1)) : Math.round(Number(q) * 1000);
-}
-
-function limitOf(pod: V1Pod | undefined): number | undefined {
-  const status = pod?.status?.containerStatuses?.find((c) => c.name === 'tensorflow');
-  const spec = pod?.spec?.containers.find((c) => c.name === 'tensorflow');
-  return cpuMillis(status?.resources?.limits?.['cpu'] ?? spec?.resources?.limits?.['cpu']);
-}
-
-/** Steps per second over the last ~15 s of this job's samples (progress lines come in bursts). */
-function rateOf(history: readonly { t: number; step: number }[], t: number, step: number): number | undefined {
-  const base = [...history].reverse().find((h) => t - h.t >= 15);
-  return base === undefined ? undefined : (step - base.step) / (t - base.t);
-}
-
 async function runCondition(kc: KubeConfig, condition: Condition, repeat: number, targets: ReadonlyMap<string, number>, logDir: string) {
   const core = kc.makeApiClient(CoreV1Api);
   const custom = kc.makeApiClient(CustomObjectsApi);
   const ns = `vr-${condition}-${repeat}`;
-  await core.createNamespace({ body: { metadata: { name: ns } } });
-  for (let i = 0; ; i++) {
-    try {
-      await createTrainersConfigMap(core, ns);
-      break;
-    } catch (err) {
-      if (i > 50) throw err;
-      await sleep(200); // the namespace's service account controller is still starting
-    }
-  }
+  await prepareNamespace(core, ns);
   const { config } = loadConfig({
     argv: [
       '--namespace',
@@ -271,15 +244,6 @@ async function runCondition(kc: KubeConfig, condition: Condition, repeat: number
     await operator.stop();
     await deleteNamespace(core, ns);
   }
-}
-
-async function deleteNamespace(core: CoreV1Api, ns: string): Promise<void> {
-  await core.deleteNamespace({ name: ns }).catch(() => undefined);
-  for (let i = 0; i < 120; i++) {
-    if ((await core.listNamespacedPod({ namespace: ns })).items.length === 0) return;
-    await sleep(1_000);
-  }
-  throw new Error(`pods of ${ns} still there after 120 s`);
 }
 
 async function main(): Promise<number> {
