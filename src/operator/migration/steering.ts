@@ -4,6 +4,7 @@
 // places it as any repair. It also keeps the pass's last view of the nodes' room for SpeCon. A target is forgotten once used or after a while (the move then lapses).
 // A restarted operator reads the target from the job's status (a move left Moving): its first pass may
 // run before SpeCon's first round adopts the move, and must not place the replacement anywhere.
+import { moveUnderWay } from '../../api/v1/migration.ts';
 import type { TFJobEntry } from '../../api/v1/parse.ts';
 import type { ClusterView, MigrationHook } from '../scheduling/pass/decide.ts';
 
@@ -17,8 +18,8 @@ export interface RecordedTarget {
 
 /** The target of the job's move if its status says Moving (a previous operator may have started it). */
 export function movingTarget(entry: TFJobEntry | undefined): RecordedTarget | undefined {
-  const last = entry?.status?.migration?.last;
-  if (last?.state !== 'Moving') return undefined;
+  const last = moveUnderWay(entry?.status);
+  if (last === undefined) return undefined;
   const since = Date.parse(last.time);
   return Number.isNaN(since) ? undefined : { node: last.to, since };
 }

@@ -7,6 +7,7 @@
 import { Counter, type Registry } from 'prom-client';
 import type { Pod } from '../../api/v1/k8s-types.ts';
 import type { ParsedTFJobEntry } from '../../api/v1/parse.ts';
+import { moveUnderWay } from '../../api/v1/migration.ts';
 import type { MigrationStatus } from '../../api/v1/schema.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { FlowConList, FlowConVerdict } from '../../scheduler/vertical/flowcon/index.ts';
@@ -149,8 +150,8 @@ export class MigrationStep {
    */
   #adoptUnfinished(byKey: ReadonlyMap<string, ParsedTFJobEntry>): void {
     for (const [key, job] of byKey) {
-      const last = job.status?.migration?.last;
-      if (last?.state !== 'Moving' || this.#pending.has(key) || this.#known.has(`${key}@${last.time}`)) continue;
+      const last = moveUnderWay(job.status);
+      if (last === undefined || this.#pending.has(key) || this.#known.has(`${key}@${last.time}`)) continue;
       this.#known.add(`${key}@${last.time}`);
       const index = Number(/-(\d+)$/.exec(last.pod)?.[1] ?? -1);
       const migration = { job: key, pod: last.pod, index, from: last.from, to: last.to, reason: last.reason ?? '' };

@@ -6,6 +6,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { LABEL_REPLICA_INDEX, LABEL_REPLICA_TYPE } from '../../../api/v1/constants.ts';
 import type { TFJob } from '../../../api/v1/schema.ts';
+import { moveUnderWay } from '../../../api/v1/migration.ts';
 import { isLive, isLiveWorker } from '../pod-facts.ts';
 
 /** A pending placement never observed as a pod within this time is dropped (its create failed). */
@@ -84,7 +85,7 @@ export function restoreDecision(raw: TFJob, pods: readonly V1Pod[], now: number)
   const running = status?.queue === 'Running' || pods.some(isLive);
   return {
     admitted: running,
-    targetWorkers: restoredTarget(status?.workers?.current, pods, movingPod(raw)),
+    targetWorkers: restoredTarget(status?.workers?.current, pods, moveUnderWay(raw.status)?.pod),
     pendingByName: new Map(),
     pendingWorkers: [],
     victims: new Map(),
@@ -116,12 +117,6 @@ function restoredTarget(recorded: number | undefined, pods: readonly V1Pod[], mo
   // A worker SpeCon was moving is still wanted: the status may have counted the job without it.
   const moved = moving !== undefined && !live.some((p) => p.metadata?.name === moving);
   return (live.length > 0 && !workerZero) || moved ? Math.max(target, live.length + 1) : target;
-}
-
-/** The worker a move left `Moving` in the status (deleted, its replacement not yet seen bound). */
-function movingPod(raw: TFJob): string | undefined {
-  const last = raw.status?.migration?.last;
-  return last?.state === 'Moving' ? last.pod : undefined;
 }
 
 /** Whether a pending placement is still worth waiting for. */

@@ -11,11 +11,8 @@ export interface RecordedMove {
 
 /** The state with each recorded move merged in; per job the later time wins (a newer move in memory stays). */
 export function withRecordedMoves(state: SpeconState, moves: Iterable<RecordedMove>): SpeconState {
-  let merged: Map<string, number> | undefined;
-  for (const { job, at } of moves) {
-    if (!Number.isFinite(at) || at <= (state.lastMovedAt.get(job) ?? Number.NEGATIVE_INFINITY)) continue;
-    merged ??= new Map(state.lastMovedAt);
-    if (at > (merged.get(job) ?? Number.NEGATIVE_INFINITY)) merged.set(job, at);
-  }
-  return merged === undefined ? state : { ...state, lastMovedAt: merged };
+  const lastMovedAt = new Map(state.lastMovedAt);
+  for (const { job, at } of moves)
+    if (Number.isFinite(at) && at > (lastMovedAt.get(job) ?? Number.NEGATIVE_INFINITY)) lastMovedAt.set(job, at);
+  return { ...state, lastMovedAt };
 }
